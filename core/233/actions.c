@@ -1,0 +1,280 @@
+/*
+ * actions.c — 233 actions on the wire: parsing (canonical fields, or the
+ * positional "args" of the protocol's inline form), the canonical JSON form,
+ * and the list of legal actions.
+ *
+ * Canonical forms (what legal() lists and what is sent back):
+ *   {"type":"draw"}                          draw from the draw pile
+ *   {"type":"take"}                          take the top discard on your turn
+ *   {"type":"declare"}                       declare a winning combination before drawing
+ *   {"type":"discard","card":C}              discard C
+ *   {"type":"discard","card":C,"declare":true}   discard C and declare
+ *   {"type":"lay","cards":[C,C,C,C]}         lay a square
+ *   {"type":"claim","cards":[C,...]}         out of turn: the discard + these make a meld
+ *   {"type":"claim","final":true}            out of turn: the discard completes a combination
+ *   {"type":"gift"} / {"type":"gift","to":S} place a drawn +5 / give a drawn -5 to seat S
+ * Card lists are sorted by kind. Inline: "discard Y3", "discard Y3 declare",
+ * "claim Y3 Y3", "claim final", "lay B2 B2 B2 B2", "gift 2".
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const type_names[] = {"draw", "take",  "declare", "discard",
+                                         "lay",  "claim", "gift"};
+
+static int bad(game_error_t *err, const char *what)
+{
+    return game_fail(err, "bad_action", "%s", what);
+}
+
+static int cmp_card(const void *a, const void *b)
+{
+    return (int)*(const card_t *)a - (int)*(const card_t *)b;
+}
+
+/* Read the card names of `list` (an array of strings) into a->cards. */
+static int parse_cards(const json_t *list, size_t from, act_t *a, int min, int max,
+                       game_error_t *err)
+{
+    if (!json_is_array(list)) return bad(err, "\"cards\" must be a list of card names");
+    size_t n = json_array_size(list);
+    if (n < from || (int)(n - from) < min || (int)(n - from) > max)
+        return game_fail(err, "bad_action", "give %d to %d cards", min, max);
+    a->ncards = 0;
+    for (size_t i = from; i < n; i++) {
+        int c = card_parse(json_string_value(json_array_get(list, i)));
+        if (c < 0) return game_fail(err, "unknown_card", "no such card in 233");
+        a->cards[a->ncards++] = (card_t)c;
+    }
+    qsort(a->cards, (size_t)a->ncards, 1, cmp_card);
+    return 0;
+}
+
+/* Only the keys a type knows are accepted: a typo is an error, not a surprise. */
+static int only_keys(const json_t *o, const char *const *keys)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v)
+    {
+        bool known = strcmp(k, "type") == 0 || strcmp(k, "args") == 0;
+        for (int i = 0; keys[i] && !known; i++)
+            known = strcmp(k, keys[i]) == 0;
+        if (!known) return -1;
+    }
+    return 0;
+}
+
+int g233_parse(const json_t *o, act_t *a, game_error_t *err)
+{
+    memset(a, 0, sizeof *a);
+    a->card = -1;
+    a->to = -1;
+    if (!json_is_object(o)) return bad(err, "an action is a JSON object with a \"type\"");
+    const char *type = json_string_value(json_object_get(o, "type"));
+    if (!type) return bad(err, "an action needs a \"type\" string");
+    int t = -1;
+    for (int i = 0; i < (int)(sizeof type_names / sizeof type_names[0]); i++)
+        if (strcmp(type, type_names[i]) == 0) t = i;
+    if (t < 0) return game_fail(err, "unknown_action", "233 has no action \"%.40s\"", type);
+    a->type = (act_type_t)t;
+
+    const json_t *args = json_object_get(o, "args");
+    if (args && !json_is_array(args)) return bad(err, "\"args\" must be a list");
+    size_t nargs = json_array_size(args);
+    static const char *const none[] = {NULL};
+    static const char *const discard_keys[] = {"card", "declare", NULL};
+    static const char *const cards_keys[] = {"cards", "final", NULL};
+    static const char *const gift_keys[] = {"to", NULL};
+
+    switch (a->type) {
+    case ACT_DRAW:
+    case ACT_TAKE:
+    case ACT_DECLARE:
+        if (only_keys(o, none) || nargs) return bad(err, "this action takes no arguments");
+        return 0;
+    case ACT_DISCARD: {
+        if (only_keys(o, discard_keys)) return bad(err, "discard takes \"card\" and \"declare\"");
+        const json_t *card = nargs ? json_array_get(args, 0) : json_object_get(o, "card");
+        if (!json_is_string(card)) return bad(err, "discard needs a \"card\"");
+        a->card = card_parse(json_string_value(card));
+        if (a->card < 0) return game_fail(err, "unknown_card", "no such card in 233");
+        const json_t *d = json_object_get(o, "declare");
+        if (d && !json_is_boolean(d)) return bad(err, "\"declare\" must be true or false");
+        if (nargs > 2 || (nargs == 2 &&
+                          strcmp(json_string_value(json_array_get(args, 1)) ?: "", "declare") != 0))
+            return bad(err, "inline: discard CARD [declare]");
+        a->declare = json_is_true(d) || nargs == 2;
+        return 0;
+    }
+    case ACT_LAY:
+        if (only_keys(o, cards_keys) || json_object_get(o, "final"))
+            return bad(err, "lay takes \"cards\"");
+        return parse_cards(nargs ? args : json_object_get(o, "cards"), 0, a, 4, 4, err);
+    case ACT_CLAIM: {
+        if (only_keys(o, cards_keys)) return bad(err, "claim takes \"cards\" or \"final\"");
+        const json_t *f = json_object_get(o, "final");
+        if (f && !json_is_boolean(f)) return bad(err, "\"final\" must be true or false");
+        if (nargs == 1 && strcmp(json_string_value(json_array_get(args, 0)) ?: "", "final") == 0)
+            a->final = true;
+        else
+            a->final = json_is_true(f);
+        if (a->final) {
+            if (json_object_get(o, "cards")) return bad(err, "claim takes \"cards\" or \"final\"");
+            return 0;
+        }
+        return parse_cards(nargs ? args : json_object_get(o, "cards"), 0, a, 1, 3, err);
+    }
+    case ACT_GIFT: {
+        if (only_keys(o, gift_keys)) return bad(err, "gift takes \"to\"");
+        const json_t *to = nargs ? json_array_get(args, 0) : json_object_get(o, "to");
+        if (nargs > 1) return bad(err, "inline: gift [SEAT]");
+        if (json_is_string(to)) {
+            char *end;
+            long v = strtol(json_string_value(to), &end, 10);
+            if (*end || end == json_string_value(to) || v < 0 || v >= GAME_MAX_SEATS)
+                return bad(err, "\"to\" must be a seat number");
+            a->to = (int)v;
+        } else if (to) {
+            if (!json_is_integer(to)) return bad(err, "\"to\" must be a seat number");
+            json_int_t v = json_integer_value(to);
+            a->to = v < 0 || v >= GAME_MAX_SEATS ? GAME_MAX_SEATS : (int)v;
+        }
+        return 0;
+    }
+    }
+    return bad(err, "unknown action");
+}
+
+json_t *g233_act_json(const act_t *a)
+{
+    json_t *o = json_pack("{s:s}", "type", type_names[a->type]);
+    switch (a->type) {
+    case ACT_DISCARD:
+        json_object_set_new(o, "card", json_string(card_name((card_t)a->card)));
+        if (a->declare) json_object_set_new(o, "declare", json_true());
+        break;
+    case ACT_CLAIM:
+        if (a->final) {
+            json_object_set_new(o, "final", json_true());
+            break;
+        }
+        /* fall through */
+    case ACT_LAY: json_object_set_new(o, "cards", g233_cards_json(a->cards, a->ncards)); break;
+    case ACT_GIFT:
+        if (a->to >= 0) json_object_set_new(o, "to", json_integer(a->to));
+        break;
+    default: break;
+    }
+    return o;
+}
+
+/* ------------------------------------------------------------------ */
+/* Legal actions: candidates the referee accepts                        */
+/* ------------------------------------------------------------------ */
+
+static void offer(const g233_t *g, int seat, const act_t *a, json_t *out)
+{
+    game_error_t err;
+    if (g233_check(g, seat, a, &err) == 0) json_array_append_new(out, g233_act_json(a));
+}
+
+/* Every multiset of `size` cards from the kinds in `pool` that seat holds. */
+static void claim_sets(const g233_t *g, int seat, const int *pool, int npool, int from, act_t *a,
+                       int size, json_t *out)
+{
+    if (a->ncards == size) {
+        offer(g, seat, a, out);
+        return;
+    }
+    const hand_t *h = &g->p[seat].hand;
+    for (int i = from; i < npool; i++) {
+        int used = 0;
+        for (int k = 0; k < a->ncards; k++)
+            used += a->cards[k] == pool[i];
+        if (h->n[pool[i]] <= used) continue;
+        a->cards[a->ncards++] = (card_t)pool[i];
+        claim_sets(g, seat, pool, npool, i, a, size, out);
+        a->ncards--;
+    }
+}
+
+static void legal_claims(const g233_t *g, int seat, json_t *out)
+{
+    if (!g->ndiscard) return;
+    int t = g->discard[g->ndiscard - 1];
+    act_t a = {.type = ACT_CLAIM, .card = -1, .to = -1};
+    if (g233_claim_gate(g, seat, NULL)) return;
+    a.final = true;
+    offer(g, seat, &a, out);
+    a.final = false;
+
+    int pool[G233_KINDS], npool = 0;
+    for (int c = 0; c < CARD_REVERSE; c++) {
+        bool useful = c == t || t == CARD_JOKER;
+        if (g->claim_sequences && card_is_number((card_t)c) && card_is_number((card_t)t) &&
+            card_colour((card_t)c) == card_colour((card_t)t) && abs(c - t) <= 2)
+            useful = true;
+        if (useful && g->p[seat].hand.n[c]) pool[npool++] = c;
+    }
+    if (g->p[seat].hand.n[CARD_JOKER]) pool[npool++] = CARD_JOKER;
+    for (int size = 2; size <= 3; size++)
+        claim_sets(g, seat, pool, npool, 0, &a, size, out);
+}
+
+json_t *g233_legal(const game_t *base, int seat)
+{
+    const g233_t *g = (const g233_t *)base;
+    json_t *out = json_array();
+    if (g->phase == PH_OVER || seat < 0 || seat >= base->seats) return out;
+    if (seat != g->turn) {
+        legal_claims(g, seat, out);
+        return out;
+    }
+    const hand_t *h = &g->p[seat].hand;
+    act_t a = {.card = -1, .to = -1};
+    switch (g->phase) {
+    case PH_DRAW:
+        for (int t = ACT_DRAW; t <= ACT_DECLARE; t++) {
+            a.type = (act_type_t)t;
+            offer(g, seat, &a, out);
+        }
+        break;
+    case PH_GIFT:
+        a.type = ACT_GIFT;
+        if (h->n[CARD_GIFT_MINUS]) {
+            for (int s = 0; s < base->seats; s++) {
+                a.to = s;
+                offer(g, seat, &a, out);
+            }
+        } else {
+            offer(g, seat, &a, out);
+        }
+        /* A rainbow may be declared with the gift: */
+        /* fall through */
+    case PH_DISCARD:
+        a.to = -1;
+        a.type = ACT_LAY;
+        for (int c = 0; c < CARD_REVERSE && g->phase == PH_DISCARD; c++)
+            for (int j = 0; j <= h->n[CARD_JOKER] && j <= 2; j++) {
+                if (h->n[c] < 4 - j) continue;
+                for (int i = 0; i < 4; i++)
+                    a.cards[i] = (card_t)(i < 4 - j ? c : CARD_JOKER);
+                a.ncards = 4;
+                offer(g, seat, &a, out);
+            }
+        a.type = ACT_DISCARD;
+        for (int d = 0; d <= 1; d++)
+            for (int c = 0; c < G233_KINDS; c++) {
+                if (!h->n[c]) continue;
+                a.card = c;
+                a.declare = d;
+                offer(g, seat, &a, out);
+            }
+        break;
+    case PH_OVER: break;
+    }
+    return out;
+}

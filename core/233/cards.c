@@ -1,0 +1,44 @@
+#include <stddef.h>
+#include <strings.h>
+
+#include "cards.h"
+
+static const char *const names[G233_KINDS] = {
+    "Y1", "Y2", "Y3",  "Y4",   "Y5",     "Y6",     "Y7",      "Y8",    "B1",     "B2",     "B3",
+    "B4", "B5", "B6",  "B7",   "B8",     "G1",     "G2",      "G3",    "G4",     "G5",     "G6",
+    "G7", "G8", "red", "pink", "purple", "orange", "reverse", "joker", "gift+5", "gift-5", "stop",
+};
+
+int card_copies(card_t c)
+{
+    if (card_is_number(c)) return 4;
+    switch (c) {
+    case CARD_REVERSE: return 6;
+    case CARD_JOKER: return 2;
+    case CARD_GIFT_PLUS:
+    case CARD_GIFT_MINUS: return 5;
+    case CARD_STOP: return 6;
+    default: return c < G233_KINDS ? 5 : 0; /* symbols */
+    }
+}
+
+const char *card_name(card_t c)
+{
+    return c < G233_KINDS ? names[c] : NULL;
+}
+
+int card_parse(const char *name)
+{
+    if (!name) return -1;
+    for (int c = 0; c < G233_KINDS; c++)
+        if (strcasecmp(name, names[c]) == 0) return c;
+    return -1;
+}
+
+int hand_size(const hand_t *h)
+{
+    int n = 0;
+    for (int c = 0; c < G233_KINDS; c++)
+        n += h->n[c];
+    return n;
+}

@@ -1,0 +1,71 @@
+/*
+ * cards.h — the 140 cards of 233 (seed 000, French, authoritative).
+ *
+ * Cards of one kind are indistinguishable, so a card is its kind (card_t,
+ * 0..G233_KINDS-1) and a hand is a count per kind (hand_t).
+ *
+ *   0..23   number cards: colour * 8 + (value - 1); colours yellow, blue, green;
+ *           four copies of each (96)
+ *   24..27  symbol cards red, pink, purple, orange; five of each (20)
+ *   28      reverse (6)   29 joker (2)   30 gift +5 (5)   31 gift -5 (5)   32 stop (6)
+ *
+ * Names (protocol and people): "Y1".."Y8", "B1".."B8", "G1".."G8", "red",
+ * "pink", "purple", "orange", "reverse", "joker", "gift+5", "gift-5", "stop".
+ */
+#ifndef TAPIS_233_CARDS_H
+#define TAPIS_233_CARDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint8_t card_t;
+
+enum {
+    CARD_NUMBER = 0, /* first number card */
+    CARD_SYMBOL = 24,
+    CARD_REVERSE = 28,
+    CARD_JOKER = 29,
+    CARD_GIFT_PLUS = 30,
+    CARD_GIFT_MINUS = 31,
+    CARD_STOP = 32,
+    G233_KINDS = 33,
+    G233_DECK = 140,
+    G233_COLOURS = 3,
+    G233_SYMBOLS = 4,
+};
+
+typedef struct hand {
+    uint8_t n[G233_KINDS];
+} hand_t;
+
+static inline bool card_is_number(card_t c)
+{
+    return c < CARD_SYMBOL;
+}
+static inline bool card_is_symbol(card_t c)
+{
+    return c >= CARD_SYMBOL && c < CARD_REVERSE;
+}
+static inline int card_colour(card_t c) /* 0 yellow, 1 blue, 2 green */
+{
+    return c / 8;
+}
+static inline int card_value(card_t c) /* 1..8 */
+{
+    return c % 8 + 1;
+}
+static inline card_t card_number(int colour, int value)
+{
+    return (card_t)(colour * 8 + value - 1);
+}
+
+/* Copies of kind c in a full deck. */
+int card_copies(card_t c);
+/* The name of a kind, or NULL when c is out of range. */
+const char *card_name(card_t c);
+/* The kind a name stands for (case-insensitive), or -1. */
+int card_parse(const char *name);
+
+int hand_size(const hand_t *h);
+
+#endif

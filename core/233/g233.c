@@ -1,0 +1,722 @@
+/*
+ * g233.c — the rules of 233: the deal, the turn, the race for the discard,
+ * the end of a round and of the game. The view, dump, resample and audit
+ * live in view.c; the points in score.c.
+ *
+ * Every action goes through one path: parse (wire form to act_t), check (the
+ * rules: refuse with a stable code and change nothing), then run. legal()
+ * enumerates candidate actions and keeps those that check() accepts, so the
+ * list and the referee can never disagree.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "g233.h"
+#include "internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Seats, piles, events                                                 */
+/* ------------------------------------------------------------------ */
+
+int g233_next(const g233_t *g, int seat, int k)
+{
+    int n = g->base.seats;
+    return (((seat + k * g->dir) % n) + n) % n;
+}
+
+void g233_event(g233_t *g, json_t *ev)
+{
+    json_array_append_new(g->events, ev);
+    while (json_array_size(g->events) > G233_EVENTS)
+        json_array_remove(g->events, 0);
+}
+
+static void event_seat(g233_t *g, int seat, const char *did, int card)
+{
+    json_t *ev = json_pack("{s:i, s:s}", "seat", seat, "did", did);
+    if (card >= 0) json_object_set_new(ev, "card", json_string(card_name((card_t)card)));
+    g233_event(g, ev);
+}
+
+static int top_discard(const g233_t *g)
+{
+    return g->ndiscard ? g->discard[g->ndiscard - 1] : -1;
+}
+
+static bool is_gift(int c)
+{
+    return c == CARD_GIFT_PLUS || c == CARD_GIFT_MINUS;
+}
+
+/* Gifts and stops act when drawn; at the deal and as the turned-up card they are
+ * passed over (see RULES.md, interpretation 1). */
+static bool acts_when_drawn(int c)
+{
+    return is_gift(c) || c == CARD_STOP;
+}
+
+/* Take the topmost card of the draw pile that does not act when drawn. */
+static card_t pop_plain(g233_t *g)
+{
+    int i = g->ndraw - 1;
+    while (acts_when_drawn(g->draw[i]))
+        i--;
+    card_t c = g->draw[i];
+    memmove(&g->draw[i], &g->draw[i + 1], (size_t)(g->ndraw - 1 - i));
+    g->ndraw--;
+    return c;
+}
+
+static void start_round(g233_t *g, int dealer)
+{
+    int n = g->base.seats, k = 0;
+    for (int c = 0; c < G233_KINDS; c++)
+        for (int i = 0; i < card_copies((card_t)c); i++)
+            g->draw[k++] = (card_t)c;
+    g->ndraw = k;
+    rng_shuffle_u8(&g->rng, g->draw, g->ndraw);
+    g->ndiscard = 0;
+    for (int s = 0; s < n; s++) {
+        g233_player_t *p = &g->p[s];
+        int score = p->score;
+        memset(p, 0, sizeof *p);
+        p->score = score;
+        p->last_drawn = -1;
+    }
+    /* Deal one at a time, starting left of the dealer. */
+    for (int r = 0; r < 8; r++)
+        for (int i = 1; i <= n; i++)
+            g->p[(dealer + i) % n].hand.n[pop_plain(g)]++;
+    g->discard[g->ndiscard++] = pop_plain(g);
+    g->discarder = -1;
+    g->round++;
+    g->dealer = dealer;
+    g->turn = dealer;
+    g->dir = 1;
+    g->rebuilds = 0;
+    g->phase = PH_DRAW;
+    g->open = true;
+    g->must_win = false;
+    g->drawn = 0;
+    g->nclaims = 0;
+    g->declarer = -1;
+    g->declared = COMBO_NONE;
+    g233_event(g, json_pack("{s:i, s:s, s:i}", "seat", dealer, "did", "deal", "round", g->round));
+}
+
+/* ------------------------------------------------------------------ */
+/* Combinations                                                         */
+/* ------------------------------------------------------------------ */
+
+combo_t g233_combo(const g233_t *g, int seat, const hand_t *h)
+{
+    const g233_player_t *p = &g->p[seat];
+    return score_combo(h, p->melds, p->nmelds, p->last_drawn);
+}
+
+/* Four identical number or symbol cards in hand must be laid. */
+static bool holds_natural_square(const hand_t *h)
+{
+    for (int c = 0; c < CARD_REVERSE; c++)
+        if (h->n[c] >= 4) return true;
+    return false;
+}
+
+/* Could `seat`, holding h plus card c, discard one card and hold a rainbow? */
+static bool rainbow_with(const g233_t *g, int seat, card_t c)
+{
+    hand_t h = g->p[seat].hand;
+    h.n[c]++;
+    for (int x = 0; x < G233_KINDS; x++) {
+        if (!h.n[x] || x == c) continue;
+        h.n[x]--;
+        bool ok = score_combo(&h, g->p[seat].melds, g->p[seat].nmelds, c) == COMBO_RAINBOW;
+        h.n[x]++;
+        if (ok) return true;
+    }
+    return false;
+}
+
+/* Does taking the top discard t complete a winning combination for seat? */
+static bool completes_combo(const g233_t *g, int seat, card_t t)
+{
+    hand_t h = g->p[seat].hand;
+    h.n[t]++;
+    for (int x = 0; x < G233_KINDS; x++) {
+        if (!h.n[x] || x == t) continue;
+        h.n[x]--;
+        bool ok = score_combo(&h, g->p[seat].melds, g->p[seat].nmelds, -1) != COMBO_NONE;
+        h.n[x]++;
+        if (ok) return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checking an action                                                   */
+/* ------------------------------------------------------------------ */
+
+static bool in_hand(const hand_t *h, const card_t *cards, int n)
+{
+    hand_t need = {{0}};
+    for (int i = 0; i < n; i++)
+        if (++need.n[cards[i]] > h->n[cards[i]]) return false;
+    return true;
+}
+
+static int check_turn(const g233_t *g, int seat, g233_phase_t phase, bool pending_ok,
+                      game_error_t *err)
+{
+    if (seat != g->turn)
+        return game_fail(err, "not_your_turn", "it is seat %d's turn, not yours", g->turn);
+    if (g->phase != phase) {
+        if (g->phase == PH_GIFT)
+            return game_fail(err, "must_place_gift", "place the gift you drew first");
+        if (phase == PH_DRAW)
+            return game_fail(err, "must_discard",
+                             "you have drawn: discard a card (or lay a square)");
+        return game_fail(err, "must_draw", "draw a card first");
+    }
+    if (g->nclaims > 0 && phase == PH_DRAW && !pending_ok)
+        return game_fail(err, "claim_pending", "a claim on the discard is being settled");
+    return 0;
+}
+
+/* The top discard may be taken by seat (in turn) or claimed (out of turn). */
+static int check_discard_available(const g233_t *g, int seat, game_error_t *err)
+{
+    int t = top_discard(g);
+    bool last_draws = g->declarer >= 0;
+    if (t < 0 || (!g->open && !last_draws))
+        return game_fail(err, "too_late", "the discard is no longer available");
+    if (t == CARD_STOP) return game_fail(err, "cannot_take", "a stop cannot be kept");
+    if (g->discarder == seat)
+        return game_fail(err, "own_discard", "you cannot take back your own discard");
+    for (int i = 0; i < g->nclaims; i++)
+        if (g->claims[i].seat == seat)
+            return game_fail(err, "already_claimed", "you already claimed this discard");
+    return 0;
+}
+
+int g233_claim_gate(const g233_t *g, int seat, game_error_t *err)
+{
+    if (seat == g->turn)
+        return game_fail(err, "use_take", "on your turn, take the discard with \"take\"");
+    if (g->declarer >= 0)
+        return game_fail(err, "round_ending", "the round is ending: no more claims");
+    if (g->phase != PH_DRAW)
+        return game_fail(err, "too_late", "the discard is no longer available");
+    return check_discard_available(g, seat, err);
+}
+
+static int check_claim(const g233_t *g, int seat, const act_t *a, game_error_t *err)
+{
+    if (g233_claim_gate(g, seat, err)) return -1;
+    card_t t = (card_t)top_discard(g);
+    const hand_t *h = &g->p[seat].hand;
+    if (a->final) {
+        if (!completes_combo(g, seat, t))
+            return game_fail(err, "cannot_claim", "%s does not complete a winning combination",
+                             card_name(t));
+        return 0;
+    }
+    if (!in_hand(h, a->cards, a->ncards))
+        return game_fail(err, "not_in_hand", "you do not hold those cards");
+    if (a->ncards == 1)
+        return game_fail(err, "cannot_claim",
+                         "a discard never makes a double during the round (claim final instead)");
+    if (a->ncards == 2 && hand_size(h) < 3)
+        return game_fail(err, "cannot_claim", "you would have no card left to discard");
+    card_t meld[4];
+    memcpy(meld, a->cards, (size_t)a->ncards);
+    meld[a->ncards] = t;
+    int n = a->ncards + 1;
+    if ((n == 3 && group_check(GROUP_TRIPLE, meld, n)) ||
+        (n == 4 && group_check(GROUP_SQUARE, meld, n)) ||
+        (n == 3 && g->claim_sequences && group_check(GROUP_SEQUENCE, meld, n)))
+        return 0;
+    return game_fail(err, "cannot_claim",
+                     g->claim_sequences ? "a claimed discard must make a triple, sequence or square"
+                                        : "a claimed discard must make a triple or a square");
+}
+
+static int check_discard(const g233_t *g, int seat, const act_t *a, game_error_t *err)
+{
+    if (seat != g->turn)
+        return game_fail(err, "not_your_turn", "it is seat %d's turn, not yours", g->turn);
+    const hand_t *h = &g->p[seat].hand;
+    if (g->phase == PH_GIFT && !a->declare)
+        return game_fail(err, "must_place_gift", "place the gift you drew first");
+    if (g->phase != PH_DISCARD && g->phase != PH_GIFT)
+        return game_fail(err, "must_draw", "draw a card first");
+    if (!h->n[a->card]) return game_fail(err, "not_in_hand", "you hold no %s", card_name(a->card));
+    if (is_gift(a->card))
+        return game_fail(err, "cannot_discard_gift", "a gift is placed face up, not discarded");
+    if (g->must_win && !a->declare)
+        return game_fail(err, "must_declare",
+                         "you claimed the discard to win: discard and declare");
+    if (holds_natural_square(h) && !g->must_win)
+        return game_fail(err, "must_lay_square", "four identical cards must be laid first");
+    if (h->n[CARD_STOP] && a->card != CARD_STOP && !a->declare)
+        return game_fail(err, "must_discard_stop", "a stop cannot be kept: discard it");
+    if (a->declare) {
+        hand_t rest = *h;
+        rest.n[a->card]--;
+        combo_t c = g233_combo(g, seat, &rest);
+        if (c == COMBO_NONE || (g->declarer >= 0 && c != COMBO_RAINBOW))
+            return game_fail(err, "no_combination", "those cards are not a winning combination");
+    }
+    return 0;
+}
+
+int g233_check(const g233_t *g, int seat, const act_t *a, game_error_t *err)
+{
+    if (g->phase == PH_OVER) return game_fail(err, "game_over", "the game is over");
+    if (seat < 0 || seat >= g->base.seats)
+        return game_fail(err, "not_seated", "only seated players act");
+    const hand_t *h = &g->p[seat].hand;
+    switch (a->type) {
+    case ACT_DRAW: return check_turn(g, seat, PH_DRAW, false, err);
+    case ACT_TAKE:
+        if (check_turn(g, seat, PH_DRAW, true, err)) return -1;
+        return check_discard_available(g, seat, err);
+    case ACT_DECLARE:
+        if (check_turn(g, seat, PH_DRAW, false, err)) return -1;
+        if (g->declarer >= 0)
+            return game_fail(err, "round_ending", "seat %d has already declared", g->declarer);
+        if (g233_combo(g, seat, h) == COMBO_NONE)
+            return game_fail(err, "no_combination", "your cards are not a winning combination");
+        return 0;
+    case ACT_DISCARD: return check_discard(g, seat, a, err);
+    case ACT_LAY:
+        if (check_turn(g, seat, PH_DISCARD, false, err)) return -1;
+        if (g->must_win)
+            return game_fail(err, "must_declare",
+                             "you claimed the discard to win: discard and declare");
+        if (!in_hand(h, a->cards, a->ncards))
+            return game_fail(err, "not_in_hand", "you do not hold those cards");
+        if (a->ncards != 4 || !group_check(GROUP_SQUARE, a->cards, 4))
+            return game_fail(err, "not_a_square", "only four identical cards are laid");
+        return 0;
+    case ACT_CLAIM: return check_claim(g, seat, a, err);
+    case ACT_GIFT:
+        if (check_turn(g, seat, PH_GIFT, false, err)) return -1;
+        if (h->n[CARD_GIFT_MINUS]) {
+            if (a->to < 0 || a->to >= g->base.seats || a->to == seat)
+                return game_fail(err, "bad_target", "give the -5 gift to another seat (0..%d)",
+                                 g->base.seats - 1);
+        } else if (a->to >= 0 && a->to != seat) {
+            return game_fail(err, "bad_target", "a +5 gift is placed in front of you");
+        }
+        return 0;
+    }
+    return game_fail(err, "unknown_action", "unknown action");
+}
+
+/* ------------------------------------------------------------------ */
+/* Running an action                                                    */
+/* ------------------------------------------------------------------ */
+
+static void end_round(g233_t *g, const char *reason);
+
+static void next_turn(g233_t *g, int seat)
+{
+    g->turn = seat;
+    g->phase = PH_DRAW;
+    g->drawn = 0;
+    g->must_win = false;
+}
+
+/* After a declaration, each other player in turn draws one last card. */
+static void next_last_draw(g233_t *g)
+{
+    for (int k = 1; k <= g->base.seats; k++) {
+        int s = g233_next(g, g->turn, k);
+        if (!g->p[s].last_done) {
+            next_turn(g, s);
+            return;
+        }
+    }
+    end_round(g, "declared");
+}
+
+static void start_last_draws(g233_t *g, int seat, combo_t c)
+{
+    g->declarer = seat;
+    g->declared = c;
+    for (int s = 0; s < g->base.seats; s++)
+        g->p[s].last_done = (s == seat);
+    g->turn = seat;
+    json_t *ev =
+        json_pack("{s:i, s:s, s:s}", "seat", seat, "did", "declare", "combo", combo_name(c));
+    g233_event(g, ev);
+    next_last_draw(g);
+}
+
+/* Rebuild an empty draw pile, or end the round when the table has run too long. */
+static bool refill(g233_t *g)
+{
+    if (g->ndraw > 0) return true;
+    if (g->rebuilds >= g->max_rebuilds || g->ndiscard <= 1) {
+        end_round(g, g->declarer >= 0 ? "declared" : "draw_pile_exhausted");
+        return false;
+    }
+    card_t top = g->discard[g->ndiscard - 1];
+    memcpy(g->draw, g->discard, (size_t)(g->ndiscard - 1));
+    g->ndraw = g->ndiscard - 1;
+    rng_shuffle_u8(&g->rng, g->draw, g->ndraw);
+    g->discard[0] = top;
+    g->ndiscard = 1;
+    g->rebuilds++;
+    g233_event(g, json_pack("{s:s, s:i}", "did", "rebuild", "rebuilds", g->rebuilds));
+    return true;
+}
+
+static void run_draw(g233_t *g, int seat)
+{
+    g233_player_t *p = &g->p[seat];
+    if (!refill(g)) return;
+    card_t c = g->draw[--g->ndraw];
+    g->open = false;
+    g->drawn++;
+    p->last_drawn = c;
+    if (is_gift(c)) {
+        event_seat(g, seat, "draw", c); /* gifts are placed face up: everyone sees them */
+        if (c == CARD_GIFT_PLUS && !rainbow_with(g, seat, c)) {
+            p->gifts_plus++;
+            p->score += 5;
+            return; /* and draws again */
+        }
+        p->hand.n[c]++;
+        g->phase = PH_GIFT;
+        return;
+    }
+    event_seat(g, seat, "draw", -1);
+    p->hand.n[c]++;
+    g->phase = PH_DISCARD;
+}
+
+static void run_gift(g233_t *g, int seat, int to)
+{
+    g233_player_t *p = &g->p[seat];
+    if (p->hand.n[CARD_GIFT_MINUS]) {
+        p->hand.n[CARD_GIFT_MINUS]--;
+        g->p[to].gifts_minus++;
+        g->p[to].score -= 5;
+        g233_event(g, json_pack("{s:i, s:s, s:s, s:i}", "seat", seat, "did", "gift", "card",
+                                "gift-5", "to", to));
+    } else {
+        p->hand.n[CARD_GIFT_PLUS]--;
+        p->gifts_plus++;
+        p->score += 5;
+        g233_event(g, json_pack("{s:i, s:s, s:s, s:i}", "seat", seat, "did", "gift", "card",
+                                "gift+5", "to", seat));
+    }
+    g->phase = PH_DRAW;
+}
+
+static void run_discard(g233_t *g, int seat, card_t c, bool declare)
+{
+    g233_player_t *p = &g->p[seat];
+    p->hand.n[c]--;
+    g->discard[g->ndiscard++] = c;
+    g->discarder = seat;
+    event_seat(g, seat, "discard", c);
+    if (g->declarer >= 0) { /* a last draw: no effects, no claims */
+        p->last_done = true;
+        g->open = true;
+        next_last_draw(g);
+        return;
+    }
+    if (declare) {
+        g->open = false;
+        start_last_draws(g, seat, g233_combo(g, seat, &p->hand));
+        return;
+    }
+    g->open = true;
+    int next;
+    if (c == CARD_REVERSE) {
+        g->dir = -g->dir;
+        next = g->base.seats == 2 ? seat : g233_next(g, seat, 1);
+    } else if (c == CARD_STOP) {
+        next = g->base.seats == 2 ? seat : g233_next(g, seat, 2);
+    } else {
+        next = g233_next(g, seat, 1);
+    }
+    next_turn(g, next);
+}
+
+static void run_lay(g233_t *g, int seat, const card_t *cards)
+{
+    g233_player_t *p = &g->p[seat];
+    group_t *m = &p->melds[p->nmelds++];
+    m->kind = GROUP_SQUARE;
+    m->n = 4;
+    for (int i = 0; i < 4; i++) {
+        p->hand.n[cards[i]]--;
+        m->cards[i] = cards[i];
+    }
+    p->squares++;
+    g->phase = PH_DRAW; /* a square takes the place of the discard: play again */
+    json_t *ev = json_pack("{s:i, s:s}", "seat", seat, "did", "lay");
+    json_object_set_new(ev, "cards", g233_cards_json(cards, 4));
+    g233_event(g, ev);
+}
+
+/* Settle the race for the discard: lowest score wins, ties to the earliest. */
+static void resolve_claims(g233_t *g)
+{
+    const g233_claim_t *w = &g->claims[0];
+    for (int i = 1; i < g->nclaims; i++)
+        if (g->p[g->claims[i].seat].score < g->p[w->seat].score) w = &g->claims[i];
+    g233_claim_t win = *w;
+    int contenders = g->nclaims;
+    g->nclaims = 0;
+    card_t t = g->discard[--g->ndiscard];
+    g233_player_t *p = &g->p[win.seat];
+    g->open = false;
+    json_t *ev = json_pack("{s:i, s:s, s:s, s:i}", "seat", win.seat, "did",
+                           win.kind == CLAIM_TAKE ? "take" : "claim", "card", card_name(t),
+                           "contenders", contenders);
+    g233_event(g, ev);
+    if (win.kind != CLAIM_TAKE) next_turn(g, win.seat);
+    g->drawn = 1;
+    p->last_drawn = -1;
+    if (win.kind == CLAIM_MELD) {
+        group_t *m = &p->melds[p->nmelds++];
+        *m = win.meld;
+        for (int i = 0; i < m->n - 1; i++)
+            p->hand.n[m->cards[i]]--;
+        if (m->kind == GROUP_SQUARE) {
+            p->squares++;
+            g->phase = PH_DRAW; /* a square: play again */
+        } else {
+            g->phase = PH_DISCARD;
+        }
+        json_object_set_new(ev, "meld", g233_cards_json(m->cards, m->n));
+        return;
+    }
+    p->hand.n[t]++;
+    g->phase = PH_DISCARD;
+    g->must_win = (win.kind == CLAIM_FINAL);
+}
+
+static void add_claim(g233_t *g, int seat, const act_t *a, int64_t now)
+{
+    g233_claim_t *c = &g->claims[g->nclaims++];
+    memset(c, 0, sizeof *c);
+    c->seat = seat;
+    c->at = now;
+    if (a->type == ACT_TAKE) {
+        c->kind = CLAIM_TAKE;
+    } else if (a->final) {
+        c->kind = CLAIM_FINAL;
+    } else {
+        c->kind = CLAIM_MELD;
+        c->meld.n = (uint8_t)(a->ncards + 1);
+        memcpy(c->meld.cards, a->cards, (size_t)a->ncards);
+        c->meld.cards[a->ncards] = (card_t)top_discard(g);
+        c->meld.kind = c->meld.n == 4                                ? GROUP_SQUARE
+                       : group_check(GROUP_TRIPLE, c->meld.cards, 3) ? GROUP_TRIPLE
+                                                                     : GROUP_SEQUENCE;
+    }
+    /* Claims received up to and including window_end join the dispute. */
+    if (g->nclaims == 1) g->window_end = now + g->dispute_ms;
+    /* No window to wait for: alone at the end of a round, or no dispute window. */
+    if (g->declarer >= 0 || g->dispute_ms <= 0) resolve_claims(g);
+}
+
+void g233_run(g233_t *g, int seat, const act_t *a, int64_t now)
+{
+    switch (a->type) {
+    case ACT_DRAW: run_draw(g, seat); break;
+    case ACT_TAKE:
+    case ACT_CLAIM: add_claim(g, seat, a, now); break;
+    case ACT_DECLARE: start_last_draws(g, seat, g233_combo(g, seat, &g->p[seat].hand)); break;
+    case ACT_DISCARD: run_discard(g, seat, (card_t)a->card, a->declare); break;
+    case ACT_LAY: run_lay(g, seat, a->cards); break;
+    case ACT_GIFT: run_gift(g, seat, a->to); break;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* End of a round, end of the game                                      */
+/* ------------------------------------------------------------------ */
+
+static void end_round(g233_t *g, const char *reason)
+{
+    int n = g->base.seats;
+    json_t *hands = json_array();
+    for (int s = 0; s < n; s++) {
+        g233_player_t *p = &g->p[s];
+        combo_t c = s == g->declarer ? g->declared : COMBO_NONE;
+        if (c == COMBO_NONE && g233_combo(g, s, &p->hand) == COMBO_RAINBOW) c = COMBO_RAINBOW;
+        int points = score_round(&p->hand, p->melds, p->nmelds, c);
+        p->score += points;
+        json_t *melds = json_array();
+        for (int i = 0; i < p->nmelds; i++)
+            json_array_append_new(melds, g233_cards_json(p->melds[i].cards, p->melds[i].n));
+        json_array_append_new(hands, json_pack("{s:i, s:o, s:o, s:s, s:i, s:i, s:i, s:i}", "seat",
+                                               s, "hand", g233_hand_json(&p->hand), "melds", melds,
+                                               "combo", combo_name(c), "points", points, "gifts",
+                                               5 * (p->gifts_plus - p->gifts_minus), "score",
+                                               p->score, "last_drawn", p->last_drawn));
+    }
+    json_decref(g->last_round);
+    g->last_round =
+        json_pack("{s:i, s:s, s:o, s:o}", "round", g->round, "reason", reason, "winner",
+                  g->declarer >= 0 ? json_integer(g->declarer) : json_null(), "hands", hands);
+    g233_event(g, json_pack("{s:s, s:i}", "did", "round_over", "round", g->round));
+
+    /* A total over the target ends the game; a tie at the top plays another round. */
+    int best = 0, nbest = 0, mask = 0;
+    for (int s = 0; s < n; s++) {
+        int sc = g->p[s].score;
+        if (nbest == 0 || sc > best) {
+            best = sc;
+            nbest = 1;
+            mask = 1 << s;
+        } else if (sc == best) {
+            nbest++;
+            mask |= 1 << s;
+        }
+    }
+    if (best > g->target && nbest == 1) {
+        g->phase = PH_OVER;
+        g->winners = mask;
+        g->nclaims = 0;
+        return;
+    }
+    start_round(g, g->declarer >= 0 ? g->declarer : (g->dealer + 1) % n);
+}
+
+/* ------------------------------------------------------------------ */
+/* The descriptor's functions                                           */
+/* ------------------------------------------------------------------ */
+
+static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
+{
+    int dispute = (int)json_integer_value(json_object_get(o, "dispute_ms"));
+    int rebuilds = (int)json_integer_value(json_object_get(o, "max_rebuilds"));
+    int target = (int)json_integer_value(json_object_get(o, "target"));
+    if (dispute < 0 || dispute > 60000) {
+        game_fail(err, "bad_option", "dispute_ms must be 0..60000");
+        return NULL;
+    }
+    if (rebuilds < 0 || rebuilds > 100) {
+        game_fail(err, "bad_option", "max_rebuilds must be 0..100");
+        return NULL;
+    }
+    if (target < 1 || target > 100000) {
+        game_fail(err, "bad_option", "target must be 1..100000");
+        return NULL;
+    }
+    g233_t *g = calloc(1, sizeof *g);
+    if (!g) {
+        game_fail(err, "no_memory", "out of memory");
+        return NULL;
+    }
+    g->base.desc = &g233_desc;
+    g->base.seats = seats;
+    g->dispute_ms = dispute;
+    g->max_rebuilds = rebuilds;
+    g->target = target;
+    g->claim_sequences = json_is_true(json_object_get(o, "claim_sequences"));
+    rng_seed(&g->rng, seed);
+    g->events = json_array();
+    g->round = 0;
+    start_round(g, 0);
+    return &g->base;
+}
+
+static bool g233_tick(game_t *base, int64_t now)
+{
+    g233_t *g = (g233_t *)base;
+    if (g->nclaims == 0 || now <= g->window_end) return false;
+    resolve_claims(g);
+    return true;
+}
+
+static int g233_apply(game_t *base, int seat, const json_t *action, int64_t now, game_error_t *err)
+{
+    g233_t *g = (g233_t *)base;
+    act_t a;
+    if (g233_parse(action, &a, err)) return -1;
+    g233_tick(base, now);
+    if (g233_check(g, seat, &a, err)) return -1;
+    g233_run(g, seat, &a, now);
+    return 0;
+}
+
+static int64_t g233_next_deadline(const game_t *base)
+{
+    const g233_t *g = (const g233_t *)base;
+    return g->nclaims ? g->window_end + 1 : GAME_NO_DEADLINE;
+}
+
+static unsigned g233_waiting(const game_t *base)
+{
+    const g233_t *g = (const g233_t *)base;
+    return g->phase == PH_OVER ? 0u : 1u << g->turn;
+}
+
+static json_t *g233_default_action(const game_t *base, int seat)
+{
+    const g233_t *g = (const g233_t *)base;
+    if (g->phase == PH_OVER || seat != g->turn || g->nclaims) return NULL;
+    json_t *view = g233_desc.view(base, seat);
+    rng_t r;
+    rng_seed(&r, 233);
+    json_t *a = g233_bot(view, "greedy", &r);
+    json_decref(view);
+    return a;
+}
+
+static bool g233_is_over(const game_t *base)
+{
+    return ((const g233_t *)base)->phase == PH_OVER;
+}
+
+static json_t *g233_result(const game_t *base)
+{
+    const g233_t *g = (const g233_t *)base;
+    if (g->phase != PH_OVER) return NULL;
+    json_t *winners = json_array(), *scores = json_array();
+    for (int s = 0; s < g->base.seats; s++) {
+        if (g->winners & (1 << s)) json_array_append_new(winners, json_integer(s));
+        json_array_append_new(scores, json_integer(g->p[s].score));
+    }
+    return json_pack("{s:o, s:o, s:i}", "winners", winners, "scores", scores, "rounds", g->round);
+}
+
+static void g233_free(game_t *base)
+{
+    g233_t *g = (g233_t *)base;
+    json_decref(g->events);
+    json_decref(g->last_round);
+    free(g);
+}
+
+const game_desc_t g233_desc = {
+    .id = "233",
+    .title = "233",
+    .min_seats = 2,
+    .max_seats = G233_MAX_SEATS,
+    .default_options =
+        "{\"dispute_ms\": 200, \"max_rebuilds\": 3, \"target\": 233, \"claim_sequences\": false}",
+    .create = g233_create,
+    .apply = g233_apply,
+    .legal = g233_legal,
+    .view = g233_view,
+    .next_deadline = g233_next_deadline,
+    .tick = g233_tick,
+    .waiting = g233_waiting,
+    .default_action = g233_default_action,
+    .is_over = g233_is_over,
+    .result = g233_result,
+    .bot = g233_bot,
+    .dump = g233_dump,
+    .resample = g233_resample,
+    .audit = g233_audit,
+    .free = g233_free,
+};

@@ -1,0 +1,105 @@
+/*
+ * g233.h — the state of a 233 table, exposed for the game's own files and
+ * its tests (hand-built states). Everyone else uses core/game.h.
+ *
+ * Rules: ../../shared/seeds/000 (French, authoritative) and 001 (English);
+ * what is implemented, and every interpretation, is in RULES.md beside this.
+ * Options (defaults in g233_desc.default_options):
+ *   dispute_ms       claims received within this many ms of the first make a dispute (200)
+ *   max_rebuilds     a round ends with no winner when the draw pile runs out after
+ *                    this many rebuilds (3)
+ *   target           the game ends after a round in which a total passes this (233)
+ *   claim_sequences  out-of-turn claims may also form a sequence (English text; false)
+ */
+#ifndef TAPIS_233_G233_H
+#define TAPIS_233_G233_H
+
+#include "../game.h"
+#include "cards.h"
+#include "score.h"
+
+#define G233_MAX_SEATS 6
+#define G233_MAX_MELDS 6
+#define G233_EVENTS 8
+
+typedef enum g233_phase {
+    PH_DRAW,    /* the turn player draws (or takes the discard, or declares) */
+    PH_GIFT,    /* the turn player holds a drawn gift to place */
+    PH_DISCARD, /* the turn player discards (or lays a square) */
+    PH_OVER,
+} g233_phase_t;
+
+typedef enum g233_claim_kind { CLAIM_TAKE, CLAIM_MELD, CLAIM_FINAL } g233_claim_kind_t;
+
+typedef struct g233_claim {
+    int seat;
+    g233_claim_kind_t kind;
+    group_t meld; /* CLAIM_MELD: the cards from hand plus the discard */
+    int64_t at;
+} g233_claim_t;
+
+typedef struct g233_player {
+    hand_t hand;
+    group_t melds[G233_MAX_MELDS];
+    int nmelds;
+    int squares;    /* squares laid this round: each lets the player hold one card more */
+    int gifts_plus; /* gift cards lying face up in front of the player this round */
+    int gifts_minus;
+    int score;      /* game total; gifts count at once */
+    int last_drawn; /* kind of the last card this player drew from the pile this round, or -1 */
+    bool last_done; /* made their last draw after a declaration */
+} g233_player_t;
+
+typedef struct g233 {
+    game_t base;
+    /* options */
+    int dispute_ms, max_rebuilds, target;
+    bool claim_sequences;
+
+    rng_t rng;
+    card_t draw[G233_DECK]; /* top is draw[ndraw - 1] */
+    int ndraw;
+    card_t discard[G233_DECK]; /* top is discard[ndiscard - 1] */
+    int ndiscard;
+    int discarder; /* seat that discarded the top card; -1 for the turned-up card */
+    g233_player_t p[G233_MAX_SEATS];
+
+    int round, dealer, turn, dir, rebuilds;
+    g233_phase_t phase;
+    bool open;     /* the top discard may still be taken or claimed */
+    bool must_win; /* the turn player claimed the discard to complete a combination */
+    int drawn;     /* cards the turn player drew (or took) this turn */
+
+    g233_claim_t claims[G233_MAX_SEATS]; /* pending claims, in order received */
+    int nclaims;
+    int64_t window_end;
+
+    int declarer; /* -1 until a player declares */
+    combo_t declared;
+
+    json_t *last_round; /* summary of the previous round (hands revealed), or NULL */
+    json_t *events;     /* the last public events, oldest first */
+    int winners;        /* bit mask, once over */
+} g233_t;
+
+extern const game_desc_t g233_desc;
+
+/* --- for tests: hand-built states --- */
+
+/* Parse "Y1 Y2 red joker" into a hand; returns -1 on an unknown name. */
+int g233_hand_parse(hand_t *h, const char *names);
+/*
+ * Give `seat` exactly the cards named, taking them from the draw pile and
+ * putting the seat's old hand back into it (so every card stays accounted
+ * for). Returns -1 if the pile lacks a card.
+ */
+int g233_give_hand(g233_t *g, int seat, const char *names);
+/* Put the named card on top of the draw pile (taken from the pile). */
+int g233_stack_draw(g233_t *g, const char *name);
+/* Put the named card on top of the discard pile (taken from the draw pile). */
+int g233_stack_discard(g233_t *g, const char *name, int discarder);
+
+/* The bot strategy (bot.c). */
+json_t *g233_bot(const json_t *view, const char *strategy, rng_t *rng);
+
+#endif

@@ -1,0 +1,50 @@
+/* internal.h — what the files of core/233 share and nobody else needs. */
+#ifndef TAPIS_233_INTERNAL_H
+#define TAPIS_233_INTERNAL_H
+
+#include "g233.h"
+
+typedef enum act_type {
+    ACT_DRAW,
+    ACT_TAKE,
+    ACT_DECLARE,
+    ACT_DISCARD,
+    ACT_LAY,
+    ACT_CLAIM,
+    ACT_GIFT,
+} act_type_t;
+
+/* An action, parsed. */
+typedef struct act {
+    act_type_t type;
+    card_t cards[4]; /* claim (cards from hand), lay */
+    int ncards;
+    int card;     /* discard */
+    bool declare; /* discard and declare */
+    bool final;   /* claim to complete a winning combination */
+    int to;       /* gift: target seat, or -1 */
+} act_t;
+
+/* actions.c */
+int g233_parse(const json_t *action, act_t *a, game_error_t *err);
+json_t *g233_act_json(const act_t *a);
+json_t *g233_legal(const game_t *g, int seat);
+
+/* g233.c */
+/* The claim-independent conditions of an out-of-turn claim. */
+int g233_claim_gate(const g233_t *g, int seat, game_error_t *err);
+int g233_check(const g233_t *g, int seat, const act_t *a, game_error_t *err);
+void g233_run(g233_t *g, int seat, const act_t *a, int64_t now);
+int g233_next(const g233_t *g, int seat, int k);
+void g233_event(g233_t *g, json_t *ev);
+combo_t g233_combo(const g233_t *g, int seat, const hand_t *h);
+
+/* view.c */
+json_t *g233_cards_json(const card_t *cards, int n);
+json_t *g233_hand_json(const hand_t *h);
+json_t *g233_view(const game_t *g, int seat);
+json_t *g233_dump(const game_t *g);
+game_t *g233_resample(const game_t *g, int seat, uint64_t seed);
+int g233_audit(const game_t *g, game_error_t *err);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * score.h — groups, winning combinations and points of 233 (seed 000's tables).
+ *
+ * Groups (jokers stand for any card in any of them):
+ *   double    2 identical symbol cards                       5
+ *   triple    3 identical cards (symbols, or numbers of one colour)  10
+ *   sequence  3 consecutive numbers of one colour             10
+ *   square    4 identical cards                               20
+ * Winning combinations, made of ALL of a player's cards (hand + locked melds):
+ *   2-3-3   a double + two groups of three (triples and/or sequences)   25 bonus
+ *   2-3-4   a double + a group of three + a square                    25 bonus
+ *   2-4-4   a double + two squares                                    25 bonus
+ *   super sequence  the 8 numbers 1..8 of one colour                  50 bonus
+ *   rainbow  the 4 symbols, the 3 number colours, 1 special card      100 flat
+ * Reverse, gift and stop cards form no group. In a rainbow the special card is a
+ * joker or a reverse, or a gift or stop only when it is the last card drawn.
+ */
+#ifndef TAPIS_233_SCORE_H
+#define TAPIS_233_SCORE_H
+
+#include "cards.h"
+
+typedef enum group_kind {
+    GROUP_DOUBLE,
+    GROUP_TRIPLE,
+    GROUP_SEQUENCE,
+    GROUP_SQUARE,
+} group_kind_t;
+
+/* A group as held: its cards (jokers appear as CARD_JOKER). */
+typedef struct group {
+    uint8_t kind; /* group_kind_t */
+    uint8_t n;    /* 2, 3 or 4 */
+    card_t cards[4];
+} group_t;
+
+typedef enum combo {
+    COMBO_NONE,
+    COMBO_233,
+    COMBO_234,
+    COMBO_244,
+    COMBO_SUPER,
+    COMBO_RAINBOW,
+} combo_t;
+
+#define SCORE_MAX_GROUPS 8
+
+/* Points of one group kind: 5, 10, 10, 20. */
+int group_points(group_kind_t k);
+/* Bonus of a combination: 25, 25, 25, 50; a rainbow is 100 flat; NONE is 0. */
+int combo_bonus(combo_t c);
+/* "2-3-3", "2-3-4", "2-4-4", "super sequence", "rainbow", or "none". */
+const char *combo_name(combo_t c);
+
+/*
+ * Is `cards` (2..4 cards, any order) a group of kind k? Used to check a meld a
+ * player lays or claims with.
+ */
+bool group_check(group_kind_t k, const card_t *cards, int n);
+
+/*
+ * The best grouping of hand h: the largest total of points of disjoint groups.
+ * Returns that total; when out is not NULL, stores the groups there (at most
+ * SCORE_MAX_GROUPS) and their count in *nout.
+ */
+int score_best(const hand_t *h, group_t *out, int *nout);
+
+/*
+ * The winning combination formed by ALL of: hand h plus the locked melds
+ * (fixed groups, which stay as they were laid). `last_drawn` is the kind of the
+ * last card drawn from the draw pile, or -1: a gift or stop in h counts as a
+ * rainbow's special card only when it is that card. Returns COMBO_NONE if the
+ * cards form no winning combination. When several fit, the best-scoring one.
+ */
+combo_t score_combo(const hand_t *h, const group_t *melds, int nmelds, int last_drawn);
+
+/*
+ * Round points of a player holding h and melds: with combo != COMBO_NONE (the
+ * declared winner, or anyone holding a rainbow), the combination's bonus plus
+ * the best grouping (a rainbow is 100 flat); otherwise the best grouping.
+ * Locked melds count as laid; the hand is grouped at best. Gifts are not
+ * counted here (they are scored when placed).
+ */
+int score_round(const hand_t *h, const group_t *melds, int nmelds, combo_t combo);
+
+#endif

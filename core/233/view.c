@@ -1,0 +1,318 @@
+/*
+ * view.c — what each seat may see of a 233 table (the ONLY route by which a
+ * state reaches a client), the full dump, resampling of hidden cards, the
+ * audit of invariants, and the test constructors.
+ *
+ * Hidden: every hand (its owner sees it under "hand"), the order and faces of
+ * the draw pile. Public: the discard pile's top card and size, locked melds,
+ * gifts, scores, card counts, the events, and at the end of a round every hand
+ * (they are revealed by the rules).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const phase_names[] = {"draw", "gift", "discard", "over"};
+
+json_t *g233_cards_json(const card_t *cards, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(card_name(cards[i])));
+    return a;
+}
+
+json_t *g233_hand_json(const hand_t *h)
+{
+    json_t *a = json_array();
+    for (int c = 0; c < G233_KINDS; c++)
+        for (int i = 0; i < h->n[c]; i++)
+            json_array_append_new(a, json_string(card_name((card_t)c)));
+    return a;
+}
+
+static json_t *melds_json(const g233_player_t *p)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < p->nmelds; i++)
+        json_array_append_new(a, g233_cards_json(p->melds[i].cards, p->melds[i].n));
+    return a;
+}
+
+static json_t *seat_or_null(int s)
+{
+    return s >= 0 ? json_integer(s) : json_null();
+}
+
+/* The public part of the table: identical for every viewer. */
+static json_t *public_view(const g233_t *g)
+{
+    json_t *players = json_array();
+    for (int s = 0; s < g->base.seats; s++) {
+        const g233_player_t *p = &g->p[s];
+        json_array_append_new(players, json_pack("{s:i, s:i, s:o, s:i, s:i, s:i}", "seat", s,
+                                                 "cards", hand_size(&p->hand), "melds",
+                                                 melds_json(p), "gifts_plus", p->gifts_plus,
+                                                 "gifts_minus", p->gifts_minus, "score", p->score));
+    }
+    json_t *claims = json_array();
+    for (int i = 0; i < g->nclaims; i++)
+        json_array_append_new(claims, json_integer(g->claims[i].seat));
+    int top = g->ndiscard ? g->discard[g->ndiscard - 1] : -1;
+    json_t *v = json_pack(
+        "{s:s, s:i, s:i, s:i, s:i, s:s, s:b, s:i, s:o, s:i, s:o, s:i, s:b, s:o, s:o, s:o, s:o, "
+        "s:i}",
+        "game", "233", "round", g->round, "dealer", g->dealer, "turn", g->turn, "direction", g->dir,
+        "phase", phase_names[g->phase], "last_draws", g->declarer >= 0, "draw_pile", g->ndraw,
+        "discard", top >= 0 ? json_string(card_name((card_t)top)) : json_null(), "discard_pile",
+        g->ndiscard, "discarder", seat_or_null(g->discarder), "rebuilds", g->rebuilds, "claim_open",
+        g->open && g->phase == PH_DRAW && g->declarer < 0 && top >= 0, "claims", claims, "declarer",
+        seat_or_null(g->declarer), "players", players, "events", json_deep_copy(g->events),
+        "target", g->target);
+    if (g->declarer >= 0) json_object_set_new(v, "combo", json_string(combo_name(g->declared)));
+    if (g->phase == PH_GIFT) {
+        /* A drawn gift is shown to everyone: it is placed face up. */
+        const hand_t *h = &g->p[g->turn].hand;
+        json_object_set_new(v, "pending_gift",
+                            json_string(h->n[CARD_GIFT_MINUS] ? "gift-5" : "gift+5"));
+    }
+    if (g->last_round) json_object_set_new(v, "last_round", json_deep_copy(g->last_round));
+    if (g->phase == PH_OVER) json_object_set_new(v, "result", g233_desc.result(&g->base));
+    return v;
+}
+
+json_t *g233_view(const game_t *base, int seat)
+{
+    const g233_t *g = (const g233_t *)base;
+    json_t *v = public_view(g);
+    if (seat < 0 || seat >= base->seats) return v;
+    json_object_set_new(v, "seat", json_integer(seat));
+    json_object_set_new(v, "hand", g233_hand_json(&g->p[seat].hand));
+    if (seat == g->turn && g->must_win) json_object_set_new(v, "must_win", json_true());
+    json_object_set_new(v, "legal", g233_legal(base, seat));
+    return v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dump: the whole state                                                */
+/* ------------------------------------------------------------------ */
+
+json_t *g233_dump(const game_t *base)
+{
+    const g233_t *g = (const g233_t *)base;
+    json_t *d = public_view(g);
+    json_t *hands = json_array(), *private = json_array(), *claims = json_array(),
+           *rng = json_array();
+    for (int s = 0; s < base->seats; s++) {
+        const g233_player_t *p = &g->p[s];
+        json_array_append_new(hands, g233_hand_json(&p->hand));
+        json_array_append_new(private,
+                              json_pack("{s:i, s:i, s:b}", "squares", p->squares, "last_drawn",
+                                        p->last_drawn, "last_done", p->last_done));
+    }
+    for (int i = 0; i < g->nclaims; i++) {
+        const g233_claim_t *c = &g->claims[i];
+        json_array_append_new(
+            claims, json_pack("{s:i, s:i, s:o, s:I}", "seat", c->seat, "kind", c->kind, "meld",
+                              g233_cards_json(c->meld.cards, c->meld.n), "at", (json_int_t)c->at));
+    }
+    for (int i = 0; i < 4; i++)
+        json_array_append_new(rng, json_integer((json_int_t)g->rng.s[i]));
+    json_object_set_new(d, "hands", hands);
+    json_object_set_new(d, "private", private);
+    json_object_set_new(d, "pending", claims);
+    json_object_set_new(d, "rng", rng);
+    json_object_set_new(d, "draw", g233_cards_json(g->draw, g->ndraw));
+    json_object_set_new(d, "discards", g233_cards_json(g->discard, g->ndiscard));
+    json_object_set_new(d, "window_end", json_integer(g->nclaims ? (json_int_t)g->window_end : 0));
+    json_object_set_new(d, "open", json_boolean(g->open));
+    json_object_set_new(d, "must_win", json_boolean(g->must_win));
+    json_object_set_new(d, "drawn", json_integer(g->drawn));
+    json_object_set_new(d, "winners", json_integer(g->winners));
+    json_object_set_new(d, "options",
+                        json_pack("{s:i, s:i, s:i, s:b}", "dispute_ms", g->dispute_ms,
+                                  "max_rebuilds", g->max_rebuilds, "target", g->target,
+                                  "claim_sequences", g->claim_sequences));
+    return d;
+}
+
+/* ------------------------------------------------------------------ */
+/* Resample: redraw what `seat` cannot see                              */
+/* ------------------------------------------------------------------ */
+
+static g233_t *copy(const g233_t *g)
+{
+    g233_t *c = malloc(sizeof *c);
+    if (!c) return NULL;
+    *c = *g;
+    c->events = json_deep_copy(g->events);
+    c->last_round = g->last_round ? json_deep_copy(g->last_round) : NULL;
+    return c;
+}
+
+game_t *g233_resample(const game_t *base, int seat, uint64_t seed)
+{
+    g233_t *g = copy((const g233_t *)base);
+    if (!g) return NULL;
+    int n = base->seats;
+    card_t pool[G233_DECK];
+    int npool = 0, want[G233_MAX_SEATS] = {0};
+    hand_t keep[G233_MAX_SEATS];
+    memcpy(pool, g->draw, (size_t)g->ndraw);
+    npool = g->ndraw;
+    for (int s = 0; s < n; s++) {
+        keep[s] = g->p[s].hand;
+        if (s == seat) continue;
+        /* Kept in place: a drawn gift or stop (known to act at once) and cards a
+         * pending claim has named. */
+        hand_t reserved = {{0}};
+        for (int c = CARD_GIFT_PLUS; c < G233_KINDS; c++)
+            reserved.n[c] = keep[s].n[c];
+        for (int i = 0; i < g->nclaims; i++)
+            if (g->claims[i].seat == s && g->claims[i].kind == CLAIM_MELD)
+                for (int k = 0; k < g->claims[i].meld.n - 1; k++)
+                    reserved.n[g->claims[i].meld.cards[k]]++;
+        /* A final claim keeps its whole hand. */
+        for (int i = 0; i < g->nclaims; i++)
+            if (g->claims[i].seat == s && g->claims[i].kind == CLAIM_FINAL) reserved = keep[s];
+        for (int c = 0; c < G233_KINDS; c++) {
+            int free_n = keep[s].n[c] - reserved.n[c];
+            for (int i = 0; i < free_n; i++)
+                pool[npool++] = (card_t)c;
+            want[s] += free_n;
+        }
+        keep[s] = reserved;
+    }
+    rng_t r;
+    rng_seed(&r, seed);
+    rng_shuffle_u8(&r, pool, npool);
+    /* Hands take only cards that may sit in a hand at rest; the rest is the pile. */
+    bool used[G233_DECK] = {0};
+    for (int s = 0; s < n; s++) {
+        if (s == seat) continue;
+        for (int i = 0; i < npool && want[s] > 0; i++) {
+            if (used[i] || pool[i] >= CARD_GIFT_PLUS) continue;
+            used[i] = true;
+            keep[s].n[pool[i]]++;
+            want[s]--;
+        }
+        g->p[s].hand = keep[s];
+    }
+    g->ndraw = 0;
+    for (int i = 0; i < npool; i++)
+        if (!used[i]) g->draw[g->ndraw++] = pool[i];
+    return &g->base;
+}
+
+/* ------------------------------------------------------------------ */
+/* Audit                                                                */
+/* ------------------------------------------------------------------ */
+
+int g233_audit(const game_t *base, game_error_t *err)
+{
+    const g233_t *g = (const g233_t *)base;
+    int count[G233_KINDS] = {0};
+    for (int i = 0; i < g->ndraw; i++)
+        count[g->draw[i]]++;
+    for (int i = 0; i < g->ndiscard; i++)
+        count[g->discard[i]]++;
+    for (int s = 0; s < base->seats; s++) {
+        const g233_player_t *p = &g->p[s];
+        int held = hand_size(&p->hand);
+        for (int c = 0; c < G233_KINDS; c++)
+            count[c] += p->hand.n[c];
+        for (int i = 0; i < p->nmelds; i++) {
+            held += p->melds[i].n;
+            for (int k = 0; k < p->melds[i].n; k++)
+                count[p->melds[i].cards[k]]++;
+        }
+        count[CARD_GIFT_PLUS] += p->gifts_plus;
+        count[CARD_GIFT_MINUS] += p->gifts_minus;
+        if (g->phase == PH_OVER) continue;
+        int expect = 8 + p->squares + (s == g->turn && g->phase != PH_DRAW ? 1 : 0);
+        if (held != expect)
+            return game_fail(err, "bad_hand_size", "seat %d holds %d cards, not %d", s, held,
+                             expect);
+    }
+    for (int c = 0; c < G233_KINDS; c++)
+        if (count[c] != card_copies((card_t)c))
+            return game_fail(err, "cards_lost", "%d %s in play, not %d", count[c],
+                             card_name((card_t)c), card_copies((card_t)c));
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Test constructors                                                    */
+/* ------------------------------------------------------------------ */
+
+int g233_hand_parse(hand_t *h, const char *names)
+{
+    memset(h, 0, sizeof *h);
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", names);
+    for (char *save, *w = strtok_r(buf, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
+        int c = card_parse(w);
+        if (c < 0) return -1;
+        h->n[c]++;
+    }
+    return 0;
+}
+
+/* Take a card of kind c out of the draw pile; failing that, out of another
+ * seat's hand, which gets a plain card of the draw pile instead. */
+static int take_card(g233_t *g, int c, int except)
+{
+    for (int i = g->ndraw - 1; i >= 0; i--)
+        if (g->draw[i] == c) {
+            memmove(&g->draw[i], &g->draw[i + 1], (size_t)(g->ndraw - 1 - i));
+            g->ndraw--;
+            return 0;
+        }
+    for (int s = 0; s < g->base.seats; s++) {
+        if (s == except || !g->p[s].hand.n[c]) continue;
+        for (int i = g->ndraw - 1; i >= 0; i--) {
+            if (g->draw[i] >= CARD_GIFT_PLUS) continue;
+            g->p[s].hand.n[g->draw[i]]++;
+            g->p[s].hand.n[c]--;
+            memmove(&g->draw[i], &g->draw[i + 1], (size_t)(g->ndraw - 1 - i));
+            g->ndraw--;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int g233_give_hand(g233_t *g, int seat, const char *names)
+{
+    hand_t want;
+    if (g233_hand_parse(&want, names)) return -1;
+    hand_t *h = &g->p[seat].hand;
+    for (int c = 0; c < G233_KINDS; c++)
+        for (; h->n[c]; h->n[c]--)
+            g->draw[g->ndraw++] = (card_t)c;
+    for (int c = 0; c < G233_KINDS; c++)
+        for (int i = 0; i < want.n[c]; i++) {
+            if (take_card(g, c, seat)) return -1;
+            h->n[c]++;
+        }
+    return 0;
+}
+
+int g233_stack_draw(g233_t *g, const char *name)
+{
+    int c = card_parse(name);
+    if (c < 0 || take_card(g, c, g->turn)) return -1;
+    g->draw[g->ndraw++] = (card_t)c;
+    return 0;
+}
+
+int g233_stack_discard(g233_t *g, const char *name, int discarder)
+{
+    int c = card_parse(name);
+    if (c < 0 || take_card(g, c, g->turn)) return -1;
+    g->discard[g->ndiscard++] = (card_t)c;
+    g->discarder = discarder;
+    g->open = true;
+    return 0;
+}

@@ -1,0 +1,67 @@
+/* game.c — what every game shares: option merging and the refusal helper. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "game.h"
+
+int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+json_t *game_default_options(const game_desc_t *d)
+{
+    json_t *o = json_loads(d->default_options, 0, NULL);
+    return o ? o : json_object();
+}
+
+static bool same_kind(const json_t *def, const json_t *v)
+{
+    if (json_is_boolean(def)) return json_is_boolean(v);
+    if (json_is_integer(def)) return json_is_integer(v);
+    if (json_is_number(def)) return json_is_number(v);
+    return json_typeof(def) == json_typeof(v);
+}
+
+game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t seed,
+                 game_error_t *err)
+{
+    if (seats < d->min_seats || seats > d->max_seats) {
+        game_fail(err, "bad_players", "%s is played by %d to %d players, not %d", d->title,
+                  d->min_seats, d->max_seats, seats);
+        return NULL;
+    }
+    if (user && !json_is_object(user)) {
+        game_fail(err, "bad_option", "options must be a JSON object");
+        return NULL;
+    }
+    json_t *opts = game_default_options(d);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)user, key, v)
+    {
+        json_t *def = json_object_get(opts, key);
+        if (!def) {
+            game_fail(err, "bad_option", "%s has no option \"%s\"", d->title, key);
+            json_decref(opts);
+            return NULL;
+        }
+        if (!same_kind(def, v)) {
+            game_fail(err, "bad_option", "option \"%s\" has the wrong type", key);
+            json_decref(opts);
+            return NULL;
+        }
+        json_object_set(opts, key, v);
+    }
+    game_t *g = d->create(seats, opts, seed, err);
+    json_decref(opts);
+    return g;
+}

@@ -1,0 +1,166 @@
+/*
+ * game.h — the interface every game of tapis implements.
+ *
+ * One immutable descriptor per game (game_desc_t), registered in one table
+ * (registry.c); one opaque mutable state per table (game_t). The idea is
+ * OpenSpiel's, in C: the state is fully determined by (options, seed,
+ * timestamped action log), so that log is the replay, the journal and the
+ * test fixture at once.
+ *
+ * Rules of the layer: libc and jansson only; no clock (time enters as `now`,
+ * in milliseconds of any monotonic origin), no I/O, no global mutable state.
+ * Randomness comes from an rng_t kept inside the state.
+ *
+ * Ownership: functions returning json_t * return a new reference the caller
+ * must json_decref(). Functions taking const json_t * borrow it.
+ */
+#ifndef TAPIS_CORE_GAME_H
+#define TAPIS_CORE_GAME_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rng.h"
+
+#define GAME_MAX_SEATS 8
+#define GAME_NO_DEADLINE INT64_MAX
+#define GAME_SPECTATOR (-1)
+
+typedef struct game_desc game_desc_t;
+
+/* The head of every game's state: a game's own struct starts with a game_t. */
+typedef struct game {
+    const game_desc_t *desc;
+    int seats;
+} game_t;
+
+/*
+ * A refusal: `code` is a stable snake_case word with static storage (the
+ * protocol sends it as the error code), `message` is for people.
+ */
+typedef struct game_error {
+    const char *code;
+    char message[192];
+} game_error_t;
+
+struct game_desc {
+    const char *id;    /* protocol name, e.g. "233" */
+    const char *title; /* human name */
+    int min_seats, max_seats;
+    const char *default_options; /* JSON object text: every option and its default */
+
+    /*
+     * Create a table for `seats` players. `options` is the complete option
+     * object (defaults merged with the creator's choices by game_new(), types
+     * already checked against the defaults). Returns NULL and fills err when an
+     * option's value is out of range.
+     */
+    game_t *(*create)(int seats, const json_t *options, uint64_t seed, game_error_t *err);
+
+    /*
+     * Apply `action` for `seat` at time `now`. Validates first: on refusal it
+     * returns -1, fills err, and leaves the state exactly as it was. Returns 0
+     * when applied. Deadlines due at `now` are settled first (as tick(now)).
+     */
+    int (*apply)(game_t *g, int seat, const json_t *action, int64_t now, game_error_t *err);
+
+    /* Every action `seat` may send now (a JSON array of action objects). */
+    json_t *(*legal)(const game_t *g, int seat);
+
+    /*
+     * What `seat` may see (GAME_SPECTATOR for a spectator): the ONLY route by
+     * which state reaches a client. A seated player's own hidden cards are
+     * under the key "hand"; nothing else carries cards the viewer may not see.
+     */
+    json_t *(*view)(const game_t *g, int seat);
+
+    /* The earliest time at which tick() has something to do, or GAME_NO_DEADLINE. */
+    int64_t (*next_deadline)(const game_t *g);
+    /* Settle everything due at or before `now`. Returns true if the state changed. */
+    bool (*tick)(game_t *g, int64_t now);
+
+    /* Bit mask of the seats the game is waiting on (a turn timer runs for them). */
+    unsigned (*waiting)(const game_t *g);
+    /* What a seat that ran out of time plays: a new action object, or NULL. */
+    json_t *(*default_action)(const game_t *g, int seat);
+
+    bool (*is_over)(const game_t *g);
+    /* Final result: {"winners":[seats], "scores":[...], ...}; NULL until over. */
+    json_t *(*result)(const game_t *g);
+
+    /*
+     * Bot strategy: a pure function of one seat's view (never the state).
+     * `strategy` names a level ("greedy", "random"); randomness only from rng.
+     * Returns an action from view["legal"], or NULL if there is none.
+     */
+    json_t *(*bot)(const json_t *view, const char *strategy, rng_t *rng);
+
+    /* --- for tests, journals and audits --- */
+
+    /* The whole state, hidden parts included, as JSON (equal states, equal dumps). */
+    json_t *(*dump)(const game_t *g);
+    /*
+     * A copy of g in which everything `seat` cannot see is redrawn at random
+     * (consistently with what it can see). view(seat) of the copy must equal
+     * view(seat) of g.
+     */
+    game_t *(*resample)(const game_t *g, int seat, uint64_t seed);
+    /* Check the state's invariants (every card accounted for...). 0 or -1 + err. */
+    int (*audit)(const game_t *g, game_error_t *err);
+
+    void (*free)(game_t *g);
+};
+
+/* --- registry (registry.c) --- */
+
+/* The games, in a fixed order; *n receives their count. */
+const game_desc_t *const *game_registry(int *n);
+const game_desc_t *game_find(const char *id);
+
+/* --- generic helpers (game.c) --- */
+
+/*
+ * Merge `user` (may be NULL) over the descriptor's defaults, checking that every
+ * key exists and has the default's JSON type, then create. Errors: "bad_players",
+ * "bad_option" (and whatever the game's create reports).
+ */
+game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t seed,
+                 game_error_t *err);
+/* The descriptor's default options as a new object. */
+json_t *game_default_options(const game_desc_t *d);
+
+static inline int game_apply(game_t *g, int seat, const json_t *a, int64_t now, game_error_t *e)
+{
+    return g->desc->apply(g, seat, a, now, e);
+}
+static inline json_t *game_legal(const game_t *g, int seat)
+{
+    return g->desc->legal(g, seat);
+}
+static inline json_t *game_view(const game_t *g, int seat)
+{
+    return g->desc->view(g, seat);
+}
+static inline int64_t game_next_deadline(const game_t *g)
+{
+    return g->desc->next_deadline(g);
+}
+static inline bool game_tick(game_t *g, int64_t now)
+{
+    return g->desc->tick(g, now);
+}
+static inline bool game_is_over(const game_t *g)
+{
+    return g->desc->is_over(g);
+}
+static inline void game_free(game_t *g)
+{
+    if (g) g->desc->free(g);
+}
+
+/* Fill err (printf-style message) and return -1: the one way core code refuses. */
+int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif
