@@ -1,0 +1,310 @@
+/*
+ * envelope.c — line -> request, replies and events -> line. See envelope.h.
+ */
+#include "envelope.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "inline_form.h"
+
+/* ----------------------------------------------------------------- utf-8 --- */
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c < 0x80) return 1;
+    size_t len;
+    unsigned min;
+    unsigned cp;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2, min = 0x80, cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3, min = 0x800, cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4, min = 0x10000, cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len) return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return len;
+}
+
+bool proto_utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < len) {
+        size_t k = utf8_seq(p + i, len - i);
+        if (k == 0) return false;
+        i += k;
+    }
+    return true;
+}
+
+/* Replace every byte that is not part of valid UTF-8 by '?', in place. */
+static void utf8_scrub(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    size_t len = strlen(s);
+    size_t i = 0;
+    while (i < len) {
+        size_t k = utf8_seq(p + i, len - i);
+        if (k == 0) {
+            p[i++] = '?';
+        } else {
+            i += k;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- errors --- */
+
+int proto_fail(proto_error_t *err, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    err->code = code;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    va_end(ap);
+    /* Messages quote client input; truncation may also split a character. */
+    utf8_scrub(err->message);
+    return PROTO_ERROR;
+}
+
+/* ------------------------------------------------------------------ json --- */
+
+/*
+ * Deepest nesting of s, counted outside strings, stopping early past limit.
+ * Runs before jansson so that no parser ever recurses on hostile depth.
+ */
+static int json_depth(const char *s, size_t len, int limit)
+{
+    int depth = 0, max = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > max) max = depth;
+            if (max > limit) break;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    return max;
+}
+
+json_t *proto_json_parse(const char *line, size_t len, proto_error_t *err)
+{
+    if (memchr(line, '\0', len)) {
+        proto_fail(err, PROTO_BAD_JSON, "NUL byte in JSON line");
+        return NULL;
+    }
+    if (json_depth(line, len, PROTO_MAX_DEPTH) > PROTO_MAX_DEPTH) {
+        proto_fail(err, PROTO_BAD_JSON, "JSON nested deeper than %d levels", PROTO_MAX_DEPTH);
+        return NULL;
+    }
+    json_error_t jerr;
+    json_t *v = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!v) {
+        proto_fail(err, PROTO_BAD_JSON, "invalid JSON at column %d: %s", jerr.column, jerr.text);
+        return NULL;
+    }
+    if (!json_is_object(v)) {
+        json_decref(v);
+        proto_fail(err, PROTO_BAD_JSON, "a request must be a JSON object");
+        return NULL;
+    }
+    return v;
+}
+
+/* --------------------------------------------------------------- request --- */
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/*
+ * After a failed inline parse: recover the name to echo in "re" from the
+ * first word (the command, or "act" for an action shortcut), if it is clean.
+ */
+static void inline_recover_re(proto_request_t *req, const char *s, size_t len)
+{
+    size_t n = 0;
+    while (n < len && !is_blank(s[n]))
+        n++;
+    if (n == 0 || n > 64 || !proto_utf8_valid(s, n)) return;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) return;
+    char word[65];
+    memcpy(word, s, n);
+    word[n] = '\0';
+    const command_t *c = command_lookup(word);
+    if (c) {
+        req->re = c->name;
+        return;
+    }
+    bool ident = word[0] == '_' || (word[0] >= 'a' && word[0] <= 'z');
+    for (size_t i = 1; i < n && ident; i++)
+        ident = word[i] == '_' || (word[i] >= 'a' && word[i] <= 'z') ||
+                (word[i] >= '0' && word[i] <= '9');
+    if (ident) {
+        req->re = command_get(CMD_ACT)->name;
+        return;
+    }
+    req->msg = json_pack("{s:s}", "cmd", word);
+    if (req->msg) req->re = json_string_value(json_object_get(req->msg, "cmd"));
+}
+
+int proto_request_parse(proto_request_t *req, const char *line, size_t len, proto_error_t *err)
+{
+    memset(req, 0, sizeof(*req));
+    size_t i = 0;
+    while (i < len && is_blank(line[i]))
+        i++;
+    if (i == len) return PROTO_EMPTY;
+    const char *s = line + i;
+    size_t n = len - i;
+
+    if (s[0] == '{') {
+        req->msg = proto_json_parse(s, n, err);
+        if (!req->msg) return PROTO_ERROR;
+        req->id = json_object_get(req->msg, "id");
+        json_t *cmd = json_object_get(req->msg, "cmd");
+        if (!cmd) return proto_fail(err, PROTO_BAD_REQUEST, "cmd: required");
+        if (!json_is_string(cmd))
+            return proto_fail(err, PROTO_BAD_REQUEST, "cmd: must be a string");
+        req->re = json_string_value(cmd);
+    } else {
+        req->inline_form = true;
+        if (memchr(s, '\0', n)) return proto_fail(err, PROTO_BAD_REQUEST, "NUL byte in line");
+        req->msg = inline_parse(s, n, err);
+        if (!req->msg) {
+            inline_recover_re(req, s, n);
+            return PROTO_ERROR;
+        }
+        req->re = json_string_value(json_object_get(req->msg, "cmd"));
+    }
+
+    const command_t *c = command_lookup(req->re);
+    if (!c)
+        return proto_fail(err, PROTO_UNKNOWN_COMMAND, "unknown command '%.40s' (try: help)",
+                          req->re);
+    if (command_validate(c, req->msg, err) < 0) return PROTO_ERROR;
+    req->command = c;
+    return PROTO_OK;
+}
+
+void proto_request_free(proto_request_t *req)
+{
+    json_decref(req->msg);
+    memset(req, 0, sizeof(*req));
+}
+
+/* --------------------------------------------------------------- replies --- */
+
+/* A JSON string of s, or null if s is NULL or not valid UTF-8. */
+static json_t *string_or_null(const char *s)
+{
+    json_t *v = s ? json_string(s) : NULL;
+    return v ? v : json_null();
+}
+
+json_t *proto_reply(const char *re, const json_t *id)
+{
+    json_t *r = json_object();
+    if (!r) return NULL;
+    json_object_set_new(r, "re", string_or_null(re));
+    if (id) json_object_set_new(r, "id", json_deep_copy(id));
+    json_object_set_new(r, "ok", json_true());
+    return r;
+}
+
+json_t *proto_reply_error(const char *re, const json_t *id, const char *code, const char *message)
+{
+    json_t *r = proto_reply(re, id);
+    if (!r) return NULL;
+    json_t *text = json_string(message ? message : "");
+    if (!text) {
+        /* Not valid UTF-8: keep what can be kept rather than lose the reply. */
+        char *copy = strdup(message);
+        if (copy) {
+            utf8_scrub(copy);
+            text = json_string(copy);
+            free(copy);
+        }
+    }
+    json_object_set_new(r, "ok", json_false());
+    json_object_set_new(r, "error",
+                        json_pack("{s:o,s:o}", "code", string_or_null(code), "message",
+                                  text ? text : json_string("")));
+    return r;
+}
+
+json_t *proto_reply_from_error(const proto_request_t *req, const proto_error_t *err)
+{
+    return proto_reply_error(req->re, req->id, err->code, err->message);
+}
+
+json_t *proto_event(const char *ev)
+{
+    return json_pack("{s:o}", "ev", string_or_null(ev));
+}
+
+/* -------------------------------------------------------------- encoding --- */
+
+typedef struct outbuf {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} outbuf_t;
+
+static int outbuf_put(const char *s, size_t n, void *data)
+{
+    outbuf_t *b = data;
+    if (b->cap - b->len < n + 1) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap - b->len < n + 1)
+            cap *= 2;
+        char *p = realloc(b->data, cap);
+        if (!p) {
+            b->failed = true;
+            return -1;
+        }
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    return 0;
+}
+
+char *proto_encode(const json_t *msg, size_t *len)
+{
+    outbuf_t b = {0};
+    if (!msg || json_dump_callback(msg, outbuf_put, &b, JSON_COMPACT) < 0 ||
+        outbuf_put("\n", 1, &b) < 0 || b.failed) {
+        free(b.data);
+        return NULL;
+    }
+    b.data[b.len] = '\0';
+    if (len) *len = b.len;
+    return b.data;
+}

@@ -1,0 +1,119 @@
+/*
+ * envelope.h — one line in, one request out; replies and events out as lines.
+ *
+ * proto_request_parse() is the whole way from a line (as frame_next() gives
+ * it) to a request the server may dispatch: JSON or inline form, then the
+ * command table's validation (commands.h). A handler may trust what it gets:
+ * every argument present has the type and range its command declares.
+ *
+ * Lines:
+ *  - Empty or white-space-only (space, tab) lines are ignored: no reply
+ *    (PROTO_EMPTY), so a person pressing Enter in netcat gets no noise.
+ *  - A line whose first non-blank byte is '{' is JSON; anything else is the
+ *    inline form (inline_form.h).
+ *  - JSON: one object, valid UTF-8, nesting at most PROTO_MAX_DEPTH levels,
+ *    no duplicate keys, nothing after it but white space; otherwise bad_json.
+ *    "cmd" must be a string (else bad_request); "id" is optional, any JSON
+ *    value, echoed in the reply. Unknown extra fields are ignored (forward
+ *    compatibility); known ones are checked.
+ *  - Inline form: invalid UTF-8 or a control byte (other than tab) gives
+ *    bad_request. A NUL byte gives bad_json in a JSON line and bad_request in
+ *    an inline one.
+ *
+ * Replies: {"re": NAME, "id": ID, "ok": true, ...} or
+ * {"re": NAME, "id": ID, "ok": false, "error": {"code": C, "message": M}}.
+ * "id" appears only when the request had one. "re" is the command name as
+ * the client sent it (the inline shortcuts send "act"), or null when no
+ * command name could be read (bad_json, "cmd" missing or not a string,
+ * line_too_long).
+ *
+ * Events: {"ev": NAME, ...}, never with "re".
+ *
+ * Ownership: json_t * results are new references; the caller decrefs them.
+ */
+#ifndef TAPIS_PROTOCOL_ENVELOPE_H
+#define TAPIS_PROTOCOL_ENVELOPE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The stable error codes this layer produces (the server adds its own). */
+#define PROTO_BAD_JSON "bad_json"
+#define PROTO_BAD_REQUEST "bad_request"
+#define PROTO_UNKNOWN_COMMAND "unknown_command"
+#define PROTO_LINE_TOO_LONG "line_too_long"
+#define PROTO_HELLO_FIRST "hello_first" /* the server sends it, see CMD_F_BEFORE_HELLO */
+
+/* Deepest accepted nesting of a JSON request (the request object is level 1). */
+#define PROTO_MAX_DEPTH 32
+
+/* Results of proto_request_parse(). */
+#define PROTO_OK 0
+#define PROTO_EMPTY 1 /* blank line: ignore, send nothing */
+#define PROTO_ERROR -1
+
+typedef struct proto_error {
+    const char *code; /* one of the PROTO_* codes (static storage) */
+    char message[192];
+} proto_error_t;
+
+struct command;
+
+typedef struct proto_request {
+    json_t *msg;                   /* the request object {"cmd":..., ...}; owned */
+    const struct command *command; /* the table entry; NULL unless PROTO_OK */
+    const char *re;                /* "re" to reply with (inside msg), or NULL */
+    json_t *id;                    /* "id" (inside msg), or NULL when absent */
+    bool inline_form;              /* the line was the inline form */
+} proto_request_t;
+
+/*
+ * Parse and validate one line (`len` bytes; NUL bytes inside are an error).
+ * Always initialises *req; call proto_request_free() whatever the result.
+ *  PROTO_OK:    req->msg is the normalised request and req->command its entry.
+ *  PROTO_EMPTY: blank line; nothing to answer.
+ *  PROTO_ERROR: *err says why; answer with
+ *               proto_reply_error(req->re, req->id, err->code, err->message)
+ *               (req->re and req->id are set when they could be read).
+ */
+int proto_request_parse(proto_request_t *req, const char *line, size_t len, proto_error_t *err);
+
+void proto_request_free(proto_request_t *req);
+
+/*
+ * Parse a JSON line into an object: depth checked before jansson sees it,
+ * UTF-8 and syntax checked by jansson, duplicate keys refused. Returns a new
+ * object, or NULL with err filled (code bad_json).
+ */
+json_t *proto_json_parse(const char *line, size_t len, proto_error_t *err);
+
+/* {"re": re (null if NULL), "id": id (only if id != NULL), "ok": true}. Add fields to it. */
+json_t *proto_reply(const char *re, const json_t *id);
+
+/* {"re": re, "id": id, "ok": false, "error": {"code": code, "message": message}}. */
+json_t *proto_reply_error(const char *re, const json_t *id, const char *code, const char *message);
+
+/* The same as proto_reply_error() from a request and its parse error. */
+json_t *proto_reply_from_error(const proto_request_t *req, const proto_error_t *err);
+
+/* {"ev": ev}. Add fields to it. */
+json_t *proto_event(const char *ev);
+
+/*
+ * Encode a message as one compact JSON line ending in "\n" (UTF-8, not
+ * ASCII-escaped; JSON escaping guarantees the only "\n" is the last byte).
+ * Returns a malloc()ed buffer the caller free()s (a write request can own
+ * it until its callback), with its length in *len (if len != NULL), or NULL
+ * on allocation failure or if msg cannot be encoded.
+ */
+char *proto_encode(const json_t *msg, size_t *len);
+
+/* Fill err (printf-style message) and return PROTO_ERROR. */
+int proto_fail(proto_error_t *err, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* True if s[0..len) is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
+bool proto_utf8_valid(const char *s, size_t len);
+
+#endif

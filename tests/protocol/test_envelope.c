@@ -1,0 +1,458 @@
+/*
+ * test_envelope.c — a catalogue of malformed input, one case per line of
+ * trouble, each expecting its error code; then ids, replies and encoding.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "protocol.h"
+
+/* Parse a line; return the result and leave the error code (or NULL) in *code. */
+static int parse(const char *line, size_t len, const char **code, char **reply)
+{
+    proto_request_t req;
+    proto_error_t err = {0};
+    int r = proto_request_parse(&req, line, len, &err);
+    *code = r == PROTO_ERROR ? err.code : NULL;
+    if (reply) {
+        json_t *msg =
+            r == PROTO_ERROR ? proto_reply_from_error(&req, &err) : proto_reply(req.re, req.id);
+        assert_non_null(msg);
+        *reply = proto_encode(msg, NULL);
+        assert_non_null(*reply);
+        json_decref(msg);
+    }
+    proto_request_free(&req);
+    return r;
+}
+
+/* ------------------------------------------------------------- catalogue --- */
+
+typedef struct trouble {
+    const char *what;
+    const char *line;
+    size_t len;       /* 0: strlen(line) */
+    const char *code; /* NULL: accepted */
+} trouble_t;
+
+static const trouble_t catalogue[] = {
+    {"truncated JSON", "{\"cmd\":\"ping\"", 0, PROTO_BAD_JSON},
+    {"JSON with trailing garbage", "{\"cmd\":\"ping\"} x", 0, PROTO_BAD_JSON},
+    {"two objects on a line", "{\"cmd\":\"ping\"}{\"cmd\":\"ping\"}", 0, PROTO_BAD_JSON},
+    {"single quotes", "{'cmd':'ping'}", 0, PROTO_BAD_JSON},
+    {"unquoted key", "{cmd:\"ping\"}", 0, PROTO_BAD_JSON},
+    {"trailing comma", "{\"cmd\":\"ping\",}", 0, PROTO_BAD_JSON},
+    {"duplicate key", "{\"cmd\":\"ping\",\"cmd\":\"quit\"}", 0, PROTO_BAD_JSON},
+    {"integer too big", "{\"cmd\":\"ping\",\"id\":123456789012345678901234567890}", 0,
+     PROTO_BAD_JSON},
+    {"NaN", "{\"cmd\":\"ping\",\"id\":NaN}", 0, PROTO_BAD_JSON},
+    {"escaped NUL in string", "{\"cmd\":\"pi\\u0000ng\"}", 0, PROTO_BAD_JSON},
+    {"raw NUL in JSON", "{\"cmd\":\"ping\"}\0", 15, PROTO_BAD_JSON},
+    {"raw control char in string", "{\"cmd\":\"pi\tng\"}", 0, PROTO_BAD_JSON},
+    {"invalid UTF-8 in JSON", "{\"cmd\":\"say\",\"text\":\"\xc3\x28\"}", 0, PROTO_BAD_JSON},
+    {"overlong UTF-8 in JSON", "{\"cmd\":\"say\",\"text\":\"\xc0\xaf\"}", 0, PROTO_BAD_JSON},
+    {"lone surrogate escape", "{\"cmd\":\"say\",\"text\":\"\\ud800\"}", 0, PROTO_BAD_JSON},
+    {"telnet 255 byte in JSON", "{\"cmd\":\"ping\xff\"}", 0, PROTO_BAD_JSON},
+    {"brackets inside strings do not nest",
+     "{\"cmd\":\"say\",\"text\":\"[[[[[[[[[[[[[[[[[[[[[[["
+     "[[[[[[[[[[[[[[[[[[[[[[[[[\\\"[[[[[[\"}",
+     0, NULL},
+    {"missing cmd", "{\"id\":1}", 0, PROTO_BAD_REQUEST},
+    {"empty object", "{}", 0, PROTO_BAD_REQUEST},
+    {"cmd is a number", "{\"cmd\":42}", 0, PROTO_BAD_REQUEST},
+    {"cmd is null", "{\"cmd\":null}", 0, PROTO_BAD_REQUEST},
+    {"cmd is an array", "{\"cmd\":[\"ping\"]}", 0, PROTO_BAD_REQUEST},
+    {"cmd is an object", "{\"cmd\":{}}", 0, PROTO_BAD_REQUEST},
+    {"unknown command", "{\"cmd\":\"fly\"}", 0, PROTO_UNKNOWN_COMMAND},
+    {"command in upper case", "{\"cmd\":\"PING\"}", 0, PROTO_UNKNOWN_COMMAND},
+    {"empty command", "{\"cmd\":\"\"}", 0, PROTO_UNKNOWN_COMMAND},
+    {"action shortcut is inline only", "{\"cmd\":\"draw\"}", 0, PROTO_UNKNOWN_COMMAND},
+    {"unknown extra fields are ignored", "{\"cmd\":\"ping\",\"zzz\":[1,{}]}", 0, NULL},
+    {"leading blanks before JSON", " \t{\"cmd\":\"ping\"}", 0, NULL},
+    {"trailing blanks after JSON", "{\"cmd\":\"ping\"} \t", 0, NULL},
+    {"bare CR inside JSON is white space", "{\"cmd\":\"ping\"\r}", 0, NULL},
+    {"inline invalid UTF-8", "say caf\xc3", 0, PROTO_BAD_REQUEST},
+    {"inline lone continuation byte", "hello \x80", 0, PROTO_BAD_REQUEST},
+    {"inline surrogate encoded", "hello \xed\xa0\x80", 0, PROTO_BAD_REQUEST},
+    {"inline NUL byte", "ping\0", 5, PROTO_BAD_REQUEST},
+    {"inline NUL in the middle", "say a\0b", 7, PROTO_BAD_REQUEST},
+    {"inline bare CR", "ping\r", 0, PROTO_BAD_REQUEST},
+    {"inline escape char", "say \x1b[31mred", 0, PROTO_BAD_REQUEST},
+    {"inline DEL char", "say \x7f", 0, PROTO_BAD_REQUEST},
+    {"inline upper-case word", "PING", 0, PROTO_UNKNOWN_COMMAND},
+    {"inline punctuation word", "!quit", 0, PROTO_UNKNOWN_COMMAND},
+    {"inline JSON array", "[\"ping\"]", 0, PROTO_UNKNOWN_COMMAND},
+    {"inline UTF-8 is fine", "say caf\xc3\xa9 \xe2\x82\xac", 0, NULL},
+    {"inline tabs separate words", "join\tr1\t2", 0, NULL},
+    {"inline unknown word is an action", "fly", 0, NULL},
+    {"inline telnet-escaped 255 stays invalid", "say \xff", 0, PROTO_BAD_REQUEST},
+};
+
+/* One catalogue row (passed as the test's state). */
+static void trouble_case(void **state)
+{
+    const trouble_t *t = *state;
+    const char *code;
+    char *reply;
+    size_t len = t->len ? t->len : strlen(t->line);
+    int r = parse(t->line, len, &code, &reply);
+    if (t->code) {
+        assert_int_equal(r, PROTO_ERROR);
+        assert_string_equal(code, t->code);
+    } else {
+        if (r != PROTO_OK) print_error("refused: %s", reply);
+        assert_int_equal(r, PROTO_OK);
+    }
+    /* Whatever came in, the reply is one line of valid JSON. */
+    size_t rl = strlen(reply);
+    assert_ptr_equal(strchr(reply, '\n'), reply + rl - 1);
+    json_t *back = json_loads(reply, 0, NULL);
+    assert_non_null(back);
+    json_decref(back);
+    free(reply);
+}
+
+/* -------------------------------------------------------- specific cases --- */
+
+static void blank_lines_are_ignored(void **state)
+{
+    (void)state;
+    const char *code;
+    assert_int_equal(parse("", 0, &code, NULL), PROTO_EMPTY);
+    assert_int_equal(parse("   ", 3, &code, NULL), PROTO_EMPTY);
+    assert_int_equal(parse(" \t \t", 4, &code, NULL), PROTO_EMPTY);
+}
+
+static void nesting_100000_deep_is_bad_json(void **state)
+{
+    (void)state;
+    size_t n = 100000;
+    char *s = malloc(n * 2 + 32);
+    assert_non_null(s);
+    const char *head = "{\"cmd\":\"act\",\"action\":";
+    size_t k = strlen(head);
+    memcpy(s, head, k);
+    memset(s + k, '[', n);
+    memset(s + k + n, ']', n);
+    s[k + 2 * n] = '}';
+    const char *code;
+    assert_int_equal(parse(s, k + 2 * n + 1, &code, NULL), PROTO_ERROR);
+    assert_string_equal(code, PROTO_BAD_JSON);
+    /* Unbalanced and object-only variants. */
+    memset(s, '{', n);
+    assert_int_equal(parse(s, n, &code, NULL), PROTO_ERROR);
+    assert_string_equal(code, PROTO_BAD_JSON);
+    proto_error_t err;
+    memset(s, '[', n);
+    assert_null(proto_json_parse(s, n, &err));
+    assert_string_equal(err.code, PROTO_BAD_JSON);
+    free(s);
+}
+
+/* {"cmd":"ping","x":[[...]]} with the request object at level 1. */
+static int parse_nested(int depth, const char **code)
+{
+    char line[256];
+    size_t k = (size_t)sprintf(line, "{\"cmd\":\"ping\",\"x\":");
+    for (int i = 1; i < depth; i++)
+        line[k++] = '[';
+    for (int i = 1; i < depth; i++)
+        line[k++] = ']';
+    line[k++] = '}';
+    return parse(line, k, code, NULL);
+}
+
+static void nesting_limit_is_32_levels(void **state)
+{
+    (void)state;
+    const char *code;
+    assert_int_equal(parse_nested(PROTO_MAX_DEPTH, &code), PROTO_OK);
+    assert_int_equal(parse_nested(PROTO_MAX_DEPTH + 1, &code), PROTO_ERROR);
+    assert_string_equal(code, PROTO_BAD_JSON);
+}
+
+static void bad_json_replies_with_null_re_and_no_id(void **state)
+{
+    (void)state;
+    const char *code;
+    char *reply;
+    parse("{\"cmd\":\"ping\",\"id\":7", 20, &code, &reply);
+    json_t *r = json_loads(reply, 0, NULL);
+    assert_non_null(r);
+    assert_true(json_is_null(json_object_get(r, "re")));
+    assert_null(json_object_get(r, "id"));
+    assert_true(json_is_false(json_object_get(r, "ok")));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r, "error"), "code")),
+                        "bad_json");
+    json_decref(r);
+    free(reply);
+}
+
+static void missing_cmd_echoes_id_with_null_re(void **state)
+{
+    (void)state;
+    const char *code;
+    char *reply;
+    const char *line = "{\"id\":\"q1\",\"room\":\"r1\"}";
+    assert_int_equal(parse(line, strlen(line), &code, &reply), PROTO_ERROR);
+    assert_string_equal(reply, "{\"re\":null,\"id\":\"q1\",\"ok\":false,\"error\":{\"code\":"
+                               "\"bad_request\",\"message\":\"cmd: required\"}}\n");
+    free(reply);
+}
+
+static void unknown_command_echoes_its_name_and_id(void **state)
+{
+    (void)state;
+    const char *code;
+    char *reply;
+    const char *line = "{\"cmd\":\"fly\",\"id\":3}";
+    parse(line, strlen(line), &code, &reply);
+    json_t *r = json_loads(reply, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(r, "re")), "fly");
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 3);
+    json_decref(r);
+    free(reply);
+
+    parse("Fly away", 8, &code, &reply);
+    r = json_loads(reply, 0, NULL);
+    assert_string_equal(code, PROTO_UNKNOWN_COMMAND);
+    assert_string_equal(json_string_value(json_object_get(r, "re")), "Fly");
+    json_decref(r);
+    free(reply);
+}
+
+static void inline_errors_reply_with_the_command_name(void **state)
+{
+    (void)state;
+    const char *code;
+    char *reply;
+    parse("join", 4, &code, &reply);
+    assert_string_equal(code, PROTO_BAD_REQUEST);
+    assert_non_null(strstr(reply, "\"re\":\"join\""));
+    assert_non_null(strstr(reply, "room: required"));
+    free(reply);
+    parse("discard type=x", 14, &code, &reply);
+    assert_string_equal(code, PROTO_BAD_REQUEST);
+    assert_non_null(strstr(reply, "\"re\":\"act\""));
+    free(reply);
+}
+
+static void id_of_every_json_type_is_echoed(void **state)
+{
+    (void)state;
+    const char *ids[] = {
+        "\"abc\"",           "0",   "-12", "3.5", "true", "false", "null", "[1,\"x\",[]]",
+        "{\"a\":{\"b\":1}}", "\"\""};
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        char line[128];
+        const char *code;
+        char *reply;
+        snprintf(line, sizeof(line), "{\"id\":%s,\"cmd\":\"ping\"}", ids[i]);
+        assert_int_equal(parse(line, strlen(line), &code, &reply), PROTO_OK);
+        json_t *want = json_loads(ids[i], JSON_DECODE_ANY, NULL);
+        json_t *r = json_loads(reply, 0, NULL);
+        assert_non_null(want);
+        assert_non_null(r);
+        assert_true(json_equal(json_object_get(r, "id"), want));
+        json_decref(want);
+        json_decref(r);
+        free(reply);
+        /* And on an error reply too. */
+        snprintf(line, sizeof(line), "{\"id\":%s,\"cmd\":\"join\"}", ids[i]);
+        assert_int_equal(parse(line, strlen(line), &code, &reply), PROTO_ERROR);
+        want = json_loads(ids[i], JSON_DECODE_ANY, NULL);
+        r = json_loads(reply, 0, NULL);
+        assert_true(json_equal(json_object_get(r, "id"), want));
+        json_decref(want);
+        json_decref(r);
+        free(reply);
+    }
+}
+
+static void request_without_id_gets_reply_without_id(void **state)
+{
+    (void)state;
+    const char *code;
+    char *reply;
+    assert_int_equal(parse("ping", 4, &code, &reply), PROTO_OK);
+    assert_string_equal(reply, "{\"re\":\"ping\",\"ok\":true}\n");
+    free(reply);
+}
+
+/* -------------------------------------------------------------- encoding --- */
+
+static void assert_one_line(const char *s, size_t len)
+{
+    assert_true(len > 0);
+    assert_int_equal(strlen(s), len);
+    assert_ptr_equal(strchr(s, '\n'), s + len - 1);
+    assert_null(strchr(s, '\r'));
+}
+
+static void no_reply_line_contains_a_raw_newline(void **state)
+{
+    (void)state;
+    json_t *id = json_string("a\nb");
+    json_t *r = proto_reply_error("say\n", id, "bad\ncode", "line one\nline two\r\n\x01\x1f");
+    size_t len;
+    char *s = proto_encode(r, &len);
+    assert_non_null(s);
+    assert_one_line(s, len);
+    json_t *back = json_loads(s, 0, NULL);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(back, "error"), "message")),
+        "line one\nline two\r\n\x01\x1f");
+    json_decref(back);
+    free(s);
+    json_decref(r);
+    json_decref(id);
+
+    json_t *ev = proto_event("chat");
+    json_object_set_new(ev, "text", json_string("hi\nthere\u2028"));
+    s = proto_encode(ev, &len);
+    assert_one_line(s, len);
+    free(s);
+    json_decref(ev);
+}
+
+static void said_text_with_newline_escapes_in_event(void **state)
+{
+    (void)state;
+    proto_request_t req;
+    proto_error_t err;
+    const char *line = "{\"cmd\":\"say\",\"text\":\"one\\ntwo\"}";
+    assert_int_equal(proto_request_parse(&req, line, strlen(line), &err), PROTO_OK);
+    json_t *ev = proto_event("chat");
+    json_object_set(ev, "text", json_object_get(req.msg, "text"));
+    size_t len;
+    char *s = proto_encode(ev, &len);
+    assert_one_line(s, len);
+    assert_string_equal(s, "{\"ev\":\"chat\",\"text\":\"one\\ntwo\"}\n");
+    free(s);
+    json_decref(ev);
+    proto_request_free(&req);
+}
+
+static void error_message_with_invalid_utf8_is_scrubbed(void **state)
+{
+    (void)state;
+    json_t *r = proto_reply_error("x", NULL, "bad_request", "caf\xc3 \xff ok");
+    size_t len;
+    char *s = proto_encode(r, &len);
+    assert_non_null(s);
+    assert_one_line(s, len);
+    assert_non_null(strstr(s, "caf? ? ok"));
+    free(s);
+    json_decref(r);
+
+    proto_error_t err;
+    proto_fail(&err, PROTO_BAD_REQUEST, "word '%s'", "\xe2\x82");
+    assert_true(proto_utf8_valid(err.message, strlen(err.message)));
+}
+
+static void reply_fields_come_in_order(void **state)
+{
+    (void)state;
+    json_t *id = json_integer(9);
+    json_t *r = proto_reply("create", id);
+    json_object_set_new(r, "room", json_string("r1"));
+    char *s = proto_encode(r, NULL);
+    assert_string_equal(s, "{\"re\":\"create\",\"id\":9,\"ok\":true,\"room\":\"r1\"}\n");
+    free(s);
+    json_decref(r);
+    json_decref(id);
+    r = proto_event("game_over");
+    s = proto_encode(r, NULL);
+    assert_string_equal(s, "{\"ev\":\"game_over\"}\n");
+    free(s);
+    json_decref(r);
+    assert_null(proto_encode(NULL, NULL));
+}
+
+static void utf8_validator_agrees_with_the_rules(void **state)
+{
+    (void)state;
+    assert_true(proto_utf8_valid("", 0));
+    assert_true(proto_utf8_valid("\xf4\x8f\xbf\xbf", 4));  /* U+10FFFF */
+    assert_false(proto_utf8_valid("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
+    assert_false(proto_utf8_valid("\xe0\x80\xaf", 3));     /* overlong */
+    assert_false(proto_utf8_valid("\xed\xbf\xbf", 3));     /* surrogate */
+    assert_false(proto_utf8_valid("\xc2", 1));             /* truncated */
+    assert_false(proto_utf8_valid("\xfe", 1));
+}
+
+/* --------------------------------------------------------------- random --- */
+
+static uint64_t rnd(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void random_lines_always_get_one_line_reply(void **state)
+{
+    (void)state;
+    static const char *bits[] = {"{",    "}",   "[",    "]",    "\"",    ":",    ",",
+                                 "cmd",  "act", "say",  "join", "hello", " ",    "\t",
+                                 "=",    "1",   "-",    "x",    "\\",    "\xc3", "\xa9",
+                                 "\xff", "\r",  "null", "true", "id",    "room"};
+    uint64_t x = 88172645463325252ULL;
+    char line[512];
+    for (int i = 0; i < 20000; i++) {
+        size_t n = 0;
+        int words = (int)(rnd(&x) % 24);
+        if (rnd(&x) % 2) n += (size_t)sprintf(line, "{\"cmd\":");
+        for (int w = 0; w < words; w++) {
+            const char *b = bits[rnd(&x) % (sizeof(bits) / sizeof(bits[0]))];
+            size_t bl = strlen(b);
+            memcpy(line + n, b, bl);
+            n += bl;
+        }
+        if (rnd(&x) % 8 == 0) line[n++] = '\0';
+        const char *code;
+        char *reply;
+        int r = parse(line, n, &code, &reply);
+        assert_true(r == PROTO_OK || r == PROTO_EMPTY || r == PROTO_ERROR);
+        size_t rl = strlen(reply);
+        assert_ptr_equal(strchr(reply, '\n'), reply + rl - 1);
+        assert_true(proto_utf8_valid(reply, rl));
+        free(reply);
+    }
+}
+
+int main(void)
+{
+    enum { N = sizeof(catalogue) / sizeof(catalogue[0]) };
+    struct CMUnitTest rows[N];
+    for (size_t i = 0; i < N; i++)
+        rows[i] =
+            (struct CMUnitTest){catalogue[i].what, trouble_case, NULL, NULL, (void *)&catalogue[i]};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(blank_lines_are_ignored),
+        cmocka_unit_test(nesting_100000_deep_is_bad_json),
+        cmocka_unit_test(nesting_limit_is_32_levels),
+        cmocka_unit_test(bad_json_replies_with_null_re_and_no_id),
+        cmocka_unit_test(missing_cmd_echoes_id_with_null_re),
+        cmocka_unit_test(unknown_command_echoes_its_name_and_id),
+        cmocka_unit_test(inline_errors_reply_with_the_command_name),
+        cmocka_unit_test(id_of_every_json_type_is_echoed),
+        cmocka_unit_test(request_without_id_gets_reply_without_id),
+        cmocka_unit_test(no_reply_line_contains_a_raw_newline),
+        cmocka_unit_test(said_text_with_newline_escapes_in_event),
+        cmocka_unit_test(error_message_with_invalid_utf8_is_scrubbed),
+        cmocka_unit_test(reply_fields_come_in_order),
+        cmocka_unit_test(utf8_validator_agrees_with_the_rules),
+        cmocka_unit_test(random_lines_always_get_one_line_reply),
+    };
+    int failed = cmocka_run_group_tests_name("malformed_input_catalogue", rows, NULL, NULL);
+    return failed + cmocka_run_group_tests(tests, NULL, NULL);
+}
