@@ -15,7 +15,8 @@
  * once nothing else remains form squares, then a triple or a double; leaving a
  * joker unused is a choice too. A branch stops when its points plus 5 per card
  * left (a square's rate, the best there is) cannot beat the best found so far.
- * A typical 8-10 card hand costs a few dozen nodes.
+ * A typical 8-10 card hand takes a fraction of a microsecond (see
+ * tests/bench/bench_233_score.c).
  *
  * Winning combinations (score_combo) walk the same tree, but every card must be
  * placed and the groups formed must be exactly those the combination still
