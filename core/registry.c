@@ -4,9 +4,21 @@
 #include "game.h"
 
 extern const game_desc_t g233_desc;
+extern const game_desc_t aspoint3_desc;
+extern const game_desc_t seqnum_desc;
+extern const game_desc_t slap_desc;
 
 static const game_desc_t *const games[] = {
     &g233_desc,
+#ifdef TAPIS_GAME_ASPOINT3
+    &aspoint3_desc,
+#endif
+#ifdef TAPIS_GAME_SEQNUM
+    &seqnum_desc,
+#endif
+#ifdef TAPIS_GAME_SLAP
+    &slap_desc,
+#endif
 };
 
 const game_desc_t *const *game_registry(int *n)
