@@ -102,7 +102,7 @@ int g233_parse(const json_t *o, act_t *a, game_error_t *err)
         a->card = card_parse(json_string_value(card));
         if (a->card < 0) return game_fail(err, "unknown_card", "no such card in 233");
         const json_t *d = json_object_get(o, "declare");
-        if (d && !json_is_boolean(d)) return bad(err, "\"declare\" must be true or false");
+        if (d && !json_is_true(d)) return bad(err, "\"declare\" is true, or left out");
         if (nargs > 2 || (nargs == 2 &&
                           strcmp(json_string_value(json_array_get(args, 1)) ?: "", "declare") != 0))
             return bad(err, "inline: discard CARD [declare]");
@@ -116,7 +116,7 @@ int g233_parse(const json_t *o, act_t *a, game_error_t *err)
     case ACT_CLAIM: {
         if (only_keys(o, cards_keys)) return bad(err, "claim takes \"cards\" or \"final\"");
         const json_t *f = json_object_get(o, "final");
-        if (f && !json_is_boolean(f)) return bad(err, "\"final\" must be true or false");
+        if (f && !json_is_true(f)) return bad(err, "\"final\" is true, or left out");
         if (nargs == 1 && strcmp(json_string_value(json_array_get(args, 0)) ?: "", "final") == 0)
             a->final = true;
         else
