@@ -1,0 +1,131 @@
+/*
+ * actions.c — As.point3 actions on the wire: parsing (canonical fields, or the
+ * positional "args" of the protocol's inline form), the canonical JSON form,
+ * and the list of legal actions.
+ *
+ * Canonical forms (what legal() lists and what is sent back):
+ *   {"type":"swap","card":C}       the starter gives C for the face-down card, blind
+ *   {"type":"keep"}                the starter keeps both cards
+ *   {"type":"pick","card":"down"}  the other player takes the face-down card
+ *   {"type":"pick","card":"up"}    ... or the face-up card: a challenge
+ * Inline: "swap KH", "keep", "pick down", "pick up".
+ */
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const type_names[] = {"swap", "keep", "pick"};
+
+static int bad(game_error_t *err, const char *what)
+{
+    return game_fail(err, "bad_action", "%s", what);
+}
+
+/* Only "type", "args" and the type's own key: a typo is an error, not a surprise. */
+static bool only_keys(const json_t *o, const char *key)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v)
+    {
+        if (strcmp(k, "type") && strcmp(k, "args") && (!key || strcmp(k, key))) return false;
+    }
+    return true;
+}
+
+/* The one argument of swap and pick: "card", or the single inline word. */
+static const json_t *one_arg(const json_t *o, const json_t *args, game_error_t *err)
+{
+    size_t n = json_array_size(args);
+    if (args && json_object_get(o, "card")) {
+        bad(err, "give \"card\" or \"args\", not both");
+        return NULL;
+    }
+    if (args && n != 1) {
+        bad(err, "inline: swap CARD, or pick down|up");
+        return NULL;
+    }
+    const json_t *v = args ? json_array_get(args, 0) : json_object_get(o, "card");
+    if (!json_is_string(v)) {
+        bad(err, "this action needs a \"card\" string");
+        return NULL;
+    }
+    return v;
+}
+
+int ap3_parse(const json_t *o, ap3_act_t *a, game_error_t *err)
+{
+    memset(a, 0, sizeof *a);
+    a->card = -1;
+    if (!json_is_object(o)) return bad(err, "an action is a JSON object with a \"type\"");
+    const char *type = json_string_value(json_object_get(o, "type"));
+    if (!type) return bad(err, "an action needs a \"type\" string");
+    int t = -1;
+    for (int i = 0; i < (int)(sizeof type_names / sizeof type_names[0]); i++)
+        if (strcmp(type, type_names[i]) == 0) t = i;
+    if (t < 0) return game_fail(err, "unknown_action", "As.point3 has no action \"%.40s\"", type);
+    a->type = (ap3_act_type_t)t;
+    const json_t *args = json_object_get(o, "args");
+    if (args && !json_is_array(args)) return bad(err, "\"args\" must be a list");
+
+    if (a->type == ACT_KEEP) {
+        if (!only_keys(o, NULL) || json_array_size(args))
+            return bad(err, "keep takes no arguments");
+        return 0;
+    }
+    if (!only_keys(o, "card")) return bad(err, "this action takes only \"card\"");
+    const json_t *v = one_arg(o, args, err);
+    if (!v) return -1;
+    const char *s = json_string_value(v);
+    if (a->type == ACT_PICK) {
+        if (strcmp(s, "up") && strcmp(s, "down"))
+            return bad(err, "pick takes the card \"down\" or \"up\"");
+        a->up = strcmp(s, "up") == 0;
+        return 0;
+    }
+    a->card = ap3_card_parse(s);
+    if (a->card < 0)
+        return game_fail(err, "unknown_card", "no card \"%.20s\" (e.g. AS, 10H, QD)", s);
+    return 0;
+}
+
+json_t *ap3_act_json(const ap3_act_t *a)
+{
+    json_t *o = json_pack("{s:s}", "type", type_names[a->type]);
+    if (a->type == ACT_SWAP)
+        json_object_set_new(o, "card", json_string(ap3_card_name((ap3_card_t)a->card)));
+    else if (a->type == ACT_PICK)
+        json_object_set_new(o, "card", json_string(a->up ? "up" : "down"));
+    return o;
+}
+
+/* ------------------------------------------------------------------ */
+/* Legal actions: candidates the referee accepts                        */
+/* ------------------------------------------------------------------ */
+
+static void offer(const ap3_t *g, int seat, const ap3_act_t *a, json_t *out)
+{
+    game_error_t err;
+    if (ap3_check(g, seat, a, &err) == 0) json_array_append_new(out, ap3_act_json(a));
+}
+
+json_t *ap3_legal(const game_t *base, int seat)
+{
+    const ap3_t *g = (const ap3_t *)base;
+    json_t *out = json_array();
+    if (seat < 0 || seat >= base->seats || seat != ap3_turn(g)) return out;
+    ap3_act_t a = {.type = ACT_KEEP, .card = -1};
+    offer(g, seat, &a, out);
+    a.type = ACT_SWAP;
+    for (int i = 0; i < 2; i++) {
+        a.card = g->hand[seat][i];
+        offer(g, seat, &a, out);
+    }
+    a.type = ACT_PICK;
+    a.card = -1;
+    for (int up = 0; up <= 1; up++) {
+        a.up = up;
+        offer(g, seat, &a, out);
+    }
+    return out;
+}

@@ -1,0 +1,35 @@
+/* internal.h — what the files of core/aspoint3 share and nobody else needs. */
+#ifndef TAPIS_ASPOINT3_INTERNAL_H
+#define TAPIS_ASPOINT3_INTERNAL_H
+
+#include "aspoint3.h"
+
+typedef enum ap3_act_type { ACT_SWAP, ACT_KEEP, ACT_PICK } ap3_act_type_t;
+
+/* An action, parsed. */
+typedef struct ap3_act {
+    ap3_act_type_t type;
+    int card; /* swap: the card given up */
+    bool up;  /* pick: the face-up card (a challenge) */
+} ap3_act_t;
+
+/* actions.c */
+int ap3_parse(const json_t *action, ap3_act_t *a, game_error_t *err);
+json_t *ap3_act_json(const ap3_act_t *a);
+json_t *ap3_legal(const game_t *g, int seat);
+
+/* aspoint3.c */
+int ap3_check(const ap3_t *g, int seat, const ap3_act_t *a, game_error_t *err);
+void ap3_run(ap3_t *g, int seat, const ap3_act_t *a);
+/* The seat the game waits on, or -1 once over. */
+int ap3_turn(const ap3_t *g);
+
+/* view.c */
+json_t *ap3_cards_json(const ap3_card_t *cards, int n);
+json_t *ap3_card_json(ap3_card_t c); /* a name, or null for AP3_NONE */
+json_t *ap3_view(const game_t *g, int seat);
+json_t *ap3_dump(const game_t *g);
+game_t *ap3_resample(const game_t *g, int seat, uint64_t seed);
+int ap3_audit(const game_t *g, game_error_t *err);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * view.c — what each seat may see of an As.point3 table (the ONLY route by
+ * which a state reaches a client), the full dump, resampling of hidden cards,
+ * the audit of invariants, and the test constructors.
+ *
+ * Hidden: each player's two cards (their owner sees them under "hand"), the
+ * face-down centre card (nobody sees it; but a starter who swapped knows the
+ * card they put there: "swapped_out", in their view only), the stock. Public:
+ * the face-up card, whether the starter swapped, the discard pile (every card
+ * in it was revealed), scores, and each deal's reveal ("last_deal").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const phase_names[] = {"swap", "pick", "over"};
+
+json_t *ap3_card_json(ap3_card_t c)
+{
+    return c < AP3_DECK ? json_string(ap3_card_name(c)) : json_null();
+}
+
+json_t *ap3_cards_json(const ap3_card_t *cards, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        if (cards[i] < AP3_DECK) json_array_append_new(a, json_string(ap3_card_name(cards[i])));
+    return a;
+}
+
+static json_t *seat_or_null(int s)
+{
+    return s >= 0 ? json_integer(s) : json_null();
+}
+
+/* The public part of the table: identical for every viewer. */
+static json_t *public_view(const ap3_t *g)
+{
+    bool live = g->phase != AP3_OVER;
+    json_t *players = json_array();
+    for (int s = 0; s < 2; s++)
+        json_array_append_new(players,
+                              json_pack("{s:i, s:i, s:i, s:i}", "seat", s, "score", g->score[s],
+                                        "total", g->total[s], "cards", live ? 2 : 0));
+    json_t *swapped = g->phase == AP3_PICK ? json_boolean(g->swapped_out != AP3_NONE) : json_null();
+    json_t *v = json_pack(
+        "{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:b, s:o, s:i, s:o, "
+        "s:o, s:o, s:O}",
+        "game", "aspoint3", "mode", g->packs ? "packs" : "points", "phase", phase_names[g->phase],
+        "round", g->round, "rounds", g->rounds, "target", g->target, "packs", g->packs, "pack",
+        g->pack, "deal", g->deal, "deal_in_pack", g->deal_in_pack, "starter",
+        seat_or_null(live ? g->starter : -1), "turn", seat_or_null(ap3_turn(g)), "up",
+        ap3_card_json(g->up), "down", live, "swapped", swapped, "stock", g->nstock, "discards",
+        ap3_cards_json(g->discard, g->ndiscard), "players", players, "bonus_by",
+        g->bonus_by >= 0 && g->bonus_by < 2 ? json_integer(g->bonus_by) : json_null(), "history",
+        g->history);
+    json_object_set_new(v, "bonus_spent", json_boolean(g->bonus_by >= 0));
+    json_object_set_new(v, "last_deal", g->last_deal ? json_deep_copy(g->last_deal) : json_null());
+    if (g->phase == AP3_OVER) json_object_set_new(v, "result", aspoint3_desc.result(&g->base));
+    return v;
+}
+
+json_t *ap3_view(const game_t *base, int seat)
+{
+    const ap3_t *g = (const ap3_t *)base;
+    json_t *v = public_view(g);
+    if (seat < 0 || seat >= base->seats) return v;
+    json_object_set_new(v, "seat", json_integer(seat));
+    json_object_set_new(v, "hand", ap3_cards_json(g->hand[seat], 2));
+    if (seat == g->starter && g->swapped_out != AP3_NONE)
+        json_object_set_new(v, "swapped_out", ap3_card_json(g->swapped_out));
+    json_object_set_new(v, "legal", ap3_legal(base, seat));
+    return v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dump: the whole state                                                */
+/* ------------------------------------------------------------------ */
+
+json_t *ap3_dump(const game_t *base)
+{
+    const ap3_t *g = (const ap3_t *)base;
+    json_t *d = public_view(g);
+    json_t *rng = json_array();
+    for (int i = 0; i < 4; i++)
+        json_array_append_new(rng, json_integer((json_int_t)g->rng.s[i]));
+    json_object_set_new(d, "rng", rng);
+    json_object_set_new(
+        d, "hands",
+        json_pack("[o,o]", ap3_cards_json(g->hand[0], 2), ap3_cards_json(g->hand[1], 2)));
+    json_object_set_new(d, "down_card", ap3_card_json(g->down));
+    json_object_set_new(d, "swapped_out", ap3_card_json(g->swapped_out));
+    json_object_set_new(d, "stock_cards", ap3_cards_json(g->stock, g->nstock));
+    json_object_set_new(d, "bonus_state", json_integer(g->bonus_by));
+    json_object_set_new(d, "winners", json_integer(g->winners));
+    return d;
+}
+
+/* ------------------------------------------------------------------ */
+/* Resample: redraw what `seat` cannot see                              */
+/* ------------------------------------------------------------------ */
+
+game_t *ap3_resample(const game_t *base, int seat, uint64_t seed)
+{
+    const ap3_t *src = (const ap3_t *)base;
+    ap3_t *g = malloc(sizeof *g);
+    if (!g) return NULL;
+    *g = *src;
+    g->last_deal = src->last_deal ? json_deep_copy(src->last_deal) : NULL;
+    g->history = json_deep_copy(src->history);
+
+    /* The unseen cards: the stock, the other hands, the face-down card unless
+     * the viewer is the starter who put it there. */
+    ap3_card_t pool[AP3_DECK];
+    int n = 0;
+    memcpy(pool, g->stock, (size_t)g->nstock);
+    n = g->nstock;
+    bool live = g->phase != AP3_OVER;
+    bool down_known = seat == g->starter && g->swapped_out != AP3_NONE;
+    for (int s = 0; s < 2 && live; s++)
+        if (s != seat) {
+            pool[n++] = g->hand[s][0];
+            pool[n++] = g->hand[s][1];
+        }
+    if (live && !down_known) pool[n++] = g->down;
+    rng_t r;
+    rng_seed(&r, seed);
+    rng_shuffle_u8(&r, pool, n);
+    int k = 0;
+    for (int s = 0; s < 2 && live; s++)
+        if (s != seat) {
+            g->hand[s][0] = pool[k++];
+            g->hand[s][1] = pool[k++];
+            if (g->hand[s][0] > g->hand[s][1]) {
+                ap3_card_t t = g->hand[s][0];
+                g->hand[s][0] = g->hand[s][1];
+                g->hand[s][1] = t;
+            }
+        }
+    if (live && !down_known) g->down = pool[k++];
+    /* In the redrawn world, the card the starter put face down is the new one. */
+    if (g->swapped_out != AP3_NONE) g->swapped_out = g->down;
+    memcpy(g->stock, pool + k, (size_t)(n - k));
+    return &g->base;
+}
+
+/* ------------------------------------------------------------------ */
+/* Audit                                                                */
+/* ------------------------------------------------------------------ */
+
+static int count(int *seen, ap3_card_t c, game_error_t *err)
+{
+    if (c >= AP3_DECK) return game_fail(err, "bad_card", "a card %d is not of the deck", c);
+    if (seen[c]++) return game_fail(err, "card_twice", "%s is in play twice", ap3_card_name(c));
+    return 0;
+}
+
+int ap3_audit(const game_t *base, game_error_t *err)
+{
+    const ap3_t *g = (const ap3_t *)base;
+    int seen[AP3_DECK] = {0};
+    for (int i = 0; i < g->nstock; i++)
+        if (count(seen, g->stock[i], err)) return -1;
+    for (int i = 0; i < g->ndiscard; i++)
+        if (count(seen, g->discard[i], err)) return -1;
+    if (g->phase != AP3_OVER) {
+        for (int s = 0; s < 2; s++)
+            for (int i = 0; i < 2; i++)
+                if (count(seen, g->hand[s][i], err)) return -1;
+        if (count(seen, g->up, err) || count(seen, g->down, err)) return -1;
+        if (g->ndiscard != 6 * (g->deal_in_pack - 1))
+            return game_fail(err, "bad_discards", "%d discards after %d deals of this pack",
+                             g->ndiscard, g->deal_in_pack - 1);
+        if (g->swapped_out != AP3_NONE && (g->phase != AP3_PICK || g->swapped_out != g->down))
+            return game_fail(err, "bad_swap", "the swapped-out card is not the face-down one");
+    } else if (g->hand[0][0] != AP3_NONE || g->up != AP3_NONE || g->down != AP3_NONE) {
+        return game_fail(err, "cards_left", "cards are still dealt after the end");
+    }
+    for (int c = 0; c < AP3_DECK; c++)
+        if (!seen[c])
+            return game_fail(err, "cards_lost", "%s is missing", ap3_card_name((ap3_card_t)c));
+    for (int s = 0; s < 2; s++)
+        if (g->score[s] < 0 || g->total[s] < 0)
+            return game_fail(err, "bad_score", "seat %d has a negative score", s);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Test constructors                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Take card c out of the stock; failing that, out of the discard pile, which
+ * gets the stock's top card instead. */
+static int take(ap3_t *g, int c)
+{
+    for (int i = 0; i < g->nstock; i++)
+        if (g->stock[i] == c) {
+            memmove(&g->stock[i], &g->stock[i + 1], (size_t)(g->nstock - 1 - i));
+            g->nstock--;
+            return 0;
+        }
+    for (int i = 0; i < g->ndiscard && g->nstock > 0; i++)
+        if (g->discard[i] == c) {
+            g->discard[i] = g->stock[--g->nstock];
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_names(const char *names, int *out, int max)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", names);
+    int n = 0;
+    for (char *save, *w = strtok_r(buf, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
+        int c = ap3_card_parse(w);
+        if (c < 0 || n >= max) return -1;
+        out[n++] = c;
+    }
+    return n;
+}
+
+int ap3_set_deal(ap3_t *g, const char *hand0, const char *hand1, const char *up, const char *down)
+{
+    if (g->phase != AP3_SWAP) return -1;
+    int h[2][2], u, d;
+    if (parse_names(hand0, h[0], 2) != 2 || parse_names(hand1, h[1], 2) != 2 ||
+        parse_names(up, &u, 1) != 1 || parse_names(down, &d, 1) != 1)
+        return -1;
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 2; i++)
+            g->stock[g->nstock++] = g->hand[s][i];
+    g->stock[g->nstock++] = g->up;
+    g->stock[g->nstock++] = g->down;
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 2; i++) {
+            if (take(g, h[s][i])) return -1;
+            g->hand[s][i] = (ap3_card_t)h[s][i];
+        }
+    if (take(g, u) || take(g, d)) return -1;
+    g->up = (ap3_card_t)u;
+    g->down = (ap3_card_t)d;
+    for (int s = 0; s < 2; s++)
+        if (g->hand[s][0] > g->hand[s][1]) {
+            ap3_card_t t = g->hand[s][0];
+            g->hand[s][0] = g->hand[s][1];
+            g->hand[s][1] = t;
+        }
+    return 0;
+}
+
+int ap3_stack(ap3_t *g, const char *names)
+{
+    int c[AP3_DECK];
+    int n = parse_names(names, c, AP3_DECK);
+    if (n < 0) return -1;
+    for (int i = 0; i < n; i++) {
+        if (take(g, c[i])) return -1;
+        g->stock[g->nstock++] = (ap3_card_t)c[i];
+    }
+    return 0;
+}

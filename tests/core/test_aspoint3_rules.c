@@ -1,0 +1,986 @@
+/*
+ * test_aspoint3_rules.c — one test per rule of As.point3 (core/aspoint3/RULES.md)
+ * and each example of the text (seed 002), on hand-built states: the table is
+ * created with a fixed seed, then the deal is set with the test constructors
+ * of aspoint3.h, and the rule is exercised through the public apply() with
+ * JSON actions. Hidden information is checked over many random games.
+ * About 1,000 lines: one short test per rule and example of the text, kept in
+ * one file so that RULES.md and its tests can be read side by side.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "aspoint3/aspoint3.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                              */
+/* ------------------------------------------------------------------ */
+
+static ap3_t *table(const char *opts)
+{
+    game_error_t err = {0};
+    json_t *o = opts ? json_loads(opts, 0, NULL) : NULL;
+    game_t *g = game_new(&aspoint3_desc, 2, o, 42, &err);
+    json_decref(o);
+    if (!g) fail_msg("create: %s %s", err.code, err.message);
+    return (ap3_t *)g;
+}
+
+static void audit_ok(ap3_t *g)
+{
+    game_error_t err = {0};
+    if (aspoint3_desc.audit(&g->base, &err)) fail_msg("audit: %s: %s", err.code, err.message);
+}
+
+static game_error_t last_err;
+
+static const char *act(ap3_t *g, int seat, const char *action)
+{
+    json_t *a = json_loads(action, 0, NULL);
+    if (!a) fail_msg("bad test JSON: %s", action);
+    int rc = game_apply(&g->base, seat, a, 0, &last_err);
+    json_decref(a);
+    if (rc == 0) audit_ok(g);
+    return rc == 0 ? "ok" : last_err.code;
+}
+
+#define OK(g, seat, a) assert_string_equal(act(g, seat, a), "ok")
+
+static const char *const KEEP = "{\"type\":\"keep\"}";
+static const char *const DOWN = "{\"type\":\"pick\",\"card\":\"down\"}";
+static const char *const UP = "{\"type\":\"pick\",\"card\":\"up\"}";
+
+/* A refusal must carry the code and leave the state exactly as it was. */
+static void refused(ap3_t *g, int seat, const char *a, const char *code)
+{
+    json_t *before = aspoint3_desc.dump(&g->base);
+    assert_string_equal(act(g, seat, a), code);
+    assert_true(last_err.message[0] != '\0');
+    json_t *after = aspoint3_desc.dump(&g->base);
+    assert_true(json_equal(before, after));
+    json_decref(before);
+    json_decref(after);
+}
+
+static void deal(ap3_t *g, const char *h0, const char *h1, const char *up, const char *down)
+{
+    assert_int_equal(ap3_set_deal(g, h0, h1, up, down), 0);
+    audit_ok(g);
+}
+
+static bool legal_has(ap3_t *g, int seat, const char *action)
+{
+    json_t *want = json_loads(action, 0, NULL), *legal = aspoint3_desc.legal(&g->base, seat);
+    bool found = false;
+    size_t i;
+    json_t *a;
+    json_array_foreach(legal, i, a) found |= json_equal(a, want);
+    json_decref(want);
+    json_decref(legal);
+    return found;
+}
+
+static size_t nlegal(ap3_t *g, int seat)
+{
+    json_t *l = aspoint3_desc.legal(&g->base, seat);
+    size_t n = json_array_size(l);
+    json_decref(l);
+    return n;
+}
+
+static int points_of(const char *names)
+{
+    ap3_card_t c[3];
+    int n = 0;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", names);
+    for (char *save, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        int k = ap3_card_parse(w);
+        assert_true(k >= 0);
+        c[n++] = (ap3_card_t)k;
+    }
+    return ap3_points(c, n);
+}
+
+static json_t *last_deal(ap3_t *g)
+{
+    return g->last_deal;
+}
+
+static int deal_int(ap3_t *g, const char *key, int i)
+{
+    json_t *v = json_object_get(last_deal(g), key);
+    return (int)json_integer_value(i < 0 ? v : json_array_get(v, (size_t)i));
+}
+
+/* ------------------------------------------------------------------ */
+/* Cards and points                                                     */
+/* ------------------------------------------------------------------ */
+
+static void deck_has_52_cards_named_rank_and_suit(void **state)
+{
+    (void)state;
+    for (int c = 0; c < AP3_DECK; c++)
+        assert_int_equal(ap3_card_parse(ap3_card_name((ap3_card_t)c)), c);
+    assert_int_equal(ap3_card_parse("AS"), 0);
+    assert_int_equal(ap3_rank((ap3_card_t)ap3_card_parse("10H")), 9);
+    assert_int_equal(ap3_card_parse("kc"), ap3_card_parse("KC"));
+    assert_int_equal(ap3_card_parse("1S"), -1);
+    assert_int_equal(ap3_card_parse("11H"), -1);
+    assert_int_equal(ap3_card_parse("AX"), -1);
+    assert_int_equal(ap3_card_parse(""), -1);
+    assert_null(ap3_card_name(AP3_DECK));
+}
+
+static void card_values_follow_the_text(void **state)
+{
+    (void)state;
+    assert_int_equal(ap3_card_value((ap3_card_t)ap3_card_parse("AS")), 30);
+    assert_int_equal(ap3_card_value((ap3_card_t)ap3_card_parse("KH")), 20);
+    assert_int_equal(ap3_card_value((ap3_card_t)ap3_card_parse("QD")), 15);
+    assert_int_equal(ap3_card_value((ap3_card_t)ap3_card_parse("JC")), 12);
+    static const char *const nums[] = {"2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S"};
+    for (int i = 0; i < 9; i++)
+        assert_int_equal(ap3_card_value((ap3_card_t)ap3_card_parse(nums[i])), i + 2);
+}
+
+static void three_cards_without_an_ace_score_their_sum(void **state)
+{
+    (void)state;
+    assert_int_equal(points_of("KS QH JD"), 47);
+    assert_int_equal(points_of("10S 9H 2D"), 21);
+    assert_int_equal(points_of("3S 3H 3D"), 9);
+    assert_int_equal(points_of("KS KH KD"), 60);
+}
+
+/* The text's examples: A+J+5 = 30, with a 3: 33, A+3+3 = 36, A+A+3 = 66. */
+static void aces_combine_only_with_aces_and_threes(void **state)
+{
+    (void)state;
+    assert_int_equal(points_of("AS JH 5D"), 30);
+    assert_int_equal(points_of("AS 3H 5D"), 33);
+    assert_int_equal(points_of("AS 3H"), 33);
+    assert_int_equal(points_of("AS 3H 3D"), 36);
+    assert_int_equal(points_of("AS AH 3D"), 66);
+    assert_int_equal(points_of("AS AH KD"), 60);
+    assert_int_equal(points_of("AS AH AD"), 90);
+    assert_int_equal(points_of("AS KH QD"), 30);
+}
+
+/* ------------------------------------------------------------------ */
+/* Deal, swap, pick                                                     */
+/* ------------------------------------------------------------------ */
+
+static void deal_gives_two_hidden_cards_each_and_two_centre_cards(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    audit_ok(g);
+    assert_int_equal(g->nstock, 52 - 6);
+    assert_int_equal(g->starter, 0);
+    assert_int_equal(g->phase, AP3_SWAP);
+    assert_int_equal(aspoint3_desc.waiting(&g->base), 1u);
+    json_t *v = aspoint3_desc.view(&g->base, 1);
+    assert_int_equal(json_array_size(json_object_get(v, "hand")), 2);
+    assert_string_equal(json_string_value(json_object_get(v, "up")), ap3_card_name(g->up));
+    assert_true(json_is_true(json_object_get(v, "down")));
+    json_decref(v);
+    game_free(&g->base);
+}
+
+static void options_out_of_range_are_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"{\"rounds\":0}",     "{\"rounds\":16}", "{\"target\":-1}",
+                                      "{\"packs\":-1}",     "{\"packs\":21}",  "{\"target\":10001}",
+                                      "{\"rounds\":\"3\"}", "{\"bogus\":1}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        game_error_t err = {0};
+        json_t *o = json_loads(bad[i], 0, NULL);
+        assert_null(game_new(&aspoint3_desc, 2, o, 1, &err));
+        assert_string_equal(err.code, "bad_option");
+        json_decref(o);
+    }
+    game_error_t err = {0};
+    assert_null(game_new(&aspoint3_desc, 3, NULL, 1, &err));
+    assert_string_equal(err.code, "bad_players");
+    ap3_t *g = table("{\"rounds\":5}");
+    assert_int_equal(g->rounds, 5);
+    game_free(&g->base);
+}
+
+static void starter_swaps_blind_with_the_face_down_card(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    OK(g, 0, "{\"type\":\"swap\",\"card\":\"2S\"}");
+    assert_int_equal(g->phase, AP3_PICK);
+    assert_int_equal(g->hand[0][0], ap3_card_parse("AH"));
+    assert_int_equal(g->down, ap3_card_parse("2S"));
+    /* The swapper sees the card taken and knows the card given; nobody else does. */
+    json_t *v0 = aspoint3_desc.view(&g->base, 0), *v1 = aspoint3_desc.view(&g->base, 1),
+           *vs = aspoint3_desc.view(&g->base, GAME_SPECTATOR);
+    json_t *want = json_pack("[s,s]", "AH", "9H");
+    assert_true(json_equal(json_object_get(v0, "hand"), want));
+    assert_string_equal(json_string_value(json_object_get(v0, "swapped_out")), "2S");
+    assert_null(json_object_get(v1, "swapped_out"));
+    assert_null(json_object_get(vs, "swapped_out"));
+    assert_null(json_object_get(vs, "hand"));
+    assert_true(json_is_true(json_object_get(v1, "swapped")));
+    json_decref(want);
+    json_decref(v0);
+    json_decref(v1);
+    json_decref(vs);
+    /* The picker takes the face-down card: the starter's old 2S. */
+    OK(g, 1, DOWN);
+    assert_int_equal(deal_int(g, "values", 0), points_of("AH 9H 5S"));
+    assert_int_equal(deal_int(g, "values", 1), points_of("KD QC 2S"));
+    game_free(&g->base);
+}
+
+static void starter_may_keep(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    assert_true(legal_has(g, 0, KEEP));
+    OK(g, 0, KEEP);
+    json_t *v1 = aspoint3_desc.view(&g->base, 1);
+    assert_true(json_is_false(json_object_get(v1, "swapped")));
+    json_decref(v1);
+    OK(g, 1, DOWN);
+    assert_int_equal(deal_int(g, "values", 1), points_of("KD QC AH"));
+    assert_int_equal(deal_int(g, "values", 0), points_of("2S 9H 5S"));
+    game_free(&g->base);
+}
+
+static void only_the_starter_swaps_then_only_the_other_picks(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    refused(g, 1, DOWN, "not_your_turn");
+    refused(g, 1, KEEP, "not_your_turn");
+    refused(g, 0, UP, "wrong_step");
+    refused(g, 0, "{\"type\":\"swap\",\"card\":\"KD\"}", "not_in_hand");
+    refused(g, GAME_SPECTATOR, KEEP, "not_seated");
+    assert_int_equal(nlegal(g, 1), 0);
+    OK(g, 0, KEEP);
+    refused(g, 0, KEEP, "not_your_turn");
+    refused(g, 1, KEEP, "wrong_step");
+    refused(g, 1, "{\"type\":\"swap\",\"card\":\"KD\"}", "wrong_step");
+    assert_int_equal(aspoint3_desc.waiting(&g->base), 2u);
+    assert_true(legal_has(g, 1, DOWN));
+    assert_true(legal_has(g, 1, UP));
+    game_free(&g->base);
+}
+
+static void legal_lists_keep_the_two_swaps_then_the_two_picks(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    json_t *l = aspoint3_desc.legal(&g->base, 0);
+    json_t *want = json_loads("[{\"type\":\"keep\"},{\"type\":\"swap\",\"card\":\"2S\"},"
+                              "{\"type\":\"swap\",\"card\":\"9H\"}]",
+                              0, NULL);
+    assert_true(json_equal(l, want));
+    json_decref(l);
+    json_decref(want);
+    OK(g, 0, KEEP);
+    l = aspoint3_desc.legal(&g->base, 1);
+    want = json_pack("[o,o]", json_loads(DOWN, 0, NULL), json_loads(UP, 0, NULL));
+    assert_true(json_equal(l, want));
+    json_decref(l);
+    json_decref(want);
+    game_free(&g->base);
+}
+
+static void taking_the_face_down_card_both_score_their_three_cards(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    /* Seat 1 (KD QC AH): 30, the ace alone. Seat 0 (2S 9H 5S): 16. */
+    assert_int_equal(g->score[0], 16);
+    assert_int_equal(g->score[1], 30);
+    assert_false(json_is_true(json_object_get(last_deal(g), "challenge")));
+    assert_int_equal(deal_int(g, "winner", -1), 1);
+    game_free(&g->base);
+}
+
+static void challenge_won_scores_the_challenger_only(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "2S 9H", "KD QC", "JS", "4H");
+    OK(g, 0, KEEP);
+    OK(g, 1, UP); /* KD QC JS = 47 against 2S 9H 4H = 15 */
+    assert_true(json_is_true(json_object_get(last_deal(g), "challenge")));
+    assert_int_equal(g->score[1], 47);
+    assert_int_equal(g->score[0], 0);
+    assert_int_equal(deal_int(g, "winner", -1), 1);
+    game_free(&g->base);
+}
+
+static void challenge_lost_gives_the_opponent_the_face_up_value_plus_five(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "AS 3H", "4D 2C", "QS", "4H");
+    OK(g, 0, KEEP);
+    OK(g, 1, UP); /* 4D 2C QS = 21 against AS 3H 4H = 33 */
+    assert_int_equal(g->score[1], 21);
+    assert_int_equal(g->score[0], 33 + 15 + 5);
+    assert_int_equal(deal_int(g, "winner", -1), 0);
+    game_free(&g->base);
+}
+
+static void tied_challenge_is_lost(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "KS 5H", "KD 5C", "8S", "8H"); /* 33 against 33 */
+    OK(g, 0, KEEP);
+    OK(g, 1, UP);
+    assert_int_equal(deal_int(g, "values", 0), 33);
+    assert_int_equal(deal_int(g, "values", 1), 33);
+    assert_int_equal(g->score[1], 33);
+    assert_int_equal(g->score[0], 33 + 8 + 5);
+    assert_int_equal(deal_int(g, "winner", -1), 0);
+    game_free(&g->base);
+}
+
+static void starter_alternates_from_deal_to_deal(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    for (int d = 0; d < 6; d++) {
+        assert_int_equal(g->starter, d % 2);
+        OK(g, d % 2, KEEP);
+        OK(g, 1 - d % 2, DOWN);
+    }
+    game_free(&g->base);
+}
+
+static void reveal_is_public_after_each_deal(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    OK(g, 0, "{\"type\":\"swap\",\"args\":[\"9H\"]}");
+    OK(g, 1, UP);
+    json_t *want = json_loads("{\"deal\":1,\"round\":1,\"starter\":0,\"picker\":1,\"swapped\":true,"
+                              "\"pick\":\"up\",\"challenge\":true,\"up\":\"5S\",\"down\":\"9H\","
+                              "\"cards\":[[\"2S\",\"AH\",\"9H\"],[\"KD\",\"QC\",\"5S\"]],"
+                              "\"values\":[30,40],\"points\":[0,40],\"winner\":1,"
+                              "\"bonus\":null,\"scores\":[0,40]}",
+                              0, NULL);
+    for (int s = GAME_SPECTATOR; s < 2; s++) {
+        json_t *v = aspoint3_desc.view(&g->base, s);
+        json_t *got = json_object_get(v, "last_deal");
+        if (!json_equal(got, want)) {
+            char *t = json_dumps(got, JSON_SORT_KEYS);
+            fail_msg("view(%d) last_deal: %s", s, t);
+        }
+        json_decref(v);
+    }
+    json_decref(want);
+    game_free(&g->base);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rounds and the game                                                  */
+/* ------------------------------------------------------------------ */
+
+static void first_total_over_the_target_wins_the_round_and_scores_the_difference(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    g->score[0] = 340;
+    g->score[1] = 250;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* seat 0: 16 -> 356; seat 1: 9 -> 259 */
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    json_t *r = json_object_get(last_deal(g), "round_over");
+    assert_non_null(r);
+    assert_int_equal(json_integer_value(json_object_get(r, "winner")), 0);
+    assert_int_equal(json_integer_value(json_object_get(r, "points")), 356 - 259);
+    json_t *sc = json_pack("[i,i]", 356, 259);
+    assert_true(json_equal(json_object_get(last_deal(g), "scores"), sc));
+    json_decref(sc);
+    assert_int_equal(g->total[0], 97);
+    assert_int_equal(g->total[1], 0);
+    /* A new round: totals of the round at 0, a fresh pack. */
+    assert_int_equal(g->round, 2);
+    assert_int_equal(g->score[0], 0);
+    assert_int_equal(g->score[1], 0);
+    assert_int_equal(g->nstock, 46);
+    assert_int_equal(g->ndiscard, 0);
+    assert_int_equal(json_array_size(g->history), 1);
+    assert_int_equal(g->starter, 1); /* the alternation goes on */
+    game_free(&g->base);
+}
+
+static void reaching_the_target_exactly_is_not_over_it(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    g->score[0] = 334;
+    g->score[1] = 250;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* seat 0: 16 -> 350 */
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    assert_null(json_object_get(last_deal(g), "round_over"));
+    assert_int_equal(g->score[0], 350);
+    assert_int_equal(g->round, 1);
+    game_free(&g->base);
+}
+
+static void both_over_in_one_deal_the_higher_total_wins_the_round(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    g->score[0] = 345;
+    g->score[1] = 345;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* 361 against 354 */
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    json_t *r = json_object_get(last_deal(g), "round_over");
+    assert_int_equal(json_integer_value(json_object_get(r, "winner")), 0);
+    assert_int_equal(json_integer_value(json_object_get(r, "points")), 7);
+    game_free(&g->base);
+
+    g = table(NULL);
+    g->score[0] = 345;
+    g->score[1] = 352;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* 361 against 361: a drawn round */
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    r = json_object_get(last_deal(g), "round_over");
+    assert_true(json_is_null(json_object_get(r, "winner")));
+    assert_int_equal(g->total[0] + g->total[1], 0);
+    assert_int_equal(g->round, 2);
+    game_free(&g->base);
+}
+
+static void game_of_three_rounds_the_larger_sum_wins(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    g->round = 3;
+    g->total[0] = 40;
+    g->total[1] = 100;
+    g->score[0] = 345;
+    g->score[1] = 300;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* seat 0 wins the round by 361 - 309 = 52 */
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    assert_true(aspoint3_desc.is_over(&g->base));
+    json_t *res = aspoint3_desc.result(&g->base);
+    json_t *want = json_pack("[i]", 1);
+    assert_true(json_equal(json_object_get(res, "winners"), want));
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(res, "scores"), 0)), 92);
+    json_decref(want);
+    json_decref(res);
+    assert_int_equal(aspoint3_desc.waiting(&g->base), 0u);
+    assert_int_equal(nlegal(g, 0), 0);
+    refused(g, 0, KEEP, "game_over");
+    audit_ok(g);
+    game_free(&g->base);
+}
+
+static void five_rounds_option_plays_on_after_the_third(void **state)
+{
+    (void)state;
+    ap3_t *g = table("{\"rounds\":5}");
+    g->round = 3;
+    g->score[0] = 345;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H");
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    assert_false(aspoint3_desc.is_over(&g->base));
+    assert_int_equal(g->round, 4);
+    g->round = 5;
+    g->score[1] = 345;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* seat 1 starts: seat 1 gets 11 */
+    OK(g, 1, KEEP);
+    OK(g, 0, DOWN);
+    assert_true(aspoint3_desc.is_over(&g->base));
+    game_free(&g->base);
+}
+
+static void equal_sums_share_the_win(void **state)
+{
+    (void)state;
+    ap3_t *g = table("{\"rounds\":1}");
+    g->score[0] = 345;
+    g->score[1] = 352;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* 361 and 361: a drawn round, 0 to 0 */
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    json_t *res = aspoint3_desc.result(&g->base);
+    json_t *want = json_pack("[i,i]", 0, 1);
+    assert_true(json_equal(json_object_get(res, "winners"), want));
+    json_decref(want);
+    json_decref(res);
+    game_free(&g->base);
+}
+
+/* ------------------------------------------------------------------ */
+/* The 210 rule                                                         */
+/* ------------------------------------------------------------------ */
+
+static void first_to_210_gives_30_to_an_opponent_under_200(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    g->score[0] = 200;
+    g->score[1] = 150;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* 216 and 159 */
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    assert_int_equal(g->score[0], 216);
+    assert_int_equal(g->score[1], 159 + 30);
+    json_t *b = json_object_get(last_deal(g), "bonus");
+    assert_int_equal(json_integer_value(json_object_get(b, "to")), 1);
+    assert_int_equal(json_integer_value(json_object_get(b, "points")), 30);
+    game_free(&g->base);
+}
+
+static void no_bonus_when_the_opponent_has_200(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    g->score[0] = 200;
+    g->score[1] = 191;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* 216 and 200: not under 200 */
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    assert_int_equal(g->score[1], 200);
+    assert_true(json_is_null(json_object_get(last_deal(g), "bonus")));
+    assert_int_equal(g->bonus_by, 0); /* spent all the same */
+    game_free(&g->base);
+}
+
+static void bonus_rule_applies_once_per_round(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    g->score[0] = 200;
+    g->score[1] = 50;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H");
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN); /* 216 and 59 + 30 */
+    g->score[1] = 205;
+    deal(g, "4D 2C", "2S 9H", "5S", "3H"); /* seat 1 reaches 221, seat 0 under 200? no: 225 */
+    g->score[0] = 100;
+    OK(g, 1, KEEP);
+    OK(g, 0, DOWN);
+    assert_int_equal(g->score[0], 109); /* no second bonus in the round */
+    assert_true(json_is_null(json_object_get(last_deal(g), "bonus")));
+    /* A new round gives the rule back. */
+    g->score[0] = 345;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H");
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    assert_int_equal(g->round, 2);
+    assert_int_equal(g->bonus_by, -1);
+    game_free(&g->base);
+}
+
+static void both_reaching_210_in_one_deal_gives_no_bonus(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    g->score[0] = 200;
+    g->score[1] = 205;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H");
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    assert_int_equal(g->score[0], 216);
+    assert_int_equal(g->score[1], 214);
+    assert_true(json_is_null(json_object_get(last_deal(g), "bonus")));
+    game_free(&g->base);
+}
+
+/* ------------------------------------------------------------------ */
+/* The deck, and the packs variant                                      */
+/* ------------------------------------------------------------------ */
+
+static void deck_is_reshuffled_when_fewer_than_six_cards_remain(void **state)
+{
+    (void)state;
+    ap3_t *g = table("{\"target\":10000}");
+    for (int d = 0; d < 8; d++) {
+        assert_int_equal(g->nstock, 46 - 6 * d);
+        assert_int_equal(g->pack, 1);
+        OK(g, d % 2, KEEP);
+        OK(g, 1 - d % 2, DOWN);
+    }
+    /* 52 - 8 * 6 = 4 cards were left: all 52 were gathered and shuffled. */
+    assert_int_equal(g->pack, 2);
+    assert_int_equal(g->nstock, 46);
+    assert_int_equal(g->ndiscard, 0);
+    game_free(&g->base);
+}
+
+static void packs_variant_scores_a_point_per_deal_won(void **state)
+{
+    (void)state;
+    ap3_t *g = table("{\"packs\":1}");
+    deal(g, "2S 9H", "KD QC", "5S", "AH"); /* down: 16 against 30 */
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    assert_int_equal(g->score[0], 0);
+    assert_int_equal(g->score[1], 1);
+    deal(g, "KS 5H", "KD 5C", "8S", "8H"); /* seat 1 starts; down: 33 and 33, nobody */
+    OK(g, 1, KEEP);
+    OK(g, 0, DOWN);
+    assert_int_equal(g->score[0] + g->score[1], 1);
+    assert_true(json_is_null(json_object_get(last_deal(g), "winner")));
+    deal(g, "KS 5H", "KD 5C", "8S", "8H"); /* seat 0 starts; a tied challenge is lost */
+    OK(g, 0, KEEP);
+    OK(g, 1, UP);
+    assert_int_equal(g->score[0], 1);
+    assert_int_equal(g->score[1], 1);
+    deal(g, "2S 3H", "KD QC", "JS", "4H"); /* seat 1 starts; seat 0 challenges and loses */
+    OK(g, 1, KEEP);
+    OK(g, 0, UP);
+    assert_int_equal(g->score[1], 2);
+    assert_int_equal(deal_int(g, "points", 1), 1);
+    game_free(&g->base);
+}
+
+static void packs_game_ends_when_the_last_pack_runs_out(void **state)
+{
+    (void)state;
+    for (int packs = 1; packs <= 3; packs++) {
+        char o[32];
+        snprintf(o, sizeof o, "{\"packs\":%d}", packs);
+        ap3_t *g = table(o);
+        int deals = 0;
+        while (!aspoint3_desc.is_over(&g->base)) {
+            OK(g, g->starter, KEEP);
+            OK(g, 1 - g->starter, DOWN);
+            deals++;
+        }
+        assert_int_equal(deals, 8 * packs);
+        audit_ok(g);
+        json_t *res = aspoint3_desc.result(&g->base);
+        json_t *w = json_object_get(res, "winners");
+        int sc0 = g->score[0], sc1 = g->score[1];
+        assert_int_equal(json_array_size(w), sc0 == sc1 ? 2 : 1);
+        if (sc0 != sc1) assert_int_equal(json_integer_value(json_array_get(w, 0)), sc1 > sc0);
+        json_decref(res);
+        game_free(&g->base);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Actions on the wire                                                  */
+/* ------------------------------------------------------------------ */
+
+static void inline_args_form_is_accepted(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    refused(g, 0, "{\"type\":\"swap\",\"args\":[\"2S\",\"9H\"]}", "bad_action");
+    refused(g, 0, "{\"type\":\"keep\",\"args\":[\"now\"]}", "bad_action");
+    OK(g, 0, "{\"type\":\"swap\",\"args\":[\"2s\"]}");
+    refused(g, 1, "{\"type\":\"pick\",\"args\":[\"left\"]}", "bad_action");
+    OK(g, 1, "{\"type\":\"pick\",\"args\":[\"up\"]}");
+    assert_true(json_is_true(json_object_get(last_deal(g), "challenge")));
+    OK(g, 1, "{\"type\":\"keep\",\"args\":[]}");
+    game_free(&g->base);
+}
+
+static void malformed_actions_are_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *action, *code;
+    } cases[] = {
+        {"[]", "bad_action"},
+        {"{}", "bad_action"},
+        {"{\"type\":7}", "bad_action"},
+        {"{\"type\":\"draw\"}", "unknown_action"},
+        {"{\"type\":\"swap\"}", "bad_action"},
+        {"{\"type\":\"swap\",\"card\":7}", "bad_action"},
+        {"{\"type\":\"swap\",\"card\":\"ZZ\"}", "unknown_card"},
+        {"{\"type\":\"swap\",\"card\":\"2S\",\"extra\":1}", "bad_action"},
+        {"{\"type\":\"swap\",\"card\":\"2S\",\"args\":[\"2S\"]}", "bad_action"},
+        {"{\"type\":\"keep\",\"card\":\"2S\"}", "bad_action"},
+        {"{\"type\":\"pick\",\"card\":\"2S\"}", "bad_action"},
+        {"{\"type\":\"pick\"}", "bad_action"},
+        {"{\"type\":\"keep\",\"args\":\"x\"}", "bad_action"},
+    };
+    ap3_t *g = table(NULL);
+    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        refused(g, 0, cases[i].action, cases[i].code);
+    game_free(&g->base);
+}
+
+static void timed_out_seat_keeps_or_takes_the_face_down_card(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    json_t *a = aspoint3_desc.default_action(&g->base, 0), *want = json_loads(KEEP, 0, NULL);
+    assert_true(json_equal(a, want));
+    assert_null(aspoint3_desc.default_action(&g->base, 1));
+    json_decref(a);
+    json_decref(want);
+    OK(g, 0, KEEP);
+    a = aspoint3_desc.default_action(&g->base, 1);
+    want = json_loads(DOWN, 0, NULL);
+    assert_true(json_equal(a, want));
+    json_decref(a);
+    json_decref(want);
+    assert_int_equal(aspoint3_desc.next_deadline(&g->base), GAME_NO_DEADLINE);
+    assert_false(aspoint3_desc.tick(&g->base, 1000000));
+    game_free(&g->base);
+}
+
+/* ------------------------------------------------------------------ */
+/* Hidden information, over many random games                           */
+/* ------------------------------------------------------------------ */
+
+/* Does j contain, at any depth, the name of a card marked in hidden[]? */
+static const char *leaks(const json_t *j, const bool *hidden)
+{
+    if (json_is_string(j)) {
+        int c = ap3_card_parse(json_string_value(j));
+        return c >= 0 && hidden[c] ? json_string_value(j) : NULL;
+    }
+    const char *k, *found = NULL;
+    json_t *v;
+    size_t i;
+    if (json_is_object(j))
+        json_object_foreach((json_t *)j, k, v) if (!found) found = leaks(v, hidden);
+    if (json_is_array(j)) json_array_foreach(j, i, v) if (!found) found = leaks(v, hidden);
+    return found;
+}
+
+static void check_hidden(ap3_t *g)
+{
+    for (int s = GAME_SPECTATOR; s < 2; s++) {
+        bool hidden[AP3_DECK] = {false};
+        for (int i = 0; i < g->nstock; i++)
+            hidden[g->stock[i]] = true;
+        /* The last reveal shows the cards of the deal just played: in the discard
+         * pile, unless a new pack was opened since (then they may be dealt again,
+         * and the reveal is history, not where they lie). */
+        if (g->last_deal && g->deal_in_pack > 1 && g->phase != AP3_OVER) {
+            json_t *hand, *c;
+            size_t i, k;
+            json_array_foreach(json_object_get(g->last_deal, "cards"), i, hand)
+                json_array_foreach(hand, k, c)
+            {
+                int x = ap3_card_parse(json_string_value(c));
+                bool in_discard = false;
+                for (int d = 0; d < g->ndiscard; d++)
+                    in_discard |= g->discard[d] == x;
+                assert_true(in_discard);
+            }
+        }
+        if (g->phase != AP3_OVER) {
+            for (int o = 0; o < 2; o++)
+                if (o != s) hidden[g->hand[o][0]] = hidden[g->hand[o][1]] = true;
+            if (!(s == g->starter && g->swapped_out != AP3_NONE)) hidden[g->down] = true;
+        }
+        json_t *v = aspoint3_desc.view(&g->base, s), *scan = json_copy(v);
+        json_object_del(scan, "last_deal");
+        const char *leak = leaks(scan, hidden);
+        json_decref(scan);
+        if (leak) {
+            char *t = json_dumps(v, JSON_SORT_KEYS);
+            fail_msg("view(%d) shows the hidden %s: %s", s, leak, t);
+        }
+        /* Resampling what s cannot see leaves s's view as it was. */
+        game_t *r = aspoint3_desc.resample(&g->base, s, (uint64_t)g->deal * 7 + 3);
+        json_t *w = aspoint3_desc.view(r, s);
+        assert_true(json_equal(v, w));
+        game_error_t err;
+        if (aspoint3_desc.audit(r, &err))
+            fail_msg("audit of resample(%d): %s: %s", s, err.code, err.message);
+        json_decref(w);
+        game_free(r);
+        json_decref(v);
+    }
+}
+
+static void hidden_cards_reach_nobody_before_the_reveal(void **state)
+{
+    (void)state;
+    rng_t rng;
+    rng_seed(&rng, 2);
+    long steps = 0, differs = 0;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        game_error_t err;
+        json_t *o = json_pack("{s:i, s:i}", "packs", (int)(seed % 3), "target", 200);
+        ap3_t *g = (ap3_t *)game_new(&aspoint3_desc, 2, o, seed, &err);
+        json_decref(o);
+        while (!aspoint3_desc.is_over(&g->base)) {
+            check_hidden(g);
+            int s = (int)__builtin_ctz(aspoint3_desc.waiting(&g->base));
+            json_t *v = aspoint3_desc.view(&g->base, s);
+            json_t *a = aspoint3_desc.bot(v, seed % 2 ? "greedy" : "random", &rng);
+            assert_int_equal(game_apply(&g->base, s, a, 0, &err), 0);
+            audit_ok(g);
+            if (steps % 5 == 0) {
+                game_t *r = aspoint3_desc.resample(&g->base, s, seed);
+                json_t *d1 = aspoint3_desc.dump(&g->base), *d2 = aspoint3_desc.dump(r);
+                differs += !json_equal(d1, d2);
+                json_decref(d1);
+                json_decref(d2);
+                game_free(r);
+            }
+            json_decref(a);
+            json_decref(v);
+            steps++;
+            assert_true(steps < 1000000);
+        }
+        check_hidden(g);
+        game_free(&g->base);
+    }
+    assert_true(differs > 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The bot                                                              */
+/* ------------------------------------------------------------------ */
+
+static json_t *bot_choice(ap3_t *g, int seat, const char *strategy)
+{
+    rng_t r;
+    rng_seed(&r, 5);
+    json_t *v = aspoint3_desc.view(&g->base, seat);
+    json_t *a = aspoint3_desc.bot(v, strategy, &r);
+    json_decref(v);
+    return a;
+}
+
+static void greedy_bot_challenges_only_with_a_strong_hand(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "2S 9H", "AD AC", "3S", "4H"); /* seat 1 with the 3: 66 */
+    OK(g, 0, KEEP);
+    json_t *a = bot_choice(g, 1, "greedy"), *want = json_loads(UP, 0, NULL);
+    assert_true(json_equal(a, want));
+    json_decref(a);
+    json_decref(want);
+    game_free(&g->base);
+
+    g = table(NULL);
+    deal(g, "2S 9H", "2D 4C", "3S", "4H"); /* seat 1 with the 3: 9 */
+    OK(g, 0, KEEP);
+    a = bot_choice(g, 1, "greedy");
+    want = json_loads(DOWN, 0, NULL);
+    assert_true(json_equal(a, want));
+    json_decref(a);
+    json_decref(want);
+    game_free(&g->base);
+}
+
+static void greedy_bot_keeps_a_strong_hand_and_swaps_a_weak_card(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    deal(g, "AS 3H", "2D 4C", "5S", "4H");
+    json_t *a = bot_choice(g, 0, "greedy"), *want = json_loads(KEEP, 0, NULL);
+    assert_true(json_equal(a, want));
+    json_decref(a);
+    json_decref(want);
+    game_free(&g->base);
+
+    g = table(NULL);
+    deal(g, "KS 2H", "2D 4C", "5S", "4H");
+    a = bot_choice(g, 0, "greedy");
+    want = json_loads("{\"type\":\"swap\",\"card\":\"2H\"}", 0, NULL);
+    assert_true(json_equal(a, want));
+    json_decref(a);
+    json_decref(want);
+    game_free(&g->base);
+}
+
+static void random_bot_plays_a_legal_action(void **state)
+{
+    (void)state;
+    ap3_t *g = table(NULL);
+    json_t *legal = aspoint3_desc.legal(&g->base, 0);
+    for (int i = 0; i < 20; i++) {
+        rng_t r;
+        rng_seed(&r, (uint64_t)i);
+        json_t *v = aspoint3_desc.view(&g->base, 0);
+        json_t *a = aspoint3_desc.bot(v, "random", &r);
+        bool found = false;
+        size_t k;
+        json_t *x;
+        json_array_foreach(legal, k, x) found |= json_equal(x, a);
+        assert_true(found);
+        json_decref(a);
+        json_decref(v);
+    }
+    json_t *v = aspoint3_desc.view(&g->base, 1);
+    rng_t r;
+    rng_seed(&r, 1);
+    assert_null(aspoint3_desc.bot(v, "greedy", &r));
+    json_decref(v);
+    json_decref(legal);
+    game_free(&g->base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(deck_has_52_cards_named_rank_and_suit),
+        cmocka_unit_test(card_values_follow_the_text),
+        cmocka_unit_test(three_cards_without_an_ace_score_their_sum),
+        cmocka_unit_test(aces_combine_only_with_aces_and_threes),
+        cmocka_unit_test(deal_gives_two_hidden_cards_each_and_two_centre_cards),
+        cmocka_unit_test(options_out_of_range_are_refused),
+        cmocka_unit_test(starter_swaps_blind_with_the_face_down_card),
+        cmocka_unit_test(starter_may_keep),
+        cmocka_unit_test(only_the_starter_swaps_then_only_the_other_picks),
+        cmocka_unit_test(legal_lists_keep_the_two_swaps_then_the_two_picks),
+        cmocka_unit_test(taking_the_face_down_card_both_score_their_three_cards),
+        cmocka_unit_test(challenge_won_scores_the_challenger_only),
+        cmocka_unit_test(challenge_lost_gives_the_opponent_the_face_up_value_plus_five),
+        cmocka_unit_test(tied_challenge_is_lost),
+        cmocka_unit_test(starter_alternates_from_deal_to_deal),
+        cmocka_unit_test(reveal_is_public_after_each_deal),
+        cmocka_unit_test(first_total_over_the_target_wins_the_round_and_scores_the_difference),
+        cmocka_unit_test(reaching_the_target_exactly_is_not_over_it),
+        cmocka_unit_test(both_over_in_one_deal_the_higher_total_wins_the_round),
+        cmocka_unit_test(game_of_three_rounds_the_larger_sum_wins),
+        cmocka_unit_test(five_rounds_option_plays_on_after_the_third),
+        cmocka_unit_test(equal_sums_share_the_win),
+        cmocka_unit_test(first_to_210_gives_30_to_an_opponent_under_200),
+        cmocka_unit_test(no_bonus_when_the_opponent_has_200),
+        cmocka_unit_test(bonus_rule_applies_once_per_round),
+        cmocka_unit_test(both_reaching_210_in_one_deal_gives_no_bonus),
+        cmocka_unit_test(deck_is_reshuffled_when_fewer_than_six_cards_remain),
+        cmocka_unit_test(packs_variant_scores_a_point_per_deal_won),
+        cmocka_unit_test(packs_game_ends_when_the_last_pack_runs_out),
+        cmocka_unit_test(inline_args_form_is_accepted),
+        cmocka_unit_test(malformed_actions_are_refused),
+        cmocka_unit_test(timed_out_seat_keeps_or_takes_the_face_down_card),
+        cmocka_unit_test(hidden_cards_reach_nobody_before_the_reveal),
+        cmocka_unit_test(greedy_bot_challenges_only_with_a_strong_hand),
+        cmocka_unit_test(greedy_bot_keeps_a_strong_hand_and_swaps_a_weak_card),
+        cmocka_unit_test(random_bot_plays_a_legal_action),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
