@@ -1,0 +1,211 @@
+/*
+ * actions.c — seqnum actions on the wire: parsing (canonical fields, or the
+ * positional "args" of the protocol's inline form), the canonical JSON form,
+ * and the list of legal actions.
+ *
+ * Canonical forms (what legal() lists and what is sent back):
+ *   {"type":"play","card":C,"cell":N}   play card C on cell N (0..99, row * 10 + column);
+ *                                       for "minus", N is the opponent's chip to remove
+ *   {"type":"trade","card":C}           trade the dead card C for a new one (before playing)
+ *   {"type":"draw"}                     draw after your play
+ *   {"type":"pass"}                     only when no card in hand can be played
+ * Inline: "play 25-24 37", "play plus 44", "trade 32+16", "draw", "pass".
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const type_names[] = {"play", "trade", "draw", "pass"};
+
+static int bad(game_error_t *err, const char *what)
+{
+    return game_fail(err, "bad_action", "%s", what);
+}
+
+/* Only the keys a type knows are accepted: a typo is an error, not a surprise. */
+static int only_keys(const json_t *o, const char *const *keys)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v)
+    {
+        bool known = strcmp(k, "type") == 0 || strcmp(k, "args") == 0;
+        for (int i = 0; keys[i] && !known; i++)
+            known = strcmp(k, keys[i]) == 0;
+        if (!known) return -1;
+    }
+    return 0;
+}
+
+/*
+ * The field `key`, or else the next positional argument of the inline form
+ * (*pos counts those taken): the fields not given by name take the words in
+ * order.
+ */
+static const json_t *field(const json_t *o, const char *key, size_t *pos, bool *positional)
+{
+    const json_t *v = json_object_get(o, key);
+    *positional = !v;
+    return v ? v : json_array_get(json_object_get(o, "args"), (*pos)++);
+}
+
+static int parse_card(const json_t *v, act_t *a, game_error_t *err)
+{
+    if (!json_is_string(v)) return bad(err, "give the card by name, e.g. \"card\":\"25-24\"");
+    a->card = seqnum_card_parse(json_string_value(v));
+    if (a->card < 0)
+        return game_fail(err, "unknown_card", "no such card in seqnum (e.g. 25-24, 32+16, plus)");
+    return 0;
+}
+
+/* A cell: an integer field, or in the inline form a number or its digits. */
+static int parse_cell(const json_t *v, bool inline_arg, act_t *a, game_error_t *err)
+{
+    json_int_t n;
+    if (json_is_integer(v)) {
+        n = json_integer_value(v);
+    } else if (inline_arg && json_is_string(v) && *json_string_value(v)) {
+        char *end;
+        long x = strtol(json_string_value(v), &end, 10);
+        if (*end) return bad(err, "a cell is a number 0..99");
+        n = x;
+    } else {
+        return bad(err, "\"cell\" must be a number 0..99");
+    }
+    a->cell = n >= 0 && n < SEQNUM_CELLS ? (int)n : -1;
+    return 0;
+}
+
+int seqnum_parse(const json_t *o, act_t *a, game_error_t *err)
+{
+    memset(a, 0, sizeof *a);
+    a->card = -1;
+    a->cell = -1;
+    if (!json_is_object(o)) return bad(err, "an action is a JSON object with a \"type\"");
+    const char *type = json_string_value(json_object_get(o, "type"));
+    if (!type) return bad(err, "an action needs a \"type\" string");
+    int t = -1;
+    for (int i = 0; i < (int)(sizeof type_names / sizeof type_names[0]); i++)
+        if (strcmp(type, type_names[i]) == 0) t = i;
+    if (t < 0) return game_fail(err, "unknown_action", "seqnum has no action \"%.40s\"", type);
+    a->type = (act_type_t)t;
+
+    const json_t *args = json_object_get(o, "args");
+    if (args && (!json_is_array(args) || json_array_size(args) == 0))
+        return bad(err, "\"args\" must be a non-empty list");
+    size_t nargs = json_array_size(args);
+    static const char *const none[] = {NULL};
+    static const char *const trade_keys[] = {"card", NULL};
+    static const char *const play_keys[] = {"card", "cell", NULL};
+    size_t pos = 0;
+    bool positional = false;
+
+    switch (a->type) {
+    case ACT_DRAW:
+    case ACT_PASS:
+        if (only_keys(o, none) || nargs) return bad(err, "this action takes no arguments");
+        return 0;
+    case ACT_TRADE: {
+        if (only_keys(o, trade_keys)) return bad(err, "trade takes a \"card\"");
+        const json_t *card = field(o, "card", &pos, &positional);
+        if (pos != nargs) return bad(err, "inline: trade CARD");
+        return parse_card(card, a, err);
+    }
+    case ACT_PLAY: {
+        if (only_keys(o, play_keys)) return bad(err, "play takes a \"card\" and a \"cell\"");
+        const json_t *card = field(o, "card", &pos, &positional);
+        const json_t *cell = field(o, "cell", &pos, &positional);
+        if (pos < nargs) return bad(err, "inline: play CARD CELL");
+        if (parse_card(card, a, err)) return -1;
+        if (!cell) return bad(err, "play needs a \"cell\"");
+        return parse_cell(cell, positional, a, err);
+    }
+    }
+    return bad(err, "unknown action");
+}
+
+json_t *seqnum_act_json(const act_t *a)
+{
+    json_t *o = json_pack("{s:s}", "type", type_names[a->type]);
+    if (a->type == ACT_PLAY || a->type == ACT_TRADE)
+        json_object_set_new(o, "card", json_string(seqnum_card_name(a->card)));
+    if (a->type == ACT_PLAY) json_object_set_new(o, "cell", json_integer(a->cell));
+    return o;
+}
+
+/* ------------------------------------------------------------------ */
+/* Legal actions: candidates the referee accepts                        */
+/* ------------------------------------------------------------------ */
+
+/* The cells worth trying for a card: its answer's two, or the whole board. */
+static int candidate_cells(int kind, int *cells)
+{
+    int n = seqnum_answer(kind);
+    if (n) {
+        seqnum_cells_of(n, cells);
+        return 2;
+    }
+    for (int c = 0; c < SEQNUM_CELLS; c++)
+        cells[c] = c;
+    return SEQNUM_CELLS;
+}
+
+/* Calls out(a) for every play the turn seat may make; stops when out returns true. */
+static bool each_play(const seqnum_t *g, int seat, bool (*out)(const act_t *, void *), void *ctx)
+{
+    const seqnum_player_t *p = &g->p[seat];
+    act_t a = {.type = ACT_PLAY};
+    for (int i = 0; i < p->nhand; i++) {
+        if (i > 0 && p->hand[i] == p->hand[i - 1]) continue;
+        int cells[SEQNUM_CELLS], n = candidate_cells(p->hand[i], cells);
+        a.card = p->hand[i];
+        for (int k = 0; k < n; k++) {
+            a.cell = cells[k];
+            if (seqnum_check(g, seat, &a, NULL) == 0 && out(&a, ctx)) return true;
+        }
+    }
+    return false;
+}
+
+static bool stop_at_first(const act_t *a, void *ctx)
+{
+    (void)a;
+    (void)ctx;
+    return true;
+}
+
+static bool append(const act_t *a, void *ctx)
+{
+    json_array_append_new(ctx, seqnum_act_json(a));
+    return false;
+}
+
+bool seqnum_can_play(const seqnum_t *g, int seat)
+{
+    return each_play(g, seat, stop_at_first, NULL);
+}
+
+json_t *seqnum_legal(const game_t *base, int seat)
+{
+    const seqnum_t *g = (const seqnum_t *)base;
+    json_t *out = json_array();
+    if (g->over || seat < 0 || seat >= base->seats) return out;
+    const seqnum_player_t *p = &g->p[seat];
+    act_t a = {.type = ACT_DRAW, .card = -1, .cell = -1};
+    if (p->owe >= 0) json_array_append_new(out, seqnum_act_json(&a));
+    if (seat != g->turn) return out;
+    a.type = ACT_TRADE;
+    for (int i = 0; i < p->nhand; i++) {
+        if (i > 0 && p->hand[i] == p->hand[i - 1]) continue;
+        a.card = p->hand[i];
+        if (seqnum_check(g, seat, &a, NULL) == 0) json_array_append_new(out, seqnum_act_json(&a));
+    }
+    size_t before = json_array_size(out);
+    each_play(g, seat, append, out);
+    if (json_array_size(out) == before) {
+        a.type = ACT_PASS;
+        json_array_append_new(out, seqnum_act_json(&a));
+    }
+    return out;
+}

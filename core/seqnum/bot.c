@@ -1,0 +1,114 @@
+/*
+ * bot.c — the seqnum bot: a pure function of one seat's view (never the
+ * state). The server's built-in bots and tapis-bot both call it.
+ *
+ * "random" plays a uniformly random legal action. "greedy" draws as soon as
+ * it owes a draw, trades a dead card, then plays the card and cell that score
+ * best: every line of five through the cell that holds no opponent chip
+ * counts by how many of its own chips (or free corners) it already has (a
+ * completed line counts most), plus how much the cell blocks an opponent's
+ * line. Plus cards pay a fee, so they are kept for a good cell; a Minus
+ * removes the opponent chip whose lines threaten most, when the threat is
+ * worth the card.
+ */
+#include <string.h>
+
+#include "seqnum.h"
+
+static const int own_weight[5] = {1, 4, 16, 80, 100000};
+static const int block_weight[5] = {0, 2, 10, 70, 8000};
+#define PLUS_FEE 60
+#define MINUS_FEE 120
+
+typedef struct board {
+    int chip[SEQNUM_CELLS];
+} board_t;
+
+static bool corner(int c)
+{
+    return c == 0 || c == 9 || c == 90 || c == 99;
+}
+
+/*
+ * Lines of five through cell c holding only `team`'s chips and corners
+ * (cell c itself aside): sum of weight[how many they hold].
+ */
+static int lines(const board_t *b, int c, int team, const int *weight)
+{
+    static const int dirs[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
+    int r0 = c / SEQNUM_SIDE, c0 = c % SEQNUM_SIDE, total = 0;
+    for (int d = 0; d < 4; d++)
+        for (int back = 0; back < 5; back++) {
+            int held = 0, ok = 1;
+            for (int i = 0; i < 5 && ok; i++) {
+                int r = r0 + (i - back) * dirs[d][0], col = c0 + (i - back) * dirs[d][1];
+                if (r < 0 || r >= SEQNUM_SIDE || col < 0 || col >= SEQNUM_SIDE) {
+                    ok = 0;
+                    break;
+                }
+                int x = r * SEQNUM_SIDE + col;
+                if (x == c) continue;
+                if (corner(x) || b->chip[x] == team)
+                    held++;
+                else if (b->chip[x] != NO_CHIP)
+                    ok = 0;
+            }
+            if (ok) total += weight[held];
+        }
+    return total;
+}
+
+static int place_value(const board_t *b, int c, int team, int nteams)
+{
+    int v = lines(b, c, team, own_weight);
+    for (int t = 0; t < nteams; t++)
+        if (t != team) v += lines(b, c, t, block_weight);
+    return v;
+}
+
+static json_t *greedy(const json_t *view, const json_t *legal)
+{
+    board_t b;
+    const json_t *chips = json_object_get(view, "chips");
+    for (int c = 0; c < SEQNUM_CELLS; c++) {
+        json_t *x = json_array_get(chips, (size_t)c);
+        b.chip[c] = x ? (int)json_integer_value(x) : NO_CHIP;
+    }
+    int team = (int)json_integer_value(json_object_get(view, "team"));
+    int nteams = (int)json_integer_value(json_object_get(view, "teams"));
+    size_t i;
+    json_t *a, *best = NULL, *pass = NULL;
+    long best_value = 0;
+    json_array_foreach(legal, i, a)
+    {
+        const char *t = json_string_value(json_object_get(a, "type"));
+        if (strcmp(t, "draw") == 0 || strcmp(t, "trade") == 0) return json_deep_copy(a);
+        if (strcmp(t, "pass") == 0) pass = a;
+        if (strcmp(t, "play") != 0) continue;
+        int card = seqnum_card_parse(json_string_value(json_object_get(a, "card")));
+        int c = (int)json_integer_value(json_object_get(a, "cell"));
+        if (c < 0 || c >= SEQNUM_CELLS) continue;
+        long v;
+        if (card == CARD_MINUS) {
+            v = lines(&b, c, b.chip[c], block_weight) - MINUS_FEE;
+        } else {
+            v = place_value(&b, c, team, nteams) - (card == CARD_PLUS ? PLUS_FEE : 0);
+        }
+        if (!best || v > best_value) {
+            best = a;
+            best_value = v;
+        }
+    }
+    a = best ? best : pass;
+    return a ? json_deep_copy(a) : NULL;
+}
+
+json_t *seqnum_bot(const json_t *view, const char *strategy, rng_t *rng)
+{
+    const json_t *legal = json_object_get(view, "legal");
+    size_t n = json_array_size(legal);
+    if (n == 0) return NULL;
+    if (strategy && strcmp(strategy, "random") == 0)
+        return json_deep_copy(json_array_get(legal, rng_below(rng, (uint32_t)n)));
+    return greedy(view, legal);
+}

@@ -1,0 +1,38 @@
+/* internal.h — what the files of core/seqnum share and nobody else needs. */
+#ifndef TAPIS_SEQNUM_INTERNAL_H
+#define TAPIS_SEQNUM_INTERNAL_H
+
+#include "seqnum.h"
+
+typedef enum act_type { ACT_PLAY, ACT_TRADE, ACT_DRAW, ACT_PASS } act_type_t;
+
+/* An action, parsed. */
+typedef struct act {
+    act_type_t type;
+    int card; /* play, trade: a card kind */
+    int cell; /* play: 0..99, or -1 when out of range */
+} act_t;
+
+/* actions.c */
+int seqnum_parse(const json_t *action, act_t *a, game_error_t *err);
+json_t *seqnum_act_json(const act_t *a);
+json_t *seqnum_legal(const game_t *g, int seat);
+/* Has the turn seat a card it can play now? */
+bool seqnum_can_play(const seqnum_t *g, int seat);
+
+/* seqnum.c */
+int seqnum_check(const seqnum_t *g, int seat, const act_t *a, game_error_t *err);
+void seqnum_run(seqnum_t *g, int seat, const act_t *a);
+bool seqnum_holds(const seqnum_player_t *p, int kind);
+/* Hands are kept sorted by kind. */
+void seqnum_hand_add(seqnum_player_t *p, int kind);
+void seqnum_hand_remove(seqnum_player_t *p, int kind);
+
+/* view.c */
+json_t *seqnum_cards_json(const uint8_t *cards, int n);
+json_t *seqnum_view(const game_t *g, int seat);
+json_t *seqnum_dump(const game_t *g);
+game_t *seqnum_resample(const game_t *g, int seat, uint64_t seed);
+int seqnum_audit(const game_t *g, game_error_t *err);
+
+#endif
