@@ -1,0 +1,167 @@
+/*
+ * actions.c — slap actions on the wire: parsing (named fields, or the
+ * positional "args" of the protocol's inline form), the canonical JSON form,
+ * and the list of legal actions.
+ *
+ * Canonical forms (what legal() lists and what is sent back); columns are
+ * 0..3 (dealt with 1, 2, 3, 4 cards), piles are 0..seats-1 (pile K started
+ * with seat K's go card):
+ *   {"type":"play","column":C,"pile":K}   column C's face-up top card onto pile K
+ *   {"type":"turn","column":C}            turn up column C's face-down top card
+ *   {"type":"move","column":C,"to":D}     column C's face-up top card into empty column D
+ *   {"type":"slap","pile":K}              slap pile K (end of the round)
+ * Inline: "play 2 1", "turn 3", "move 3 0", "slap 1" (args [2,1], [3], ...).
+ */
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const type_names[] = {"play", "turn", "move", "slap"};
+
+/* The named fields of each type, in args order. */
+static const char *const fields[][2] = {
+    {"column", "pile"},
+    {"column", NULL},
+    {"column", "to"},
+    {"pile", NULL},
+};
+
+static int bad(game_error_t *err, const char *what)
+{
+    return game_fail(err, "bad_action", "%s", what);
+}
+
+static int read_int(const json_t *v, const char *name, int hi, const char *code, int *out,
+                    game_error_t *err)
+{
+    if (!json_is_integer(v)) return game_fail(err, "bad_action", "\"%s\" must be an integer", name);
+    json_int_t x = json_integer_value(v);
+    if (x < 0 || x > hi) return game_fail(err, code, "\"%s\" must be 0..%d", name, hi);
+    *out = (int)x;
+    return 0;
+}
+
+int slap_parse(const json_t *o, slap_act_t *a, game_error_t *err)
+{
+    memset(a, 0, sizeof *a);
+    if (!json_is_object(o)) return bad(err, "an action is a JSON object with a \"type\"");
+    const char *type = json_string_value(json_object_get(o, "type"));
+    if (!type) return bad(err, "an action needs a \"type\" string");
+    int t = -1;
+    for (int i = 0; i < (int)(sizeof type_names / sizeof type_names[0]); i++)
+        if (strcmp(type, type_names[i]) == 0) t = i;
+    if (t < 0) return game_fail(err, "unknown_action", "slap has no action \"%.40s\"", type);
+    a->type = (slap_act_type_t)t;
+
+    const char *const *want = fields[t];
+    int nwant = want[1] ? 2 : 1;
+    const json_t *args = json_object_get(o, "args");
+    if (args && (!json_is_array(args) || json_array_size(args) != (size_t)nwant))
+        return game_fail(err, "bad_action", "inline: %s takes %d number%s", type, nwant,
+                         nwant > 1 ? "s" : "");
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v)
+    {
+        bool known = strcmp(k, "type") == 0 || (!args && strcmp(k, want[0]) == 0) ||
+                     (!args && want[1] && strcmp(k, want[1]) == 0) ||
+                     (args && strcmp(k, "args") == 0);
+        if (!known)
+            return game_fail(err, "bad_action", "%s takes \"%s\"%s%s%s (or \"args\")", type,
+                             want[0], want[1] ? " and \"" : "", want[1] ? want[1] : "",
+                             want[1] ? "\"" : "");
+    }
+    for (int i = 0; i < nwant; i++) {
+        const json_t *x = args ? json_array_get(args, (size_t)i) : json_object_get(o, want[i]);
+        if (!x) return game_fail(err, "bad_action", "%s needs \"%s\"", type, want[i]);
+        int *slot = strcmp(want[i], "column") == 0 ? &a->column
+                    : strcmp(want[i], "pile") == 0 ? &a->pile
+                                                   : &a->to;
+        bool is_pile = slot == &a->pile;
+        if (read_int(x, want[i], is_pile ? SLAP_MAX_SEATS - 1 : SLAP_COLUMNS - 1,
+                     is_pile ? "no_such_pile" : "no_such_column", slot, err))
+            return -1;
+    }
+    return 0;
+}
+
+json_t *slap_act_json(const slap_act_t *a)
+{
+    switch (a->type) {
+    case ACT_PLAY:
+        return json_pack("{s:s, s:i, s:i}", "type", "play", "column", a->column, "pile", a->pile);
+    case ACT_TURN: return json_pack("{s:s, s:i}", "type", "turn", "column", a->column);
+    case ACT_MOVE:
+        return json_pack("{s:s, s:i, s:i}", "type", "move", "column", a->column, "to", a->to);
+    case ACT_SLAP: return json_pack("{s:s, s:i}", "type", "slap", "pile", a->pile);
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Legal actions: candidates the referee accepts                        */
+/* ------------------------------------------------------------------ */
+
+/* Offer a candidate: listed when the referee accepts it. */
+static void offer(const slap_t *g, int seat, const slap_act_t *a, json_t *out)
+{
+    if (slap_check(g, seat, a, NULL) == 0) json_array_append_new(out, slap_act_json(a));
+}
+
+/* Every candidate action, in the canonical order: plays, turns, moves, slaps. */
+json_t *slap_legal(const game_t *base, int seat)
+{
+    const slap_t *g = (const slap_t *)base;
+    json_t *out = json_array();
+    if (g->phase != SLAP_PLAY && g->phase != SLAP_RACE) return out;
+    if (seat < 0 || seat >= base->seats) return out;
+    int n = base->seats;
+    slap_act_t a = {0};
+    if (g->phase == SLAP_PLAY) {
+        a.type = ACT_PLAY;
+        for (a.column = 0; a.column < SLAP_COLUMNS; a.column++)
+            for (a.pile = 0; a.pile < n; a.pile++)
+                offer(g, seat, &a, out);
+        a.type = ACT_TURN;
+        a.pile = 0;
+        for (a.column = 0; a.column < SLAP_COLUMNS; a.column++)
+            offer(g, seat, &a, out);
+        a.type = ACT_MOVE;
+        for (a.column = 0; a.column < SLAP_COLUMNS; a.column++)
+            for (a.to = 0; a.to < SLAP_COLUMNS; a.to++)
+                offer(g, seat, &a, out);
+    }
+    a = (slap_act_t){.type = ACT_SLAP};
+    for (a.pile = 0; a.pile < n; a.pile++)
+        offer(g, seat, &a, out);
+    return out;
+}
+
+/*
+ * The same answer as "legal(seat) is not empty", without trying every
+ * candidate: it runs after every change, for every seat (the stall rule and
+ * waiting()). Tests check that the two agree over random games.
+ */
+bool slap_can_act(const slap_t *g, int seat)
+{
+    if (seat < 0 || seat >= g->base.seats) return false;
+    const slap_player_t *p = &g->p[seat];
+    if (g->phase == SLAP_RACE) return seat != g->first && p->slapped < 0;
+    if (g->phase != SLAP_PLAY) return false;
+    bool some_empty = false, all_empty = true;
+    for (int c = 0; c < SLAP_COLUMNS; c++) {
+        some_empty |= p->col[c].n == 0;
+        all_empty &= p->col[c].n == 0;
+    }
+    if (all_empty) return true; /* the first slap: every pile is free */
+    for (int c = 0; c < SLAP_COLUMNS; c++) {
+        const slap_column_t *col = &p->col[c];
+        if (!col->n) continue;
+        if (!col->up || (col->n >= 2 && some_empty)) return true; /* turn, move */
+        for (int k = 0; k < g->base.seats; k++)
+            if (g->pile[k].n &&
+                slap_fits(col->cards[col->n - 1], g->pile[k].cards[g->pile[k].n - 1]))
+                return true;
+    }
+    return false;
+}

@@ -1,0 +1,41 @@
+/* internal.h — what the files of core/slap share and nobody else needs. */
+#ifndef TAPIS_SLAP_INTERNAL_H
+#define TAPIS_SLAP_INTERNAL_H
+
+#include "slap.h"
+
+typedef enum slap_act_type {
+    ACT_PLAY, /* a column's face-up top card onto a discard pile */
+    ACT_TURN, /* turn up a column's face-down top card */
+    ACT_MOVE, /* a column's face-up top card into an empty column */
+    ACT_SLAP, /* slap a discard pile at the end of the round */
+} slap_act_type_t;
+
+/* An action, parsed. */
+typedef struct slap_act {
+    slap_act_type_t type;
+    int column; /* play, turn, move */
+    int pile;   /* play, slap */
+    int to;     /* move */
+} slap_act_t;
+
+/* actions.c */
+int slap_parse(const json_t *action, slap_act_t *a, game_error_t *err);
+json_t *slap_act_json(const slap_act_t *a);
+json_t *slap_legal(const game_t *g, int seat);
+/* Does `seat` have any legal action? (what legal() lists, without building it) */
+bool slap_can_act(const slap_t *g, int seat);
+
+/* slap.c */
+int slap_check(const slap_t *g, int seat, const slap_act_t *a, game_error_t *err);
+void slap_event(slap_t *g, json_t *ev);
+void slap_update_stall(slap_t *g, int64_t t);
+
+/* view.c */
+json_t *slap_cards_json(const slap_card_t *cards, int n);
+json_t *slap_view(const game_t *g, int seat);
+json_t *slap_dump(const game_t *g);
+game_t *slap_resample(const game_t *g, int seat, uint64_t seed);
+int slap_audit(const game_t *g, game_error_t *err);
+
+#endif

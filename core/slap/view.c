@@ -1,0 +1,341 @@
+/*
+ * view.c — what each seat may see of a slap table (the ONLY route by which a
+ * state reaches a client), the full dump, resampling of hidden cards, the
+ * audit of invariants, and the test constructors.
+ *
+ * Hidden from everyone, owners included: the draw piles, the face-down cards
+ * of the columns, the leftovers of the deal and the boxed cards (only their
+ * counts are shown). Public: the face-up top of each column, every discard
+ * pile's top card and size, who slapped what, and the events. A player has no
+ * private cards, so "hand" is always empty.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const phase_names[] = {"setup", "play", "race", "over"};
+
+json_t *slap_cards_json(const slap_card_t *cards, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(slap_card_name(cards[i])));
+    return a;
+}
+
+static json_t *seat_or_null(int s)
+{
+    return s >= 0 ? json_integer(s) : json_null();
+}
+
+static json_t *time_or_null(int64_t t)
+{
+    return t == SLAP_UNSET ? json_null() : json_integer((json_int_t)t);
+}
+
+static json_t *card_or_null(bool shown, slap_card_t c)
+{
+    return shown ? json_string(slap_card_name(c)) : json_null();
+}
+
+static void set(json_t *o, const char *key, json_t *v)
+{
+    json_object_set_new_nocheck(o, key, v);
+}
+
+/* The public part of the table: identical for every viewer. */
+static json_t *public_view(const slap_t *g)
+{
+    json_t *players = json_array(), *piles = json_array();
+    for (int s = 0; s < g->base.seats; s++) {
+        const slap_player_t *p = &g->p[s];
+        json_t *sizes = json_array(), *tops = json_array(), *o = json_object();
+        for (int c = 0; c < SLAP_COLUMNS; c++) {
+            const slap_column_t *col = &p->col[c];
+            json_array_append_new(sizes, json_integer(col->n));
+            json_array_append_new(
+                tops, card_or_null(col->n && col->up, col->n ? col->cards[col->n - 1] : 0));
+        }
+        set(o, "seat", json_integer(s));
+        set(o, "draw", json_integer(p->ndraw));
+        set(o, "sizes", sizes);
+        set(o, "tops", tops);
+        set(o, "cards", json_integer(slap_cards_held(g, s)));
+        set(o, "slapped", seat_or_null(p->slapped));
+        json_array_append_new(players, o);
+        const slap_pile_t *k = &g->pile[s];
+        o = json_object();
+        set(o, "pile", json_integer(s));
+        set(o, "top", card_or_null(k->n > 0, k->n ? k->cards[k->n - 1] : 0));
+        set(o, "cards", json_integer(k->n));
+        set(o, "taken_by", seat_or_null(k->taken_by));
+        set(o, "boxed", json_boolean(g->first >= 0 && g->p[g->first].slapped == s));
+        json_array_append_new(piles, o);
+    }
+    json_t *v = json_object();
+    set(v, "game", json_string("slap"));
+    set(v, "round", json_integer(g->round));
+    set(v, "max_rounds", json_integer(g->max_rounds));
+    set(v, "phase", json_string(phase_names[g->phase]));
+    set(v, "now", json_integer((json_int_t)g->now));
+    set(v, "go_at", time_or_null(g->go_at));
+    set(v, "stall_at", time_or_null(g->stall_at));
+    set(v, "stalls", json_integer(g->stalls));
+    set(v, "max_stalls", json_integer(g->max_stalls));
+    set(v, "first", seat_or_null(g->first));
+    set(v, "piles", piles);
+    set(v, "players", players);
+    set(v, "box", json_integer(g->nbox));
+    set(v, "out", json_integer(g->nout));
+    set(v, "events", json_incref(g->events));
+    if (g->phase == SLAP_OVER) set(v, "result", slap_desc.result(&g->base));
+    return v;
+}
+
+json_t *slap_view(const game_t *base, int seat)
+{
+    const slap_t *g = (const slap_t *)base;
+    json_t *v = public_view(g);
+    if (seat < 0 || seat >= base->seats) return v;
+    json_object_set_new(v, "seat", json_integer(seat));
+    json_object_set_new(v, "hand", json_array()); /* no card is private to its owner */
+    json_object_set_new(v, "legal", slap_legal(base, seat));
+    return v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dump: the whole state                                                */
+/* ------------------------------------------------------------------ */
+
+json_t *slap_dump(const game_t *base)
+{
+    const slap_t *g = (const slap_t *)base;
+    json_t *d = public_view(g);
+    json_t *draws = json_array(), *cols = json_array(), *piles = json_array(), *rng = json_array();
+    for (int s = 0; s < base->seats; s++) {
+        const slap_player_t *p = &g->p[s];
+        json_array_append_new(draws, slap_cards_json(p->draw, p->ndraw));
+        json_t *c = json_array();
+        for (int i = 0; i < SLAP_COLUMNS; i++)
+            json_array_append_new(c, json_pack("{s:o, s:b}", "cards",
+                                               slap_cards_json(p->col[i].cards, p->col[i].n), "up",
+                                               p->col[i].up));
+        json_array_append_new(cols, c);
+        json_array_append_new(piles, slap_cards_json(g->pile[s].cards, g->pile[s].n));
+    }
+    for (int i = 0; i < 4; i++)
+        json_array_append_new(rng, json_integer((json_int_t)g->rng.s[i]));
+    json_object_set_new(d, "draws", draws);
+    json_object_set_new(d, "all_columns", cols);
+    json_object_set_new(d, "all_piles", piles);
+    json_object_set_new(d, "boxed", slap_cards_json(g->box, g->nbox));
+    json_object_set_new(d, "leftovers", slap_cards_json(g->out, g->nout));
+    json_object_set_new(d, "winners", json_integer(g->winners));
+    json_object_set_new(d, "rng", rng);
+    json_object_set_new(d, "options",
+                        json_pack("{s:i, s:i, s:i, s:i}", "go_ms", g->go_ms, "stall_ms",
+                                  g->stall_ms, "max_stalls", g->max_stalls, "max_rounds",
+                                  g->max_rounds));
+    return d;
+}
+
+/* ------------------------------------------------------------------ */
+/* Resample: redraw what `seat` cannot see                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Face-down cards are hidden from every seat, their owner's too, so the same
+ * redraw serves every viewer: the draw piles, the face-down column cards and
+ * the leftovers are pooled, shuffled and dealt back into the same places.
+ * (The boxed cards stay: they were face up when boxed.)
+ */
+game_t *slap_resample(const game_t *base, int seat, uint64_t seed)
+{
+    (void)seat;
+    slap_t *g = malloc(sizeof *g);
+    if (!g) return NULL;
+    *g = *(const slap_t *)base;
+    json_incref(g->events); /* never changed once made (slap_event) */
+    slap_card_t pool[SLAP_DECK];
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            rng_t r;
+            rng_seed(&r, seed);
+            rng_shuffle_u8(&r, pool, n);
+            n = 0;
+        }
+        for (int s = 0; s < base->seats; s++) {
+            slap_player_t *p = &g->p[s];
+            for (int i = 0; i < p->ndraw; i++) {
+                if (pass == 0)
+                    pool[n++] = p->draw[i];
+                else
+                    p->draw[i] = pool[n++];
+            }
+            for (int c = 0; c < SLAP_COLUMNS; c++) {
+                slap_column_t *col = &p->col[c];
+                int hidden = col->n - (col->up ? 1 : 0);
+                for (int i = 0; i < hidden; i++) {
+                    if (pass == 0)
+                        pool[n++] = col->cards[i];
+                    else
+                        col->cards[i] = pool[n++];
+                }
+            }
+        }
+        for (int i = 0; i < g->nout; i++) {
+            if (pass == 0)
+                pool[n++] = g->out[i];
+            else
+                g->out[i] = pool[n++];
+        }
+    }
+    return &g->base;
+}
+
+/* ------------------------------------------------------------------ */
+/* Audit                                                                */
+/* ------------------------------------------------------------------ */
+
+int slap_audit(const game_t *base, game_error_t *err)
+{
+    const slap_t *g = (const slap_t *)base;
+    int count[SLAP_KINDS] = {0}, n = base->seats;
+    for (int s = 0; s < n; s++) {
+        const slap_player_t *p = &g->p[s];
+        for (int i = 0; i < p->ndraw; i++)
+            count[p->draw[i]]++;
+        for (int c = 0; c < SLAP_COLUMNS; c++) {
+            const slap_column_t *col = &p->col[c];
+            if (col->n < 0 || col->n > SLAP_COLUMN_MAX)
+                return game_fail(err, "bad_column", "seat %d column %d has %d cards", s, c, col->n);
+            if (g->phase == SLAP_OVER && col->n)
+                return game_fail(err, "bad_column", "seat %d kept column %d at the end", s, c);
+            for (int i = 0; i < col->n; i++)
+                count[col->cards[i]]++;
+        }
+        for (int i = 0; i < g->pile[s].n; i++)
+            count[g->pile[s].cards[i]]++;
+        if (g->phase == SLAP_PLAY && g->pile[s].n == 0)
+            return game_fail(err, "empty_pile", "pile %d is empty during play", s);
+        if (g->phase == SLAP_SETUP && g->pile[s].n)
+            return game_fail(err, "bad_pile", "pile %d has cards before the go", s);
+        int k = g->p[s].slapped;
+        if (k >= 0 && (k >= n || g->pile[k].taken_by != s))
+            return game_fail(err, "bad_slap", "seat %d slapped pile %d, not marked so", s, k);
+    }
+    for (int i = 0; i < g->nbox; i++)
+        count[g->box[i]]++;
+    for (int i = 0; i < g->nout; i++)
+        count[g->out[i]]++;
+    for (int c = 0; c < SLAP_KINDS; c++)
+        if (count[c] != SLAP_COPIES)
+            return game_fail(err, "cards_lost", "%d %s in the game, not %d", count[c],
+                             slap_card_name((slap_card_t)c), SLAP_COPIES);
+    if ((g->phase == SLAP_RACE) != (g->first >= 0 && g->phase != SLAP_OVER))
+        return game_fail(err, "bad_phase", "a race without a first slap, or the reverse");
+    if (g->phase == SLAP_PLAY && g->stall_at == SLAP_UNSET) {
+        bool any = false;
+        for (int s = 0; s < n && !any; s++)
+            any = slap_can_act(g, s);
+        if (!any) return game_fail(err, "no_stall", "nobody can play and no stall is due");
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Test constructors                                                    */
+/* ------------------------------------------------------------------ */
+
+static int parse_names(const char *names, slap_card_t *out, int max)
+{
+    char buf[512];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", names ? names : "");
+    for (char *save, *w = strtok_r(buf, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
+        int c = slap_card_parse(w);
+        if (c < 0 || n >= max) return -1;
+        out[n++] = (slap_card_t)c;
+    }
+    return n;
+}
+
+static bool remove_from(slap_card_t *cards, int *n, slap_card_t c)
+{
+    for (int i = *n - 1; i >= 0; i--)
+        if (cards[i] == c) {
+            memmove(&cards[i], &cards[i + 1], (size_t)(*n - 1 - i));
+            (*n)--;
+            return true;
+        }
+    return false;
+}
+
+/* Take a card of kind c from the draw piles (`seat`'s first) or the leftovers. */
+static int take_card(slap_t *g, int seat, slap_card_t c)
+{
+    if (seat >= 0 && remove_from(g->p[seat].draw, &g->p[seat].ndraw, c)) return 0;
+    for (int s = 0; s < g->base.seats; s++)
+        if (s != seat && remove_from(g->p[s].draw, &g->p[s].ndraw, c)) return 0;
+    return remove_from(g->out, &g->nout, c) ? 0 : -1;
+}
+
+static void under(slap_player_t *p, const slap_card_t *cards, int n)
+{
+    memmove(&p->draw[n], &p->draw[0], (size_t)p->ndraw);
+    memcpy(p->draw, cards, (size_t)n);
+    p->ndraw += n;
+}
+
+int slap_set_column(slap_t *g, int seat, int col, const char *names, bool up)
+{
+    slap_card_t want[SLAP_COLUMN_MAX];
+    int n = parse_names(names, want, SLAP_COLUMN_MAX);
+    if (n < 0) return -1;
+    slap_column_t *c = &g->p[seat].col[col];
+    under(&g->p[seat], c->cards, c->n);
+    c->n = 0;
+    for (int i = 0; i < n; i++) {
+        if (take_card(g, seat, want[i])) return -1;
+        c->cards[c->n++] = want[i];
+    }
+    c->up = up && n > 0;
+    return 0;
+}
+
+int slap_set_pile(slap_t *g, int k, const char *names)
+{
+    slap_card_t want[SLAP_DECK];
+    int n = parse_names(names, want, SLAP_DECK);
+    if (n < 0) return -1;
+    slap_pile_t *pile = &g->pile[k];
+    under(&g->p[k], pile->cards, pile->n);
+    pile->n = 0;
+    for (int i = 0; i < n; i++) {
+        if (take_card(g, k, want[i])) return -1;
+        pile->cards[pile->n++] = want[i];
+    }
+    return 0;
+}
+
+int slap_set_draw(slap_t *g, int seat, const char *names)
+{
+    slap_card_t want[SLAP_DECK];
+    int n = parse_names(names, want, SLAP_DECK);
+    if (n < 0) return -1;
+    slap_player_t *p = &g->p[seat];
+    slap_card_t parked[SLAP_DECK];
+    int nparked = p->ndraw;
+    memcpy(parked, p->draw, (size_t)p->ndraw);
+    p->ndraw = 0;
+    for (int i = 0; i < n; i++) {
+        if (!remove_from(parked, &nparked, want[i]) && take_card(g, -1, want[i])) return -1;
+        p->draw[p->ndraw++] = want[i];
+    }
+    /* What is left goes out of play (counted as leftovers by the audit). */
+    memcpy(&g->out[g->nout], parked, (size_t)nparked);
+    g->nout += nparked;
+    return 0;
+}

@@ -1,0 +1,857 @@
+/*
+ * test_slap_rules.c — one test per rule of slap (core/slap/RULES.md), on
+ * hand-built states with an injected clock: the table is created with a fixed
+ * seed, its clock started by tick(0) (the go is then due at go_ms), columns,
+ * piles and draw piles are set with the test constructors of slap.h, and the
+ * rule is exercised through the public apply()/tick() with JSON actions and
+ * explicit `now` values (same millisecond, one apart...).
+ *
+ * About 850 lines, on purpose: one test per rule (29) sharing one set of
+ * hand-building helpers (freeze, columns, seat0_finishes); split in two files,
+ * the helpers would be duplicated.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "slap/slap.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                              */
+/* ------------------------------------------------------------------ */
+
+static void audit_ok(slap_t *g)
+{
+    game_error_t err = {0};
+    if (slap_desc.audit(&g->base, &err)) fail_msg("audit: %s: %s", err.code, err.message);
+}
+
+/* A table whose clock started at 0: the go is due at go_ms. */
+static slap_t *table(int seats, const char *opts)
+{
+    game_error_t err = {0};
+    json_t *o = opts ? json_loads(opts, 0, NULL) : NULL;
+    game_t *g = game_new(&slap_desc, seats, o, 42, &err);
+    json_decref(o);
+    if (!g) fail_msg("create: %s %s", err.code, err.message);
+    assert_int_equal(game_next_deadline(g), 0);
+    assert_true(game_tick(g, 0));
+    audit_ok((slap_t *)g);
+    return (slap_t *)g;
+}
+
+/* A table after its go. */
+static slap_t *playing(int seats, const char *opts)
+{
+    slap_t *g = table(seats, opts);
+    assert_true(game_tick(&g->base, g->go_ms));
+    assert_int_equal(g->phase, SLAP_PLAY);
+    return g;
+}
+
+static game_error_t last_err;
+
+static const char *act(slap_t *g, int seat, const char *action, int64_t now)
+{
+    json_t *a = json_loads(action, 0, NULL);
+    if (!a) fail_msg("bad test JSON: %s", action);
+    int rc = game_apply(&g->base, seat, a, now, &last_err);
+    json_decref(a);
+    if (rc == 0) audit_ok(g);
+    return rc == 0 ? "ok" : last_err.code;
+}
+
+#define OK(g, seat, a, now) assert_string_equal(act(g, seat, a, now), "ok")
+
+/* A refusal must carry the code and leave the state exactly as it was. */
+static void refused(slap_t *g, int seat, const char *a, int64_t now, const char *code)
+{
+    json_t *before = slap_desc.dump(&g->base);
+    assert_string_equal(act(g, seat, a, now), code);
+    assert_true(last_err.message[0] != '\0');
+    json_t *after = slap_desc.dump(&g->base);
+    assert_true(json_equal(before, after));
+    json_decref(before);
+    json_decref(after);
+}
+
+static bool legal_has(slap_t *g, int seat, const char *action)
+{
+    json_t *want = json_loads(action, 0, NULL), *legal = slap_desc.legal(&g->base, seat);
+    bool found = false;
+    size_t i;
+    json_t *a;
+    json_array_foreach(legal, i, a) found |= json_equal(a, want);
+    json_decref(want);
+    json_decref(legal);
+    return found;
+}
+
+static size_t legal_count(slap_t *g, int seat)
+{
+    json_t *legal = slap_desc.legal(&g->base, seat);
+    size_t n = json_array_size(legal);
+    json_decref(legal);
+    return n;
+}
+
+static void pile(slap_t *g, int k, const char *names)
+{
+    assert_int_equal(slap_set_pile(g, k, names), 0);
+}
+
+static void draw(slap_t *g, int seat, const char *names)
+{
+    assert_int_equal(slap_set_draw(g, seat, names), 0);
+}
+
+static int card(const char *name)
+{
+    int c = slap_card_parse(name);
+    assert_true(c >= 0);
+    return c;
+}
+
+static int top_of_pile(slap_t *g, int k)
+{
+    return g->pile[k].n ? g->pile[k].cards[g->pile[k].n - 1] : -1;
+}
+
+/*
+ * Nobody can act: every pile topped by an 11 (nothing is higher, and 11 is
+ * odd), every column's top face up, no column empty. Then refresh the stall.
+ */
+static void freeze(slap_t *g)
+{
+    static const char *const elevens[] = {"R11", "G11", "B11", "Y11", "R11", "G11"};
+    for (int k = 0; k < g->base.seats; k++)
+        pile(g, k, elevens[k]);
+    for (int s = 0; s < g->base.seats; s++)
+        for (int c = 0; c < SLAP_COLUMNS; c++)
+            if (g->p[s].col[c].n) g->p[s].col[c].up = true;
+    slap_refresh(g);
+    audit_ok(g);
+}
+
+/* Seat s's four columns: the named cards (one column each), "" for empty. */
+static void columns(slap_t *g, int s, const char *c0, const char *c1, const char *c2,
+                    const char *c3)
+{
+    const char *names[SLAP_COLUMNS] = {c0, c1, c2, c3};
+    for (int c = 0; c < SLAP_COLUMNS; c++)
+        assert_int_equal(slap_set_column(g, s, c, names[c], true), 0);
+    slap_refresh(g);
+    audit_ok(g);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cards and the deal                                                   */
+/* ------------------------------------------------------------------ */
+
+static void deck_has_132_cards_four_colours_eleven_values_three_copies(void **state)
+{
+    (void)state;
+    assert_int_equal(SLAP_DECK, 132);
+    for (int c = 0; c < SLAP_KINDS; c++) {
+        assert_int_equal(slap_card_parse(slap_card_name((slap_card_t)c)), c);
+        assert_true(slap_value((slap_card_t)c) >= 1 && slap_value((slap_card_t)c) <= 11);
+    }
+    assert_int_equal(slap_card_parse("y11"), card("Y11"));
+    static const char *const bad[] = {"R12", "R0", "R01", "Q3", "R", "", "R1x", "G+1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(slap_card_parse(bad[i]), -1);
+}
+
+static void cards_are_dealt_evenly_leftovers_out_of_play(void **state)
+{
+    (void)state;
+    for (int seats = 2; seats <= 6; seats++) {
+        slap_t *g = table(seats, NULL);
+        assert_int_equal(g->nout, 132 % seats);
+        for (int s = 0; s < seats; s++) {
+            assert_int_equal(slap_cards_held(g, s), 132 / seats);
+            for (int c = 0; c < SLAP_COLUMNS; c++) {
+                assert_int_equal(g->p[s].col[c].n, c + 1); /* columns of 1, 2, 3, 4 */
+                assert_true(g->p[s].col[c].up);            /* top face up */
+            }
+            assert_int_equal(g->pile[s].n, 0);
+        }
+        game_free(&g->base);
+    }
+}
+
+static void table_sizes_outside_two_to_six_and_bad_options_are_refused(void **state)
+{
+    (void)state;
+    game_error_t err = {0};
+    assert_null(game_new(&slap_desc, 1, NULL, 1, &err));
+    assert_string_equal(err.code, "bad_players");
+    assert_null(game_new(&slap_desc, 7, NULL, 1, &err));
+    assert_string_equal(err.code, "bad_players");
+    const char *bad[] = {"{\"go_ms\":-1}", "{\"stall_ms\":60001}", "{\"max_rounds\":0}",
+                         "{\"max_stalls\":-3}", "{\"rounds\":3}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *o = json_loads(bad[i], 0, NULL);
+        assert_null(game_new(&slap_desc, 3, o, 1, &err));
+        assert_string_equal(err.code, "bad_option");
+        json_decref(o);
+    }
+}
+
+static void go_comes_go_ms_after_the_set_up_and_turns_up_one_card_per_pile(void **state)
+{
+    (void)state;
+    slap_t *g = table(4, "{\"go_ms\":800}");
+    assert_int_equal(g->phase, SLAP_SETUP);
+    assert_int_equal(game_next_deadline(&g->base), 800);
+    assert_int_equal(slap_desc.waiting(&g->base), 0);
+    assert_int_equal(legal_count(g, 0), 0);
+    refused(g, 0, "{\"type\":\"turn\",\"column\":3}", 500, "too_early");
+    int next[4];
+    for (int s = 0; s < 4; s++)
+        next[s] = g->p[s].draw[g->p[s].ndraw - 1];
+    assert_false(game_tick(&g->base, 799));
+    assert_true(game_tick(&g->base, 800));
+    assert_int_equal(g->phase, SLAP_PLAY);
+    for (int s = 0; s < 4; s++) {
+        assert_int_equal(g->pile[s].n, 1);
+        assert_int_equal(top_of_pile(g, s), next[s]); /* each player's next draw card */
+    }
+    game_free(&g->base);
+}
+
+static void an_action_before_the_first_tick_starts_the_clock(void **state)
+{
+    (void)state;
+    game_error_t err = {0};
+    slap_t *g = (slap_t *)game_new(&slap_desc, 2, NULL, 7, &err);
+    /* Deadlines due are settled first: the clock starts, then the turn is refused. */
+    assert_string_equal(act(g, 1, "{\"type\":\"turn\",\"column\":0}", 5000), "too_early");
+    assert_int_equal(game_next_deadline(&g->base), 6000);
+    refused(g, 1, "{\"type\":\"turn\",\"column\":0}", 5001, "too_early");
+    game_free(&g->base);
+}
+
+/* ------------------------------------------------------------------ */
+/* Playing                                                              */
+/* ------------------------------------------------------------------ */
+
+static void card_goes_on_higher_of_another_colour_or_odd_on_even_of_its_own(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *card, *top;
+        bool fits;
+    } cases[] = {
+        {"G5", "R4", true},   {"G4", "R4", false}, {"G3", "R4", false}, {"R5", "R4", true},
+        {"R3", "R4", true},   {"R6", "R4", false}, {"R5", "R3", false}, {"R11", "R10", true},
+        {"G1", "R11", false}, {"B2", "Y1", true},  {"Y1", "Y10", true}, {"Y10", "Y1", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_int_equal(
+            slap_fits((slap_card_t)card(cases[i].card), (slap_card_t)card(cases[i].top)),
+            cases[i].fits);
+
+    slap_t *g = playing(2, NULL);
+    freeze(g);
+    pile(g, 1, "R4");
+    columns(g, 0, "G5", "R1 R6", "B1 B2 R3", "Y1 Y2 Y3 G4");
+    assert_true(legal_has(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":1}"));
+    assert_true(legal_has(g, 0, "{\"type\":\"play\",\"column\":2,\"pile\":1}"));
+    refused(g, 0, "{\"type\":\"play\",\"column\":1,\"pile\":1}", 1100, "cannot_play");
+    refused(g, 0, "{\"type\":\"play\",\"column\":3,\"pile\":1}", 1100, "cannot_play");
+    refused(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":0}", 1100, "cannot_play");
+    OK(g, 0, "{\"type\":\"play\",\"column\":2,\"pile\":1}", 1100); /* odd on even, own colour */
+    assert_int_equal(top_of_pile(g, 1), card("R3"));
+    OK(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":1}", 1101); /* higher, another colour */
+    assert_int_equal(top_of_pile(g, 1), card("G5"));
+    game_free(&g->base);
+}
+
+static void any_player_plays_on_any_pile_own_included(void **state)
+{
+    (void)state;
+    slap_t *g = playing(3, NULL);
+    freeze(g);
+    pile(g, 0, "B2");
+    pile(g, 2, "Y2");
+    columns(g, 0, "R3", "G1 R9", "G2 G3 G9", "G4 G5 G6 B9");
+    assert_true(legal_has(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":0}"));
+    assert_true(legal_has(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":2}"));
+    OK(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":2}", 1200);
+    game_free(&g->base);
+}
+
+static void next_card_of_a_column_is_turned_up_by_an_explicit_action(void **state)
+{
+    (void)state;
+    slap_t *g = playing(2, NULL);
+    freeze(g);
+    pile(g, 1, "G2");
+    columns(g, 0, "R9", "B5 R3", "B1 B2 B3", "Y1 Y2 Y3 Y4");
+    OK(g, 0, "{\"type\":\"play\",\"column\":1,\"pile\":1}", 1100);
+    assert_int_equal(g->p[0].col[1].n, 1);
+    assert_false(g->p[0].col[1].up);
+    refused(g, 0, "{\"type\":\"play\",\"column\":1,\"pile\":1}", 1101, "face_down");
+    assert_true(legal_has(g, 0, "{\"type\":\"turn\",\"column\":1}"));
+    assert_true(slap_desc.waiting(&g->base) & 1u);
+    OK(g, 0, "{\"type\":\"turn\",\"column\":1}", 1102);
+    assert_true(g->p[0].col[1].up);
+    refused(g, 0, "{\"type\":\"turn\",\"column\":1}", 1103, "already_up");
+    OK(g, 0, "{\"type\":\"play\",\"column\":1,\"pile\":1}", 1104); /* B5 on R3 */
+    game_free(&g->base);
+}
+
+static void top_card_moves_into_an_empty_column_only_to_uncover_one(void **state)
+{
+    (void)state;
+    slap_t *g = playing(2, NULL);
+    freeze(g);
+    columns(g, 0, "", "R9", "B1 B2 B9", "Y1 Y2 Y3 Y9");
+    assert_true(legal_has(g, 0, "{\"type\":\"move\",\"column\":3,\"to\":0}"));
+    refused(g, 0, "{\"type\":\"move\",\"column\":1,\"to\":0}", 1100, "pointless_move");
+    refused(g, 0, "{\"type\":\"move\",\"column\":3,\"to\":2}", 1100, "column_not_empty");
+    refused(g, 0, "{\"type\":\"move\",\"column\":3,\"to\":3}", 1100, "same_column");
+    refused(g, 0, "{\"type\":\"move\",\"column\":0,\"to\":3}", 1100, "empty_column");
+    OK(g, 0, "{\"type\":\"move\",\"column\":3,\"to\":0}", 1100);
+    assert_int_equal(g->p[0].col[0].n, 1);
+    assert_true(g->p[0].col[0].up);
+    assert_int_equal(g->p[0].col[0].cards[0], card("Y9"));
+    assert_int_equal(g->p[0].col[3].n, 3);
+    assert_false(g->p[0].col[3].up);
+    refused(g, 0, "{\"type\":\"move\",\"column\":3,\"to\":0}", 1101, "face_down");
+    game_free(&g->base);
+}
+
+static void inline_args_form_is_accepted(void **state)
+{
+    (void)state;
+    slap_t *g = playing(3, NULL);
+    freeze(g);
+    pile(g, 1, "G2");
+    columns(g, 0, "R3", "B1 G9", "B2 B3 B9", "Y1 Y2 Y4 Y9");
+    refused(g, 0, "{\"type\":\"play\",\"args\":[0]}", 1100, "bad_action");
+    refused(g, 0, "{\"type\":\"play\",\"args\":[0,1],\"pile\":1}", 1100, "bad_action");
+    refused(g, 0, "{\"type\":\"play\",\"column\":\"0\",\"pile\":1}", 1100, "bad_action");
+    refused(g, 0, "{\"type\":\"play\",\"column\":4,\"pile\":1}", 1100, "no_such_column");
+    refused(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":3}", 1100, "no_such_pile");
+    refused(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":9}", 1100, "no_such_pile");
+    refused(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":1,\"card\":\"R3\"}", 1100,
+            "bad_action");
+    refused(g, 0, "{\"type\":\"fly\"}", 1100, "unknown_action");
+    refused(g, -1, "{\"type\":\"play\",\"column\":0,\"pile\":1}", 1100, "not_seated");
+    OK(g, 0, "{\"type\":\"play\",\"args\":[0,1]}", 1100);
+    OK(g, 0, "{\"type\":\"play\",\"args\":[1,1]}", 1101);
+    OK(g, 0, "{\"type\":\"turn\",\"args\":[1]}", 1102);
+    game_free(&g->base);
+}
+
+/* ------------------------------------------------------------------ */
+/* Races on one pile                                                    */
+/* ------------------------------------------------------------------ */
+
+static void plays_on_one_pile_in_the_same_ms_first_applied_wins_second_too_late(void **state)
+{
+    (void)state;
+    slap_t *g = playing(3, NULL);
+    freeze(g);
+    pile(g, 0, "R4");
+    columns(g, 1, "G5", "B1 R9", "B2 B3 B9", "Y1 Y2 Y4 Y9");
+    columns(g, 2, "G7", "B1 G9", "B5 B6 B9", "Y3 Y5 Y6 R9");
+    assert_true(legal_has(g, 1, "{\"type\":\"play\",\"column\":0,\"pile\":0}"));
+    assert_true(legal_has(g, 2, "{\"type\":\"play\",\"column\":0,\"pile\":0}"));
+    /* Both sent within the same millisecond: the server applies them in
+     * timestamp order, so the first applied covers R4 with G5 ... */
+    OK(g, 1, "{\"type\":\"play\",\"column\":0,\"pile\":0}", 1500);
+    /* ... and G7, which went on R4, does not go on G5 (odd on odd). */
+    refused(g, 2, "{\"type\":\"play\",\"column\":0,\"pile\":0}", 1500, "too_late");
+    assert_false(legal_has(g, 2, "{\"type\":\"play\",\"column\":0,\"pile\":0}"));
+    assert_int_equal(top_of_pile(g, 0), card("G5"));
+    assert_int_equal(g->pile[0].n, 2);
+    game_free(&g->base);
+}
+
+static void later_play_that_still_fits_goes_on_top_one_that_never_fitted_cannot(void **state)
+{
+    (void)state;
+    slap_t *g = playing(3, NULL);
+    freeze(g);
+    pile(g, 0, "R4");
+    columns(g, 1, "G5", "B1 R9", "B2 B3 B9", "Y1 Y2 Y4 Y9");
+    columns(g, 2, "B6", "R2", "B5 B7 B9", "Y3 Y5 Y6 R9");
+    OK(g, 1, "{\"type\":\"play\",\"column\":0,\"pile\":0}", 1500);
+    refused(g, 2, "{\"type\":\"play\",\"column\":1,\"pile\":0}", 1500, "cannot_play");
+    OK(g, 2, "{\"type\":\"play\",\"column\":0,\"pile\":0}", 1500);
+    assert_int_equal(top_of_pile(g, 0), card("B6"));
+    game_free(&g->base);
+}
+
+/* ------------------------------------------------------------------ */
+/* Stalls: nobody can play                                              */
+/* ------------------------------------------------------------------ */
+
+static void no_move_deal_turns_one_card_from_each_draw_pile_onto_the_next_pile(void **state)
+{
+    (void)state;
+    slap_t *g = playing(3, NULL); /* stall_ms 1500 */
+    freeze(g);
+    assert_int_equal(slap_desc.waiting(&g->base), 0);
+    assert_int_equal(game_next_deadline(&g->base), 1000 + 1500);
+    int next[3], before[3];
+    for (int s = 0; s < 3; s++) {
+        next[s] = g->p[s].draw[g->p[s].ndraw - 1];
+        before[s] = g->p[s].ndraw;
+    }
+    assert_false(game_tick(&g->base, 2499));
+    assert_true(game_tick(&g->base, 2500));
+    assert_int_equal(g->stalls, 1);
+    for (int s = 0; s < 3; s++) {
+        assert_int_equal(g->p[s].ndraw, before[s] - 1);
+        assert_int_equal(top_of_pile(g, (s + 1) % 3), next[s]); /* a different pile */
+        assert_int_equal(g->pile[s].n, 2);
+    }
+    game_free(&g->base);
+}
+
+static void no_move_deal_skips_a_player_without_draw_pile(void **state)
+{
+    (void)state;
+    slap_t *g = playing(3, NULL);
+    freeze(g);
+    draw(g, 1, "");
+    assert_true(game_tick(&g->base, 2500));
+    assert_int_equal(g->pile[2].n, 1); /* seat 1 had nothing to turn */
+    assert_int_equal(g->pile[0].n, 2);
+    assert_int_equal(g->pile[1].n, 2);
+    game_free(&g->base);
+}
+
+static void no_stall_while_someone_can_act(void **state)
+{
+    (void)state;
+    slap_t *g = playing(2, NULL);
+    freeze(g);
+    g->p[1].col[3].up = false;
+    slap_refresh(g);
+    assert_int_equal(game_next_deadline(&g->base), GAME_NO_DEADLINE);
+    assert_int_equal(slap_desc.waiting(&g->base), 2u);
+    OK(g, 1, "{\"type\":\"turn\",\"column\":3}", 4000);
+    /* After the turn nobody can act (an 11 tops every pile): the pause starts now. */
+    assert_int_equal(slap_desc.waiting(&g->base), 0);
+    assert_int_equal(game_next_deadline(&g->base), 4000 + 1500);
+    game_free(&g->base);
+}
+
+static void round_ends_blocked_after_max_stalls_piles_back_to_their_owners(void **state)
+{
+    (void)state;
+    slap_t *g = playing(2, "{\"max_stalls\":0}");
+    freeze(g);
+    int held[2];
+    for (int s = 0; s < 2; s++)
+        held[s] = slap_cards_held(g, s) + g->pile[s].n;
+    assert_true(game_tick(&g->base, 2500));
+    assert_int_equal(g->round, 2);
+    assert_int_equal(g->phase, SLAP_SETUP);
+    assert_int_equal(game_next_deadline(&g->base), 2500 + 1000);
+    for (int s = 0; s < 2; s++)
+        assert_int_equal(slap_cards_held(g, s), held[s]);
+    game_free(&g->base);
+}
+
+static void round_ends_blocked_when_no_draw_pile_has_a_card(void **state)
+{
+    (void)state;
+    slap_t *g = playing(2, NULL);
+    freeze(g);
+    draw(g, 0, "");
+    draw(g, 1, "");
+    assert_true(game_tick(&g->base, 2500));
+    assert_int_equal(g->stalls, 0);
+    assert_true(g->round == 2 || g->phase == SLAP_OVER);
+    game_free(&g->base);
+}
+
+/* ------------------------------------------------------------------ */
+/* The slap race                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Seat 0 empties its columns by playing R3 on pile 1 (topped by G2) at `now`. */
+static void seat0_finishes(slap_t *g, int64_t now)
+{
+    pile(g, 1, "G2");
+    columns(g, 0, "R3", "", "", "");
+    OK(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":1}", now);
+}
+
+static void first_with_empty_columns_slaps_a_pile_out_of_the_game(void **state)
+{
+    (void)state;
+    slap_t *g = playing(4, NULL);
+    freeze(g);
+    refused(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1100, "columns_not_empty");
+    seat0_finishes(g, 1200);
+    assert_true(legal_has(g, 0, "{\"type\":\"slap\",\"pile\":2}"));
+    refused(g, 1, "{\"type\":\"slap\",\"pile\":2}", 1201, "columns_not_empty");
+    int n2 = g->pile[2].n;
+    OK(g, 0, "{\"type\":\"slap\",\"pile\":2}", 1300);
+    assert_int_equal(g->phase, SLAP_RACE);
+    assert_int_equal(g->first, 0);
+    assert_int_equal(g->nbox, n2);
+    assert_int_equal(g->pile[2].n, 0);
+    refused(g, 0, "{\"type\":\"slap\",\"pile\":1}", 1301, "already_slapped");
+    refused(g, 1, "{\"type\":\"slap\",\"pile\":2}", 1301, "pile_taken");
+    refused(g, 1, "{\"type\":\"turn\",\"column\":0}", 1301, "round_over");
+    assert_int_equal(slap_desc.waiting(&g->base), 0xeu);
+    game_free(&g->base);
+}
+
+static void slap_race_tie_in_the_same_ms_first_applied_wins(void **state)
+{
+    (void)state;
+    slap_t *g = playing(4, NULL);
+    freeze(g);
+    seat0_finishes(g, 1200);
+    OK(g, 0, "{\"type\":\"slap\",\"pile\":2}", 1300);
+    OK(g, 2, "{\"type\":\"slap\",\"pile\":0}", 1400);
+    refused(g, 3, "{\"type\":\"slap\",\"pile\":0}", 1400, "pile_taken"); /* must slap another */
+    assert_int_equal(g->pile[0].taken_by, 2);
+    OK(g, 3, "{\"type\":\"slap\",\"pile\":1}", 1400);
+    /* The last player got the last pile: the round is over. */
+    assert_int_equal(g->round, 2);
+    game_free(&g->base);
+}
+
+static void slap_race_near_tie_one_ms_apart_goes_to_the_earlier(void **state)
+{
+    (void)state;
+    slap_t *g = playing(5, NULL);
+    freeze(g);
+    seat0_finishes(g, 1200);
+    OK(g, 0, "{\"type\":\"slap\",\"pile\":4}", 1300);
+    OK(g, 3, "{\"type\":\"slap\",\"pile\":1}", 1350);
+    refused(g, 1, "{\"type\":\"slap\",\"pile\":1}", 1351, "pile_taken");
+    assert_int_equal(g->pile[1].taken_by, 3);
+    OK(g, 1, "{\"type\":\"slap\",\"pile\":0}", 1352);
+    assert_int_equal(g->phase, SLAP_RACE); /* seats 2 and 4 still race for piles 2 and 3 */
+    assert_int_equal(slap_desc.waiting(&g->base), (1u << 2) | (1u << 4));
+    OK(g, 4, "{\"type\":\"slap\",\"pile\":3}", 1360);
+    /* Seat 2 got the last pile automatically (the events tell it: the state is a new round). */
+    json_t *want =
+        json_pack("{s:i, s:s, s:i, s:i}", "seat", 2, "did", "last_pile", "pile", 2, "cards", 1);
+    bool found = false;
+    size_t i;
+    json_t *ev;
+    json_array_foreach(g->events, i, ev) found |= json_equal(ev, want);
+    json_decref(want);
+    assert_true(found);
+    assert_int_equal(g->round, 2);
+    game_free(&g->base);
+}
+
+static void with_two_players_the_other_gets_the_last_pile_at_once(void **state)
+{
+    (void)state;
+    slap_t *g = playing(2, NULL);
+    freeze(g);
+    seat0_finishes(g, 1200);
+    int draw1 = g->p[1].ndraw, cols1 = slap_cards_held(g, 1) - draw1, pile1 = g->pile[1].n;
+    int draw0 = g->p[0].ndraw;
+    OK(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1300);
+    /* Seat 1 put pile 1 and its columns under its draw pile; a new round is laid out. */
+    assert_int_equal(g->round, 2);
+    assert_int_equal(slap_cards_held(g, 1), draw1 + cols1 + pile1);
+    assert_int_equal(slap_cards_held(g, 0), draw0);
+    assert_int_equal(g->phase, SLAP_SETUP);
+    assert_int_equal(game_next_deadline(&g->base), 1300 + 1000);
+    game_free(&g->base);
+}
+
+static void round_end_puts_the_pile_and_columns_under_the_draw_pile(void **state)
+{
+    (void)state;
+    slap_t *g = playing(3, NULL);
+    freeze(g);
+    seat0_finishes(g, 1200);
+    int draw2 = g->p[2].ndraw, cols2 = slap_cards_held(g, 2) - draw2, pile1 = g->pile[1].n;
+    int old_top = g->p[2].draw[draw2 - 1];
+    OK(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1300);
+    OK(g, 2, "{\"type\":\"slap\",\"pile\":1}", 1310);
+    assert_int_equal(g->round, 2);
+    assert_int_equal(slap_cards_held(g, 2), draw2 + cols2 + pile1);
+    /* Under: the new columns come from the old top of the draw pile. */
+    assert_int_equal(g->p[2].col[0].cards[0], old_top);
+    game_free(&g->base);
+}
+
+/* ------------------------------------------------------------------ */
+/* The end of the game                                                  */
+/* ------------------------------------------------------------------ */
+
+static void player_with_zero_or_one_card_at_round_end_wins(void **state)
+{
+    (void)state;
+    slap_t *g = playing(2, NULL);
+    freeze(g);
+    pile(g, 1, "G2");
+    columns(g, 0, "R3", "", "", "");
+    draw(g, 0, "G5");
+    OK(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":1}", 1200);
+    OK(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1300);
+    assert_true(game_is_over(&g->base));
+    json_t *r = slap_desc.result(&g->base);
+    assert_int_equal(json_array_size(json_object_get(r, "winners")), 1);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(r, "winners"), 0)), 0);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(r, "cards"), 0)), 1);
+    json_decref(r);
+    assert_int_equal(slap_desc.waiting(&g->base), 0);
+    assert_int_equal(legal_count(g, 1), 0);
+    refused(g, 1, "{\"type\":\"slap\",\"pile\":1}", 1400, "game_over");
+    assert_null(slap_desc.default_action(&g->base, 0));
+    assert_int_equal(game_next_deadline(&g->base), GAME_NO_DEADLINE);
+    game_free(&g->base);
+}
+
+static void new_round_while_everyone_has_two_cards_or_more(void **state)
+{
+    (void)state;
+    slap_t *g = playing(2, NULL);
+    freeze(g);
+    pile(g, 1, "G2");
+    columns(g, 0, "R3", "", "", "");
+    draw(g, 0, "G5 G6");
+    OK(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":1}", 1200);
+    OK(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1300);
+    assert_false(game_is_over(&g->base));
+    assert_int_equal(g->round, 2);
+    /* Two cards: one column card and the go card. */
+    assert_int_equal(g->p[0].col[0].n, 1);
+    assert_int_equal(g->p[0].col[1].n, 0);
+    assert_true(game_tick(&g->base, 2300));
+    assert_int_equal(g->pile[0].n, 1);
+    assert_int_equal(g->p[0].ndraw, 0);
+    game_free(&g->base);
+}
+
+static void after_max_rounds_the_fewest_cards_win(void **state)
+{
+    (void)state;
+    slap_t *g = playing(2, "{\"max_rounds\":1,\"max_stalls\":0}");
+    draw(g, 1, "R1 R2");
+    freeze(g);
+    assert_true(game_tick(&g->base, 2500));
+    assert_true(game_is_over(&g->base));
+    json_t *r = slap_desc.result(&g->base);
+    assert_int_equal(json_array_size(json_object_get(r, "winners")), 1);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(r, "winners"), 0)), 1);
+    json_decref(r);
+    game_free(&g->base);
+}
+
+/* ------------------------------------------------------------------ */
+/* Views, bots, timers                                                  */
+/* ------------------------------------------------------------------ */
+
+static void collect_strings(const json_t *j, json_t *out)
+{
+    const char *k;
+    json_t *v;
+    size_t i;
+    if (json_is_string(j)) json_array_append(out, (json_t *)j);
+    if (json_is_object(j)) json_object_foreach((json_t *)j, k, v)
+        {
+            if (strcmp(k, "events") != 0) collect_strings(v, out);
+        }
+    if (json_is_array(j)) json_array_foreach(j, i, v) collect_strings(v, out);
+}
+
+/* Every card named outside the events is a face-up column top or a pile top. */
+static void only_face_up_cards_named(slap_t *g, const json_t *view)
+{
+    bool up[SLAP_KINDS] = {0};
+    for (int s = 0; s < g->base.seats; s++) {
+        for (int c = 0; c < SLAP_COLUMNS; c++) {
+            const slap_column_t *col = &g->p[s].col[c];
+            if (col->n && col->up) up[col->cards[col->n - 1]] = true;
+        }
+        if (g->pile[s].n) up[top_of_pile(g, s)] = true;
+    }
+    json_t *strings = json_array();
+    collect_strings(view, strings);
+    size_t i;
+    json_t *v;
+    json_array_foreach(strings, i, v)
+    {
+        int c = slap_card_parse(json_string_value(v));
+        if (c >= 0 && !up[c]) fail_msg("view names %s, which is not face up", slap_card_name(c));
+    }
+    json_decref(strings);
+}
+
+static void face_down_cards_never_reach_anyone_over_random_games(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        int seats = 2 + (int)(seed % 5);
+        game_error_t err = {0};
+        game_t *g = game_new(&slap_desc, seats, NULL, seed, &err);
+        rng_t r;
+        rng_seed(&r, seed);
+        int64_t now = 0;
+        for (int step = 0; step < 5000 && !game_is_over(g); step++) {
+            if (game_next_deadline(g) <= now) game_tick(g, now);
+            for (int s = GAME_SPECTATOR; s < seats; s++) {
+                json_t *v = game_view(g, s);
+                only_face_up_cards_named((slap_t *)g, v);
+                if (s >= 0) {
+                    assert_int_equal(json_array_size(json_object_get(v, "hand")), 0);
+                    /* waiting() is exactly the seats with something to play */
+                    assert_int_equal(json_array_size(json_object_get(v, "legal")) > 0,
+                                     (slap_desc.waiting(g) >> s) & 1);
+                }
+                if (step % 16 == 0) {
+                    game_t *x = slap_desc.resample(g, s, seed * 1000 + (uint64_t)step);
+                    json_t *w = game_view(x, s);
+                    assert_true(json_equal(v, w));
+                    json_decref(w);
+                    game_free(x);
+                }
+                json_decref(v);
+            }
+            int s = (int)rng_below(&r, (uint32_t)seats);
+            json_t *v = game_view(g, s);
+            json_t *a = slap_bot(v, seed % 2 ? "random" : "greedy", &r);
+            json_decref(v);
+            if (a) {
+                assert_int_equal(game_apply(g, s, a, now, &err), 0);
+                json_decref(a);
+            } else if (slap_desc.waiting(g) == 0) {
+                now = game_next_deadline(g);
+                continue;
+            }
+            now += rng_below(&r, 200);
+        }
+        assert_true(game_is_over(g));
+        game_free(g);
+    }
+}
+
+static void greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning(void **state)
+{
+    (void)state;
+    slap_t *g = playing(3, NULL);
+    freeze(g);
+    pile(g, 2, "R1 R2 G11");
+    seat0_finishes(g, 1200); /* pile 1: G2 R3 */
+    rng_t r;
+    rng_seed(&r, 1);
+    json_t *v = slap_desc.view(&g->base, 0);
+    json_t *a = slap_bot(v, "greedy", &r);
+    assert_string_equal(json_string_value(json_object_get(a, "type")), "slap");
+    assert_int_equal(json_integer_value(json_object_get(a, "pile")), 0); /* one card */
+    json_t *d = slap_desc.default_action(&g->base, 0);
+    assert_true(json_equal(a, d));
+    json_decref(a);
+    json_decref(d);
+    json_decref(v);
+
+    slap_t *h = playing(2, NULL);
+    freeze(h);
+    pile(h, 1, "G2");
+    columns(h, 0, "R9", "B1 R3", "B1 B2 B9", "Y1 Y2 Y3 Y9");
+    h->p[0].col[3].up = false;
+    slap_refresh(h);
+    v = slap_desc.view(&h->base, 0);
+    a = slap_bot(v, "greedy", &r);
+    assert_string_equal(json_string_value(json_object_get(a, "type")), "play");
+    json_decref(a);
+    json_decref(v);
+    game_free(&h->base);
+    game_free(&g->base);
+}
+
+static void reaction_time_is_read_from_the_strategy_string_not_played(void **state)
+{
+    (void)state;
+    assert_int_equal(slap_bot_reaction_ms("greedy:250"), 250);
+    assert_int_equal(slap_bot_reaction_ms("random:0"), 0);
+    assert_int_equal(slap_bot_reaction_ms("greedy"), -1);
+    assert_int_equal(slap_bot_reaction_ms("greedy:fast"), -1);
+    assert_int_equal(slap_bot_reaction_ms(NULL), -1);
+    /* The bot is pure: the delay is the caller's; the choice is plain greedy's. */
+    slap_t *g = playing(4, NULL);
+    json_t *v = slap_desc.view(&g->base, 2);
+    rng_t r1, r2;
+    rng_seed(&r1, 3);
+    rng_seed(&r2, 3);
+    json_t *a = slap_bot(v, "greedy:250", &r1), *b = slap_bot(v, "greedy", &r2);
+    assert_true(json_equal(a, b));
+    json_decref(a);
+    json_decref(b);
+    json_decref(v);
+    game_free(&g->base);
+}
+
+static void views_show_counts_for_face_down_cards_and_legal_for_the_seat(void **state)
+{
+    (void)state;
+    slap_t *g = playing(3, NULL);
+    for (int s = -1; s < 3; s++) {
+        json_t *v = slap_desc.view(&g->base, s);
+        if (s < 0) {
+            assert_null(json_object_get(v, "legal"));
+            assert_null(json_object_get(v, "hand"));
+        } else {
+            assert_int_equal(json_integer_value(json_object_get(v, "seat")), s);
+            assert_true(json_is_array(json_object_get(v, "legal")));
+        }
+        json_t *p = json_array_get(json_object_get(v, "players"), 1);
+        assert_int_equal(json_integer_value(json_object_get(p, "draw")), g->p[1].ndraw);
+        assert_int_equal(json_integer_value(json_array_get(json_object_get(p, "sizes"), 3)), 4);
+        assert_string_equal(json_string_value(json_array_get(json_object_get(p, "tops"), 3)),
+                            slap_card_name(g->p[1].col[3].cards[3]));
+        json_decref(v);
+    }
+    game_free(&g->base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(deck_has_132_cards_four_colours_eleven_values_three_copies),
+        cmocka_unit_test(cards_are_dealt_evenly_leftovers_out_of_play),
+        cmocka_unit_test(table_sizes_outside_two_to_six_and_bad_options_are_refused),
+        cmocka_unit_test(go_comes_go_ms_after_the_set_up_and_turns_up_one_card_per_pile),
+        cmocka_unit_test(an_action_before_the_first_tick_starts_the_clock),
+        cmocka_unit_test(card_goes_on_higher_of_another_colour_or_odd_on_even_of_its_own),
+        cmocka_unit_test(any_player_plays_on_any_pile_own_included),
+        cmocka_unit_test(next_card_of_a_column_is_turned_up_by_an_explicit_action),
+        cmocka_unit_test(top_card_moves_into_an_empty_column_only_to_uncover_one),
+        cmocka_unit_test(inline_args_form_is_accepted),
+        cmocka_unit_test(plays_on_one_pile_in_the_same_ms_first_applied_wins_second_too_late),
+        cmocka_unit_test(later_play_that_still_fits_goes_on_top_one_that_never_fitted_cannot),
+        cmocka_unit_test(no_move_deal_turns_one_card_from_each_draw_pile_onto_the_next_pile),
+        cmocka_unit_test(no_move_deal_skips_a_player_without_draw_pile),
+        cmocka_unit_test(no_stall_while_someone_can_act),
+        cmocka_unit_test(round_ends_blocked_after_max_stalls_piles_back_to_their_owners),
+        cmocka_unit_test(round_ends_blocked_when_no_draw_pile_has_a_card),
+        cmocka_unit_test(first_with_empty_columns_slaps_a_pile_out_of_the_game),
+        cmocka_unit_test(slap_race_tie_in_the_same_ms_first_applied_wins),
+        cmocka_unit_test(slap_race_near_tie_one_ms_apart_goes_to_the_earlier),
+        cmocka_unit_test(with_two_players_the_other_gets_the_last_pile_at_once),
+        cmocka_unit_test(round_end_puts_the_pile_and_columns_under_the_draw_pile),
+        cmocka_unit_test(player_with_zero_or_one_card_at_round_end_wins),
+        cmocka_unit_test(new_round_while_everyone_has_two_cards_or_more),
+        cmocka_unit_test(after_max_rounds_the_fewest_cards_win),
+        cmocka_unit_test(face_down_cards_never_reach_anyone_over_random_games),
+        cmocka_unit_test(greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning),
+        cmocka_unit_test(reaction_time_is_read_from_the_strategy_string_not_played),
+        cmocka_unit_test(views_show_counts_for_face_down_cards_and_legal_for_the_seat),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
