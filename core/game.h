@@ -72,6 +72,8 @@ struct game_desc {
      * What `seat` may see (GAME_SPECTATOR for a spectator): the ONLY route by
      * which state reaches a client. A seated player's own hidden cards are
      * under the key "hand"; nothing else carries cards the viewer may not see.
+     * A view may share immutable parts with the state: callers may add or
+     * replace its top-level keys but must not change anything below them.
      */
     json_t *(*view)(const game_t *g, int seat);
 

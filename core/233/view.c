@@ -45,6 +45,20 @@ static json_t *seat_or_null(int s)
     return s >= 0 ? json_integer(s) : json_null();
 }
 
+/*
+ * Events and the last round's summary are never changed once made, so views
+ * share them (a reference, not a copy): copying them was most of a view's cost.
+ * A view is read-only below its top-level keys (core/game.h).
+ */
+static json_t *events_json(const g233_t *g)
+{
+    json_t *a = json_array();
+    size_t i;
+    json_t *e;
+    json_array_foreach(g->events, i, e) json_array_append(a, e);
+    return a;
+}
+
 /* The public part of the table: identical for every viewer. */
 static json_t *public_view(const g233_t *g)
 {
@@ -68,8 +82,8 @@ static json_t *public_view(const g233_t *g)
         "discard", top >= 0 ? json_string(card_name((card_t)top)) : json_null(), "discard_pile",
         g->ndiscard, "discarder", seat_or_null(g->discarder), "rebuilds", g->rebuilds, "claim_open",
         g->open && g->phase == PH_DRAW && g->declarer < 0 && top >= 0, "claims", claims, "declarer",
-        seat_or_null(g->declarer), "players", players, "events", json_deep_copy(g->events),
-        "target", g->target);
+        seat_or_null(g->declarer), "players", players, "events", events_json(g), "target",
+        g->target);
     if (g->declarer >= 0) json_object_set_new(v, "combo", json_string(combo_name(g->declared)));
     if (g->phase == PH_GIFT) {
         /* A drawn gift is shown to everyone: it is placed face up. */
@@ -77,7 +91,7 @@ static json_t *public_view(const g233_t *g)
         json_object_set_new(v, "pending_gift",
                             json_string(h->n[CARD_GIFT_MINUS] ? "gift-5" : "gift+5"));
     }
-    if (g->last_round) json_object_set_new(v, "last_round", json_deep_copy(g->last_round));
+    if (g->last_round) json_object_set(v, "last_round", g->last_round); /* shared, see above */
     if (g->phase == PH_OVER) json_object_set_new(v, "result", g233_desc.result(&g->base));
     return v;
 }
