@@ -557,7 +557,7 @@ static void end_round(g233_t *g, const char *reason)
         for (int i = 0; i < p->nmelds; i++)
             json_array_append_new(melds, g233_cards_json(p->melds[i].cards, p->melds[i].n));
         json_array_append_new(hands, json_pack("{s:i, s:o, s:o, s:s, s:i, s:i, s:i, s:i}", "seat",
-                                               s, "hand", g233_hand_json(&p->hand), "melds", melds,
+                                               s, "cards", g233_hand_json(&p->hand), "melds", melds,
                                                "combo", combo_name(c), "points", points, "gifts",
                                                5 * (p->gifts_plus - p->gifts_minus), "score",
                                                p->score, "last_drawn", p->last_drawn));

@@ -587,7 +587,7 @@ static void declare_before_drawing_then_each_other_player_draws_once(void **stat
     assert_int_equal(json_integer_value(json_object_get(h0, "points")), 50);
     assert_string_equal(json_string_value(json_object_get(h0, "combo")), "2-3-3");
     json_t *h2 = json_array_get(json_object_get(g->last_round, "hands"), 2);
-    assert_int_equal(json_array_size(json_object_get(h2, "hand")), 8);
+    assert_int_equal(json_array_size(json_object_get(h2, "cards")), 8);
     /* Y6 Y6 is a pair of numbers: no double, no points. */
     assert_int_equal(json_integer_value(json_object_get(h2, "points")), 0);
     assert_int_equal(g->p[0].score, 50);

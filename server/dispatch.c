@@ -1,0 +1,231 @@
+/*
+ * dispatch.c — requests: parse, check, route, reply. Also the handlers that
+ * are not about the lobby: hello, games, act, state, ping, help, quit.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "conn.h"
+#include "dispatch.h"
+#include "envelope.h"
+#include "log.h"
+#include "room.h"
+#include "session.h"
+
+/* ------------------------------------------------------------------------ */
+/* Replies                                                                  */
+/* ------------------------------------------------------------------------ */
+
+void req_ok(request_t *req, json_t *fields)
+{
+    json_t *m = proto_reply(req->re, req->id);
+    if (fields) {
+        json_object_update_missing(m, fields);
+        json_decref(fields);
+    }
+    req->replied = true;
+    conn_send_new(req->conn, m);
+}
+
+void req_fail(request_t *req, const char *code, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    req->replied = true;
+    conn_send_new(req->conn, proto_reply_error(req->re, req->id, code, msg));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Handlers                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void on_hello(request_t *req)
+{
+    conn_t *c = req->conn;
+    const char *name = json_string_value(json_object_get(req->msg, "name"));
+    const char *token = json_string_value(json_object_get(req->msg, "token"));
+    session_t *s;
+    bool resumed = false;
+    if (token) {
+        s = session_find(c->srv, token);
+        if (!s) {
+            req_fail(req, "not_found", "unknown or expired token; say hello without one");
+            return;
+        }
+        if (c->session && c->session != s) {
+            req_fail(req, "already_hello", "this connection already has a session");
+            return;
+        }
+        resumed = true;
+    } else if (c->session) {
+        s = c->session; /* a second hello renames */
+    } else if (!(s = session_create(c->srv, c, name))) {
+        req_fail(req, "internal", "cannot create a session");
+        return;
+    }
+    snprintf(s->name, sizeof s->name, "%s", name);
+    conn_hello_done(c);
+    json_t *rooms = json_array();
+    for (int i = 0; i < s->nrooms; i++)
+        json_array_append_new(rooms, json_string(s->rooms[i]->id));
+    req_ok(req, json_pack("{s:s, s:s, s:b, s:o, s:s}", "token", s->token, "name", s->name,
+                          "resumed", resumed, "rooms", rooms, "server", "tapisd " TAPIS_VERSION));
+    if (resumed && s->conn != c) {
+        session_attach(s, c); /* sends the current state of every room at once */
+    } else {
+        log_info("conn %llu: hello %s", (unsigned long long)c->id, s->name);
+    }
+}
+
+static void on_games(request_t *req)
+{
+    int n;
+    const game_desc_t *const *games = game_registry(&n);
+    json_t *list = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(
+            list, json_pack("{s:s, s:s, s:i, s:i, s:o}", "id", games[i]->id, "title",
+                            games[i]->title, "min_players", games[i]->min_seats, "max_players",
+                            games[i]->max_seats, "options", game_default_options(games[i])));
+    req_ok(req, json_pack("{s:o}", "games", list));
+}
+
+static void on_act(request_t *req)
+{
+    room_t *r = req->room;
+    int seat = room_seat_of(r, req->session);
+    if (seat < 0) {
+        req_fail(req, "not_seated", "you do not sit at table %s", r->id);
+        return;
+    }
+    game_error_t err = {0};
+    if (room_apply(r, seat, json_object_get(req->msg, "action"), req->stamp, &err) < 0) {
+        req_fail(req, err.code ? err.code : "illegal_action", "%s", err.message);
+        return;
+    }
+    req_ok(req, json_pack("{s:s}", "room", r->id));
+    room_changed(r);
+}
+
+static void on_state(request_t *req)
+{
+    room_t *r = req->room;
+    json_t *f = room_summary(r);
+    if (r->status != ROOM_WAITING) {
+        int seat = room_seat_of(r, req->session);
+        json_t *ev = room_state_event(r, seat >= 0 ? seat : GAME_SPECTATOR);
+        json_object_set(f, "seq", json_object_get(ev, "seq"));
+        json_object_set(f, "view", json_object_get(ev, "view"));
+        json_decref(ev);
+    }
+    req_ok(req, f);
+}
+
+static void on_help(request_t *req)
+{
+    const char *name = json_string_value(json_object_get(req->msg, "command"));
+    char *text = command_help(name);
+    if (!text) {
+        req_fail(req, "not_found", "no command named \"%s\" (see help)", name);
+        return;
+    }
+    req_ok(req, json_pack("{s:s}", "text", text));
+    free(text);
+}
+
+static void on_quit(request_t *req)
+{
+    req_ok(req, NULL);
+    conn_close_after_flush(req->conn, "quit");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Routing                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Resolve the request's room: the one it names, or the only one the session is in. */
+static int resolve_room(request_t *req)
+{
+    const char *id = json_string_value(json_object_get(req->msg, "room"));
+    if (id) {
+        req->room = room_find(req->conn->srv, id);
+        if (!req->room) {
+            req_fail(req, "not_found", "no room %s", id);
+            return -1;
+        }
+        return 0;
+    }
+    req->room = session_single_room(req->session);
+    if (!req->room) {
+        req_fail(req, PROTO_BAD_REQUEST, "%s: room: required (you are in %d rooms)", req->re,
+                 req->session->nrooms);
+        return -1;
+    }
+    return 0;
+}
+
+static void route(request_t *req, cmd_id_t id)
+{
+    switch (id) {
+    case CMD_HELLO: on_hello(req); break;
+    case CMD_GAMES: on_games(req); break;
+    case CMD_CREATE: lobby_create(req); break;
+    case CMD_ROOMS: lobby_rooms(req); break;
+    case CMD_JOIN: lobby_join(req); break;
+    case CMD_WATCH: lobby_watch(req); break;
+    case CMD_LEAVE: lobby_leave(req); break;
+    case CMD_ADDBOT: lobby_addbot(req); break;
+    case CMD_ACT: on_act(req); break;
+    case CMD_STATE: on_state(req); break;
+    case CMD_SAY: lobby_say(req); break;
+    case CMD_PING: req_ok(req, NULL); break;
+    case CMD_HELP: on_help(req); break;
+    case CMD_QUIT: on_quit(req); break;
+    default: req_fail(req, PROTO_UNKNOWN_COMMAND, "unknown command"); break;
+    }
+}
+
+void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp)
+{
+    proto_request_t preq;
+    proto_error_t perr;
+    int rc = proto_request_parse(&preq, line, len, &perr);
+    if (rc == PROTO_EMPTY) {
+        proto_request_free(&preq);
+        return;
+    }
+    if (rc != PROTO_OK) {
+        log_debug("conn %llu: %s: %s", (unsigned long long)c->id, perr.code, perr.message);
+        conn_send_new(c, proto_reply_from_error(&preq, &perr));
+        proto_request_free(&preq);
+        return;
+    }
+    request_t req = {
+        .conn = c,
+        .session = c->session,
+        .msg = preq.msg,
+        .re = preq.re,
+        .id = preq.id,
+        .stamp = stamp,
+    };
+    const command_t *cmd = preq.command;
+    log_debug("conn %llu: %s", (unsigned long long)c->id, cmd->name);
+    if (!(cmd->flags & CMD_F_BEFORE_HELLO) && !c->session) {
+        req_fail(&req, PROTO_HELLO_FIRST, "say hello first: hello NAME");
+    } else if (command_arg(cmd, "room")) {
+        if (resolve_room(&req) == 0) route(&req, cmd->id);
+    } else {
+        route(&req, cmd->id);
+    }
+    if (!req.replied) {
+        log_error("conn %llu: %s got no reply", (unsigned long long)c->id, cmd->name);
+        req_fail(&req, "internal", "internal error");
+    }
+    proto_request_free(&preq);
+}

@@ -1,0 +1,44 @@
+/*
+ * dispatch.h — from a line to a handler and back to exactly one reply.
+ *
+ * dispatch_line() parses a line with the protocol layer (which validates
+ * arguments against the command table), checks hello-first, defaults the
+ * room, runs the handler, and makes sure one reply goes out for every
+ * request that is not a blank line. Handlers reply through req_ok() or
+ * req_fail() BEFORE they broadcast what the request changed, so a client
+ * reads the answer to its request before the events it caused.
+ */
+#ifndef TAPIS_SERVER_DISPATCH_H
+#define TAPIS_SERVER_DISPATCH_H
+
+#include "server.h"
+
+typedef struct request {
+    conn_t *conn;
+    session_t *session; /* NULL before hello */
+    json_t *msg;        /* validated request object (borrowed) */
+    const char *re;
+    const json_t *id;
+    uint64_t stamp; /* µs, when the line was read */
+    room_t *room;   /* for commands with a room: the room it names or defaults to */
+    bool replied;
+} request_t;
+
+void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp);
+
+/* Reply ok with the fields of `fields` (stolen; may be NULL). */
+void req_ok(request_t *req, json_t *fields);
+/* Reply with an error. */
+void req_fail(request_t *req, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Lobby handlers (lobby.c). */
+void lobby_create(request_t *req);
+void lobby_rooms(request_t *req);
+void lobby_join(request_t *req);
+void lobby_watch(request_t *req);
+void lobby_leave(request_t *req);
+void lobby_addbot(request_t *req);
+void lobby_say(request_t *req);
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * main.c — tapisd: options, the loop, the listener, signals, clean shutdown.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+
+#include "conn.h"
+#include "envelope.h"
+#include "log.h"
+#include "options.h"
+#include "room.h"
+#include "server.h"
+#include "session.h"
+
+#define STOP_GRACE_MS 2000
+
+/* ------------------------------------------------------------------------ */
+/* Clock and randomness                                                     */
+/* ------------------------------------------------------------------------ */
+
+uint64_t server_now_us(const server_t *srv)
+{
+    return (uv_hrtime() - srv->start_ns) / 1000;
+}
+
+int server_random(void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t k = getrandom(p, n, 0);
+        if (k < 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static uint64_t splitmix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+uint64_t server_game_seed(server_t *srv)
+{
+    uint64_t seed;
+    if (srv->opts.seeded) return splitmix(srv->opts.seed + srv->rooms_created);
+    if (server_random(&seed, sizeof seed) < 0) seed = splitmix(uv_hrtime());
+    return seed;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shutdown                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void on_stop_grace(uv_timer_t *t)
+{
+    server_t *srv = t->data;
+    while (srv->conns)
+        conn_close(srv->conns, "shutdown");
+    uv_close((uv_handle_t *)t, NULL);
+}
+
+/* Tell everyone, flush, close every handle; the loop then ends by itself. */
+static void server_stop(server_t *srv, const char *why)
+{
+    if (srv->stopping) return;
+    srv->stopping = true;
+    log_notice("stopping (%s)", why);
+    uv_close((uv_handle_t *)&srv->listener, NULL);
+    uv_close((uv_handle_t *)&srv->sigint, NULL);
+    uv_close((uv_handle_t *)&srv->sigterm, NULL);
+    json_t *ev = proto_event("shutdown");
+    for (conn_t *c = srv->conns, *next; c; c = next) {
+        next = c->next;
+        if (c->state == CONN_DOOMED) {
+            conn_close(c, c->doom_why);
+            continue;
+        }
+        conn_send(c, ev);
+        conn_close_after_flush(c, "shutdown");
+    }
+    json_decref(ev);
+    while (srv->sessions)
+        session_destroy(srv->sessions);
+    while (srv->rooms)
+        room_destroy(srv->rooms);
+    uv_idle_stop(&srv->idle);
+    uv_close((uv_handle_t *)&srv->idle, NULL);
+    uv_close((uv_handle_t *)&srv->check, NULL);
+    if (srv->conns) {
+        uv_timer_start(&srv->stop_timer, on_stop_grace, STOP_GRACE_MS, 0);
+        uv_unref((uv_handle_t *)&srv->stop_timer);
+    } else {
+        uv_close((uv_handle_t *)&srv->stop_timer, NULL);
+    }
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    server_stop(h->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+static void on_check(uv_check_t *h)
+{
+    conn_process_ready(h->data);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Start                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Many connections need many descriptors: raise the soft limit to the hard one. */
+static void raise_fd_limit(int want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0) return;
+    rlim_t need = (rlim_t)want + 64;
+    if (rl.rlim_cur >= need) return;
+    rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+    if (setrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need)
+        log_warn("file descriptor limit %llu is below --max-conns %d",
+                 (unsigned long long)rl.rlim_cur, want);
+}
+
+static int listen_on(server_t *srv)
+{
+    struct sockaddr_storage ss;
+    int r;
+    if (strchr(srv->opts.host, ':'))
+        r = uv_ip6_addr(srv->opts.host, srv->opts.port, (struct sockaddr_in6 *)&ss);
+    else
+        r = uv_ip4_addr(srv->opts.host, srv->opts.port, (struct sockaddr_in *)&ss);
+    if (r < 0) {
+        log_error("bad listen address %s: %s", srv->opts.host, uv_strerror(r));
+        return -1;
+    }
+    uv_tcp_init(srv->loop, &srv->listener);
+    srv->listener.data = srv;
+    if ((r = uv_tcp_bind(&srv->listener, (struct sockaddr *)&ss, 0)) < 0 ||
+        (r = uv_listen((uv_stream_t *)&srv->listener, 511, conn_on_connection)) < 0) {
+        log_error("cannot listen on %s:%d: %s", srv->opts.host, srv->opts.port, uv_strerror(r));
+        uv_close((uv_handle_t *)&srv->listener, NULL);
+        return -1;
+    }
+    int n = sizeof ss;
+    char host[64] = "?";
+    int port = srv->opts.port;
+    if (uv_tcp_getsockname(&srv->listener, (struct sockaddr *)&ss, &n) == 0) {
+        if (ss.ss_family == AF_INET6) {
+            uv_ip6_name((struct sockaddr_in6 *)&ss, host, sizeof host);
+            port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+        } else {
+            uv_ip4_name((struct sockaddr_in *)&ss, host, sizeof host);
+            port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+        }
+    }
+    if (ss.ss_family == AF_INET6)
+        log_notice("listening on [%s]:%d", host, port);
+    else
+        log_notice("listening on %s:%d", host, port);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static server_t srv;
+    int rc = options_parse(&srv.opts, argc, argv);
+    if (rc != 0) return rc > 0 ? 0 : 2;
+    log_set_level((log_level_t)srv.opts.log_level);
+    signal(SIGPIPE, SIG_IGN);
+    raise_fd_limit(srv.opts.max_conns);
+
+    uv_loop_t loop;
+    if (uv_loop_init(&loop) < 0) {
+        log_error("cannot create the event loop");
+        return 1;
+    }
+    srv.loop = &loop;
+    srv.start_ns = uv_hrtime();
+    uint64_t seed;
+    if (srv.opts.seeded)
+        seed = splitmix(srv.opts.seed ^ 0x5eed);
+    else if (server_random(&seed, sizeof seed) < 0)
+        seed = splitmix(uv_hrtime());
+    rng_seed(&srv.rng, seed);
+
+    if (listen_on(&srv) < 0) {
+        uv_run(&loop, UV_RUN_DEFAULT);
+        uv_loop_close(&loop);
+        return 1;
+    }
+    uv_idle_init(&loop, &srv.idle);
+    uv_check_init(&loop, &srv.check);
+    srv.check.data = &srv;
+    uv_check_start(&srv.check, on_check);
+    uv_timer_init(&loop, &srv.stop_timer);
+    srv.stop_timer.data = &srv;
+    uv_signal_init(&loop, &srv.sigint);
+    uv_signal_init(&loop, &srv.sigterm);
+    srv.sigint.data = srv.sigterm.data = &srv;
+    uv_signal_start(&srv.sigint, on_signal, SIGINT);
+    uv_signal_start(&srv.sigterm, on_signal, SIGTERM);
+
+    uv_run(&loop, UV_RUN_DEFAULT);
+    /* The grace timer outlives the connections it waited for. */
+    if (!uv_is_closing((uv_handle_t *)&srv.stop_timer)) {
+        uv_close((uv_handle_t *)&srv.stop_timer, NULL);
+        uv_run(&loop, UV_RUN_DEFAULT);
+    }
+
+    int closed = uv_loop_close(&loop);
+    if (closed != 0) {
+        log_error("event loop not closed cleanly: %s", uv_strerror(closed));
+        return 1;
+    }
+    log_notice("stopped");
+    return 0;
+}

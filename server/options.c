@@ -1,0 +1,250 @@
+/* options.c — tapisd's command line. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "options.h"
+
+#ifndef TAPIS_VERSION
+#define TAPIS_VERSION "unknown"
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Defaults and help                                                        */
+/* ------------------------------------------------------------------------ */
+
+static void defaults(server_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    snprintf(o->host, sizeof o->host, "127.0.0.1");
+    o->port = 7233;
+    o->max_line = 8192;
+    o->max_conns = 10000;
+    o->out_cap = 1024 * 1024;
+    o->hello_timeout = 60 * 1000;
+    o->reconnect_window = 120 * 1000;
+    o->turn_timer = 60 * 1000;
+    o->dispute_ms = 200;
+    o->bot_delay_min = 50;
+    o->bot_delay_max = 300;
+    o->log_level = LOG_INFO;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: tapisd [options]\n"
+               "\n"
+               "Hosts card tables over a JSON-lines protocol (see protocol/PROTOCOL.md).\n"
+               "\n"
+               "  --listen HOST:PORT      address to listen on (default 127.0.0.1:7233;\n"
+               "                          IPv6 as [::1]:7233; port 0 picks a free port,\n"
+               "                          logged as \"listening on HOST:PORT\")\n"
+               "  --max-line BYTES        longest request line (default 8192)\n"
+               "  --max-conns N           connections at once (default 10000)\n"
+               "  --out-cap BYTES         pending output that drops a slow reader\n"
+               "                          (default 1048576)\n"
+               "  --hello-timeout TIME    close connections that send no hello (default 60s;\n"
+               "                          0 = never)\n"
+               "  --reconnect-window TIME seats of a dropped player are held this long, then\n"
+               "                          a built-in bot takes them (default 120s)\n"
+               "  --turn-timer TIME       a waited-on seat that does not act in time gets its\n"
+               "                          default action (default 60s; 0 = off)\n"
+               "  --dispute-window MS     window of a race dispute, for games with a\n"
+               "                          \"dispute_ms\" option (default 200)\n"
+               "  --bot-delay MS[-MS]     built-in bots act after a delay drawn in this range\n"
+               "                          (default 50-300)\n"
+               "  --log-level LEVEL       debug, info, warn or error (default info)\n"
+               "  --seed N                deterministic game seeds (tests and replays)\n"
+               "  --help, --version\n"
+               "\n"
+               "TIME is a number with an optional unit: 500ms, 30s, 2m (bare: seconds).\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Value parsers                                                            */
+/* ------------------------------------------------------------------------ */
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9') return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+int options_parse_duration(const char *s, uint64_t unit_ms, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9') return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || v > 1000000000ULL) return -1;
+    uint64_t mul = unit_ms;
+    if (strcmp(end, "ms") == 0)
+        mul = 1;
+    else if (strcmp(end, "s") == 0)
+        mul = 1000;
+    else if (strcmp(end, "m") == 0)
+        mul = 60000;
+    else if (*end)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+/* "HOST:PORT", "[V6]:PORT", or ":PORT"/"PORT" for the default host. */
+static int parse_listen(server_opts_t *o, const char *s)
+{
+    const char *colon;
+    char host[64] = "";
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (!close || close[1] != ':' || (size_t)(close - s - 1) >= sizeof host) return -1;
+        memcpy(host, s + 1, (size_t)(close - s - 1));
+        host[close - s - 1] = 0;
+        colon = close + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon) {
+            colon = s - 1; /* just a port */
+        } else {
+            if ((size_t)(colon - s) >= sizeof host) return -1;
+            memcpy(host, s, (size_t)(colon - s));
+            host[colon - s] = 0;
+            if (strchr(host, ':')) return -1; /* IPv6 needs brackets */
+        }
+    }
+    uint64_t port;
+    if (parse_u64(colon + 1, 65535, &port) < 0) return -1;
+    if (host[0]) snprintf(o->host, sizeof o->host, "%s", host);
+    o->port = (int)port;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The command line                                                         */
+/* ------------------------------------------------------------------------ */
+
+enum {
+    OPT_LISTEN = 256,
+    OPT_MAX_LINE,
+    OPT_MAX_CONNS,
+    OPT_OUT_CAP,
+    OPT_HELLO_TIMEOUT,
+    OPT_RECONNECT,
+    OPT_TURN_TIMER,
+    OPT_DISPUTE,
+    OPT_BOT_DELAY,
+    OPT_LOG_LEVEL,
+    OPT_SEED,
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+static const struct option longopts[] = {
+    {"listen", required_argument, NULL, OPT_LISTEN},
+    {"max-line", required_argument, NULL, OPT_MAX_LINE},
+    {"max-conns", required_argument, NULL, OPT_MAX_CONNS},
+    {"out-cap", required_argument, NULL, OPT_OUT_CAP},
+    {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
+    {"reconnect-window", required_argument, NULL, OPT_RECONNECT},
+    {"turn-timer", required_argument, NULL, OPT_TURN_TIMER},
+    {"dispute-window", required_argument, NULL, OPT_DISPUTE},
+    {"bot-delay", required_argument, NULL, OPT_BOT_DELAY},
+    {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static int bad(const char *opt, const char *value)
+{
+    fprintf(stderr, "tapisd: bad value for --%s: '%s' (see tapisd --help)\n", opt, value);
+    return -1;
+}
+
+int options_parse(server_opts_t *o, int argc, char **argv)
+{
+    defaults(o);
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        uint64_t v;
+        const char *name = c >= OPT_LISTEN && c <= OPT_VERSION ? longopts[c - OPT_LISTEN].name : "";
+        switch (c) {
+        case OPT_LISTEN:
+            if (parse_listen(o, optarg) < 0) return bad(name, optarg);
+            break;
+        case OPT_MAX_LINE:
+            if (parse_u64(optarg, 1 << 24, &v) < 0 || v < 16) return bad(name, optarg);
+            o->max_line = (size_t)v;
+            break;
+        case OPT_MAX_CONNS:
+            if (parse_u64(optarg, 1000000, &v) < 0 || v < 1) return bad(name, optarg);
+            o->max_conns = (int)v;
+            break;
+        case OPT_OUT_CAP:
+            if (parse_u64(optarg, 1ULL << 32, &v) < 0 || v < 1024) return bad(name, optarg);
+            o->out_cap = (size_t)v;
+            break;
+        case OPT_HELLO_TIMEOUT:
+            if (options_parse_duration(optarg, 1000, &o->hello_timeout) < 0)
+                return bad(name, optarg);
+            break;
+        case OPT_RECONNECT:
+            if (options_parse_duration(optarg, 1000, &o->reconnect_window) < 0)
+                return bad(name, optarg);
+            break;
+        case OPT_TURN_TIMER:
+            if (options_parse_duration(optarg, 1000, &o->turn_timer) < 0) return bad(name, optarg);
+            break;
+        case OPT_DISPUTE:
+            if (options_parse_duration(optarg, 1, &v) < 0 || v > 60000) return bad(name, optarg);
+            o->dispute_ms = (int64_t)v;
+            break;
+        case OPT_BOT_DELAY: {
+            char lo[32];
+            const char *dash = strchr(optarg, '-');
+            size_t n = dash ? (size_t)(dash - optarg) : strlen(optarg);
+            if (n >= sizeof lo) return bad(name, optarg);
+            memcpy(lo, optarg, n);
+            lo[n] = 0;
+            if (options_parse_duration(lo, 1, &o->bot_delay_min) < 0) return bad(name, optarg);
+            o->bot_delay_max = o->bot_delay_min;
+            if (dash && (options_parse_duration(dash + 1, 1, &o->bot_delay_max) < 0 ||
+                         o->bot_delay_max < o->bot_delay_min))
+                return bad(name, optarg);
+            break;
+        }
+        case OPT_LOG_LEVEL:
+            if ((o->log_level = log_parse_level(optarg)) < 0) return bad(name, optarg);
+            break;
+        case OPT_SEED:
+            if (parse_u64(optarg, UINT64_MAX, &o->seed) < 0) return bad(name, optarg);
+            o->seeded = true;
+            break;
+        case OPT_HELP: usage(stdout); return 1;
+        case OPT_VERSION: printf("tapisd %s\n", TAPIS_VERSION); return 1;
+        default:
+            if (optopt >= OPT_LISTEN && optopt <= OPT_VERSION)
+                fprintf(stderr, "tapisd: --%s needs a value\n", longopts[optopt - OPT_LISTEN].name);
+            else
+                fprintf(stderr, "tapisd: unknown option '%s' (see tapisd --help)\n",
+                        argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "tapisd: unexpected argument '%s' (see tapisd --help)\n", argv[optind]);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,38 @@
+/*
+ * options.h — the command line of tapisd: where to listen and every limit.
+ */
+#ifndef TAPIS_SERVER_OPTIONS_H
+#define TAPIS_SERVER_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct server_opts {
+    char host[64];             /* numeric IPv4 or IPv6 address */
+    int port;                  /* 0: let the system choose (logged) */
+    size_t max_line;           /* longest request line, bytes */
+    int max_conns;             /* connections served at once */
+    size_t out_cap;            /* pending output that drops a slow reader, bytes */
+    uint64_t hello_timeout;    /* ms a connection may stay without hello; 0 = never */
+    uint64_t reconnect_window; /* ms a dropped player's seats are held */
+    uint64_t turn_timer;       /* ms a waited-on seat has to act; 0 = off */
+    int64_t dispute_ms;        /* passed to games with a "dispute_ms" option */
+    uint64_t bot_delay_min;    /* ms, a bot acts this long after it could... */
+    uint64_t bot_delay_max;    /* ...at most this long */
+    int log_level;
+    bool seeded; /* --seed given: deterministic game seeds (tests) */
+    uint64_t seed;
+} server_opts_t;
+
+/*
+ * Fill o from argv. Returns 0 to run, 1 when --help or --version was handled
+ * (exit 0), -1 after printing an error (exit 2).
+ */
+int options_parse(server_opts_t *o, int argc, char **argv);
+
+/* Parse a duration: a number with an optional unit "ms", "s" or "m"; a bare
+ * number is in `unit_ms` milliseconds. Returns -1 when malformed. */
+int options_parse_duration(const char *s, uint64_t unit_ms, uint64_t *out);
+
+#endif

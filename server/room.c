@@ -1,0 +1,578 @@
+/*
+ * room.c — hosting one core game: seats, spectators, state events, the
+ * room's clock and its one timer (game deadlines, turn timer, bots).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "envelope.h"
+#include "log.h"
+#include "room.h"
+#include "session.h"
+
+static void reschedule(room_t *r);
+
+/* ------------------------------------------------------------------------ */
+/* Creation, lookup, destruction                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A private room's id is its join code: 10 characters nobody can guess. */
+static void private_code(char *out)
+{
+    static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
+    unsigned char raw[10];
+    if (server_random(raw, sizeof raw) < 0) memset(raw, 7, sizeof raw);
+    out[0] = 'p';
+    for (int i = 0; i < 10; i++)
+        out[i + 1] = alphabet[raw[i] % (sizeof alphabet - 1)];
+    out[11] = 0;
+}
+
+room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
+                    bool private_room, game_error_t *err)
+{
+    game_t *g = game_new(d, nseats, options, server_game_seed(srv), err);
+    if (!g) return NULL;
+    room_t *r = calloc(1, sizeof *r);
+    if (!r) {
+        game_free(g);
+        game_fail(err, "internal", "out of memory");
+        return NULL;
+    }
+    r->srv = srv;
+    r->desc = d;
+    r->nseats = nseats;
+    r->game = g;
+    r->private_room = private_room;
+    r->status = ROOM_WAITING;
+    r->timer_at = GAME_NO_DEADLINE;
+    for (int i = 0; i < GAME_MAX_SEATS; i++) {
+        r->seats[i].bot_due = GAME_NO_DEADLINE;
+        r->seats[i].wait_since = -1;
+    }
+    srv->rooms_created++;
+    if (private_room) {
+        do
+            private_code(r->id);
+        while (room_find(srv, r->id));
+    } else {
+        snprintf(r->id, sizeof r->id, "%llu", (unsigned long long)srv->rooms_created);
+    }
+    uv_timer_init(srv->loop, &r->timer);
+    r->timer.data = r;
+    r->next = srv->rooms;
+    if (srv->rooms) srv->rooms->prev = r;
+    srv->rooms = r;
+    log_info("room %s: created (%s, %d seats%s)", r->id, d->id, nseats,
+             private_room ? ", private" : "");
+    return r;
+}
+
+static void on_room_close(uv_handle_t *h)
+{
+    room_t *r = h->data;
+    game_free(r->game);
+    free(r->watchers);
+    free(r);
+}
+
+void room_destroy(room_t *r)
+{
+    server_t *srv = r->srv;
+    if (r->closed) return;
+    r->closed = true;
+    uv_timer_stop(&r->timer);
+    log_info("room %s: closed", r->id);
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].session) session_remove_room(r->seats[i].session, r);
+    for (int i = 0; i < r->nwatchers; i++)
+        session_remove_room(r->watchers[i], r);
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        srv->rooms = r->next;
+    if (r->next) r->next->prev = r->prev;
+    uv_close((uv_handle_t *)&r->timer, on_room_close);
+}
+
+room_t *room_find(server_t *srv, const char *id)
+{
+    for (room_t *r = srv->rooms; r; r = r->next)
+        if (strcmp(r->id, id) == 0) return r;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Membership                                                               */
+/* ------------------------------------------------------------------------ */
+
+int room_seat_of(const room_t *r, const session_t *s)
+{
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].session == s) return i;
+    return -1;
+}
+
+bool room_holds_seat(const room_t *r, const session_t *s)
+{
+    return r->status != ROOM_OVER && room_seat_of(r, s) >= 0;
+}
+
+bool room_is_watcher(const room_t *r, const session_t *s)
+{
+    for (int i = 0; i < r->nwatchers; i++)
+        if (r->watchers[i] == s) return true;
+    return false;
+}
+
+static int fail(room_error_t *err, const char *code, const char *msg)
+{
+    err->code = code;
+    snprintf(err->message, sizeof err->message, "%s", msg);
+    return -1;
+}
+
+static bool seat_free(const room_t *r, int i)
+{
+    return !r->seats[i].session && !r->seats[i].bot;
+}
+
+static int first_free(const room_t *r)
+{
+    for (int i = 0; i < r->nseats; i++)
+        if (seat_free(r, i)) return i;
+    return -1;
+}
+
+static bool has_people(const room_t *r)
+{
+    if (r->nwatchers > 0) return true;
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].session) return true;
+    return false;
+}
+
+void room_seated(room_t *r)
+{
+    room_notify(r);
+    if (r->status != ROOM_WAITING || first_free(r) >= 0) return;
+    r->status = ROOM_PLAYING;
+    r->last_now = server_now_ms(r->srv);
+    log_info("room %s: table full, game starts", r->id);
+    room_changed(r);
+}
+
+static void remove_watcher(room_t *r, session_t *s)
+{
+    for (int i = 0; i < r->nwatchers; i++)
+        if (r->watchers[i] == s) {
+            r->watchers[i] = r->watchers[--r->nwatchers];
+            return;
+        }
+}
+
+int room_sit(room_t *r, session_t *s, int seat, room_error_t *err)
+{
+    if (room_seat_of(r, s) >= 0)
+        return fail(err, "already_seated", "you already sit at this table");
+    if (r->status != ROOM_WAITING) return fail(err, "room_full", "this table is already playing");
+    if (seat >= r->nseats) return fail(err, "bad_request", "no such seat at this table");
+    if (seat >= 0 && !seat_free(r, seat)) return fail(err, "seat_taken", "that seat is taken");
+    if (seat < 0 && (seat = first_free(r)) < 0) return fail(err, "room_full", "no free seat");
+    if (s->nrooms >= SESSION_MAX_ROOMS)
+        return fail(err, "too_many_rooms", "leave a room first (you are in too many)");
+    if (session_add_room(s, r) < 0) return fail(err, "internal", "out of memory");
+    remove_watcher(r, s);
+    r->seats[seat].session = s;
+    log_info("room %s: %s sits at seat %d", r->id, s->name, seat);
+    return seat;
+}
+
+/* Seat i becomes a bot (a new one, or one replacing a person). */
+static void make_bot(room_t *r, int i, const char *strategy)
+{
+    seat_t *st = &r->seats[i];
+    st->session = NULL;
+    st->bot = true;
+    snprintf(st->bot_strategy, sizeof st->bot_strategy, "%s", strategy);
+    rng_seed(&st->bot_rng, rng_next(&r->srv->rng));
+    st->bot_due = GAME_NO_DEADLINE;
+    st->bot_passed_seq = UINT64_MAX;
+}
+
+int room_add_bot(room_t *r, const char *strategy, room_error_t *err)
+{
+    if (!r->desc->bot) return fail(err, "no_bot", "this game has no built-in bot");
+    if (r->status != ROOM_WAITING) return fail(err, "room_full", "this table is already playing");
+    int seat = first_free(r);
+    if (seat < 0) return fail(err, "room_full", "no free seat");
+    make_bot(r, seat, strategy ? strategy : "greedy");
+    log_info("room %s: bot (%s) at seat %d", r->id, r->seats[seat].bot_strategy, seat);
+    return seat;
+}
+
+int room_watch(room_t *r, session_t *s, room_error_t *err)
+{
+    if (room_seat_of(r, s) >= 0) return fail(err, "already_seated", "you sit at this table");
+    if (room_is_watcher(r, s)) return 0;
+    if (s->nrooms >= SESSION_MAX_ROOMS)
+        return fail(err, "too_many_rooms", "leave a room first (you are in too many)");
+    if (r->nwatchers == r->capwatchers) {
+        int cap = r->capwatchers ? 2 * r->capwatchers : 4;
+        session_t **n = realloc(r->watchers, (size_t)cap * sizeof *n);
+        if (!n) return fail(err, "internal", "out of memory");
+        r->watchers = n;
+        r->capwatchers = cap;
+    }
+    if (session_add_room(s, r) < 0) return fail(err, "internal", "out of memory");
+    r->watchers[r->nwatchers++] = s;
+    log_info("room %s: %s watches", r->id, s->name);
+    return 0;
+}
+
+void room_release(room_t *r, session_t *s)
+{
+    session_remove_room(s, r);
+    if (r->closed) return;
+    remove_watcher(r, s);
+    int seat = room_seat_of(r, s);
+    if (seat >= 0) {
+        if (r->status == ROOM_PLAYING && r->desc->bot) {
+            log_info("room %s: %s leaves seat %d; a bot takes it", r->id, s->name, seat);
+            make_bot(r, seat, "greedy");
+        } else {
+            log_info("room %s: %s leaves seat %d", r->id, s->name, seat);
+            r->seats[seat].session = NULL;
+        }
+    }
+    if (!has_people(r) && !r->srv->stopping) {
+        room_destroy(r);
+        return;
+    }
+    if (r->srv->stopping) return;
+    room_notify(r);
+    if (seat >= 0) reschedule(r);
+}
+
+static void member_event(room_t *r, session_t *s, const char *ev)
+{
+    json_t *m = proto_event(ev);
+    json_object_set_new(m, "room", json_string(r->id));
+    json_object_set_new(m, "seat", json_integer(room_seat_of(r, s)));
+    json_object_set_new(m, "name", json_string(s->name));
+    if (strcmp(ev, "disconnect") == 0)
+        json_object_set_new(m, "hold_ms", json_integer((json_int_t)r->srv->opts.reconnect_window));
+    room_broadcast(r, m);
+    json_decref(m);
+}
+
+void room_member_disconnected(room_t *r, session_t *s)
+{
+    log_info("room %s: %s disconnected (seat %d held)", r->id, s->name, room_seat_of(r, s));
+    member_event(r, s, "disconnect");
+}
+
+void room_member_reconnected(room_t *r, session_t *s)
+{
+    log_info("room %s: %s reconnected", r->id, s->name);
+    member_event(r, s, "reconnect");
+    conn_send_new(s->conn, room_event(r));
+    if (r->status != ROOM_WAITING) conn_send_new(s->conn, room_state_event(r, room_seat_of(r, s)));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                   */
+/* ------------------------------------------------------------------------ */
+
+const char *room_status_name(room_status_t st)
+{
+    switch (st) {
+    case ROOM_WAITING: return "waiting";
+    case ROOM_PLAYING: return "playing";
+    default: return "over";
+    }
+}
+
+json_t *room_summary(const room_t *r)
+{
+    json_t *seats = json_array();
+    for (int i = 0; i < r->nseats; i++) {
+        const seat_t *st = &r->seats[i];
+        if (st->bot)
+            json_array_append_new(seats, json_pack("{s:i, s:s, s:b, s:s}", "seat", i, "name", "bot",
+                                                   "bot", 1, "strategy", st->bot_strategy));
+        else if (st->session)
+            json_array_append_new(seats, json_pack("{s:i, s:s, s:b, s:b}", "seat", i, "name",
+                                                   st->session->name, "bot", 0, "connected",
+                                                   st->session->conn != NULL));
+        else
+            json_array_append_new(seats, json_null());
+    }
+    return json_pack("{s:s, s:s, s:s, s:i, s:b, s:s, s:o, s:i}", "room", r->id, "game", r->desc->id,
+                     "title", r->desc->title, "players", r->nseats, "private", r->private_room,
+                     "status", room_status_name(r->status), "seats", seats, "spectators",
+                     r->nwatchers);
+}
+
+json_t *room_event(const room_t *r)
+{
+    json_t *ev = proto_event("room");
+    json_t *sum = room_summary(r);
+    json_object_update(ev, sum);
+    json_decref(sum);
+    return ev;
+}
+
+void room_broadcast(room_t *r, const json_t *ev)
+{
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].session) conn_send(r->seats[i].session->conn, ev);
+    for (int i = 0; i < r->nwatchers; i++)
+        conn_send(r->watchers[i]->conn, ev);
+}
+
+void room_notify(room_t *r)
+{
+    if (r->closed) return;
+    json_t *ev = room_event(r);
+    room_broadcast(r, ev);
+    json_decref(ev);
+}
+
+/* A seat's view: game_view() only, plus "seat"/"legal" if the game left them out. */
+static json_t *view_for(room_t *r, int seat)
+{
+    json_t *v = game_view(r->game, seat);
+    if (!v) v = json_object();
+    if (seat >= 0) {
+        if (!json_object_get(v, "seat")) json_object_set_new(v, "seat", json_integer(seat));
+        if (!json_object_get(v, "legal")) {
+            json_t *legal = r->status == ROOM_PLAYING ? game_legal(r->game, seat) : NULL;
+            json_object_set_new(v, "legal", legal ? legal : json_array());
+        }
+    }
+    return v;
+}
+
+json_t *room_state_event(room_t *r, int seat)
+{
+    json_t *ev = proto_event("state");
+    json_object_set_new(ev, "room", json_string(r->id));
+    json_object_set_new(ev, "seq", json_integer((json_int_t)r->seq));
+    json_object_set_new(ev, "view", view_for(r, seat));
+    return ev;
+}
+
+void room_changed(room_t *r)
+{
+    if (r->closed) return;
+    r->seq++;
+    for (int i = 0; i < r->nseats; i++) {
+        session_t *s = r->seats[i].session;
+        if (s && s->conn) conn_send_new(s->conn, room_state_event(r, i));
+    }
+    if (r->nwatchers > 0) {
+        json_t *ev = room_state_event(r, GAME_SPECTATOR);
+        for (int i = 0; i < r->nwatchers; i++)
+            conn_send(r->watchers[i]->conn, ev);
+        json_decref(ev);
+    }
+    if (r->status == ROOM_PLAYING && game_is_over(r->game)) {
+        r->status = ROOM_OVER;
+        json_t *result = r->desc->result(r->game);
+        json_t *ev = proto_event("game_over");
+        json_object_set_new(ev, "room", json_string(r->id));
+        json_object_set_new(ev, "result", result ? result : json_object());
+        char *text = json_dumps(json_object_get(ev, "result"), JSON_COMPACT);
+        log_info("room %s: game over %s", r->id, text ? text : "");
+        free(text);
+        room_broadcast(r, ev);
+        json_decref(ev);
+    }
+    reschedule(r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The room's clock and actions                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * `now` for a game: never earlier than the last `now` it was given, and --
+ * for timers -- never later than the oldest line still waiting to be
+ * processed (that line must reach the game first: see conn.c).
+ */
+static int64_t clock_at(room_t *r, int64_t ms)
+{
+    if (ms < r->last_now) ms = r->last_now;
+    r->last_now = ms;
+    return ms;
+}
+
+static int64_t timer_now(room_t *r)
+{
+    int64_t now = server_now_ms(r->srv);
+    if (r->srv->ready_head) {
+        int64_t oldest = (int64_t)(r->srv->ready_head->stamp / 1000);
+        if (oldest < now) now = oldest;
+    }
+    return clock_at(r, now);
+}
+
+/*
+ * Settle what is due at `now` and tell everyone, BEFORE an action at `now`
+ * is tried: game_apply() would settle it too, but a refused action must not
+ * leave a change nobody was told about. Returns true if still playing.
+ */
+static bool settle(room_t *r, int64_t now)
+{
+    if (game_next_deadline(r->game) <= now && game_tick(r->game, now)) room_changed(r);
+    return r->status == ROOM_PLAYING;
+}
+
+int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, game_error_t *err)
+{
+    if (r->status == ROOM_WAITING)
+        return game_fail(err, "not_started", "the table starts when its last seat fills");
+    int64_t now = r->status == ROOM_PLAYING ? clock_at(r, (int64_t)(stamp_us / 1000)) : 0;
+    if (r->status == ROOM_OVER || !settle(r, now))
+        return game_fail(err, "game_over", "this game is over");
+    int rc = game_apply(r->game, seat, action, now, err);
+    /* The order of these lines is the order actions reach the game (tests check it). */
+    log_debug("room %s: act seat=%d stamp=%llu type=%s %s", r->id, seat,
+              (unsigned long long)stamp_us, json_string_value(json_object_get(action, "type")),
+              rc == 0 ? "ok" : err->code);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timers: game deadlines, the turn timer, bots                             */
+/* ------------------------------------------------------------------------ */
+
+static int64_t bot_delay(room_t *r)
+{
+    const server_opts_t *o = &r->srv->opts;
+    uint64_t span = o->bot_delay_max - o->bot_delay_min;
+    uint64_t d = o->bot_delay_min;
+    if (span > 0) d += rng_next(&r->srv->rng) % (span + 1);
+    return (int64_t)d;
+}
+
+/* Does the bot at seat i have something to do? */
+static bool bot_has_move(room_t *r, int i)
+{
+    json_t *legal = game_legal(r->game, i);
+    bool any = legal && json_array_size(legal) > 0;
+    json_decref(legal);
+    return any;
+}
+
+static void on_room_timer(uv_timer_t *t);
+
+static void reschedule(room_t *r)
+{
+    if (r->closed) return;
+    if (r->status != ROOM_PLAYING || r->srv->stopping) {
+        uv_timer_stop(&r->timer);
+        r->timer_at = GAME_NO_DEADLINE;
+        return;
+    }
+    int64_t now = server_now_ms(r->srv);
+    if (now < r->last_now) now = r->last_now;
+    int64_t at = game_next_deadline(r->game);
+    unsigned waiting = r->desc->waiting ? r->desc->waiting(r->game) : 0;
+    uint64_t turn = r->srv->opts.turn_timer;
+    for (int i = 0; i < r->nseats; i++) {
+        seat_t *st = &r->seats[i];
+        if (waiting & (1u << i)) {
+            if (st->wait_since < 0) st->wait_since = now;
+            if (turn > 0 && !st->bot && st->wait_since + (int64_t)turn < at)
+                at = st->wait_since + (int64_t)turn;
+        } else {
+            st->wait_since = -1;
+        }
+        if (st->bot) {
+            if (st->bot_due == GAME_NO_DEADLINE && st->bot_passed_seq != r->seq &&
+                bot_has_move(r, i))
+                st->bot_due = now + bot_delay(r);
+            if (st->bot_due < at) at = st->bot_due;
+        }
+    }
+    if (at == GAME_NO_DEADLINE) {
+        uv_timer_stop(&r->timer);
+        r->timer_at = at;
+        return;
+    }
+    if (at == r->timer_at && uv_is_active((uv_handle_t *)&r->timer)) return;
+    r->timer_at = at;
+    uv_timer_start(&r->timer, on_room_timer, at > now ? (uint64_t)(at - now) : 0, 0);
+}
+
+/* The bot at seat i plays from its own view. Returns true if the game changed. */
+static bool bot_move(room_t *r, int i, int64_t now)
+{
+    seat_t *st = &r->seats[i];
+    st->bot_due = GAME_NO_DEADLINE;
+    if (!settle(r, now)) return false;
+    json_t *view = view_for(r, i);
+    json_t *action = r->desc->bot(view, st->bot_strategy, &st->bot_rng);
+    json_decref(view);
+    if (!action) {
+        st->bot_passed_seq = r->seq;
+        return false;
+    }
+    game_error_t err = {0};
+    int rc = game_apply(r->game, i, action, now, &err);
+    if (rc < 0) {
+        log_debug("room %s: bot at seat %d refused: %s (%s)", r->id, i, err.code, err.message);
+        st->bot_passed_seq = r->seq;
+    }
+    json_decref(action);
+    return rc == 0;
+}
+
+/* Seat i ran out of time: the game's default action for it. */
+static bool turn_timeout(room_t *r, int i, int64_t now)
+{
+    seat_t *st = &r->seats[i];
+    st->wait_since = now; /* whatever happens, the next timeout is a full turn away */
+    if (!settle(r, now)) return false;
+    json_t *action = r->desc->default_action ? r->desc->default_action(r->game, i) : NULL;
+    if (!action) return false;
+    game_error_t err = {0};
+    int rc = game_apply(r->game, i, action, now, &err);
+    if (rc < 0)
+        log_warn("room %s: default action for seat %d refused: %s", r->id, i, err.code);
+    else
+        log_info("room %s: seat %d timed out; default action played", r->id, i);
+    json_decref(action);
+    if (rc == 0) {
+        json_t *ev = proto_event("timeout");
+        json_object_set_new(ev, "room", json_string(r->id));
+        json_object_set_new(ev, "seat", json_integer(i));
+        room_broadcast(r, ev);
+        json_decref(ev);
+    }
+    return rc == 0;
+}
+
+static void on_room_timer(uv_timer_t *t)
+{
+    room_t *r = t->data;
+    r->timer_at = GAME_NO_DEADLINE;
+    if (r->status != ROOM_PLAYING) return;
+    int64_t now = timer_now(r);
+    settle(r, now);
+    uint64_t turn = r->srv->opts.turn_timer;
+    for (int i = 0; i < r->nseats && r->status == ROOM_PLAYING; i++) {
+        seat_t *st = &r->seats[i];
+        if (turn > 0 && !st->bot && st->wait_since >= 0 && st->wait_since + (int64_t)turn <= now &&
+            turn_timeout(r, i, now))
+            room_changed(r);
+    }
+    for (int i = 0; i < r->nseats && r->status == ROOM_PLAYING; i++) {
+        seat_t *st = &r->seats[i];
+        if (st->bot && st->bot_due <= now && bot_move(r, i, now)) room_changed(r);
+    }
+    reschedule(r);
+}

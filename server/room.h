@@ -1,0 +1,83 @@
+/*
+ * room.h — one table: seats, spectators, a core game, its clock and timers.
+ *
+ * A room is created with its game (so options are checked at once) and
+ * plays once its last seat fills. Everything a client learns about the game
+ * comes from game_view() in a state event:
+ *   {"ev":"state","room":R,"seq":N,"view":VIEW}
+ * sent to every connected seated player (their own view, with "seat" and
+ * "legal") and spectator (the spectator view) after every change; then
+ *   {"ev":"game_over","room":R,"result":RESULT}
+ * at the end. Membership changes send {"ev":"room", ...room_summary...}.
+ *
+ * One uv_timer per room is armed for the earliest of: the game's next
+ * deadline, the turn timer of a seat the game waits on, and a bot's move.
+ */
+#ifndef TAPIS_SERVER_ROOM_H
+#define TAPIS_SERVER_ROOM_H
+
+#include "server.h"
+
+/* Errors of room_sit() and friends: a protocol code and a message. */
+typedef struct room_error {
+    const char *code;
+    char message[160];
+} room_error_t;
+
+room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
+                    bool private_room, game_error_t *err);
+/* Close the room's timer and free it (also used at shutdown). */
+void room_destroy(room_t *r);
+room_t *room_find(server_t *srv, const char *id);
+
+/* The seat of s in r, or -1. */
+int room_seat_of(const room_t *r, const session_t *s);
+/* s sits in r and the game is not over: a drop holds the seat. */
+bool room_holds_seat(const room_t *r, const session_t *s);
+bool room_is_watcher(const room_t *r, const session_t *s);
+
+/* Seat s (seat -1: the first free one). Returns the seat, or -1 with err. */
+int room_sit(room_t *r, session_t *s, int seat, room_error_t *err);
+/* Seat a built-in bot in the first free seat. Returns the seat, or -1 with err. */
+int room_add_bot(room_t *r, const char *strategy, room_error_t *err);
+/* Add s as a spectator. Returns 0, or -1 with err. */
+int room_watch(room_t *r, session_t *s, room_error_t *err);
+/*
+ * s leaves r: a seat in a game being played goes to a bot, a seat at a
+ * waiting table is freed. The room is destroyed when no person is left in
+ * it, so r must not be used after this call.
+ */
+void room_release(room_t *r, session_t *s);
+
+/*
+ * After room_sit()/room_add_bot() and the reply: tell the room, and start
+ * the game if that filled the last seat.
+ */
+void room_seated(room_t *r);
+/* Send the room event (membership, status) to every connected member. */
+void room_notify(room_t *r);
+
+void room_member_disconnected(room_t *r, session_t *s);
+void room_member_reconnected(room_t *r, session_t *s);
+
+/*
+ * Apply seat's action stamped `stamp_us`. Returns 0, or -1 with err (the
+ * game's refusal, or not_started/game_over). On success the caller replies
+ * and then calls room_changed().
+ */
+int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, game_error_t *err);
+/* After a change: state events to everyone, game_over if it ended, timers. */
+void room_changed(room_t *r);
+
+/* The state as sent to `seat` (GAME_SPECTATOR for a spectator). */
+json_t *room_state_event(room_t *r, int seat);
+/* {"room","game","title","players","private","status","seats":[...],"spectators"} */
+json_t *room_summary(const room_t *r);
+/* {"ev":"room", ...room_summary...} */
+json_t *room_event(const room_t *r);
+/* Send ev (borrowed) to every connected member. */
+void room_broadcast(room_t *r, const json_t *ev);
+/* "waiting", "playing" or "over". */
+const char *room_status_name(room_status_t st);
+
+#endif

@@ -1,0 +1,177 @@
+/* session.c — identities, reconnect tokens and the reconnect window. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "log.h"
+#include "room.h"
+#include "session.h"
+
+/* ------------------------------------------------------------------------ */
+/* Creation and lookup                                                      */
+/* ------------------------------------------------------------------------ */
+
+static int make_token(char out[TOKEN_LEN + 1])
+{
+    unsigned char raw[TOKEN_LEN / 2];
+    if (server_random(raw, sizeof raw) < 0) return -1;
+    for (size_t i = 0; i < sizeof raw; i++) {
+        out[2 * i] = "0123456789abcdef"[raw[i] >> 4];
+        out[2 * i + 1] = "0123456789abcdef"[raw[i] & 15];
+    }
+    out[TOKEN_LEN] = 0;
+    return 0;
+}
+
+static void on_hold_close(uv_handle_t *h)
+{
+    session_t *s = h->data;
+    free(s->rooms);
+    free(s);
+}
+
+session_t *session_create(server_t *srv, conn_t *c, const char *name)
+{
+    session_t *s = calloc(1, sizeof *s);
+    if (!s || make_token(s->token) < 0) {
+        log_error("hello: cannot create a session (out of memory or no OS randomness)");
+        free(s);
+        return NULL;
+    }
+    s->srv = srv;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    uv_timer_init(srv->loop, &s->hold);
+    s->hold.data = s;
+    s->hold_open = true;
+    s->next = srv->sessions;
+    if (srv->sessions) srv->sessions->prev = s;
+    srv->sessions = s;
+    s->conn = c;
+    c->session = s;
+    return s;
+}
+
+session_t *session_find(server_t *srv, const char *token)
+{
+    for (session_t *s = srv->sessions; s; s = s->next)
+        if (strcmp(s->token, token) == 0) return s;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Membership                                                               */
+/* ------------------------------------------------------------------------ */
+
+int session_add_room(session_t *s, room_t *r)
+{
+    for (int i = 0; i < s->nrooms; i++)
+        if (s->rooms[i] == r) return 0;
+    if (s->nrooms == s->caprooms) {
+        int cap = s->caprooms ? 2 * s->caprooms : 4;
+        room_t **n = realloc(s->rooms, (size_t)cap * sizeof *n);
+        if (!n) return -1;
+        s->rooms = n;
+        s->caprooms = cap;
+    }
+    s->rooms[s->nrooms++] = r;
+    return 0;
+}
+
+void session_remove_room(session_t *s, room_t *r)
+{
+    for (int i = 0; i < s->nrooms; i++)
+        if (s->rooms[i] == r) {
+            memmove(s->rooms + i, s->rooms + i + 1, (size_t)(s->nrooms - i - 1) * sizeof *s->rooms);
+            s->nrooms--;
+            return;
+        }
+}
+
+room_t *session_single_room(const session_t *s)
+{
+    return s->nrooms == 1 ? s->rooms[0] : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Disconnect, hold, reconnect                                              */
+/* ------------------------------------------------------------------------ */
+
+static bool holds_a_seat(const session_t *s)
+{
+    for (int i = 0; i < s->nrooms; i++)
+        if (room_holds_seat(s->rooms[i], s)) return true;
+    return false;
+}
+
+static void on_hold_expired(uv_timer_t *t)
+{
+    session_t *s = t->data;
+    log_info("session %s (%.8s): reconnect window passed; bots take the seats", s->name, s->token);
+    /* Copy: leaving rooms edits s->rooms. */
+    while (s->nrooms > 0)
+        room_release(s->rooms[s->nrooms - 1], s);
+    session_destroy(s);
+}
+
+void session_detach(session_t *s)
+{
+    server_t *srv = s->srv;
+    s->conn = NULL;
+    if (s->gone) return;
+    if (srv->stopping || !holds_a_seat(s)) {
+        session_destroy(s);
+        return;
+    }
+    log_info("session %s (%.8s): disconnected; seats held for %llu ms", s->name, s->token,
+             (unsigned long long)srv->opts.reconnect_window);
+    /* Watching needs a connection; seats wait for the player. */
+    for (int i = s->nrooms - 1; i >= 0; i--) {
+        room_t *r = s->rooms[i];
+        if (room_holds_seat(r, s))
+            room_member_disconnected(r, s);
+        else
+            room_release(r, s);
+    }
+    uv_timer_start(&s->hold, on_hold_expired, srv->opts.reconnect_window, 0);
+}
+
+void session_attach(session_t *s, conn_t *c)
+{
+    if (s->conn && s->conn != c) {
+        conn_t *old = s->conn;
+        old->session = NULL;
+        json_t *ev = json_pack("{s:s, s:s}", "ev", "replaced", "message",
+                               "this session was taken over by a new connection");
+        conn_send_new(old, ev);
+        conn_close_after_flush(old, "session taken over");
+    }
+    uv_timer_stop(&s->hold);
+    s->conn = c;
+    c->session = s;
+    log_info("session %s (%.8s): back on conn %llu", s->name, s->token, (unsigned long long)c->id);
+    for (int i = 0; i < s->nrooms; i++)
+        room_member_reconnected(s->rooms[i], s);
+}
+
+void session_destroy(session_t *s)
+{
+    server_t *srv = s->srv;
+    if (s->gone) return;
+    s->gone = true;
+    if (s->conn) {
+        s->conn->session = NULL;
+        s->conn = NULL;
+    }
+    while (s->nrooms > 0)
+        room_release(s->rooms[s->nrooms - 1], s);
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        srv->sessions = s->next;
+    if (s->next) s->next->prev = s->prev;
+    s->prev = s->next = NULL;
+    if (s->hold_open) {
+        s->hold_open = false;
+        uv_close((uv_handle_t *)&s->hold, on_hold_close);
+    }
+}

@@ -1,0 +1,33 @@
+/*
+ * session.h — a player's identity across connections.
+ *
+ * `hello` creates a session with a reconnect token (128 random bits from the
+ * OS, hex). When its connection drops, a session that sits at an unfinished
+ * table is held for --reconnect-window: its seats stay, the table is told,
+ * and `hello` with the token on a new connection takes them back. When the
+ * window passes, built-in bots take the seats and the session ends. A
+ * session that holds no seat ends with its connection.
+ */
+#ifndef TAPIS_SERVER_SESSION_H
+#define TAPIS_SERVER_SESSION_H
+
+#include "server.h"
+
+/* A new session named `name`, attached to c. NULL on failure (logged). */
+session_t *session_create(server_t *srv, conn_t *c, const char *name);
+/* The session holding `token`, or NULL. */
+session_t *session_find(server_t *srv, const char *token);
+/* Bind s (detached) to connection c, stop its hold, tell its tables. */
+void session_attach(session_t *s, conn_t *c);
+/* Its connection is gone: hold the session or end it. */
+void session_detach(session_t *s);
+/* End the session: leave every room, free it (after its timer closes). */
+void session_destroy(session_t *s);
+
+/* Membership bookkeeping (rooms call these). */
+int session_add_room(session_t *s, room_t *r);
+void session_remove_room(session_t *s, room_t *r);
+/* The only room s is in, or NULL when it is in none or several. */
+room_t *session_single_room(const session_t *s);
+
+#endif

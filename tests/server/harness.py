@@ -1,0 +1,380 @@
+"""harness.py — shared by the tapisd integration tests (standard library only).
+
+Server(exe, *args) starts tapisd on a free port (--listen 127.0.0.1:0; the
+port is read from its "listening on" log line) and keeps its log; Client is
+one connection speaking the JSON-lines protocol; run_tests() runs the
+functions registered with @test and prints "N passed, M failed" last.
+"""
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+TIMEOUT = float(os.environ.get("TAPIS_TEST_TIMEOUT", "10"))
+
+
+class Server:
+    def __init__(self, exe, *args, wrapper=(), start_timeout=TIMEOUT):
+        self.exe = exe
+        self.args = list(args)
+        self.log = []
+        self.proc = subprocess.Popen(list(wrapper) + [exe, "--listen", "127.0.0.1:0"] + self.args,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, errors="replace")
+        self._port = None
+        self._ready = threading.Event()
+        self._reader = threading.Thread(target=self._read_log, daemon=True)
+        self._reader.start()
+        if not self._ready.wait(start_timeout) or self._port is None:
+            self.kill()
+            raise RuntimeError("tapisd did not start: " + "".join(self.log[-20:]))
+        self.port = self._port
+
+    def _read_log(self):
+        for line in self.proc.stderr:
+            self.log.append(line)
+            if os.environ.get("TAPIS_TEST_VERBOSE"):
+                sys.stderr.write("  tapisd: " + line)
+            m = re.search(r"listening on (\S+):(\d+)$", line.strip())
+            if m and self._port is None:
+                self._port = int(m.group(2))
+                self._ready.set()
+        self._ready.set()
+
+    def connect(self, name=None, **kw):
+        c = Client(self.port, **kw)
+        if name is not None:
+            c.hello(name)
+        return c
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def log_has(self, pattern):
+        return any(re.search(pattern, l) for l in list(self.log))
+
+    def stop(self, sig=signal.SIGTERM, timeout=TIMEOUT):
+        """Signal tapisd and wait; returns its exit code."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+            raise AssertionError("tapisd did not exit after signal %d" % sig)
+        self._reader.join(TIMEOUT)
+        return rc
+
+    def finish(self):
+        """Stop with SIGTERM and require a clean exit (0): under ASan this also
+        checks for leaks, and tapisd itself checks uv_loop_close() == 0."""
+        rc = self.stop(signal.SIGTERM)
+        if rc != 0:
+            raise AssertionError("tapisd exited with %r; log tail:\n%s"
+                                 % (rc, "".join(self.log[-40:])))
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Closed(Exception):
+    pass
+
+
+class Client:
+    _ids = 0
+
+    def __init__(self, port, host="127.0.0.1", family=socket.AF_INET, rcvbuf=None):
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        if rcvbuf:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(TIMEOUT)
+        self.sock.connect((host, port))
+        self.buf = b""
+        self.events = []   # events received while waiting for replies, in order
+        self.all = []      # every message received, in order
+        self.closed = False
+        self.token = None
+        self.name = None
+
+    # -- raw I/O --
+    def send_raw(self, data):
+        if isinstance(data, str):
+            data = data.encode()
+        self.sock.sendall(data)
+
+    def send(self, obj):
+        self.send_raw(json.dumps(obj) + "\n")
+
+    def read_line(self, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no line within %.1fs" % timeout)
+            self.sock.settimeout(left)
+            try:
+                d = self.sock.recv(65536)
+            except socket.timeout:
+                raise TimeoutError("no line within %.1fs" % timeout)
+            except ConnectionResetError:
+                d = b""
+            if not d:
+                self.closed = True
+                raise Closed("connection closed by the server")
+            self.buf += d
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode()
+
+    def recv(self, timeout=TIMEOUT):
+        line = self.read_line(timeout)
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            raise AssertionError("server sent a line that is not JSON: %r" % line)
+        assert isinstance(msg, dict), "not an object: %r" % line
+        self.all.append(msg)
+        return msg
+
+    def wait_closed(self, timeout=TIMEOUT):
+        """Read until the server closes; returns the messages read meanwhile."""
+        got = []
+        try:
+            while True:
+                got.append(self.recv(timeout))
+        except Closed:
+            return got
+
+    # -- requests --
+    def request(self, cmd, timeout=TIMEOUT, **args):
+        """Send {"cmd":cmd,"id":N,...}; return the reply (events go to self.events)."""
+        Client._ids += 1
+        rid = Client._ids
+        msg = {"cmd": cmd, "id": rid}
+        msg.update(args)
+        self.send(msg)
+        return self.reply(rid, timeout)
+
+    def reply(self, rid, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while True:
+            m = self.recv(max(0.01, deadline - time.monotonic()))
+            if "re" in m:
+                if isinstance(m.get("id"), int) and isinstance(rid, int) and m["id"] < rid:
+                    continue  # the answer to an earlier request nobody waited for
+                assert m.get("id") == rid, "reply out of order: wanted id %r, got %r" % (rid, m)
+                return m
+            self.events.append(m)
+
+    def ok(self, cmd, **args):
+        r = self.request(cmd, **args)
+        assert r.get("ok") is True, "%s %r failed: %r" % (cmd, args, r)
+        return r
+
+    def hello(self, name, token=None):
+        args = {"name": name}
+        if token:
+            args["token"] = token
+        r = self.ok("hello", **args)
+        self.token = r["token"]
+        self.name = name
+        return r
+
+    def event(self, pred=None, timeout=TIMEOUT, keep=False):
+        """The next event (already queued or new) matching pred. Earlier ones are
+        dropped, or with keep=True left queued (for a Player that goes on later)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, e in enumerate(self.events):
+                if pred is None or pred(e):
+                    if keep:
+                        del self.events[i]
+                    else:
+                        del self.events[:i + 1]
+                    return e
+            if not keep:
+                del self.events[:]  # the same list: callers may hold it
+            m = self.recv(max(0.01, deadline - time.monotonic()))
+            if "re" in m:
+                raise AssertionError("unexpected reply while waiting for an event: %r" % m)
+            self.events.append(m)
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def is_ev(name, room=None):
+    return lambda e: e.get("ev") == name and (room is None or e.get("room") == room)
+
+
+# -- the runner --
+_tests = []
+
+
+def test(fn):
+    _tests.append(fn)
+    return fn
+
+
+def run_tests(argv):
+    if len(argv) < 2:
+        print("usage: %s PATH/TO/tapisd [test-name...]" % argv[0])
+        sys.exit(2)
+    exe = argv[1]
+    only = set(argv[2:])
+    passed = failed = 0
+    for fn in _tests:
+        if only and fn.__name__ not in only:
+            continue
+        t0 = time.monotonic()
+        try:
+            fn(exe)
+            passed += 1
+            print("ok   %s (%.2fs)" % (fn.__name__, time.monotonic() - t0), flush=True)
+        except Exception:
+            failed += 1
+            print("FAIL %s (%.2fs)" % (fn.__name__, time.monotonic() - t0), flush=True)
+            traceback.print_exc(file=sys.stdout)
+    print("%d passed, %d failed" % (passed, failed), flush=True)
+    sys.exit(1 if failed else 0)
+
+
+# -- playing from "legal" --
+
+def pump(client):
+    """Non-blocking: read what is there; return the complete messages."""
+    out = []
+    client.sock.setblocking(False)
+    try:
+        while True:
+            try:
+                d = client.sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                break
+            except ConnectionResetError:
+                d = b""
+            if not d:
+                client.closed = True
+                break
+            client.buf += d
+    finally:
+        client.sock.setblocking(True)
+    return out + drain(client)
+
+
+def drain(client):
+    """The complete messages already buffered by client."""
+    out = []
+    while b"\n" in client.buf:
+        line, client.buf = client.buf.split(b"\n", 1)
+        m = json.loads(line.decode())
+        client.all.append(m)
+        out.append(m)
+    return out
+
+
+def pick_action(legal, rng):
+    """A playable choice: finish a round when possible, otherwise at random."""
+    for a in legal:
+        if a.get("type") == "declare" or a.get("declare") is True or a.get("final") is True:
+            return a
+    # Taking discards keeps the draw pile full and rounds long: mostly draw.
+    plain = [a for a in legal if a.get("type") not in ("take", "claim")]
+    if plain and rng.random() < 0.9:
+        return rng.choice(plain)
+    return rng.choice(legal)
+
+
+class Player:
+    """One client's side of a game: the latest state, and one act at a time."""
+
+    def __init__(self, client, room):
+        self.c = client
+        self.room = room
+        self.seq = 0
+        self.view = None
+        self.pending = None   # (id, seq acted on)
+        self.over = None
+        self.refused = 0
+        self.acts = 0
+
+    def handle(self, m, check=None):
+        if check:
+            check(self, m)
+        if m.get("ev") == "state" and m.get("room") == self.room:
+            assert m["seq"] > self.seq, "state seq went from %d to %d" % (self.seq, m["seq"])
+            self.seq = m["seq"]
+            self.view = m["view"]
+        elif m.get("ev") == "game_over" and m.get("room") == self.room:
+            self.over = m
+        elif "re" in m:
+            assert self.pending and m.get("id") == self.pending[0], "unexpected reply %r" % m
+            if not m["ok"]:
+                # A refusal is only fair when the state moved on since we chose.
+                assert self.seq > self.pending[1] or self.over, \
+                    "legal action refused on an unchanged state: %r" % m
+                self.refused += 1
+            self.pending = None
+
+    def maybe_act(self, rng, claim_rate=0.5):
+        if self.pending or self.over or not self.view:
+            return
+        legal = self.view.get("legal") or []
+        if not legal:
+            return
+        if all(a.get("type") == "claim" for a in legal) and rng.random() > claim_rate:
+            return
+        a = pick_action(legal, rng)
+        Client._ids += 1
+        self.pending = (Client._ids, self.seq)
+        self.acts += 1
+        self.c.send({"cmd": "act", "id": Client._ids, "room": self.room, "action": a})
+
+
+def play(players, rng, timeout=60, check=None, until=None):
+    """Drive players until every one has seen game_over (or until(players) is true)."""
+    import selectors
+    sel = selectors.DefaultSelector()
+    for p in players:
+        sel.register(p.c.sock, selectors.EVENT_READ, p)
+        for m in p.c.events:
+            p.handle(m, check)
+        p.c.events = []
+        for m in drain(p.c):  # lines read ahead by earlier requests
+            p.handle(m, check)
+    deadline = time.monotonic() + timeout
+    try:
+        while not all(p.over for p in players):
+            if until and until(players):
+                # settle the requests in flight, so that the players can go on later
+                while any(p.pending for p in players):
+                    assert time.monotonic() < deadline, "no reply to an act"
+                    for key, _ in sel.select(0.5):
+                        for m in pump(key.data.c):
+                            key.data.handle(m, check)
+                return
+            assert time.monotonic() < deadline, "game not over after %ds: %r %r" % (
+                timeout, [(p.c.name, p.seq, p.pending, p.view and p.view.get("legal"))
+                          for p in players], [p.c.all[-3:] for p in players])
+            for p in players:
+                p.maybe_act(rng)
+            for key, _ in sel.select(0.5):
+                p = key.data
+                for m in pump(p.c):
+                    p.handle(m, check)
+                assert not p.c.closed, "server closed a player's connection"
+    finally:
+        sel.close()

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""test_races.py — two claims of one discard. Claims further apart than the
+dispute window go to the earlier one; claims within it go to the lower score
+(and, between equal scores, to the earlier one). The window comes from
+tapisd --dispute-window; the deal from --seed, so a run is reproducible.
+
+The script plays a 4-seat table itself, one action at a time and never
+taking or claiming, until the position it needs arises: the turn player may
+`take` the discard and another seat may `claim` it. Then it sends the two
+competing actions at chosen moments. Usage: test_races.py PATH/TO/tapisd"""
+import json
+import os
+import random
+import re
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, run_tests, test  # noqa: E402
+
+WINDOW_MS = 400
+
+
+class Table:
+    def __init__(self, exe, seed):
+        self.srv = Server(exe, "--dispute-window", str(WINDOW_MS), "--seed", str(seed),
+                          "--turn-timer", "0")
+        self.cs = [self.srv.connect("s%d" % i) for i in range(4)]
+        r = self.cs[0].ok("create", game="233", players=4)
+        self.room = r["room"]
+        for c in self.cs[1:]:
+            c.ok("join", room=self.room)
+        self.rng = random.Random(seed)
+        self.sync()
+
+    def sync(self):
+        """Every seat's current view (the state command answers after pending events)."""
+        self.views = [c.ok("state", room=self.room)["view"] for c in self.cs]
+        for c in self.cs:
+            c.events = []
+        return self.views
+
+    def score(self, seat):
+        return self.views[0]["players"][seat]["score"]
+
+    def step(self):
+        """One plain action by a seat that has one (no take, no claim). False if none."""
+        for seat, v in enumerate(self.views):
+            plain = [a for a in v["legal"] if a["type"] not in ("take", "claim")]
+            if plain:
+                a = self.rng.choice(plain)
+                r = self.cs[seat].request("act", room=self.room, action=a)
+                assert r["ok"], (a, r)
+                self.sync()
+                return True
+        return False
+
+    def find(self, want, limit=3000):
+        """Play until want(T, take_action, O, claim_action) holds; return that tuple."""
+        for _ in range(limit):
+            v = self.views[0]
+            if v["phase"] == "over":
+                break
+            turn = v["turn"]
+            takes = [a for a in self.views[turn]["legal"] if a["type"] == "take"]
+            for o, ov in enumerate(self.views):
+                claims = [a for a in ov["legal"] if a["type"] == "claim"]
+                if o != turn and takes and claims and want(turn, o):
+                    return turn, takes[0], o, claims[0]
+            if not self.step():
+                time.sleep(0.01)
+                self.sync()
+        raise AssertionError("the position never arose")
+
+    def act(self, seat, action):
+        return self.cs[seat].request("act", room=self.room, action=action)
+
+    def settled(self):
+        """Wait for the claim to be settled; return the event that settled it."""
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            v = self.sync()[0]
+            if not v["claims"]:
+                for e in reversed(v["events"]):
+                    if e.get("did") in ("take", "claim"):
+                        return e
+            time.sleep(0.05)
+        raise AssertionError("claims not settled: %r" % v)
+
+    def close(self):
+        self.srv.finish()
+
+
+@test
+def claims_apart_go_to_the_earlier_one(exe):
+    t = Table(exe, 1)
+    try:
+        turn, take, o, claim = t.find(lambda turn, o: True)
+        # the turn player takes first; the claim comes after the window closed
+        assert t.act(turn, take)["ok"]
+        time.sleep(WINDOW_MS / 1000 + 0.3)
+        late = t.act(o, claim)
+        assert late["ok"] is False and late["error"]["code"] == "too_late", late
+        e = t.settled()
+        assert e["seat"] == turn and e["contenders"] == 1, e
+        assert t.views[turn]["phase"] == "discard" and t.views[0]["turn"] == turn
+    finally:
+        t.close()
+
+
+@test
+def claim_first_then_take_late_goes_to_the_claim(exe):
+    t = Table(exe, 2)
+    try:
+        turn, take, o, claim = t.find(lambda turn, o: True)
+        assert t.act(o, claim)["ok"]
+        time.sleep(WINDOW_MS / 1000 + 0.3)
+        late = t.act(turn, take)
+        assert late["ok"] is False, late
+        e = t.settled()
+        assert e["seat"] == o and e["did"] == "claim" and e["contenders"] == 1, e
+    finally:
+        t.close()
+
+
+@test
+def claims_within_the_window_go_to_the_lower_score(exe):
+    t = Table(exe, 3)
+    try:
+        turn, take, o, claim = t.find(lambda turn, o: t.score(turn) != t.score(o), limit=6000)
+        first, second = (turn, o) if t.score(turn) > t.score(o) else (o, turn)
+        acts = {turn: take, o: claim}
+        lower = second
+        assert t.act(first, acts[first])["ok"]
+        time.sleep(0.05)
+        r = t.act(second, acts[second])
+        assert r["ok"], "a claim within the window joins the dispute: %r" % r
+        e = t.settled()
+        assert e["seat"] == lower and e["contenders"] == 2, (e, t.score(first), t.score(second))
+    finally:
+        t.close()
+
+
+@test
+def claims_within_the_window_with_equal_scores_go_to_the_earlier(exe):
+    t = Table(exe, 4)
+    try:
+        turn, take, o, claim = t.find(lambda turn, o: t.score(turn) == t.score(o))
+        assert t.act(o, claim)["ok"]
+        time.sleep(0.05)
+        assert t.act(turn, take)["ok"]
+        e = t.settled()
+        assert e["seat"] == o and e["contenders"] == 2, e
+    finally:
+        t.close()
+
+
+@test
+def same_iteration_claims_follow_read_order(exe):
+    """Both claims in flight at once: whichever the server stamped first wins
+    the tie, and both replies and the settlement agree with the log order."""
+    t = Table(exe, 5)
+    try:
+        turn, take, o, claim = t.find(lambda turn, o: t.score(turn) == t.score(o))
+        t.cs[o].send({"cmd": "act", "id": "c", "room": t.room, "action": claim})
+        t.cs[turn].send({"cmd": "act", "id": "t", "room": t.room, "action": take})
+        assert t.cs[o].reply("c")["ok"] and t.cs[turn].reply("t")["ok"]
+        e = t.settled()
+        assert e["contenders"] == 2 and e["seat"] in (o, turn), e
+        v = t.views[0]
+        assert v["turn"] == e["seat"]
+    finally:
+        t.close()
+
+
+@test
+def actions_reach_the_game_in_stamp_order_under_load(exe):
+    """Four players pipeline hundreds of actions each at the same moment, more
+    than the server takes in one loop iteration: the debug log, written as
+    each action reaches the game, must show non-decreasing read stamps."""
+    srv = Server(exe, "--log-level", "debug", "--turn-timer", "0")
+    try:
+        cs = [srv.connect("s%d" % i) for i in range(4)]
+        room = cs[0].ok("create", game="233", players=4)["room"]
+        for c in cs[1:]:
+            c.ok("join", room=room)
+        kinds = [{"type": "draw"}, {"type": "take"}, {"type": "discard", "card": "Y1"},
+                 {"type": "claim", "cards": ["Y1", "Y1"]}]
+        bursts = []
+        for i, c in enumerate(cs):
+            lines = []
+            for k in range(300):
+                lines.append(json.dumps({"cmd": "act", "id": k, "room": room,
+                                         "action": kinds[(i + k) % 4]}))
+            # the first chunk is big (over one iteration's budget), then small ones interleave
+            chunks = [lines[:150]] + [lines[j:j + 10] for j in range(150, 300, 10)]
+            bursts.append([("\n".join(ch) + "\n").encode() for ch in chunks])
+        start = threading.Barrier(4)
+
+        def fire(c, chunks):
+            start.wait()
+            for data in chunks:
+                c.send_raw(data)
+                time.sleep(0.0005)
+        ts = [threading.Thread(target=fire, args=(c, d)) for c, d in zip(cs, bursts)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        for c in cs:
+            got = 0
+            while got < 300:
+                m = c.recv()
+                if "re" in m:
+                    assert m["id"] == got, "reply out of order: %r" % m
+                    got += 1
+        deadline = time.monotonic() + 10
+        while True:  # the log arrives through a pipe: let it catch up
+            stamps = [int(m.group(1)) for m in
+                      (re.search(r"act seat=\d+ stamp=(\d+)", l) for l in list(srv.log)) if m]
+            if len(stamps) >= 1200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert len(stamps) == 1200, len(stamps)
+        bad = [(a, b) for a, b in zip(stamps, stamps[1:]) if b < a]
+        assert not bad, "actions reached the game out of stamp order: %r" % bad[:5]
+    finally:
+        srv.finish()
+
+
+if __name__ == "__main__":
+    run_tests(sys.argv)

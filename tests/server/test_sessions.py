@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""test_sessions.py — tokens, dropped players, the reconnect window, the turn
+timer and leaving a running table. Usage: test_sessions.py PATH/TO/tapisd"""
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Player, Server, is_ev, play, run_tests, test  # noqa: E402
+
+OPTIONS = {"target": 60, "dispute_ms": 20}
+
+
+def two_player_table(srv, names=("ann", "bob")):
+    a, b = srv.connect(names[0]), srv.connect(names[1])
+    room = a.ok("create", game="233", players=2, options=OPTIONS)["room"]
+    b.ok("join", room=room)
+    for c in (a, b):
+        c.events.insert(0, c.event(is_ev("state", room)))  # keep it for a Player
+    return a, b, room
+
+
+@test
+def dropped_player_reconnects_with_token_and_goes_on(exe):
+    srv = Server(exe)
+    try:
+        a, b, room = two_player_table(srv)
+        pa, pb = Player(a, room), Player(b, room)
+        rng = random.Random(3)
+        # play a little, then drop ann's connection without a word
+        play([pa, pb], rng, until=lambda ps: ps[0].seq >= 20)
+        token = a.token
+        a.close()
+        e = b.event(is_ev("disconnect", room), keep=True)  # bob's states stay queued
+        assert e["seat"] == 0 and e["name"] == "ann" and e["hold_ms"] == 120000, e
+        rooms = b.ok("rooms")["rooms"]
+        assert rooms[0]["seats"][0]["connected"] is False, rooms
+        # a new connection takes the seat back and gets the current state at once
+        a2 = srv.connect()
+        r = a2.hello("ann", token=token)
+        assert r["resumed"] is True and r["rooms"] == [room] and r["token"] == token, r
+        st = a2.event(is_ev("state", room))
+        seq_now = b.ok("state", room=room)["seq"]
+        assert st["seq"] == seq_now and st["view"]["seat"] == 0 and "hand" in st["view"], st
+        e = b.event(is_ev("reconnect", room), keep=True)
+        assert e["seat"] == 0 and e["name"] == "ann", e
+        # and the game goes on to its end
+        pa2 = Player(a2, room)
+        pa2.seq, pa2.view = st["seq"], st["view"]
+        b.events = [m for m in b.events if m.get("ev") != "state" or m["seq"] > pb.seq]
+        play([pa2, pb], rng, timeout=60)
+        assert pa2.over and pb.over
+    finally:
+        srv.finish()
+
+
+@test
+def unknown_token_is_refused(exe):
+    srv = Server(exe)
+    try:
+        c = srv.connect()
+        r = c.request("hello", name="x", token="0" * 32)
+        assert r["ok"] is False and r["error"]["code"] == "not_found", r
+        assert c.ok("hello", name="x")["token"] != "0" * 32
+    finally:
+        srv.finish()
+
+
+@test
+def seat_held_past_the_window_goes_to_a_bot(exe):
+    srv = Server(exe, "--reconnect-window", "400ms", "--bot-delay", "1-3")
+    try:
+        a, b, room = two_player_table(srv)
+        token = a.token
+        a.close()
+        b.event(is_ev("disconnect", room), keep=True)
+        e = b.event(lambda e: e.get("ev") == "room" and e["seats"][0] and e["seats"][0]["bot"],
+                    keep=True)
+        assert e["status"] == "playing", e
+        late = srv.connect()
+        r = late.request("hello", name="ann", token=token)
+        assert r["ok"] is False and r["error"]["code"] == "not_found", r
+        pb = Player(b, room)
+        play([pb], random.Random(5), timeout=60)  # bob finishes against the bot
+        assert pb.over
+    finally:
+        srv.finish()
+
+
+@test
+def new_connection_with_the_token_replaces_the_old_one(exe):
+    srv = Server(exe)
+    try:
+        a, b, room = two_player_table(srv)
+        a2 = srv.connect()
+        assert a2.hello("ann", token=a.token)["resumed"]
+        got = a.wait_closed()
+        assert any(m.get("ev") == "replaced" for m in got + a.events), got
+        assert a2.event(is_ev("state", room))["view"]["seat"] == 0
+    finally:
+        srv.finish()
+
+
+@test
+def turn_timer_plays_the_default_action(exe):
+    srv = Server(exe, "--turn-timer", "200ms")
+    try:
+        a, b, room = two_player_table(srv)
+        # nobody acts: the timer must move the game on by itself
+        t0 = time.monotonic()
+        e = a.event(is_ev("timeout", room), timeout=5)
+        assert e["seat"] == 0, e
+        assert 0.1 < time.monotonic() - t0 < 3
+        st = a.event(is_ev("state", room))
+        assert st["seq"] >= 2
+        for _ in range(3):
+            a.event(is_ev("timeout", room), timeout=5)
+    finally:
+        srv.finish()
+
+
+@test
+def turn_timer_off_waits(exe):
+    srv = Server(exe, "--turn-timer", "0")
+    try:
+        a, b, room = two_player_table(srv)
+        time.sleep(0.5)
+        assert a.ok("state", room=room)["seq"] == 1
+    finally:
+        srv.finish()
+
+
+@test
+def leaving_a_running_table_hands_the_seat_to_a_bot(exe):
+    srv = Server(exe, "--bot-delay", "1-3")
+    try:
+        a, b, room = two_player_table(srv)
+        a.ok("leave", room=room)
+        e = b.event(lambda e: e.get("ev") == "room" and e["seats"][0] and e["seats"][0]["bot"],
+                    keep=True)
+        assert e["status"] == "playing"
+        pb = Player(b, room)
+        play([pb], random.Random(9), timeout=60)
+        # ann is out of the room: no more events for her
+        assert not [m for m in a.all if m.get("ev") == "game_over"]
+        r = a.request("state", room=room)
+        assert r["ok"], r  # a public room can still be looked at
+    finally:
+        srv.finish()
+
+
+@test
+def room_without_people_is_closed(exe):
+    srv = Server(exe)
+    try:
+        a = srv.connect("ann")
+        room = a.ok("create", game="233", players=2)["room"]
+        a.ok("addbot")  # starts: ann + bot
+        a.ok("leave")
+        time.sleep(0.1)
+        assert a.ok("rooms")["rooms"] == []
+        r = a.request("state", room=room)
+        assert r["ok"] is False and r["error"]["code"] == "not_found", r
+    finally:
+        srv.finish()
+
+
+if __name__ == "__main__":
+    run_tests(sys.argv)

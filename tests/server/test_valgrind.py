@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""test_valgrind.py — a short but varied session of tapisd under valgrind
+(memcheck, --leak-check=full): lobby, a game with a bot and a spectator, bad
+input, a dropped and a replaced connection, the reconnect window running out,
+then SIGTERM. Passes when valgrind reports no error and no leak and tapisd
+exits 0. Skipped (exit 77) without valgrind or for a sanitizer build.
+Usage: test_valgrind.py PATH/TO/tapisd"""
+import os
+import random
+import shutil
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Player, Server, play, run_tests, test  # noqa: E402
+
+
+def sanitized(exe):
+    with open(exe, "rb") as f:
+        data = f.read()
+    return b"__asan_init" in data or b"__ubsan_handle" in data
+
+
+@test
+def valgrind_session_is_clean(exe):
+    srv = Server(exe, "--bot-delay", "1-5", "--reconnect-window", "300ms",
+                 "--max-line", "1000",
+                 wrapper=["valgrind", "--leak-check=full", "--error-exitcode=99",
+                          "--errors-for-leak-kinds=definite,indirect,possible"],
+                 start_timeout=60)
+    try:
+        a, b, w = srv.connect("a"), srv.connect("b"), srv.connect("w")
+        room = a.ok("create", game="233", players=3,
+                    options={"target": 40, "dispute_ms": 10})["room"]
+        w.ok("watch", room=room)
+        b.ok("join", room=room)
+        a.ok("addbot")
+        x = srv.connect("x")
+        x.send_raw(b'{"cmd":"ping"\nGET\n{"cmd":"join","room":"9"}\n' + b"z" * 2000 + b"\n")
+        h = srv.connect()
+        h.send_raw(b"GET / HTTP/1.1\r\n\r\n")
+        pa, pb = Player(a, room), Player(b, room)
+        play([pa, pb], random.Random(1), until=lambda ps: ps[0].seq > 30, timeout=120)
+        b2 = srv.connect()
+        b2.hello("b", token=b.token)  # takes b over
+        b2.close()                   # then drops: held, then a bot after 300 ms
+        time.sleep(1.0)
+        a.ok("say", text="bye")
+        a.ok("rooms")
+        p = srv.connect("p")
+        p.ok("create", game="233", players=2, private=True)
+    finally:
+        rc = srv.stop(timeout=60)
+    report = "".join(l for l in srv.log if l.startswith("=="))
+    assert rc == 0, "tapisd under valgrind exited %r:\n%s" % (rc, report[-4000:])
+    assert "ERROR SUMMARY: 0 errors" in report, report[-4000:]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and (not shutil.which("valgrind") or sanitized(sys.argv[1])):
+        print("skipped: %s" % ("no valgrind" if not shutil.which("valgrind")
+                               else "sanitizer build"))
+        sys.exit(77)
+    run_tests(sys.argv)
