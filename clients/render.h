@@ -1,0 +1,64 @@
+/*
+ * render.h — pictures of a table for the `tapis` terminal client.
+ *
+ * One renderer per game, found by the view's "game" key (or the room's game
+ * id); a game without one falls back to a compact view of its JSON. A
+ * renderer only reads a view (the one the server sent this viewer), so it
+ * can never show more than the viewer may see.
+ *
+ * Colours are ANSI escapes, used only when ctx->color is set (the client
+ * clears it for NO_COLOR and for output that is not a terminal).
+ */
+#ifndef TAPIS_CLIENTS_RENDER_H
+#define TAPIS_CLIENTS_RENDER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct render_ctx {
+    FILE *out;
+    bool color;
+    const char *room;    /* the room's id */
+    const json_t *seats; /* the room's seats as in its "room" event, or NULL */
+} render_ctx_t;
+
+typedef struct renderer {
+    const char *game; /* game id */
+    /* Draw the table for this viewer. */
+    void (*table)(const render_ctx_t *ctx, const json_t *view);
+    /*
+     * The viewer's hand in the order the picture numbers it (a new array of
+     * card names), or NULL when the game has no hand. `discard 3` uses it.
+     */
+    json_t *(*hand_order)(const json_t *view);
+    /*
+     * Rewrite a typed line into the line to send, or NULL to keep it as is:
+     * 233 turns hand positions into card names (`discard 3`). A malloc()ed
+     * string on success.
+     */
+    char *(*translate)(const json_t *view, const char *line);
+    /* Describe a game_over result (optional). */
+    void (*result)(const render_ctx_t *ctx, const json_t *result);
+} renderer_t;
+
+/* The renderer of a game, or the compact-JSON fallback (never NULL). */
+const renderer_t *render_find(const char *game);
+
+/* ANSI SGR on/off around text, or nothing when colour is off. */
+const char *render_sgr(const render_ctx_t *ctx, const char *sgr);
+#define RENDER_OFF "0"
+#define RENDER_BOLD "1"
+#define RENDER_DIM "2"
+#define RENDER_RED "31"
+
+/* A seat's name from the room's seats ("bot" for bots, "seat K" when unknown). */
+const char *render_seat_name(const render_ctx_t *ctx, int seat, char *buf, size_t cap);
+
+/* The fallback: the view's JSON, compact, without "legal". */
+void render_json_table(const render_ctx_t *ctx, const json_t *view);
+void render_json_result(const render_ctx_t *ctx, const json_t *result);
+
+extern const renderer_t render_233;
+
+#endif

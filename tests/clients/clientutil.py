@@ -1,0 +1,143 @@
+"""clientutil.py — shared by the client tests (standard library only).
+
+Server(exe) starts tapisd on a free port (--listen 127.0.0.1:0; the port is
+read from its "listening on" log line); Proxy(port) relays one TCP port to
+another and can cut every connection (to test reconnection); check() and
+run() make each test a list of named checks printing "N passed, M failed".
+"""
+import os
+import re
+import select
+import socket
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+TIMEOUT = float(os.environ.get("TAPIS_TEST_TIMEOUT", "20"))
+
+
+class Server:
+    def __init__(self, exe, *args):
+        self.log = []
+        self.proc = subprocess.Popen([exe, "--listen", "127.0.0.1:0"] + list(args),
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True, errors="replace")
+        self.port = None
+        ready = threading.Event()
+
+        def read_log():
+            for line in self.proc.stderr:
+                self.log.append(line)
+                if os.environ.get("TAPIS_TEST_VERBOSE"):
+                    sys.stderr.write("  tapisd: " + line)
+                m = re.search(r"listening on (\S+):(\d+)$", line.strip())
+                if m and self.port is None:
+                    self.port = int(m.group(2))
+                    ready.set()
+            ready.set()
+
+        self.reader = threading.Thread(target=read_log, daemon=True)
+        self.reader.start()
+        if not ready.wait(TIMEOUT) or self.port is None:
+            self.stop()
+            raise RuntimeError("tapisd did not start: " + "".join(self.log[-20:]))
+        self.address = "127.0.0.1:%d" % self.port
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Proxy:
+    """Relays 127.0.0.1:self.port to a server port; cut() drops every connection."""
+
+    def __init__(self, target_port):
+        self.target = target_port
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.port = self.listener.getsockname()[1]
+        self.address = "127.0.0.1:%d" % self.port
+        self.pairs = []
+        self.accepted = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                a, _ = self.listener.accept()
+            except OSError:
+                return
+            b = socket.create_connection(("127.0.0.1", self.target))
+            with self.lock:
+                self.pairs.append((a, b))
+                self.accepted += 1
+            threading.Thread(target=self._relay, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _relay(a, b):
+        socks = [a, b]
+        try:
+            while True:
+                r, _, _ = select.select(socks, [], [])
+                for s in r:
+                    d = s.recv(65536)
+                    if not d:
+                        raise OSError
+                    (b if s is a else a).sendall(d)
+        except OSError:
+            for s in socks:
+                try:
+                    s.close()
+                except OSError:
+                    pass
+
+    def cut(self):
+        with self.lock:
+            for a, b in self.pairs:
+                for s in (a, b):
+                    try:
+                        s.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+            self.pairs = []
+
+    def close(self):
+        self.cut()
+        self.listener.close()
+
+
+_TESTS = []
+
+
+def check(fn):
+    _TESTS.append(fn)
+    return fn
+
+
+def run():
+    passed = failed = 0
+    only = sys.argv[1:]
+    for fn in _TESTS:
+        if only and fn.__name__ not in only:
+            continue
+        t0 = time.monotonic()
+        try:
+            fn()
+            passed += 1
+            print("ok   %s (%.1fs)" % (fn.__name__, time.monotonic() - t0), flush=True)
+        except Exception:
+            failed += 1
+            print("FAIL %s" % fn.__name__, flush=True)
+            traceback.print_exc()
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)

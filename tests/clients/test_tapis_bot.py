@@ -1,0 +1,86 @@
+"""tapis-bot against a real tapisd: many games without a protocol error.
+
+Environment: TAPISD, TAPIS_BOT (paths of the executables).
+"""
+import os
+import re
+import subprocess
+
+from clientutil import Server, check, run
+
+TAPISD = os.environ["TAPISD"]
+TAPIS_BOT = os.environ["TAPIS_BOT"]
+
+
+def tapis_bot(server, *args, timeout=300):
+    p = subprocess.run([TAPIS_BOT, server.address] + list(args), capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def summary(out):
+    m = re.search(r"games (\d+)/(\d+)  wins (\d+).*refused (\d+)  timeouts (\d+)  errors (\d+)",
+                  out)
+    assert m, "no summary in: " + out
+    return [int(x) for x in m.groups()]
+
+
+@check
+def twenty_games_of_233_without_a_protocol_error():
+    server = Server(TAPISD, "--bot-delay", "0", "--seed", "7")
+    try:
+        rc, out, err = tapis_bot(server, "--game", "233", "--players", "2", "--bots", "1",
+                                 "--games", "20", "--seed", "1")
+    finally:
+        server.stop()
+    assert rc == 0, "exit %d\n%s\n%s" % (rc, out, err)
+    games, asked, wins, refused, timeouts, errors = summary(out)
+    assert (games, asked, errors) == (20, 20, 0), out
+    assert 0 <= wins <= 20, out
+
+
+@check
+def several_own_seats_race_for_the_discard():
+    # Three seats played by tapis-bot (three connections) and one server bot:
+    # claims race in real time; refusals are counted, never errors.
+    server = Server(TAPISD, "--bot-delay", "0")
+    try:
+        rc, out, err = tapis_bot(server, "--players", "4", "--bots", "1", "--games", "2",
+                                 "--strategy", "random", "--option", "target=40",
+                                 "--option", "dispute_ms=20", "--seed", "3")
+    finally:
+        server.stop()
+    assert rc == 0, "exit %d\n%s\n%s" % (rc, out, err)
+    games, asked, _, _, _, errors = summary(out)
+    assert (games, asked, errors) == (2, 2, 0), out
+
+
+@check
+def a_protocol_error_gives_a_non_zero_exit():
+    # An option the game does not have: create is refused (bad_option).
+    server = Server(TAPISD, "--bot-delay", "0")
+    try:
+        rc, out, err = tapis_bot(server, "--players", "2", "--option", "nope=1", timeout=60)
+    finally:
+        server.stop()
+    assert rc == 1, "exit %d\n%s\n%s" % (rc, out, err)
+    assert "create refused" in err, err
+
+
+@check
+def bad_command_lines_exit_2():
+    for args in (["--players", "1"], ["--bots", "2", "--players", "2"], ["--game", "nope"],
+                 ["--strategy", "clever"]):
+        p = subprocess.run([TAPIS_BOT, "127.0.0.1:1"] + args, capture_output=True, text=True)
+        assert p.returncode == 2, "%s: exit %d %s" % (args, p.returncode, p.stderr)
+
+
+@check
+def no_server_is_an_error():
+    p = subprocess.run([TAPIS_BOT, "127.0.0.1:1", "--players", "2"], capture_output=True,
+                       text=True, timeout=30)
+    assert p.returncode == 1 and "cannot connect" in p.stderr, p.stderr
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,223 @@
+"""The `tapis` terminal client in a pseudo-terminal against a real tapisd:
+name, lobby, a table with a bot, a move and its update; colours, --json,
+and reconnection after a dropped connection.
+
+Environment: TAPISD, TAPIS.
+"""
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import termios
+import time
+
+from clientutil import Proxy, Server, TIMEOUT, check, run
+
+TAPISD = os.environ["TAPISD"]
+TAPIS = os.environ["TAPIS"]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\r")
+
+
+class Tty:
+    """tapis on a pty: send() types a line, expect() waits for text on screen."""
+
+    def __init__(self, *args, env=None):
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+        e = dict(os.environ, TERM="xterm")
+        e.pop("NO_COLOR", None)
+        e.update(env or {})
+        self.proc = subprocess.Popen([TAPIS] + list(args), stdin=slave, stdout=slave,
+                                     stderr=slave, env=e, close_fds=True)
+        os.close(slave)
+        self.raw = b""
+        self.seen = 0  # expect() searches the text after this offset
+
+    def _read(self, timeout):
+        r, _, _ = select.select([self.master], [], [], timeout)
+        if r:
+            try:
+                d = os.read(self.master, 65536)
+            except OSError:
+                d = b""
+            self.raw += d
+            return bool(d)
+        return True
+
+    def text(self):
+        return ANSI.sub("", self.raw.decode("utf-8", "replace"))
+
+    def expect(self, pattern, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while True:
+            t = self.text()
+            m = re.search(pattern, t[self.seen:])
+            if m:
+                self.seen += m.end()
+                return m
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._read(min(left, 0.2)) and self.proc.poll() is not None:
+                raise AssertionError("no %r on screen; after offset %d:\n%s"
+                                     % (pattern, self.seen, t[self.seen:][-3000:]))
+
+    def send(self, line):
+        os.write(self.master, line.encode() + b"\r")
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        os.close(self.master)
+
+
+def start_table(tty, name):
+    tty.expect(r"your name: ")
+    tty.send(name)
+    tty.expect(r"hello %s\." % name)
+    tty.send("games")
+    tty.expect(r"233\s+233\s+2-6 players")
+    tty.send("rooms")
+    tty.expect(r"(no open rooms|room \S+)")
+    tty.send("create 233 2")
+    room = tty.expect(r"room (\S+) created; you sit at seat 0").group(1)
+    tty.expect(r"1 seat\(s\) to fill")
+    tty.send("addbot")
+    tty.expect(r"a bot sits at seat 1")
+    tty.expect(r"-- room %s \. 233 \. round 1" % room)
+    tty.expect(r"seat 0\s+%s\s+\(you\)" % name)
+    tty.expect(r"hand 1 \S+")
+    return room
+
+
+@check
+def name_lobby_table_move_and_update():
+    server = Server(TAPISD, "--bot-delay", "200")
+    tty = Tty(server.address)
+    try:
+        room = start_table(tty, "tess")
+        # The creator deals, so seat 0 opens: draw, then see the update.
+        tty.expect(r"your turn \(draw\)")
+        tty.send("legal")
+        tty.expect(r"1\s+draw")
+        tty.send("1")  # legal action number 1: draw
+        tty.expect(r"last: .*tess draw")
+        # Drawn gifts are placed (a +5 by itself, a -5 on a seat) and the drawer
+        # draws again: play legal action 1 until it is time to discard.
+        for _ in range(20):
+            phase = tty.expect(r"your turn \((\w+)\)").group(1)
+            if phase == "discard":
+                break
+            tty.send("1")
+        assert phase == "discard", phase
+        tty.send("legal")
+        tty.expect(r"type a number to play it")
+        # A discard by position in the sorted hand (refused only for a stop).
+        tty.send("discard 1")
+        tty.expect(r"(last: .*tess discard|must_discard_stop|must_)")
+        tty.send("say hello table")
+        tty.expect(r"\[%s\] tess: hello table" % room)
+        tty.send("quit")
+        tty.expect(r"bye")
+        assert tty.proc.wait(TIMEOUT) == 0
+    finally:
+        tty.close()
+        server.stop()
+
+
+@check
+def cards_are_coloured_on_a_terminal_and_not_with_no_color():
+    server = Server(TAPISD, "--bot-delay", "200")
+    try:
+        for env, coloured in (({}, True), ({"NO_COLOR": "1"}, False)):
+            tty = Tty(server.address, "--name", "col", env=env)
+            try:
+                tty.expect(r"hello col\.")
+                tty.send("create 233 2")
+                tty.send("addbot")
+                tty.expect(r"hand 1 ")
+                raw = tty.raw.decode("utf-8", "replace")
+                hand = raw[raw.rfind("hand"):]
+                has = re.search(r"\x1b\[(3[1-6]|95|38;5;208)m", hand) is not None
+                assert has == coloured, "env %s: %r" % (env, hand[:300])
+            finally:
+                tty.close()
+    finally:
+        server.stop()
+
+
+@check
+def tab_completes_commands():
+    server = Server(TAPISD)
+    tty = Tty(server.address, "--name", "tab")
+    try:
+        tty.expect(r"hello tab\.")
+        os.write(tty.master, b"gam\t")
+        tty.expect(r"games")
+        os.write(tty.master, b"\r")
+        tty.expect(r"233\s+233\s+2-6 players")
+    finally:
+        tty.close()
+        server.stop()
+
+
+@check
+def reconnects_with_its_token_and_gets_its_seat_back():
+    server = Server(TAPISD, "--bot-delay", "200")
+    proxy = Proxy(server.port)
+    tty = Tty(proxy.address, "--name", "rita")
+    try:
+        tty.expect(r"hello rita\.")
+        tty.send("create 233 2")
+        room = tty.expect(r"room (\S+) created").group(1)
+        tty.send("addbot")
+        tty.expect(r"-- room %s \. 233" % room)
+        proxy.cut()
+        tty.expect(r"connection lost; reconnecting")
+        tty.expect(r"welcome back, rita")
+        tty.expect(r"-- room %s \. 233" % room)  # the table again, from the server
+        tty.send("view")
+        tty.expect(r'"seat":0')
+        assert proxy.accepted == 2
+    finally:
+        tty.close()
+        proxy.close()
+        server.stop()
+
+
+@check
+def json_mode_passes_raw_lines():
+    server = Server(TAPISD)
+    try:
+        p = subprocess.run([TAPIS, server.address, "--json"], input="hello jay\n\ngames\nping\n",
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    finally:
+        server.stop()
+    assert p.returncode == 0, p.stderr
+    msgs = [json.loads(l) for l in p.stdout.splitlines()]
+    assert [m.get("re") for m in msgs] == ["hello", "games", "ping"], p.stdout
+    assert all(m["ok"] for m in msgs)
+
+
+@check
+def piped_input_works_without_a_terminal():
+    server = Server(TAPISD)
+    try:
+        p = subprocess.run([TAPIS, server.address], input="pia\nping\n", capture_output=True,
+                           text=True, timeout=TIMEOUT)
+    finally:
+        server.stop()
+    assert p.returncode == 0, p.stderr
+    assert "hello pia." in p.stdout and "pong" in p.stdout, p.stdout
+    assert "\x1b[" not in p.stdout, repr(p.stdout)
+
+
+if __name__ == "__main__":
+    run()
