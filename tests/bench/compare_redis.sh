@@ -1,0 +1,77 @@
+#!/bin/sh
+# compare_redis.sh [BUILD_DIR] [DURATION_S]
+#
+# The issue's aim: tapisd's `ping` at least as fast as Redis's inline PING,
+# measured on the same machine with the same client (loadgen, one core) and
+# each server pinned to one other core. Runs `loadgen ping` with 50 and with
+# 1,000 connections against redis-server (started here on 127.0.0.1:6399,
+# no persistence, stopped afterwards) and against tapisd (run_bench.sh), and
+# prints the figures one line each. Not a meson test: it needs redis-server
+# (Debian: apt-get install redis-server).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-build}
+duration=${2:-10}
+loadgen=$build/tests/bench/loadgen
+tapisd=$build/server/tapisd
+port=${REDIS_PORT:-6399}
+for f in "$loadgen" "$tapisd"; do
+    [ -x "$f" ] || { echo "compare_redis: $f not built (ninja -C $build)" >&2; exit 2; }
+done
+command -v redis-server >/dev/null 2>&1 || { echo "compare_redis: no redis-server" >&2; exit 2; }
+
+ulimit -n 4096 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+server_pin=""
+client_pin=""
+if command -v taskset >/dev/null 2>&1 && [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ]; then
+    server_pin="taskset -c ${BENCH_SERVER_CPU:-1}"
+    client_pin="taskset -c ${BENCH_CLIENT_CPU:-0}"
+fi
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/compare-redis.XXXXXX")
+redis_pid=""
+cleanup() {
+    if [ -n "$redis_pid" ] && kill -0 "$redis_pid" 2>/dev/null; then
+        kill -TERM "$redis_pid" 2>/dev/null
+        i=0
+        while kill -0 "$redis_pid" 2>/dev/null && [ $i -lt 50 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        kill -KILL "$redis_pid" 2>/dev/null
+    fi
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# redis-server in the foreground of a background job, so that its pid is ours.
+# shellcheck disable=SC2086
+$server_pin redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+    --daemonize no --maxclients 4000 --dir "$dir" --logfile "$dir/redis.log" &
+redis_pid=$!
+i=0
+until "$loadgen" ping --port "$port" --conns 1 --warmup 0 --duration 0.05 >/dev/null 2>&1; do
+    i=$((i + 1))
+    if [ $i -ge 50 ] || ! kill -0 "$redis_pid" 2>/dev/null; then
+        echo "compare_redis: redis-server did not start on port $port" >&2
+        cat "$dir/redis.log" >&2 2>/dev/null
+        exit 1
+    fi
+    sleep 0.1
+done
+
+echo "# redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), $("$tapisd" --version 2>&1 | head -n 1); client: loadgen, ${duration}s each"
+status=0
+for n in 50 1000; do
+    # shellcheck disable=SC2086
+    $client_pin "$loadgen" ping --port "$port" --conns "$n" --duration "$duration" \
+        --label "redis ping-$n" || status=1
+done
+cleanup
+redis_pid=""
+for n in 50 1000; do
+    "$here/run_bench.sh" "$tapisd" "$loadgen" ping --conns "$n" --duration "$duration" \
+        --label "tapisd ping-$n" || status=1
+done
+exit $status

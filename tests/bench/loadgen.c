@@ -1,0 +1,766 @@
+/*
+ * loadgen.c — load generator for tapisd (and, for `ping`, any server that
+ * answers an inline `ping\n` with one line, such as redis-server).
+ *
+ * One thread, one libuv loop: the client uses one core. Run the server pinned
+ * to another core (taskset) to compare servers on one core each.
+ *
+ *   loadgen ping   [options]   N connections, each sends `ping\n` and waits
+ *                              for one reply line before the next (closed
+ *                              loop, one request outstanding per connection).
+ *   loadgen tables [options]   T tables of 233 with two human connections
+ *                              each; the player whose turn it is sends the
+ *                              first legal action of its view (never a
+ *                              claim); measures the time from sending an
+ *                              `act` to receiving the next `state` event of
+ *                              that room. A finished game is replaced by a
+ *                              new one at the same pair of connections.
+ *
+ * Options: --host H (127.0.0.1) --port P (7233) --conns N (50, ping)
+ *          --tables T (500) --duration S (10) --warmup S (1)
+ *          --think MS (0: act at once; else a delay drawn in [MS/2, 3MS/2]
+ *          before each action, so the tables play at a human-like pace)
+ *          --target N (the 233 game's target score; default: the game's, 233;
+ *          a small one makes games end, and restart, often)
+ *          --label TEXT (printed with the figures)
+ *
+ * Output: one line of key=value figures on stdout; latencies are in µs,
+ * from a log-linear histogram (relative error under 1/64). Exit status 0
+ * when the run completed, 1 on setup failure, a stall or protocol errors.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+/* ------------------------------------------------------------------------ */
+/* Histogram: values in ns; exact below 128, then 64 sub-buckets per power
+ * of two.                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define HIST_SUB 64
+#define HIST_SIZE (128 + 64 * HIST_SUB)
+
+typedef struct {
+    uint64_t n[HIST_SIZE];
+    uint64_t count, max, sum;
+} hist_t;
+
+static int hist_index(uint64_t v)
+{
+    if (v < 128) return (int)v;
+    int msb = 63 - __builtin_clzll(v);
+    int e = msb - 6;
+    uint64_t m = v >> e; /* 64..127 */
+    return 128 + (e - 1) * HIST_SUB + (int)(m - 64);
+}
+
+static uint64_t hist_value(int i)
+{
+    if (i < 128) return (uint64_t)i;
+    int e = (i - 128) / HIST_SUB + 1;
+    uint64_t m = (uint64_t)((i - 128) % HIST_SUB + 64);
+    return (m << e) + ((uint64_t)1 << e) / 2;
+}
+
+static void hist_add(hist_t *h, uint64_t v)
+{
+    int i = hist_index(v);
+    if (i >= HIST_SIZE) i = HIST_SIZE - 1;
+    h->n[i]++;
+    h->count++;
+    h->sum += v;
+    if (v > h->max) h->max = v;
+}
+
+static double hist_pct_us(const hist_t *h, double p)
+{
+    if (!h->count) return 0;
+    uint64_t want = (uint64_t)((double)h->count * p / 100.0 + 0.5);
+    if (want < 1) want = 1;
+    uint64_t seen = 0;
+    for (int i = 0; i < HIST_SIZE; i++) {
+        seen += h->n[i];
+        if (seen >= want) {
+            uint64_t v = hist_value(i);
+            return (double)(v > h->max ? h->max : v) / 1000.0;
+        }
+    }
+    return (double)h->max / 1000.0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Options and global state                                                  */
+/* ------------------------------------------------------------------------ */
+
+enum { MODE_PING, MODE_TABLES };
+enum { PH_SETUP, PH_WARMUP, PH_MEASURE, PH_DONE };
+
+static struct {
+    int mode;
+    const char *host;
+    int port;
+    int conns;
+    int tables;
+    double duration, warmup;
+    int think_ms;
+    int target;
+    const char *label;
+} opt = {MODE_PING, "127.0.0.1", 7233, 50, 500, 10.0, 1.0, 0, 0, NULL};
+
+typedef struct conn conn_t;
+typedef struct table table_t;
+
+struct conn {
+    uv_tcp_t tcp;
+    uv_connect_t creq;
+    uv_timer_t think;
+    int index;
+    bool connected, closing, think_init;
+    char *buf; /* partial line */
+    size_t len, cap;
+    /* ping */
+    uint64_t sent_at;
+    /* tables */
+    table_t *table;
+    int role; /* 0 = creator, 1 = joiner */
+    bool hello_ok;
+    bool in_game;  /* seated in table->room and the game runs */
+    bool act_wait; /* an act was sent; waiting for the next state */
+    int64_t act_seq;
+    uint64_t act_at;
+    json_t *next_action; /* chosen, waiting for the think timer */
+    int64_t next_seq;
+};
+
+struct table {
+    conn_t *c[2];
+    char room[40];
+    bool started;
+    bool need_join; /* the room exists; the joiner joins once it said hello */
+    int games;
+};
+
+static uv_loop_t *loop;
+static conn_t *conns;
+static int nconns;
+static table_t *tables;
+static int phase = PH_SETUP;
+static uv_timer_t phase_timer, guard_timer, connect_timer;
+static uint64_t t_measure0, t_measure1;
+static double cpu_measure0, cpu_measure1; /* this process's CPU seconds */
+static hist_t hist;
+static uint64_t measured_ops, setup_ok, tables_started, games_over, act_errors, other_errors;
+static int next_connect, connecting;
+static int exit_code;
+static uv_buf_t rdbuf;
+static char err_sample[256];
+
+#define MAX_CONNECTING 64
+
+static void stop_all(void);
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static void fail(const char *fmt, const char *a)
+{
+    fprintf(stderr, "loadgen: ");
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    exit_code = 1;
+    stop_all();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sending                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    uv_write_t req;
+    char data[];
+} wreq_t;
+
+static void on_written(uv_write_t *req, int status)
+{
+    (void)status;
+    free(req);
+}
+
+static void send_bytes(conn_t *c, const char *data, size_t len)
+{
+    if (c->closing) return;
+    uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
+    int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+    if (n == (int)len) return;
+    if (n < 0) {
+        if (n != UV_EAGAIN) {
+            other_errors++;
+            return;
+        }
+        n = 0;
+    }
+    wreq_t *w = malloc(sizeof *w + len - (size_t)n);
+    if (!w) abort();
+    memcpy(w->data, data + n, len - (size_t)n);
+    b = uv_buf_init(w->data, (unsigned)(len - (size_t)n));
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written) < 0) {
+        free(w);
+        other_errors++;
+    }
+}
+
+static void send_json(conn_t *c, json_t *msg)
+{
+    char *s = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (!s) abort();
+    size_t n = strlen(s);
+    char *line = malloc(n + 2);
+    if (!line) abort();
+    memcpy(line, s, n);
+    line[n] = '\n';
+    send_bytes(c, line, n + 1);
+    free(line);
+    free(s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ping mode                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void ping_send(conn_t *c)
+{
+    c->sent_at = uv_hrtime();
+    send_bytes(c, "ping\n", 5);
+}
+
+static void ping_line(conn_t *c, const char *line, size_t len)
+{
+    (void)line;
+    (void)len;
+    uint64_t now = uv_hrtime();
+    if (phase == PH_MEASURE) {
+        hist_add(&hist, now - c->sent_at);
+        measured_ops++;
+    }
+    if (phase != PH_DONE) ping_send(c);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tables mode                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void table_create(table_t *t)
+{
+    t->room[0] = '\0';
+    t->started = false;
+    json_t *req = json_pack("{s:s,s:s,s:i}", "cmd", "create", "game", "233", "players", 2);
+    if (opt.target > 0)
+        json_object_set_new(req, "options", json_pack("{s:i}", "target", opt.target));
+    send_json(t->c[0], req);
+}
+
+static void table_join(table_t *t)
+{
+    conn_t *j = t->c[1];
+    if (!j->connected || !j->hello_ok) {
+        t->need_join = true;
+        return;
+    }
+    t->need_join = false;
+    send_json(t->c[1], json_pack("{s:s,s:s}", "cmd", "join", "room", t->room));
+}
+
+static void act_now(conn_t *c, json_t *action, int64_t seq)
+{
+    c->act_wait = true;
+    c->act_seq = seq;
+    c->act_at = uv_hrtime();
+    send_json(c,
+              json_pack("{s:s,s:s,s:o}", "cmd", "act", "room", c->table->room, "action", action));
+}
+
+static void on_think(uv_timer_t *tm)
+{
+    conn_t *c = tm->data;
+    json_t *a = c->next_action;
+    c->next_action = NULL;
+    if (!a) return;
+    if (phase == PH_DONE || !c->in_game) {
+        json_decref(a);
+        return;
+    }
+    act_now(c, a, c->next_seq);
+}
+
+/* The first legal action that is not an out-of-turn claim, or NULL. */
+static json_t *choose(json_t *view)
+{
+    json_t *legal = json_object_get(view, "legal");
+    size_t i;
+    json_t *a;
+    json_array_foreach(legal, i, a)
+    {
+        const char *type = json_string_value(json_object_get(a, "type"));
+        if (type && strcmp(type, "claim") != 0) return a;
+    }
+    return NULL;
+}
+
+static void on_state(conn_t *c, json_t *ev)
+{
+    table_t *t = c->table;
+    const char *room = json_string_value(json_object_get(ev, "room"));
+    if (!room || strcmp(room, t->room) != 0) return;
+    int64_t seq = (int64_t)json_integer_value(json_object_get(ev, "seq"));
+    if (!t->started) {
+        t->started = true;
+        if (t->games == 0) tables_started++;
+    }
+    c->in_game = true;
+    if (c->act_wait) {
+        if (seq <= c->act_seq) return; /* older than our action */
+        c->act_wait = false;
+        if (phase == PH_MEASURE) {
+            hist_add(&hist, uv_hrtime() - c->act_at);
+            measured_ops++;
+        }
+    }
+    if (phase == PH_DONE || c->next_action) return;
+    json_t *a = choose(json_object_get(ev, "view"));
+    if (!a) return;
+    if (opt.think_ms <= 0) {
+        act_now(c, json_incref(a), seq);
+        return;
+    }
+    c->next_action = json_incref(a);
+    c->next_seq = seq;
+    uint64_t d = (uint64_t)opt.think_ms / 2 + (uint64_t)(rand() % (opt.think_ms + 1));
+    uv_timer_start(&c->think, on_think, d, 0);
+}
+
+static void on_reply(conn_t *c, json_t *msg)
+{
+    table_t *t = c->table;
+    const char *re = json_string_value(json_object_get(msg, "re"));
+    bool ok = json_is_true(json_object_get(msg, "ok"));
+    if (!re) re = "";
+    if (!ok) {
+        const char *code =
+            json_string_value(json_object_get(json_object_get(msg, "error"), "code"));
+        if (!err_sample[0]) snprintf(err_sample, sizeof err_sample, "%s:%s", re, code ? code : "?");
+        if (strcmp(re, "act") == 0) {
+            act_errors++;
+            /* Ask for the state again so that the table goes on. */
+            c->act_wait = false;
+            send_json(c, json_pack("{s:s,s:s}", "cmd", "state", "room", t->room));
+        } else if (strcmp(re, "leave") != 0) {
+            other_errors++;
+            if (phase == PH_SETUP) fail("setup refused: %s", err_sample);
+        }
+        return;
+    }
+    if (strcmp(re, "hello") == 0) {
+        c->hello_ok = true;
+        if (c->role == 0) table_create(t);
+        if (c->role == 1 && t->need_join) table_join(t);
+        setup_ok++;
+    } else if (strcmp(re, "create") == 0) {
+        const char *room = json_string_value(json_object_get(msg, "room"));
+        if (!room) {
+            fail("create: no room in the reply%s", "");
+            return;
+        }
+        snprintf(t->room, sizeof t->room, "%s", room);
+        table_join(t);
+    }
+}
+
+static void on_game_over(conn_t *c, json_t *ev)
+{
+    table_t *t = c->table;
+    const char *room = json_string_value(json_object_get(ev, "room"));
+    if (!room || strcmp(room, t->room) != 0) return;
+    c->in_game = false;
+    c->act_wait = false;
+    if (c->next_action) {
+        uv_timer_stop(&c->think);
+        json_decref(c->next_action);
+        c->next_action = NULL;
+    }
+    send_json(c, json_pack("{s:s,s:s}", "cmd", "leave", "room", t->room));
+    if (c->role == 0) {
+        games_over++;
+        t->games++;
+        if (phase != PH_DONE) table_create(t);
+    }
+}
+
+static void tables_line(conn_t *c, const char *line, size_t len)
+{
+    json_error_t jerr;
+    json_t *msg = json_loadb(line, len, 0, &jerr);
+    if (!json_is_object(msg)) {
+        json_decref(msg);
+        other_errors++;
+        return;
+    }
+    const char *ev = json_string_value(json_object_get(msg, "ev"));
+    if (ev) {
+        if (strcmp(ev, "state") == 0)
+            on_state(c, msg);
+        else if (strcmp(ev, "game_over") == 0)
+            on_game_over(c, msg);
+        else if (strcmp(ev, "error") == 0 || strcmp(ev, "shutdown") == 0) {
+            other_errors++;
+            if (!err_sample[0]) snprintf(err_sample, sizeof err_sample, "event %s", ev);
+        }
+    } else {
+        on_reply(c, msg);
+    }
+    json_decref(msg);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Connections                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
+{
+    (void)h;
+    (void)suggested;
+    *b = rdbuf; /* consumed entirely by on_read before the next alloc */
+}
+
+static void on_closed(uv_handle_t *h)
+{
+    (void)h;
+}
+
+static void handle_line(conn_t *c, const char *line, size_t len)
+{
+    if (len && line[len - 1] == '\r') len--;
+    if (opt.mode == MODE_PING)
+        ping_line(c, line, len);
+    else
+        tables_line(c, line, len);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
+{
+    conn_t *c = s->data;
+    if (nread < 0) {
+        if (phase != PH_DONE) {
+            fprintf(stderr, "loadgen: connection %d: %s\n", c->index, uv_strerror((int)nread));
+            exit_code = 1;
+            stop_all();
+        }
+        return;
+    }
+    const char *p = b->base, *end = b->base + nread;
+    while (p < end && !c->closing) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) {
+            size_t add = (size_t)(end - p);
+            if (c->len + add > c->cap) {
+                c->cap = (c->len + add) * 2;
+                c->buf = realloc(c->buf, c->cap);
+                if (!c->buf) abort();
+            }
+            memcpy(c->buf + c->len, p, add);
+            c->len += add;
+            break;
+        }
+        if (c->len) {
+            size_t add = (size_t)(nl - p);
+            if (c->len + add > c->cap) {
+                c->cap = (c->len + add) * 2;
+                c->buf = realloc(c->buf, c->cap);
+                if (!c->buf) abort();
+            }
+            memcpy(c->buf + c->len, p, add);
+            size_t n = c->len + add;
+            c->len = 0;
+            handle_line(c, c->buf, n);
+        } else {
+            handle_line(c, p, (size_t)(nl - p));
+        }
+        p = nl + 1;
+    }
+}
+
+static void start_connects(void);
+
+static void on_connect(uv_connect_t *req, int status)
+{
+    conn_t *c = req->data;
+    connecting--;
+    if (status < 0) {
+        fprintf(stderr, "loadgen: connect %s:%d: %s\n", opt.host, opt.port, uv_strerror(status));
+        exit_code = 1;
+        stop_all();
+        return;
+    }
+    c->connected = true;
+    uv_tcp_nodelay(&c->tcp, 1);
+    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    if (opt.mode == MODE_PING) {
+        setup_ok++;
+        ping_send(c);
+    } else {
+        char name[32];
+        snprintf(name, sizeof name, "lg%c%d", c->role ? 'b' : 'a', c->index / 2);
+        send_json(c, json_pack("{s:s,s:s}", "cmd", "hello", "name", name));
+    }
+    start_connects();
+}
+
+static void start_connects(void)
+{
+    struct sockaddr_storage sa;
+    if (uv_ip4_addr(opt.host, opt.port, (struct sockaddr_in *)&sa) != 0 &&
+        uv_ip6_addr(opt.host, opt.port, (struct sockaddr_in6 *)&sa) != 0) {
+        fail("bad host %s", opt.host);
+        return;
+    }
+    while (phase != PH_DONE && connecting < MAX_CONNECTING && next_connect < nconns) {
+        conn_t *c = &conns[next_connect++];
+        uv_tcp_init(loop, &c->tcp);
+        c->tcp.data = c;
+        c->creq.data = c;
+        c->connected = true; /* the handle needs closing from now on */
+        int r = uv_tcp_connect(&c->creq, &c->tcp, (struct sockaddr *)&sa, on_connect);
+        c->connected = false;
+        if (r < 0) {
+            uv_close((uv_handle_t *)&c->tcp, on_closed);
+            c->closing = true;
+            fail("connect: %s", uv_strerror(r));
+            return;
+        }
+        connecting++;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Phases                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void stop_all(void)
+{
+    static bool stopped;
+    if (stopped) return;
+    stopped = true;
+    if (phase == PH_MEASURE) {
+        t_measure1 = uv_hrtime();
+        cpu_measure1 = cpu_seconds();
+    }
+    phase = PH_DONE;
+    uv_timer_stop(&phase_timer);
+    uv_timer_stop(&guard_timer);
+    uv_timer_stop(&connect_timer);
+    for (int i = 0; i < nconns; i++) {
+        conn_t *c = &conns[i];
+        if (c->connected && !c->closing) {
+            c->closing = true;
+            if (c->think_init) {
+                uv_timer_stop(&c->think);
+                uv_close((uv_handle_t *)&c->think, on_closed);
+            }
+            if (c->next_action) {
+                json_decref(c->next_action);
+                c->next_action = NULL;
+            }
+            uv_close((uv_handle_t *)&c->tcp, on_closed);
+        } else if (!c->connected && !c->closing && c->think_init) {
+            c->closing = true;
+            uv_close((uv_handle_t *)&c->think, on_closed);
+        }
+    }
+    uv_stop(loop);
+}
+
+static void on_phase(uv_timer_t *t);
+
+static void enter_measure(void)
+{
+    phase = PH_MEASURE;
+    t_measure0 = uv_hrtime();
+    cpu_measure0 = cpu_seconds();
+    uv_timer_start(&phase_timer, on_phase, (uint64_t)(opt.duration * 1000), 0);
+}
+
+static void on_phase(uv_timer_t *t)
+{
+    (void)t;
+    if (phase == PH_WARMUP) {
+        enter_measure();
+    } else if (phase == PH_MEASURE) {
+        t_measure1 = uv_hrtime();
+        cpu_measure1 = cpu_seconds();
+        phase = PH_DONE;
+        stop_all();
+    }
+}
+
+/* Setup is done when every connection is up (ping) or every table started. */
+static void on_setup_check(uv_timer_t *t)
+{
+    (void)t;
+    if (phase != PH_SETUP) return;
+    bool done = opt.mode == MODE_PING ? setup_ok >= (uint64_t)nconns
+                                      : tables_started >= (uint64_t)opt.tables;
+    if (!done) return;
+    uv_timer_stop(&connect_timer);
+    phase = PH_WARMUP;
+    if (opt.warmup > 0)
+        uv_timer_start(&phase_timer, on_phase, (uint64_t)(opt.warmup * 1000), 0);
+    else
+        enter_measure();
+}
+
+static void on_guard(uv_timer_t *t)
+{
+    (void)t;
+    fprintf(stderr,
+            "loadgen: gave up (phase %d): %" PRIu64 "/%d set up, %" PRIu64 " tables started\n",
+            phase, setup_ok, nconns, tables_started);
+    exit_code = 1;
+    stop_all();
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: loadgen ping|tables [--host H] [--port P] [--conns N] [--tables T]\n"
+                    "               [--duration S] [--warmup S] [--think MS] [--target N]\n"
+                    "               [--label TEXT]\n");
+    exit(2);
+}
+
+static void raise_nofile(int need)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    rlim_t want = (rlim_t)need + 64;
+    if (rl.rlim_cur >= want) return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) usage();
+    if (strcmp(argv[1], "ping") == 0)
+        opt.mode = MODE_PING;
+    else if (strcmp(argv[1], "tables") == 0)
+        opt.mode = MODE_TABLES;
+    else
+        usage();
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (i + 1 >= argc) usage();
+        const char *v = argv[++i];
+        if (strcmp(a, "--host") == 0)
+            opt.host = v;
+        else if (strcmp(a, "--port") == 0)
+            opt.port = atoi(v);
+        else if (strcmp(a, "--conns") == 0)
+            opt.conns = atoi(v);
+        else if (strcmp(a, "--tables") == 0)
+            opt.tables = atoi(v);
+        else if (strcmp(a, "--duration") == 0)
+            opt.duration = atof(v);
+        else if (strcmp(a, "--warmup") == 0)
+            opt.warmup = atof(v);
+        else if (strcmp(a, "--think") == 0)
+            opt.think_ms = atoi(v);
+        else if (strcmp(a, "--target") == 0)
+            opt.target = atoi(v);
+        else if (strcmp(a, "--label") == 0)
+            opt.label = v;
+        else
+            usage();
+    }
+    if (opt.port <= 0 || opt.port > 65535 || opt.conns < 1 || opt.tables < 1 || opt.duration <= 0 ||
+        opt.warmup < 0 || opt.think_ms < 0)
+        usage();
+    srand(12345);
+
+    nconns = opt.mode == MODE_PING ? opt.conns : 2 * opt.tables;
+    raise_nofile(nconns);
+    loop = uv_default_loop();
+    conns = calloc((size_t)nconns, sizeof *conns);
+    rdbuf = uv_buf_init(malloc(1 << 16), 1 << 16);
+    if (!conns || !rdbuf.base) abort();
+    if (opt.mode == MODE_TABLES) {
+        tables = calloc((size_t)opt.tables, sizeof *tables);
+        if (!tables) abort();
+    }
+    for (int i = 0; i < nconns; i++) {
+        conn_t *c = &conns[i];
+        c->index = i;
+        if (opt.mode == MODE_TABLES) {
+            table_t *t = &tables[i / 2];
+            c->table = t;
+            c->role = i % 2;
+            t->c[c->role] = c;
+            uv_timer_init(loop, &c->think);
+            c->think.data = c;
+            c->think_init = true;
+        }
+    }
+
+    uv_timer_init(loop, &phase_timer);
+    uv_timer_init(loop, &guard_timer);
+    uv_timer_init(loop, &connect_timer);
+    /* Setup must finish within 30 s; the whole run stops by itself. */
+    uv_timer_start(&guard_timer, on_guard,
+                   (uint64_t)((30.0 + opt.warmup + opt.duration + 10.0) * 1000), 0);
+    uv_timer_start(&connect_timer, on_setup_check, 1, 1);
+    start_connects();
+    uv_run(loop, UV_RUN_DEFAULT);
+    /* Let the closes finish. */
+    uv_run(loop, UV_RUN_NOWAIT);
+
+    double secs = t_measure1 > t_measure0 ? (double)(t_measure1 - t_measure0) / 1e9 : 0;
+    if (exit_code == 0 && (secs <= 0 || measured_ops == 0)) {
+        fprintf(stderr, "loadgen: nothing measured\n");
+        exit_code = 1;
+    }
+    const char *what = opt.mode == MODE_PING ? "ping" : "tables";
+    if (opt.label) printf("[%s] ", opt.label);
+    printf("mode=%s target=%s:%d ", what, opt.host, opt.port);
+    if (opt.mode == MODE_PING)
+        printf("conns=%d ", nconns);
+    else
+        printf("tables=%d conns=%d think_ms=%d games_over=%" PRIu64 " act_errors=%" PRIu64 " ",
+               opt.tables, nconns, opt.think_ms, games_over, act_errors);
+    printf("seconds=%.2f %s=%" PRIu64 " %s=%.0f p50_us=%.1f p90_us=%.1f p99_us=%.1f p999_us=%.1f "
+           "max_us=%.1f mean_us=%.1f client_cpu=%.0f%%\n",
+           secs, opt.mode == MODE_PING ? "requests" : "actions", measured_ops,
+           opt.mode == MODE_PING ? "requests_per_s" : "actions_per_s",
+           secs > 0 ? (double)measured_ops / secs : 0.0, hist_pct_us(&hist, 50),
+           hist_pct_us(&hist, 90), hist_pct_us(&hist, 99), hist_pct_us(&hist, 99.9),
+           (double)hist.max / 1000.0,
+           hist.count ? (double)hist.sum / (double)hist.count / 1000.0 : 0.0,
+           secs > 0 ? 100.0 * (cpu_measure1 - cpu_measure0) / secs : 0.0);
+    if (other_errors || err_sample[0])
+        fprintf(stderr, "loadgen: %" PRIu64 " other errors, first error: %s\n", other_errors,
+                err_sample[0] ? err_sample : "-");
+    if (other_errors) exit_code = 1;
+    fflush(stdout);
+    /* Handles may still be open if the server vanished; the OS closes them. */
+    return exit_code;
+}
