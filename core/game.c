@@ -17,6 +17,32 @@ int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
     return -1;
 }
 
+int game_action_type(const json_t *action, const char *const *names, int n, const char *title,
+                     game_error_t *err)
+{
+    if (!json_is_object(action))
+        return game_fail(err, "bad_action", "an action is a JSON object with a \"type\"");
+    const char *type = json_string_value(json_object_get(action, "type"));
+    if (!type) return game_fail(err, "bad_action", "an action needs a \"type\" string");
+    for (int i = 0; i < n; i++)
+        if (strcmp(type, names[i]) == 0) return i;
+    return game_fail(err, "unknown_action", "%s has no action \"%.40s\"", title, type);
+}
+
+bool game_action_keys_ok(const json_t *action, const char *const *keys)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)action, k, v)
+    {
+        bool known = strcmp(k, "type") == 0 || strcmp(k, "args") == 0;
+        for (int i = 0; keys && keys[i] && !known; i++)
+            known = strcmp(k, keys[i]) == 0;
+        if (!known) return false;
+    }
+    return true;
+}
+
 json_t *game_default_options(const game_desc_t *d)
 {
     json_t *o = json_loads(d->default_options, 0, NULL);

@@ -161,6 +161,20 @@ static inline void game_free(game_t *g)
     if (g) g->desc->free(g);
 }
 
+/*
+ * The common start of every game's action parser: `action` must be an object
+ * whose "type" is one of names[0..n-1]. Returns that index, or -1 with err
+ * filled ("bad_action", or "unknown_action" naming the game's title).
+ */
+int game_action_type(const json_t *action, const char *const *names, int n, const char *title,
+                     game_error_t *err);
+/*
+ * True when every key of `action` is "type", "args" (the protocol's inline
+ * words) or one of `keys` (NULL-terminated; NULL for none): a typo is an
+ * error, not a surprise.
+ */
+bool game_action_keys_ok(const json_t *action, const char *const *keys);
+
 /* Fill err (printf-style message) and return -1: the one way core code refuses. */
 int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

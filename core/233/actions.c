@@ -52,33 +52,14 @@ static int parse_cards(const json_t *list, size_t from, act_t *a, int min, int m
     return 0;
 }
 
-/* Only the keys a type knows are accepted: a typo is an error, not a surprise. */
-static int only_keys(const json_t *o, const char *const *keys)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)o, k, v)
-    {
-        bool known = strcmp(k, "type") == 0 || strcmp(k, "args") == 0;
-        for (int i = 0; keys[i] && !known; i++)
-            known = strcmp(k, keys[i]) == 0;
-        if (!known) return -1;
-    }
-    return 0;
-}
-
 int g233_parse(const json_t *o, act_t *a, game_error_t *err)
 {
     memset(a, 0, sizeof *a);
     a->card = -1;
     a->to = -1;
-    if (!json_is_object(o)) return bad(err, "an action is a JSON object with a \"type\"");
-    const char *type = json_string_value(json_object_get(o, "type"));
-    if (!type) return bad(err, "an action needs a \"type\" string");
-    int t = -1;
-    for (int i = 0; i < (int)(sizeof type_names / sizeof type_names[0]); i++)
-        if (strcmp(type, type_names[i]) == 0) t = i;
-    if (t < 0) return game_fail(err, "unknown_action", "233 has no action \"%.40s\"", type);
+    int t = game_action_type(o, type_names, (int)(sizeof type_names / sizeof type_names[0]), "233",
+                             err);
+    if (t < 0) return -1;
     a->type = (act_type_t)t;
 
     const json_t *args = json_object_get(o, "args");
@@ -93,10 +74,12 @@ int g233_parse(const json_t *o, act_t *a, game_error_t *err)
     case ACT_DRAW:
     case ACT_TAKE:
     case ACT_DECLARE:
-        if (only_keys(o, none) || nargs) return bad(err, "this action takes no arguments");
+        if (!game_action_keys_ok(o, none) || nargs)
+            return bad(err, "this action takes no arguments");
         return 0;
     case ACT_DISCARD: {
-        if (only_keys(o, discard_keys)) return bad(err, "discard takes \"card\" and \"declare\"");
+        if (!game_action_keys_ok(o, discard_keys))
+            return bad(err, "discard takes \"card\" and \"declare\"");
         const json_t *card = nargs ? json_array_get(args, 0) : json_object_get(o, "card");
         if (!json_is_string(card)) return bad(err, "discard needs a \"card\"");
         a->card = card_parse(json_string_value(card));
@@ -110,11 +93,12 @@ int g233_parse(const json_t *o, act_t *a, game_error_t *err)
         return 0;
     }
     case ACT_LAY:
-        if (only_keys(o, cards_keys) || json_object_get(o, "final"))
+        if (!game_action_keys_ok(o, cards_keys) || json_object_get(o, "final"))
             return bad(err, "lay takes \"cards\"");
         return parse_cards(nargs ? args : json_object_get(o, "cards"), 0, a, 4, 4, err);
     case ACT_CLAIM: {
-        if (only_keys(o, cards_keys)) return bad(err, "claim takes \"cards\" or \"final\"");
+        if (!game_action_keys_ok(o, cards_keys))
+            return bad(err, "claim takes \"cards\" or \"final\"");
         const json_t *f = json_object_get(o, "final");
         if (f && !json_is_true(f)) return bad(err, "\"final\" is true, or left out");
         if (nargs == 1 && strcmp(json_string_value(json_array_get(args, 0)) ?: "", "final") == 0)
@@ -128,7 +112,7 @@ int g233_parse(const json_t *o, act_t *a, game_error_t *err)
         return parse_cards(nargs ? args : json_object_get(o, "cards"), 0, a, 1, 3, err);
     }
     case ACT_GIFT: {
-        if (only_keys(o, gift_keys)) return bad(err, "gift takes \"to\"");
+        if (!game_action_keys_ok(o, gift_keys)) return bad(err, "gift takes \"to\"");
         const json_t *to = nargs ? json_array_get(args, 0) : json_object_get(o, "to");
         if (nargs > 1) return bad(err, "inline: gift [SEAT]");
         if (json_is_string(to)) {

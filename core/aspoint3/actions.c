@@ -21,18 +21,6 @@ static int bad(game_error_t *err, const char *what)
     return game_fail(err, "bad_action", "%s", what);
 }
 
-/* Only "type", "args" and the type's own key: a typo is an error, not a surprise. */
-static bool only_keys(const json_t *o, const char *key)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)o, k, v)
-    {
-        if (strcmp(k, "type") && strcmp(k, "args") && (!key || strcmp(k, key))) return false;
-    }
-    return true;
-}
-
 /* The one argument of swap and pick: "card", or the single inline word. */
 static const json_t *one_arg(const json_t *o, const json_t *args, game_error_t *err)
 {
@@ -57,23 +45,20 @@ int ap3_parse(const json_t *o, ap3_act_t *a, game_error_t *err)
 {
     memset(a, 0, sizeof *a);
     a->card = -1;
-    if (!json_is_object(o)) return bad(err, "an action is a JSON object with a \"type\"");
-    const char *type = json_string_value(json_object_get(o, "type"));
-    if (!type) return bad(err, "an action needs a \"type\" string");
-    int t = -1;
-    for (int i = 0; i < (int)(sizeof type_names / sizeof type_names[0]); i++)
-        if (strcmp(type, type_names[i]) == 0) t = i;
-    if (t < 0) return game_fail(err, "unknown_action", "As.point3 has no action \"%.40s\"", type);
+    int t = game_action_type(o, type_names, (int)(sizeof type_names / sizeof type_names[0]),
+                             "As.point3", err);
+    if (t < 0) return -1;
     a->type = (ap3_act_type_t)t;
     const json_t *args = json_object_get(o, "args");
     if (args && !json_is_array(args)) return bad(err, "\"args\" must be a list");
 
     if (a->type == ACT_KEEP) {
-        if (!only_keys(o, NULL) || json_array_size(args))
+        if (!game_action_keys_ok(o, NULL) || json_array_size(args))
             return bad(err, "keep takes no arguments");
         return 0;
     }
-    if (!only_keys(o, "card")) return bad(err, "this action takes only \"card\"");
+    static const char *const card_key[] = {"card", NULL};
+    if (!game_action_keys_ok(o, card_key)) return bad(err, "this action takes only \"card\"");
     const json_t *v = one_arg(o, args, err);
     if (!v) return -1;
     const char *s = json_string_value(v);

@@ -23,21 +23,6 @@ static int bad(game_error_t *err, const char *what)
     return game_fail(err, "bad_action", "%s", what);
 }
 
-/* Only the keys a type knows are accepted: a typo is an error, not a surprise. */
-static int only_keys(const json_t *o, const char *const *keys)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)o, k, v)
-    {
-        bool known = strcmp(k, "type") == 0 || strcmp(k, "args") == 0;
-        for (int i = 0; keys[i] && !known; i++)
-            known = strcmp(k, keys[i]) == 0;
-        if (!known) return -1;
-    }
-    return 0;
-}
-
 /*
  * The field `key`, or else the next positional argument of the inline form
  * (*pos counts those taken): the fields not given by name take the words in
@@ -82,13 +67,9 @@ int seqnum_parse(const json_t *o, act_t *a, game_error_t *err)
     memset(a, 0, sizeof *a);
     a->card = -1;
     a->cell = -1;
-    if (!json_is_object(o)) return bad(err, "an action is a JSON object with a \"type\"");
-    const char *type = json_string_value(json_object_get(o, "type"));
-    if (!type) return bad(err, "an action needs a \"type\" string");
-    int t = -1;
-    for (int i = 0; i < (int)(sizeof type_names / sizeof type_names[0]); i++)
-        if (strcmp(type, type_names[i]) == 0) t = i;
-    if (t < 0) return game_fail(err, "unknown_action", "seqnum has no action \"%.40s\"", type);
+    int t = game_action_type(o, type_names, (int)(sizeof type_names / sizeof type_names[0]),
+                             "seqnum", err);
+    if (t < 0) return -1;
     a->type = (act_type_t)t;
 
     const json_t *args = json_object_get(o, "args");
@@ -104,16 +85,18 @@ int seqnum_parse(const json_t *o, act_t *a, game_error_t *err)
     switch (a->type) {
     case ACT_DRAW:
     case ACT_PASS:
-        if (only_keys(o, none) || nargs) return bad(err, "this action takes no arguments");
+        if (!game_action_keys_ok(o, none) || nargs)
+            return bad(err, "this action takes no arguments");
         return 0;
     case ACT_TRADE: {
-        if (only_keys(o, trade_keys)) return bad(err, "trade takes a \"card\"");
+        if (!game_action_keys_ok(o, trade_keys)) return bad(err, "trade takes a \"card\"");
         const json_t *card = field(o, "card", &pos, &positional);
         if (pos != nargs) return bad(err, "inline: trade CARD");
         return parse_card(card, a, err);
     }
     case ACT_PLAY: {
-        if (only_keys(o, play_keys)) return bad(err, "play takes a \"card\" and a \"cell\"");
+        if (!game_action_keys_ok(o, play_keys))
+            return bad(err, "play takes a \"card\" and a \"cell\"");
         const json_t *card = field(o, "card", &pos, &positional);
         const json_t *cell = field(o, "cell", &pos, &positional);
         if (pos < nargs) return bad(err, "inline: play CARD CELL");

@@ -26,11 +26,6 @@ static const char *const fields[][2] = {
     {"pile", NULL},
 };
 
-static int bad(game_error_t *err, const char *what)
-{
-    return game_fail(err, "bad_action", "%s", what);
-}
-
 static int read_int(const json_t *v, const char *name, int hi, const char *code, int *out,
                     game_error_t *err)
 {
@@ -44,13 +39,10 @@ static int read_int(const json_t *v, const char *name, int hi, const char *code,
 int slap_parse(const json_t *o, slap_act_t *a, game_error_t *err)
 {
     memset(a, 0, sizeof *a);
-    if (!json_is_object(o)) return bad(err, "an action is a JSON object with a \"type\"");
-    const char *type = json_string_value(json_object_get(o, "type"));
-    if (!type) return bad(err, "an action needs a \"type\" string");
-    int t = -1;
-    for (int i = 0; i < (int)(sizeof type_names / sizeof type_names[0]); i++)
-        if (strcmp(type, type_names[i]) == 0) t = i;
-    if (t < 0) return game_fail(err, "unknown_action", "slap has no action \"%.40s\"", type);
+    int t = game_action_type(o, type_names, (int)(sizeof type_names / sizeof type_names[0]), "slap",
+                             err);
+    if (t < 0) return -1;
+    const char *type = type_names[t];
     a->type = (slap_act_type_t)t;
 
     const char *const *want = fields[t];
