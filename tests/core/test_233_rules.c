@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "game_test.h"
+
 #include "233/g233.h"
 
 /* ------------------------------------------------------------------ */
@@ -21,44 +23,24 @@
 
 static g233_t *table(int seats, const char *opts)
 {
-    game_error_t err = {0};
-    json_t *o = opts ? json_loads(opts, 0, NULL) : NULL;
-    game_t *g = game_new(&g233_desc, seats, o, 42, &err);
-    json_decref(o);
-    if (!g) fail_msg("create: %s %s", err.code, err.message);
-    return (g233_t *)g;
+    return (g233_t *)gt_table(&g233_desc, seats, opts, 42);
 }
 
 static void audit_ok(g233_t *g)
 {
-    game_error_t err = {0};
-    if (g233_desc.audit(&g->base, &err)) fail_msg("audit: %s", err.message);
+    gt_audit_ok(&g->base);
 }
-
-static game_error_t last_err;
 
 static const char *act(g233_t *g, int seat, const char *action, int64_t now)
 {
-    json_t *a = json_loads(action, 0, NULL);
-    if (!a) fail_msg("bad test JSON: %s", action);
-    int rc = game_apply(&g->base, seat, a, now, &last_err);
-    json_decref(a);
-    if (rc == 0) audit_ok(g);
-    return rc == 0 ? "ok" : last_err.code;
+    return gt_act(&g->base, seat, action, now);
 }
 
 #define OK(g, seat, a, now) assert_string_equal(act(g, seat, a, now), "ok")
 
-/* A refusal must carry the code and leave the state exactly as it was. */
 static void refused(g233_t *g, int seat, const char *a, int64_t now, const char *code)
 {
-    json_t *before = g233_desc.dump(&g->base);
-    assert_string_equal(act(g, seat, a, now), code);
-    assert_true(last_err.message[0] != '\0');
-    json_t *after = g233_desc.dump(&g->base);
-    assert_true(json_equal(before, after));
-    json_decref(before);
-    json_decref(after);
+    gt_refused(&g->base, seat, a, now, code);
 }
 
 static void hand(g233_t *g, int seat, const char *names)
@@ -78,14 +60,7 @@ static void top(g233_t *g, const char *name, int discarder)
 
 static bool legal_has(g233_t *g, int seat, const char *action)
 {
-    json_t *want = json_loads(action, 0, NULL), *legal = g233_desc.legal(&g->base, seat);
-    bool found = false;
-    size_t i;
-    json_t *a;
-    json_array_foreach(legal, i, a) found |= json_equal(a, want);
-    json_decref(want);
-    json_decref(legal);
-    return found;
+    return gt_legal_has(&g->base, seat, action);
 }
 
 static int held(g233_t *g, int seat)

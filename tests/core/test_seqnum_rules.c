@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "game_test.h"
+
 #include "seqnum/seqnum.h"
 
 /* ------------------------------------------------------------------ */
@@ -23,44 +25,24 @@
 
 static seqnum_t *table(int seats, const char *opts)
 {
-    game_error_t err = {0};
-    json_t *o = opts ? json_loads(opts, 0, NULL) : NULL;
-    game_t *g = game_new(&seqnum_desc, seats, o, 42, &err);
-    json_decref(o);
-    if (!g) fail_msg("create: %s %s", err.code, err.message);
-    return (seqnum_t *)g;
+    return (seqnum_t *)gt_table(&seqnum_desc, seats, opts, 42);
 }
 
 static void audit_ok(seqnum_t *g)
 {
-    game_error_t err = {0};
-    if (seqnum_desc.audit(&g->base, &err)) fail_msg("audit: %s", err.message);
+    gt_audit_ok(&g->base);
 }
-
-static game_error_t last_err;
 
 static const char *act(seqnum_t *g, int seat, const char *action)
 {
-    json_t *a = json_loads(action, 0, NULL);
-    if (!a) fail_msg("bad test JSON: %s", action);
-    int rc = game_apply(&g->base, seat, a, 0, &last_err);
-    json_decref(a);
-    if (rc == 0) audit_ok(g);
-    return rc == 0 ? "ok" : last_err.code;
+    return gt_act(&g->base, seat, action, 0);
 }
 
 #define OK(g, seat, a) assert_string_equal(act(g, seat, a), "ok")
 
-/* A refusal must carry the code and leave the state exactly as it was. */
 static void refused(seqnum_t *g, int seat, const char *a, const char *code)
 {
-    json_t *before = seqnum_desc.dump(&g->base);
-    assert_string_equal(act(g, seat, a), code);
-    assert_true(last_err.message[0] != '\0');
-    json_t *after = seqnum_desc.dump(&g->base);
-    assert_true(json_equal(before, after));
-    json_decref(before);
-    json_decref(after);
+    gt_refused(&g->base, seat, a, 0, code);
 }
 
 static void hand(seqnum_t *g, int seat, const char *names)
@@ -71,14 +53,7 @@ static void hand(seqnum_t *g, int seat, const char *names)
 
 static bool legal_has(seqnum_t *g, int seat, const char *action)
 {
-    json_t *want = json_loads(action, 0, NULL), *legal = seqnum_desc.legal(&g->base, seat);
-    bool found = false;
-    size_t i;
-    json_t *a;
-    json_array_foreach(legal, i, a) found |= json_equal(a, want);
-    json_decref(want);
-    json_decref(legal);
-    return found;
+    return gt_legal_has(&g->base, seat, action);
 }
 
 static void play(seqnum_t *g, int seat, const char *card, int cell)

@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "game_test.h"
+
 #include "slap/slap.h"
 
 /* ------------------------------------------------------------------ */
@@ -27,8 +29,7 @@
 
 static void audit_ok(slap_t *g)
 {
-    game_error_t err = {0};
-    if (slap_desc.audit(&g->base, &err)) fail_msg("audit: %s: %s", err.code, err.message);
+    gt_audit_ok(&g->base);
 }
 
 /* A table whose clock started at 0: the go is due at go_ms. */
@@ -54,50 +55,26 @@ static slap_t *playing(int seats, const char *opts)
     return g;
 }
 
-static game_error_t last_err;
-
 static const char *act(slap_t *g, int seat, const char *action, int64_t now)
 {
-    json_t *a = json_loads(action, 0, NULL);
-    if (!a) fail_msg("bad test JSON: %s", action);
-    int rc = game_apply(&g->base, seat, a, now, &last_err);
-    json_decref(a);
-    if (rc == 0) audit_ok(g);
-    return rc == 0 ? "ok" : last_err.code;
+    return gt_act(&g->base, seat, action, now);
 }
 
 #define OK(g, seat, a, now) assert_string_equal(act(g, seat, a, now), "ok")
 
-/* A refusal must carry the code and leave the state exactly as it was. */
 static void refused(slap_t *g, int seat, const char *a, int64_t now, const char *code)
 {
-    json_t *before = slap_desc.dump(&g->base);
-    assert_string_equal(act(g, seat, a, now), code);
-    assert_true(last_err.message[0] != '\0');
-    json_t *after = slap_desc.dump(&g->base);
-    assert_true(json_equal(before, after));
-    json_decref(before);
-    json_decref(after);
+    gt_refused(&g->base, seat, a, now, code);
 }
 
 static bool legal_has(slap_t *g, int seat, const char *action)
 {
-    json_t *want = json_loads(action, 0, NULL), *legal = slap_desc.legal(&g->base, seat);
-    bool found = false;
-    size_t i;
-    json_t *a;
-    json_array_foreach(legal, i, a) found |= json_equal(a, want);
-    json_decref(want);
-    json_decref(legal);
-    return found;
+    return gt_legal_has(&g->base, seat, action);
 }
 
 static size_t legal_count(slap_t *g, int seat)
 {
-    json_t *legal = slap_desc.legal(&g->base, seat);
-    size_t n = json_array_size(legal);
-    json_decref(legal);
-    return n;
+    return gt_legal_count(&g->base, seat);
 }
 
 static void pile(slap_t *g, int k, const char *names)
