@@ -88,6 +88,8 @@ static void start_round(g233_t *g, int dealer)
         for (int i = 1; i <= n; i++)
             g->p[(dealer + i) % n].hand.n[pop_plain(g)]++;
     g->discard[g->ndiscard++] = pop_plain(g);
+    /* The gifts and stops passed over go back in at random. */
+    rng_shuffle_u8(&g->rng, g->draw, g->ndraw);
     g->discarder = -1;
     g->round++;
     g->dealer = dealer;

@@ -140,6 +140,23 @@ static void table_sizes_outside_two_to_six_are_refused(void **state)
     json_decref(o);
 }
 
+static void passed_over_gifts_and_stops_are_shuffled_back(void **state)
+{
+    (void)state;
+    /* Over many deals, the top of the draw pile is a gift or stop about as often
+     * as its share of the pile (16 of ~123 cards), not nearly always. */
+    int special = 0, deals = 400;
+    for (int i = 0; i < deals; i++) {
+        game_error_t err;
+        game_t *base = game_new(&g233_desc, 2, NULL, (uint64_t)i + 1000, &err);
+        g233_t *g = (g233_t *)base;
+        int top = g->draw[g->ndraw - 1];
+        special += top == CARD_STOP || top == CARD_GIFT_PLUS || top == CARD_GIFT_MINUS;
+        game_free(base);
+    }
+    assert_in_range(special, 10, 120); /* expected ~52 */
+}
+
 static void dealer_opens_by_drawing(void **state)
 {
     (void)state;
@@ -756,6 +773,7 @@ int main(void)
         cmocka_unit_test(deck_has_the_140_cards_of_the_seed),
         cmocka_unit_test(deal_gives_eight_each_and_turns_up_one),
         cmocka_unit_test(table_sizes_outside_two_to_six_are_refused),
+        cmocka_unit_test(passed_over_gifts_and_stops_are_shuffled_back),
         cmocka_unit_test(dealer_opens_by_drawing),
         cmocka_unit_test(turn_is_draw_one_then_discard_one_clockwise),
         cmocka_unit_test(inline_args_form_is_accepted),
