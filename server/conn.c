@@ -35,6 +35,8 @@
 
 #define READ_BUF_SIZE (64 * 1024)
 #define FLUSH_TIMEOUT_MS 5000
+#define OUT_INITIAL 1024     /* first size of a connection's output buffer */
+#define OUT_KEEP (16 * 1024) /* a larger buffer is freed once written */
 
 static char read_buf[READ_BUF_SIZE];
 
@@ -54,6 +56,15 @@ static size_t read_pause_bytes(const conn_t *c)
 /* ------------------------------------------------------------------------ */
 /* Ready queue                                                              */
 /* ------------------------------------------------------------------------ */
+
+static int conn_flush(conn_t *c);
+static void flush_remove(conn_t *c);
+
+/* The prepare handle flushes what timers and read callbacks sent, before poll. */
+static void on_prepare(uv_prepare_t *h)
+{
+    conn_flush_all(h->data);
+}
 
 /* The idle handle only keeps uv_run() from blocking in poll while lines wait. */
 static void on_idle(uv_idle_t *h)
@@ -101,6 +112,7 @@ static void on_close(uv_handle_t *h)
     conn_t *c = h->data;
     if (--c->open_handles > 0) return;
     frame_free(&c->frame);
+    free(c->out);
     free(c);
 }
 
@@ -116,6 +128,8 @@ void conn_close(conn_t *c, const char *why)
             }
     log_info("conn %llu closed: %s", (unsigned long long)c->id, why);
     ready_remove(c);
+    flush_remove(c);
+    c->out_len = 0;
     c->state = CONN_CLOSING;
     if (c->session) session_detach(c->session);
     c->session = NULL;
@@ -141,6 +155,8 @@ static void conn_doom(conn_t *c, const char *why)
     server_t *srv = c->srv;
     if (c->state == CONN_CLOSING || c->state == CONN_DOOMED) return;
     ready_remove(c);
+    flush_remove(c);
+    c->out_len = 0;
     if (c->reading) uv_read_stop((uv_stream_t *)&c->tcp);
     c->reading = false;
     c->state = CONN_DOOMED;
@@ -167,6 +183,7 @@ void conn_close_after_flush(conn_t *c, const char *why)
     if (c->state != CONN_OPEN) return;
     log_debug("conn %llu closing after flush: %s", (unsigned long long)c->id, why);
     ready_remove(c);
+    if (conn_flush(c) < 0) return; /* doomed: closed at the next check */
     c->state = CONN_FLUSHING;
     if (c->reading) uv_read_stop((uv_stream_t *)&c->tcp);
     c->reading = false;
@@ -179,6 +196,72 @@ void conn_close_after_flush(conn_t *c, const char *why)
 /* Writing                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* The flush list is in the order of the first output: who was answered first is written first. */
+static void flush_push(conn_t *c)
+{
+    server_t *srv = c->srv;
+    if (c->flush_queued) return;
+    c->flush_queued = true;
+    c->flush_next = NULL;
+    c->flush_prev = srv->flush_tail;
+    if (srv->flush_tail)
+        srv->flush_tail->flush_next = c;
+    else
+        srv->flush_head = c;
+    srv->flush_tail = c;
+    if (!srv->stopping) uv_prepare_start(&srv->prepare, on_prepare);
+}
+
+static void flush_remove(conn_t *c)
+{
+    server_t *srv = c->srv;
+    if (!c->flush_queued) return;
+    if (c->flush_prev)
+        c->flush_prev->flush_next = c->flush_next;
+    else
+        srv->flush_head = c->flush_next;
+    if (c->flush_next)
+        c->flush_next->flush_prev = c->flush_prev;
+    else
+        srv->flush_tail = c->flush_prev;
+    c->flush_queued = false;
+    c->flush_prev = c->flush_next = NULL;
+}
+
+/* The output was written: keep a small buffer for the next messages. */
+static void out_reset(conn_t *c)
+{
+    c->out_len = 0;
+    if (c->out_size > OUT_KEEP) {
+        free(c->out);
+        c->out = NULL;
+        c->out_size = 0;
+    }
+}
+
+static int out_reserve(conn_t *c, size_t n)
+{
+    if (c->out_size - c->out_len >= n) return 0;
+    size_t size = c->out_size ? c->out_size : OUT_INITIAL;
+    while (size - c->out_len < n)
+        size *= 2;
+    char *p = realloc(c->out, size);
+    if (!p) return -1;
+    c->out = p;
+    c->out_size = size;
+    return 0;
+}
+
+/* json_dump_callback()'s sink: append to the connection's output. */
+static int out_put(const char *s, size_t n, void *data)
+{
+    conn_t *c = data;
+    if (out_reserve(c, n) < 0) return -1;
+    memcpy(c->out + c->out_len, s, n);
+    c->out_len += n;
+    return 0;
+}
+
 static void on_write(uv_write_t *req, int status)
 {
     write_req_t *w = (write_req_t *)req;
@@ -190,42 +273,49 @@ static void on_write(uv_write_t *req, int status)
         conn_close(c, uv_strerror(status));
 }
 
-/* Write buf[0..len) (malloc()ed; ownership passes here). */
-static int write_owned(conn_t *c, char *buf, size_t len)
+/*
+ * Hand c's output to the kernel: one uv_try_write() of the whole buffer when
+ * nothing is queued before it, and what the kernel did not take goes to a
+ * uv_write() that owns the buffer until its callback (c starts a new one).
+ * Returns 0, or -1 when c was doomed (write error, slow reader).
+ */
+static int conn_flush(conn_t *c)
 {
+    flush_remove(c);
+    if (c->out_len == 0) return 0;
     if (c->state != CONN_OPEN) {
-        free(buf);
+        c->out_len = 0;
         return -1;
     }
     size_t off = 0;
     if (c->tcp.write_queue_size == 0) {
-        uv_buf_t b = uv_buf_init(buf, (unsigned)len);
+        uv_buf_t b = uv_buf_init(c->out, (unsigned)c->out_len);
         int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
-        if (n == (int)len) {
-            free(buf);
+        if (n == (int)c->out_len) {
+            out_reset(c);
             return 0;
         }
         if (n > 0) {
             off = (size_t)n;
         } else if (n != UV_EAGAIN) {
-            free(buf);
             conn_doom(c, uv_strerror(n));
             return -1;
         }
     }
     write_req_t *w = malloc(sizeof *w);
     if (!w) {
-        free(buf);
         conn_doom(c, "out of memory");
         return -1;
     }
     w->conn = c;
-    w->buf = buf;
-    w->len = len - off;
-    uv_buf_t b = uv_buf_init(buf + off, (unsigned)(len - off));
+    w->buf = c->out;
+    w->len = c->out_len - off;
+    c->out = NULL;
+    c->out_len = c->out_size = 0;
+    uv_buf_t b = uv_buf_init(w->buf + off, (unsigned)w->len);
     int r = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
     if (r < 0) {
-        free(buf);
+        free(w->buf);
         free(w);
         conn_doom(c, uv_strerror(r));
         return -1;
@@ -240,16 +330,36 @@ static int write_owned(conn_t *c, char *buf, size_t len)
     return 0;
 }
 
+void conn_flush_all(server_t *srv)
+{
+    while (srv->flush_head)
+        conn_flush(srv->flush_head);
+    uv_prepare_stop(&srv->prepare);
+}
+
+/*
+ * Bytes were appended: flush with the others at the end of the iteration,
+ * or at once when the buffer alone passes the cap (the kernel may take it;
+ * if not, the slow-reader rule applies).
+ */
+static int out_queued(conn_t *c)
+{
+    if (c->out_len + c->out_pending > c->srv->opts.out_cap) return conn_flush(c);
+    flush_push(c);
+    return 0;
+}
+
 int conn_send(conn_t *c, const json_t *msg)
 {
     if (!c || c->state != CONN_OPEN) return -1;
-    size_t len;
-    char *buf = proto_encode(msg, &len);
-    if (!buf) {
+    /* The encoding of proto_encode(): compact JSON, then the newline. */
+    size_t mark = c->out_len;
+    if (!msg || json_dump_callback(msg, out_put, c, JSON_COMPACT) < 0 || out_put("\n", 1, c) < 0) {
+        c->out_len = mark;
         log_error("conn %llu: cannot encode a message", (unsigned long long)c->id);
         return -1;
     }
-    return write_owned(c, buf, len);
+    return out_queued(c);
 }
 
 int conn_send_new(conn_t *c, json_t *msg)
@@ -257,6 +367,16 @@ int conn_send_new(conn_t *c, json_t *msg)
     int r = msg ? conn_send(c, msg) : -1;
     json_decref(msg);
     return r;
+}
+
+int conn_send_encoded(conn_t *c, const char *line, size_t len)
+{
+    if (!c || c->state != CONN_OPEN) return -1;
+    if (out_put(line, len, c) < 0) {
+        conn_doom(c, "out of memory");
+        return -1;
+    }
+    return out_queued(c);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -7,9 +7,12 @@
  * loop iteration over all connections (a uv_idle handle keeps the loop
  * spinning while lines wait). See "Order of requests" in conn.c.
  *
- * Writing: every message is one line; a write owns its buffer until its
- * callback runs. A connection whose pending output passes --out-cap is
- * dropped (a slow reader must not make the server buffer without end).
+ * Writing: every message is one line, appended to the connection's output
+ * buffer; the buffers are flushed once per loop iteration (after the lines
+ * of the iteration are dispatched, and from a uv_prepare handle for what
+ * timers sent), each with one write. A connection whose pending output
+ * passes --out-cap is dropped (a slow reader must not make the server
+ * buffer without end).
  */
 #ifndef TAPIS_SERVER_CONN_H
 #define TAPIS_SERVER_CONN_H
@@ -25,10 +28,12 @@ void conn_on_connection(uv_stream_t *listener, int status);
 int conn_send(conn_t *c, const json_t *msg);
 /* The same, stealing the reference to msg. */
 int conn_send_new(conn_t *c, json_t *msg);
+/* Send a message already encoded (one line, newline included: proto_encode()). */
+int conn_send_encoded(conn_t *c, const char *line, size_t len);
 
 /* Close now (pending output is discarded). `why` goes to the log. */
 void conn_close(conn_t *c, const char *why);
-/* Read nothing more; close once everything sent so far is written. */
+/* Flush, read nothing more, close once everything sent so far is written. */
 void conn_close_after_flush(conn_t *c, const char *why);
 
 /* A hello succeeded: stop the hello timeout. */
@@ -36,5 +41,7 @@ void conn_hello_done(conn_t *c);
 
 /* The check handle's work: take and dispatch waiting lines. */
 void conn_process_ready(server_t *srv);
+/* Write the output every connection has waiting (then, also the prepare handle's work). */
+void conn_flush_all(server_t *srv);
 
 #endif

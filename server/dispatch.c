@@ -121,6 +121,8 @@ static void on_state(request_t *req)
         int seat = room_seat_of(r, req->session);
         json_t *ev = room_state_event(r, seat >= 0 ? seat : GAME_SPECTATOR);
         json_object_set(f, "seq", json_object_get(ev, "seq"));
+        json_object_set(f, "waiting", json_object_get(ev, "waiting"));
+        json_object_set(f, "deadline_ms", json_object_get(ev, "deadline_ms"));
         json_object_set(f, "view", json_object_get(ev, "view"));
         json_decref(ev);
     }

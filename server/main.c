@@ -94,6 +94,7 @@ static void server_stop(server_t *srv, const char *why)
     uv_idle_stop(&srv->idle);
     uv_close((uv_handle_t *)&srv->idle, NULL);
     uv_close((uv_handle_t *)&srv->check, NULL);
+    uv_close((uv_handle_t *)&srv->prepare, NULL);
     if (srv->conns) {
         uv_timer_start(&srv->stop_timer, on_stop_grace, STOP_GRACE_MS, 0);
         uv_unref((uv_handle_t *)&srv->stop_timer);
@@ -107,9 +108,11 @@ static void on_signal(uv_signal_t *h, int signum)
     server_stop(h->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
 }
 
+/* Dispatch the lines read in this iteration, then write all their output at once. */
 static void on_check(uv_check_t *h)
 {
     conn_process_ready(h->data);
+    conn_flush_all(h->data);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -200,6 +203,8 @@ int main(int argc, char **argv)
     uv_check_init(&loop, &srv.check);
     srv.check.data = &srv;
     uv_check_start(&srv.check, on_check);
+    uv_prepare_init(&loop, &srv.prepare);
+    srv.prepare.data = &srv;
     uv_timer_init(&loop, &srv.stop_timer);
     srv.stop_timer.data = &srv;
     uv_signal_init(&loop, &srv.sigint);

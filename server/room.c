@@ -189,13 +189,62 @@ int room_sit(room_t *r, session_t *s, int seat, room_error_t *err)
     return seat;
 }
 
-/* Seat i becomes a bot (a new one, or one replacing a person). */
-static void make_bot(room_t *r, int i, const char *strategy)
+/* The bot levels every game's bot knows (desc->bot takes anything else as "greedy"). */
+static const char *const bot_levels[] = {"greedy", "random"};
+
+/* A delay in ms: digits only, at most BOT_DELAY_MAX_MS. Returns -1 when malformed. */
+static int64_t parse_ms(const char *s, size_t len)
+{
+    if (len == 0 || len > 5) return -1;
+    int64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v <= BOT_DELAY_MAX_MS ? v : -1;
+}
+
+/*
+ * Parse a bot strategy "NAME", "NAME:MS" or "NAME:MIN-MAX" into st (name,
+ * reaction delay; -1 when none is given). Returns 0, or -1 with err.
+ */
+static int parse_strategy(seat_t *st, const char *strategy, room_error_t *err)
+{
+    const char *colon = strchr(strategy, ':');
+    size_t nlen = colon ? (size_t)(colon - strategy) : strlen(strategy);
+    bool known = false;
+    for (size_t i = 0; i < sizeof bot_levels / sizeof *bot_levels; i++)
+        if (strlen(bot_levels[i]) == nlen && memcmp(bot_levels[i], strategy, nlen) == 0)
+            known = true;
+    if (!known)
+        return fail(err, PROTO_BAD_REQUEST,
+                    "strategy: unknown bot level (greedy or random, optionally :MS or :MIN-MAX)");
+    int64_t lo = -1, hi = -1;
+    if (colon) {
+        const char *d = colon + 1, *dash = strchr(d, '-');
+        lo = parse_ms(d, dash ? (size_t)(dash - d) : strlen(d));
+        hi = dash ? parse_ms(dash + 1, strlen(dash + 1)) : lo;
+        if (lo < 0 || hi < lo) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "strategy: the reaction time after ':' is MS or MIN-MAX, in ms from 0 to %d",
+                     BOT_DELAY_MAX_MS);
+            return fail(err, PROTO_BAD_REQUEST, msg);
+        }
+    }
+    snprintf(st->bot_strategy, sizeof st->bot_strategy, "%s", strategy);
+    snprintf(st->bot_name, sizeof st->bot_name, "%.*s", (int)nlen, strategy);
+    st->bot_delay_min = lo;
+    st->bot_delay_max = hi;
+    return 0;
+}
+
+/* Seat i becomes a bot (a new one, or one replacing a person) of the strategy st holds. */
+static void make_bot(room_t *r, int i)
 {
     seat_t *st = &r->seats[i];
     st->session = NULL;
     st->bot = true;
-    snprintf(st->bot_strategy, sizeof st->bot_strategy, "%s", strategy);
     rng_seed(&st->bot_rng, rng_next(&r->srv->rng));
     st->bot_due = GAME_NO_DEADLINE;
     st->bot_passed_seq = UINT64_MAX;
@@ -207,7 +256,8 @@ int room_add_bot(room_t *r, const char *strategy, room_error_t *err)
     if (r->status != ROOM_WAITING) return fail(err, "room_full", "this table is already playing");
     int seat = first_free(r);
     if (seat < 0) return fail(err, "room_full", "no free seat");
-    make_bot(r, seat, strategy ? strategy : "greedy");
+    if (parse_strategy(&r->seats[seat], strategy ? strategy : "greedy", err) < 0) return -1;
+    make_bot(r, seat);
     log_info("room %s: bot (%s) at seat %d", r->id, r->seats[seat].bot_strategy, seat);
     return seat;
 }
@@ -240,7 +290,9 @@ void room_release(room_t *r, session_t *s)
     if (seat >= 0) {
         if (r->status == ROOM_PLAYING && r->desc->bot) {
             log_info("room %s: %s leaves seat %d; a bot takes it", r->id, s->name, seat);
-            make_bot(r, seat, "greedy");
+            room_error_t ignored;
+            parse_strategy(&r->seats[seat], "greedy", &ignored);
+            make_bot(r, seat);
         } else {
             log_info("room %s: %s leaves seat %d", r->id, s->name, seat);
             r->seats[seat].session = NULL;
@@ -324,12 +376,25 @@ json_t *room_event(const room_t *r)
     return ev;
 }
 
+/* Send ev to the spectators, and to the seated players too if `seated`: encoded once. */
+static void send_members(room_t *r, const json_t *ev, bool seated)
+{
+    size_t len;
+    char *line = proto_encode(ev, &len);
+    if (!line) {
+        log_error("room %s: cannot encode an event", r->id);
+        return;
+    }
+    for (int i = 0; seated && i < r->nseats; i++)
+        if (r->seats[i].session) conn_send_encoded(r->seats[i].session->conn, line, len);
+    for (int i = 0; i < r->nwatchers; i++)
+        conn_send_encoded(r->watchers[i]->conn, line, len);
+    free(line);
+}
+
 void room_broadcast(room_t *r, const json_t *ev)
 {
-    for (int i = 0; i < r->nseats; i++)
-        if (r->seats[i].session) conn_send(r->seats[i].session->conn, ev);
-    for (int i = 0; i < r->nwatchers; i++)
-        conn_send(r->watchers[i]->conn, ev);
+    send_members(r, ev, true);
 }
 
 void room_notify(room_t *r)
@@ -355,11 +420,64 @@ static json_t *view_for(room_t *r, int seat)
     return v;
 }
 
+/* The seats the game waits on (a bit mask); none unless playing. */
+static unsigned waiting_mask(const room_t *r)
+{
+    if (r->status != ROOM_PLAYING || !r->desc->waiting) return 0;
+    return r->desc->waiting(r->game);
+}
+
+/* The room's clock for the turn timer: server time, never before the game's. */
+static int64_t room_clock(const room_t *r)
+{
+    int64_t now = server_now_ms(r->srv);
+    return now < r->last_now ? r->last_now : now;
+}
+
+/* Start the turn timer of the seats the game now waits on; stop the others'. */
+static void update_waits(room_t *r, int64_t now)
+{
+    unsigned waiting = waiting_mask(r);
+    for (int i = 0; i < r->nseats; i++) {
+        seat_t *st = &r->seats[i];
+        if (!(waiting & (1u << i)))
+            st->wait_since = -1;
+        else if (st->wait_since < 0)
+            st->wait_since = now;
+    }
+}
+
+/*
+ * "waiting": the seats the game waits on; "deadline_ms": the ms left on the
+ * turn timer of the first of them to run out (bots have none), or null when
+ * the timer is off or runs for nobody.
+ */
+static void add_turn_clock(room_t *r, json_t *ev)
+{
+    unsigned waiting = waiting_mask(r);
+    uint64_t turn = r->srv->opts.turn_timer;
+    int64_t now = room_clock(r), left = -1;
+    json_t *seats = json_array();
+    for (int i = 0; i < r->nseats; i++) {
+        const seat_t *st = &r->seats[i];
+        if (!(waiting & (1u << i))) continue;
+        json_array_append_new(seats, json_integer(i));
+        if (turn == 0 || st->bot || st->wait_since < 0) continue;
+        int64_t l = st->wait_since + (int64_t)turn - now;
+        if (l < 0) l = 0;
+        if (left < 0 || l < left) left = l;
+    }
+    json_object_set_new(ev, "waiting", seats);
+    json_object_set_new(ev, "deadline_ms",
+                        left >= 0 ? json_integer((json_int_t)left) : json_null());
+}
+
 json_t *room_state_event(room_t *r, int seat)
 {
     json_t *ev = proto_event("state");
     json_object_set_new(ev, "room", json_string(r->id));
     json_object_set_new(ev, "seq", json_integer((json_int_t)r->seq));
+    add_turn_clock(r, ev);
     json_object_set_new(ev, "view", view_for(r, seat));
     return ev;
 }
@@ -368,14 +486,14 @@ void room_changed(room_t *r)
 {
     if (r->closed) return;
     r->seq++;
+    update_waits(r, room_clock(r)); /* the events tell the turn timer: start it first */
     for (int i = 0; i < r->nseats; i++) {
         session_t *s = r->seats[i].session;
         if (s && s->conn) conn_send_new(s->conn, room_state_event(r, i));
     }
     if (r->nwatchers > 0) {
         json_t *ev = room_state_event(r, GAME_SPECTATOR);
-        for (int i = 0; i < r->nwatchers; i++)
-            conn_send(r->watchers[i]->conn, ev);
+        send_members(r, ev, false);
         json_decref(ev);
     }
     if (r->status == ROOM_PLAYING && game_is_over(r->game)) {
@@ -449,12 +567,17 @@ int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, gam
 /* Timers: game deadlines, the turn timer, bots                             */
 /* ------------------------------------------------------------------------ */
 
-static int64_t bot_delay(room_t *r)
+/* The bot's own reaction time ("greedy:250"), or else --bot-delay. */
+static int64_t bot_delay(room_t *r, const seat_t *st)
 {
     const server_opts_t *o = &r->srv->opts;
-    uint64_t span = o->bot_delay_max - o->bot_delay_min;
-    uint64_t d = o->bot_delay_min;
-    if (span > 0) d += rng_next(&r->srv->rng) % (span + 1);
+    uint64_t lo = o->bot_delay_min, hi = o->bot_delay_max;
+    if (st->bot_delay_min >= 0) {
+        lo = (uint64_t)st->bot_delay_min;
+        hi = (uint64_t)st->bot_delay_max;
+    }
+    uint64_t d = lo;
+    if (hi > lo) d += rng_next(&r->srv->rng) % (hi - lo + 1);
     return (int64_t)d;
 }
 
@@ -477,24 +600,18 @@ static void reschedule(room_t *r)
         r->timer_at = GAME_NO_DEADLINE;
         return;
     }
-    int64_t now = server_now_ms(r->srv);
-    if (now < r->last_now) now = r->last_now;
+    int64_t now = room_clock(r);
     int64_t at = game_next_deadline(r->game);
-    unsigned waiting = r->desc->waiting ? r->desc->waiting(r->game) : 0;
     uint64_t turn = r->srv->opts.turn_timer;
+    update_waits(r, now);
     for (int i = 0; i < r->nseats; i++) {
         seat_t *st = &r->seats[i];
-        if (waiting & (1u << i)) {
-            if (st->wait_since < 0) st->wait_since = now;
-            if (turn > 0 && !st->bot && st->wait_since + (int64_t)turn < at)
-                at = st->wait_since + (int64_t)turn;
-        } else {
-            st->wait_since = -1;
-        }
+        if (turn > 0 && !st->bot && st->wait_since >= 0 && st->wait_since + (int64_t)turn < at)
+            at = st->wait_since + (int64_t)turn;
         if (st->bot) {
             if (st->bot_due == GAME_NO_DEADLINE && st->bot_passed_seq != r->seq &&
                 bot_has_move(r, i))
-                st->bot_due = now + bot_delay(r);
+                st->bot_due = now + bot_delay(r, st);
             if (st->bot_due < at) at = st->bot_due;
         }
     }
@@ -515,7 +632,7 @@ static bool bot_move(room_t *r, int i, int64_t now)
     st->bot_due = GAME_NO_DEADLINE;
     if (!settle(r, now)) return false;
     json_t *view = view_for(r, i);
-    json_t *action = r->desc->bot(view, st->bot_strategy, &st->bot_rng);
+    json_t *action = r->desc->bot(view, st->bot_name, &st->bot_rng);
     json_decref(view);
     if (!action) {
         st->bot_passed_seq = r->seq;

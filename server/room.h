@@ -38,7 +38,14 @@ bool room_is_watcher(const room_t *r, const session_t *s);
 
 /* Seat s (seat -1: the first free one). Returns the seat, or -1 with err. */
 int room_sit(room_t *r, session_t *s, int seat, room_error_t *err);
-/* Seat a built-in bot in the first free seat. Returns the seat, or -1 with err. */
+#define BOT_DELAY_MAX_MS 60000 /* the longest reaction time a strategy may name */
+
+/*
+ * Seat a built-in bot in the first free seat. `strategy` (NULL: "greedy") is
+ * "NAME", "NAME:MS" or "NAME:MIN-MAX": NAME ("greedy" or "random") goes to
+ * the game's bot, the delay (ms) overrides --bot-delay for this bot.
+ * Returns the seat, or -1 with err (bad_request for a malformed strategy).
+ */
 int room_add_bot(room_t *r, const char *strategy, room_error_t *err);
 /* Add s as a spectator. Returns 0, or -1 with err. */
 int room_watch(room_t *r, session_t *s, room_error_t *err);

@@ -62,7 +62,11 @@ struct conn {
     conn_t *ready_prev, *ready_next; /* in srv's ready queue while lines wait */
     bool ready;
 
-    size_t out_pending; /* bytes handed to libuv and not yet written */
+    char *out; /* output not yet handed to the kernel or libuv (see conn.c) */
+    size_t out_len, out_size;
+    size_t out_pending;              /* bytes handed to libuv and not yet written */
+    conn_t *flush_prev, *flush_next; /* in srv's flush list while `out` waits */
+    bool flush_queued;
     const char *doom_why;
     conn_t *doom_next;  /* srv->doomed */
     session_t *session; /* NULL before hello */
@@ -98,9 +102,12 @@ typedef enum room_status {
 } room_status_t;
 
 typedef struct seat {
-    session_t *session; /* a person (connected or held), or NULL */
-    bool bot;           /* a built-in bot sits here */
-    char bot_strategy[33];
+    session_t *session;    /* a person (connected or held), or NULL */
+    bool bot;              /* a built-in bot sits here */
+    char bot_strategy[33]; /* as given: "greedy", "greedy:250", "random:100-400" */
+    char bot_name[33];     /* the part before ':', passed to the game's bot */
+    int64_t bot_delay_min; /* ms, the bot's own reaction time, or -1: --bot-delay */
+    int64_t bot_delay_max;
     rng_t bot_rng;
     int64_t bot_due;         /* ms when the bot acts next, or GAME_NO_DEADLINE */
     uint64_t bot_passed_seq; /* the bot had nothing to play at this seq */
@@ -137,6 +144,7 @@ struct server {
     uv_signal_t sigint, sigterm;
     uv_idle_t idle;        /* keeps the loop from blocking while lines wait */
     uv_check_t check;      /* processes waiting lines after each poll */
+    uv_prepare_t prepare;  /* flushes output made by timers before the loop polls */
     uv_timer_t stop_timer; /* shutdown: force-close connections still flushing */
     uint64_t start_ns;
     bool stopping;
@@ -146,6 +154,7 @@ struct server {
     uint64_t next_conn_id;
     conn_t *ready_head, *ready_tail; /* connections with complete lines, oldest first */
     conn_t *doomed;                  /* to close at the next check (see conn_doom) */
+    conn_t *flush_head, *flush_tail; /* connections with output to flush, oldest first */
 
     session_t *sessions;
     room_t *rooms;

@@ -166,5 +166,107 @@ def room_without_people_is_closed(exe):
         srv.finish()
 
 
+def watch_turns(client, room, until, timeout=20):
+    """Play seat 0 (its first legal action) and stamp every state event of room
+    as it arrives: returns [(time, event)] once until(list) is true."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    pending = False
+    queued, client.events = client.events, []
+    while not until(seen):
+        assert time.monotonic() < deadline, "turns not seen in time: %r" % seen[-3:]
+        m = queued.pop(0) if queued else client.recv(max(0.01, deadline - time.monotonic()))
+        if "re" in m:
+            assert m["ok"], m
+            pending = False
+        elif m.get("ev") == "state" and m.get("room") == room:
+            seen.append((time.monotonic(), m))
+            legal = m["view"].get("legal") or []
+            if legal and not pending:
+                client.send({"cmd": "act", "room": room, "action": legal[0]})
+                pending = True
+        elif m.get("ev") == "game_over":
+            break
+    return seen
+
+
+def reaction_times(seen, seat):
+    """The time from each state that waits on `seat` alone to the next state."""
+    return [t1 - t0 for (t0, e0), (t1, _) in zip(seen, seen[1:]) if e0["waiting"] == [seat]]
+
+
+@test
+def bot_strategy_names_its_own_reaction_time(exe):
+    # --bot-delay would make both bots slow: their own times override it
+    srv = Server(exe, "--bot-delay", "1500", "--turn-timer", "0")
+    try:
+        a = srv.connect("ann")
+        room = a.ok("create", game="seqnum", players=3)["room"]
+        assert a.ok("addbot", room=room, strategy="greedy:20")["seat"] == 1
+        assert a.ok("addbot", room=room, strategy="random:400")["seat"] == 2
+        e = a.ok("state", room=room)  # seat 0 plays first: the bots wait for ann
+        assert e["status"] == "playing" and e["waiting"] == [0], e
+        assert [s["strategy"] for s in e["seats"][1:]] == ["greedy:20", "random:400"], e
+        seen = watch_turns(a, room, lambda seen: min(len(reaction_times(seen, 1)),
+                                                       len(reaction_times(seen, 2))) >= 3)
+        fast, slow = reaction_times(seen, 1), reaction_times(seen, 2)
+        # (a bot's clock may start a little before the state that waits on it
+        # alone: it owes seqnum's draw while the seat before it plays)
+        assert max(fast) < 0.15, (fast, slow)
+        assert 0.3 < min(slow) and max(slow) < 1.4, (fast, slow)
+    finally:
+        srv.finish()
+
+
+@test
+def malformed_bot_strategy_is_a_bad_request(exe):
+    srv = Server(exe)
+    try:
+        a = srv.connect("ann")
+        room = a.ok("create", game="233", players=4)["room"]
+        for bad in ("smart", "greedy:", "greedy:abc", "greedy:-5", "greedy:300-100",
+                    "greedy:10-", "greedy:99999999", "random:1:2", ":250"):
+            r = a.request("addbot", room=room, strategy=bad)
+            assert r["ok"] is False and r["error"]["code"] == "bad_request", (bad, r)
+        assert a.ok("addbot", room=room, strategy="random:100-200")["seat"] == 1
+        assert a.ok("addbot", room=room, strategy="greedy")["seat"] == 2
+    finally:
+        srv.finish()
+
+
+@test
+def state_tells_the_time_left_on_the_turn_timer(exe):
+    srv = Server(exe, "--turn-timer", "5s")
+    try:
+        a, b, room = two_player_table(srv)
+        st = a.event(is_ev("state", room))
+        assert st["waiting"] and 4000 < st["deadline_ms"] <= 5000, st
+        time.sleep(0.3)
+        r = a.ok("state", room=room)
+        assert r["waiting"] == st["waiting"], (r["waiting"], st["waiting"])
+        assert st["deadline_ms"] - 1000 < r["deadline_ms"] <= st["deadline_ms"] - 250, \
+            (st["deadline_ms"], r["deadline_ms"])
+        # the waited-on seat acts: the next state tells the timer again
+        seat = st["waiting"][0]
+        p = a if seat == 0 else b
+        view = p.ok("state", room=room)["view"]
+        p.ok("act", room=room, action=view["legal"][0])
+        st2 = a.event(lambda e: is_ev("state", room)(e) and e["seq"] > st["seq"])
+        assert st2["waiting"] and 0 < st2["deadline_ms"] <= 5000, st2
+    finally:
+        srv.finish()
+
+
+@test
+def state_has_no_deadline_when_the_turn_timer_is_off(exe):
+    srv = Server(exe, "--turn-timer", "0")
+    try:
+        a, b, room = two_player_table(srv)
+        st = a.event(is_ev("state", room))
+        assert st["waiting"] and st["deadline_ms"] is None, st
+    finally:
+        srv.finish()
+
+
 if __name__ == "__main__":
     run_tests(sys.argv)
