@@ -589,6 +589,32 @@ static void declare_before_drawing_then_each_other_player_draws_once(void **stat
     game_free(&g->base);
 }
 
+static void round_winner_deals_and_opens_the_next_round(void **state)
+{
+    (void)state;
+    g233_t *g = table(3, NULL);
+    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
+    hand(g, 1, "orange orange Y1 Y2 Y3 B5 B5 B5");
+    turn0(g, "G1", "G1", 0);
+    OK(g, 1, "{\"type\":\"declare\"}", 0); /* seat 1 wins, before drawing */
+    OK(g, 2, "{\"type\":\"draw\"}", 0);
+    while (g->round == 1) { /* seats 2 then 0 finish their last draw with the bot */
+        json_t *v = g233_desc.view(&g->base, g->turn);
+        rng_t r;
+        rng_seed(&r, 1);
+        json_t *a = g233_bot(v, "greedy", &r);
+        game_error_t err;
+        assert_int_equal(game_apply(&g->base, g->turn, a, 0, &err), 0);
+        json_decref(a);
+        json_decref(v);
+    }
+    assert_int_equal(json_integer_value(json_object_get(g->last_round, "winner")), 1);
+    assert_int_equal(g->dealer, 1);
+    assert_int_equal(g->turn, 1);
+    assert_int_equal(g->phase, PH_DRAW);
+    game_free(&g->base);
+}
+
 static void declare_without_a_combination_is_refused(void **state)
 {
     (void)state;
@@ -798,6 +824,7 @@ int main(void)
         cmocka_unit_test(minus_gift_goes_to_a_named_player),
         cmocka_unit_test(natural_square_must_be_laid_and_owner_plays_again),
         cmocka_unit_test(declare_before_drawing_then_each_other_player_draws_once),
+        cmocka_unit_test(round_winner_deals_and_opens_the_next_round),
         cmocka_unit_test(declare_without_a_combination_is_refused),
         cmocka_unit_test(declare_after_drawing_and_discarding),
         cmocka_unit_test(rainbow_scores_100_even_when_not_first),
