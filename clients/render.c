@@ -15,7 +15,8 @@ static const renderer_t render_fallback = {
 };
 
 /* One line per game that has a picture; the others use the fallback. */
-static const renderer_t *const renderers[] = {&render_233};
+static const renderer_t *const renderers[] = {&render_233, &render_aspoint3, &render_seqnum,
+                                              &render_slap};
 
 const renderer_t *render_find(const char *game)
 {
@@ -32,6 +33,12 @@ const char *render_sgr(const render_ctx_t *ctx, const char *sgr)
     char *b = buf[next++ % 8];
     snprintf(b, sizeof buf[0], "\033[%sm", sgr);
     return b;
+}
+
+int render_int(const json_t *o, const char *key, int dflt)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
 }
 
 const char *render_seat_name(const render_ctx_t *ctx, int seat, char *buf, size_t cap)

@@ -40,6 +40,11 @@ typedef struct renderer {
     char *(*translate)(const json_t *view, const char *line);
     /* Describe a game_over result (optional). */
     void (*result)(const render_ctx_t *ctx, const json_t *result);
+    /*
+     * An action the client may send by itself as soon as this view allows it
+     * (a new object), or NULL: seqnum's draw, for `autodraw on`. Optional.
+     */
+    json_t *(*auto_action)(const json_t *view);
 } renderer_t;
 
 /* The renderer of a game, or the compact-JSON fallback (never NULL). */
@@ -52,6 +57,9 @@ const char *render_sgr(const render_ctx_t *ctx, const char *sgr);
 #define RENDER_DIM "2"
 #define RENDER_RED "31"
 
+/* o[key] as an int, or dflt when it is not an integer (null, missing). */
+int render_int(const json_t *o, const char *key, int dflt);
+
 /* A seat's name from the room's seats ("bot" for bots, "seat K" when unknown). */
 const char *render_seat_name(const render_ctx_t *ctx, int seat, char *buf, size_t cap);
 
@@ -60,5 +68,8 @@ void render_json_table(const render_ctx_t *ctx, const json_t *view);
 void render_json_result(const render_ctx_t *ctx, const json_t *result);
 
 extern const renderer_t render_233;
+extern const renderer_t render_aspoint3;
+extern const renderer_t render_seqnum;
+extern const renderer_t render_slap;
 
 #endif

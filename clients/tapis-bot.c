@@ -2,7 +2,7 @@
  * tapis-bot.c — plays tables of a game against a tapisd, from its own views.
  *
  *     tapis-bot [HOST:PORT] --game 233 --players 4 [--bots 3] [--games N]
- *               [--strategy random|greedy] [--name NAME] [--option KEY=VALUE]...
+ *               [--strategy random|greedy[:MS]] [--name NAME] [--option KEY=VALUE]...
  *
  * For each game it opens a table (`create`), fills --bots seats with server
  * bots (`addbot`), and plays every other seat itself, one connection per seat
@@ -13,7 +13,11 @@
  *
  * One thread, blocking sockets and poll(). Each connection has at most one
  * `act` in flight and acts again only on a newer view (or after a refusal, on
- * a timer), so it never floods the server with stale moves.
+ * a timer), so it never floods the server with stale moves. The one exception
+ * is seqnum's draw, sent in the same write as the play it follows (the draw is
+ * a race against the next player: follow_up()). `--strategy greedy:250` adds a
+ * reaction time (slap's bots name theirs so): each decision waits that long
+ * after the view that calls for it, and is made on the latest view.
  *
  * Refusals of an action by the game (too_late, claim_pending, not_your_turn,
  * ...) are normal in a real-time game: a view can be stale by the time its
@@ -53,6 +57,7 @@ typedef struct seat_conn {
     long long seq;                 /* its seq */
     long long acted;               /* seq of the view the last act was decided on */
     long long retry;               /* when to decide again after a refusal (ms), 0 = never */
+    long long act_at;              /* with a reaction time: when to decide (ms), 0 = unset */
     int acts_pending;              /* act replies still due */
     bool over;                     /* game_over seen for the current room */
     json_t *reply;                 /* the last non-act reply (for the setup steps) */
@@ -63,7 +68,9 @@ typedef struct seat_conn {
 typedef struct bot_opts {
     char host[256], port[16];
     const char *game, *strategy, *bot_strategy, *name;
+    char strategy_name[32]; /* --strategy without its reaction time */
     int players, bots, games;
+    int react_ms; /* --strategy NAME:MS: wait this long after a view before deciding */
     unsigned long long seed;
     long long game_timeout_ms;
     json_t *options; /* create's options */
@@ -112,27 +119,64 @@ static void trace(const seat_conn_t *c, const char *dir, const char *line, size_
 /* Sending                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Send requests (steals the n messages) in one write, and remember their
+ * commands for the replies. One write matters when a second action must reach
+ * the server with the first one (seqnum's draw after a play).
+ */
+static int request_n(seat_conn_t *c, json_t **msgs, int n)
+{
+    char *buf = NULL;
+    size_t total = 0;
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        const char *cmd = json_string_value(json_object_get(msgs[i], "cmd"));
+        size_t len;
+        char *line = rc == 0 ? proto_encode(msgs[i], &len) : NULL;
+        char *grown = line ? realloc(buf, total + len) : NULL;
+        if (!grown || c->pcount == MAX_PENDING) {
+            if (rc == 0 && c->pcount == MAX_PENDING) error_at(c, "too many requests in flight");
+            rc = -1;
+        } else {
+            buf = grown;
+            memcpy(buf + total, line, len);
+            total += len;
+            trace(c, ">", line, len - 1);
+            int slot = (c->phead + c->pcount) % MAX_PENDING;
+            snprintf(c->pending[slot], sizeof c->pending[slot], "%s", cmd ? cmd : "");
+            c->pcount++;
+        }
+        free(line);
+        json_decref(msgs[i]);
+    }
+    if (rc == 0 && total) {
+        rc = net_write(&c->net, buf, total);
+        if (rc < 0) error_at(c, "write: %s", strerror(errno));
+    }
+    free(buf);
+    return rc;
+}
+
 /* Send a request (steals msg) and remember its command for the reply. */
 static int request(seat_conn_t *c, json_t *msg)
 {
-    const char *cmd = json_string_value(json_object_get(msg, "cmd"));
-    if (c->pcount == MAX_PENDING) {
-        error_at(c, "too many requests in flight");
-        json_decref(msg);
-        return -1;
-    }
-    int slot = (c->phead + c->pcount) % MAX_PENDING;
-    snprintf(c->pending[slot], sizeof c->pending[slot], "%s", cmd ? cmd : "");
-    c->pcount++;
-    size_t len;
-    char *line = proto_encode(msg, &len);
-    json_decref(msg);
-    if (!line) return -1;
-    trace(c, ">", line, len - 1);
-    int rc = net_write(&c->net, line, len);
-    free(line);
-    if (rc < 0) error_at(c, "write: %s", strerror(errno));
-    return rc;
+    return request_n(c, &msg, 1);
+}
+
+/*
+ * An action to send right behind `action`, in the same write, or NULL.
+ * seqnum: a play must be followed by a draw before the next player has played
+ * and drawn; waiting for the play's view first loses that race to a fast
+ * opponent (a server bot with no delay acts before the view gets here), so the
+ * draw goes with the play. The server applies one connection's lines in
+ * order; if the play is refused, so is the draw (nothing_to_draw).
+ */
+static json_t *follow_up(const json_t *action)
+{
+    const char *type = json_string_value(json_object_get(action, "type"));
+    if (strcmp(DESC->id, "seqnum") == 0 && type && strcmp(type, "play") == 0)
+        return json_pack("{s:s}", "type", "draw");
+    return NULL;
 }
 
 /* Decide and send an action if the view asks for one and none is in flight. */
@@ -141,14 +185,24 @@ static void maybe_act(seat_conn_t *c)
     if (!c->view || c->over || c->acts_pending > 0 || c->seq <= c->acted) return;
     json_t *legal = json_object_get(c->view, "legal");
     if (!json_is_array(legal) || json_array_size(legal) == 0) return;
+    if (O.react_ms > 0) { /* react: decide later, on the view of that moment */
+        long long now = net_now_ms();
+        if (!c->act_at) c->act_at = now + O.react_ms;
+        if (now < c->act_at) return;
+    }
+    c->act_at = 0;
     json_t *action = DESC->bot(c->view, O.strategy, &RNG);
     c->acted = c->seq;
     c->retry = 0;
     if (!action) return;
-    json_t *msg = json_pack("{s:s, s:s, s:o}", "cmd", "act", "room", ROOM, "action", action);
-    c->acts_pending++;
-    S.acts++;
-    request(c, msg);
+    json_t *next = follow_up(action);
+    json_t *msgs[2];
+    int n = 0;
+    msgs[n++] = json_pack("{s:s, s:s, s:o}", "cmd", "act", "room", ROOM, "action", action);
+    if (next) msgs[n++] = json_pack("{s:s, s:s, s:o}", "cmd", "act", "room", ROOM, "action", next);
+    c->acts_pending += n;
+    S.acts += n;
+    request_n(c, msgs, n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -280,6 +334,8 @@ static int pump(int timeout_ms)
         pfd[i].revents = 0;
         if (C[i].retry && C[i].retry - now < timeout_ms)
             timeout_ms = C[i].retry > now ? (int)(C[i].retry - now) : 0;
+        if (C[i].act_at && C[i].act_at - now < timeout_ms)
+            timeout_ms = C[i].act_at > now ? (int)(C[i].act_at - now) : 0;
     }
     int n = poll(pfd, (nfds_t)NC, timeout_ms);
     if (n < 0 && errno != EINTR) return -1;
@@ -305,6 +361,8 @@ static int pump(int timeout_ms)
         if (C[i].retry && C[i].retry <= now && C[i].acts_pending == 0) {
             C[i].retry = 0;
             C[i].acted = -1; /* the same view again: decide anew */
+            maybe_act(&C[i]);
+        } else if (C[i].act_at && C[i].act_at <= now) {
             maybe_act(&C[i]);
         }
     return 0;
@@ -337,6 +395,7 @@ static void reset_seat(seat_conn_t *c)
     c->seq = 0;
     c->acted = -1;
     c->retry = 0;
+    c->act_at = 0;
     c->over = false;
     c->seat = -1;
 }
@@ -404,7 +463,9 @@ static void usage(FILE *f)
                "  --players N          seats at each table (default 4)\n"
                "  --bots N             seats given to server bots (default players - 1)\n"
                "  --games N            tables to play, one after the other (default 1)\n"
-               "  --strategy NAME      this client's strategy: greedy or random (default greedy)\n"
+               "  --strategy NAME[:MS] this client's strategy: greedy or random (default greedy),\n"
+               "                       with MS a reaction time: each decision waits MS after\n"
+               "                       the view that calls for it (e.g. greedy:250 for slap)\n"
                "  --bot-strategy NAME  strategy of the server bots (default: the server's)\n"
                "  --name NAME          base name of the connections (default tapis-bot)\n"
                "  --option KEY=VALUE   a game option for create (repeatable), e.g. target=100\n"
@@ -522,10 +583,16 @@ static void parse_args(int argc, char **argv)
                 DESC->max_seats);
         exit(2);
     }
-    if (strcmp(O.strategy, "greedy") != 0 && strcmp(O.strategy, "random") != 0) {
-        fprintf(stderr, "tapis-bot: --strategy: greedy or random\n");
+    /* NAME[:MS]: a reaction time, as slap's bots name it ("greedy:250"). */
+    const char *colon = strchr(O.strategy, ':');
+    size_t base = colon ? (size_t)(colon - O.strategy) : strlen(O.strategy);
+    snprintf(O.strategy_name, sizeof O.strategy_name, "%.*s", (int)base, O.strategy);
+    if (colon) O.react_ms = parse_int(colon + 1, 0, 60000, "--strategy reaction time");
+    if (strcmp(O.strategy_name, "greedy") != 0 && strcmp(O.strategy_name, "random") != 0) {
+        fprintf(stderr, "tapis-bot: --strategy: greedy or random, optionally :MS\n");
         exit(2);
     }
+    O.strategy = O.strategy_name;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -13,10 +13,13 @@
  * What people type is mostly the protocol's inline form, passed through
  * (`create 233 4`, `join 2`, `addbot`, `draw`, `discard Y3`, `say hi`). The
  * client adds: `legal` (the legal actions, numbered; typing a number plays
- * one), a bare action word that names exactly one legal action (`claim`),
- * hand positions where the game's renderer knows them (`discard 3`), `view`
- * (the raw view), and `help`. Tables are drawn by the game's renderer
- * (render.h) at each state event.
+ * one, in every game), a bare action word that names exactly one legal action
+ * (`claim`), hand positions where the game's renderer knows them (233's
+ * `discard 3`), `autodraw on|off` (seqnum: the draw is sent by itself as soon
+ * as it is legal; on by default), `view` (the raw view), and `help`. Tables
+ * are drawn by the game's renderer (render.h) at each state event. Tab
+ * completes commands, room ids, hand cards and, in any game, the words of the
+ * legal actions (`pick d<Tab>` -> `pick down`).
  *
  * The connection is re-opened by itself when it drops, and `hello NAME TOKEN`
  * takes the seats back.
@@ -56,6 +59,7 @@ typedef struct room_info {
     json_t *seats; /* from the latest "room" event */
     json_t *view;  /* the latest state view */
     long long seq;
+    bool auto_sent; /* the renderer's automatic action was sent for this view's need */
 } room_info_t;
 
 static struct {
@@ -76,7 +80,8 @@ static bool NO_RECONNECT; /* replaced elsewhere */
 static bool DONE;
 static long long RECONNECT_AT; /* when disconnected: the next attempt (ms) */
 static int RECONNECT_DELAY;
-static json_t *GAMES; /* the last games list (completion of create) */
+static json_t *GAMES;        /* the last games list (completion of create) */
+static bool AUTODRAW = true; /* send the renderer's automatic action (seqnum's draw) */
 static char PROMPT[80];
 static volatile sig_atomic_t STOP_SIGNAL;
 
@@ -304,6 +309,50 @@ static void show_moves(const json_t *legal)
     putchar('\n');
 }
 
+/*
+ * `autodraw on`: the renderer's automatic action (seqnum's draw, a race
+ * against the next player) goes out as soon as a view of that room allows it,
+ * once until a view no longer asks for it. Returns true if it was sent.
+ */
+static bool maybe_auto(room_info_t *r)
+{
+    const renderer_t *rd = renderer_of(r);
+    json_t *a = AUTODRAW && rd->auto_action && r->view ? rd->auto_action(r->view) : NULL;
+    if (!a) {
+        r->auto_sent = false;
+        return false;
+    }
+    if (r->auto_sent || !connected()) {
+        json_decref(a);
+        return false;
+    }
+    json_t *msg = json_pack("{s:s, s:s, s:o}", "cmd", "act", "room", r->id, "action", a);
+    net_send(&NET, msg);
+    json_decref(msg);
+    r->auto_sent = true;
+    return true;
+}
+
+/* Whom the table waits for, and the time left on the server's turn timer. */
+static void show_clock(const render_ctx_t *ctx, const json_t *msg)
+{
+    const json_t *waiting = json_object_get(msg, "waiting");
+    const json_t *left = json_object_get(msg, "deadline_ms");
+    if (!json_array_size(waiting)) return;
+    printf("  waiting for:");
+    size_t i;
+    json_t *s;
+    json_array_foreach(waiting, i, s)
+    {
+        char name[64];
+        printf("%s %s", i ? "," : "",
+               render_seat_name(ctx, (int)json_integer_value(s), name, sizeof name));
+    }
+    if (json_is_integer(left))
+        printf(" (%lld s left)", (long long)((json_integer_value(left) + 999) / 1000));
+    printf("\n");
+}
+
 static void show_state(const json_t *msg)
 {
     const char *id = json_string_value(json_object_get(msg, "room"));
@@ -314,15 +363,21 @@ static void show_state(const json_t *msg)
     r->view = json_incref(view);
     r->seq = json_integer_value(json_object_get(msg, "seq"));
     if (!CURRENT[0]) set_current(id);
+    bool auto_sent = maybe_auto(r);
     if (strcmp(CURRENT, id) != 0) {
         json_t *legal = json_object_get(view, "legal");
-        if (json_array_size(legal)) say("[room %s] your move there (join or watch it to see)", id);
+        if (json_array_size(legal) && !auto_sent)
+            say("[room %s] your move there (join or watch it to see)", id);
         return;
     }
     render_ctx_t ctx = ctx_for(r);
     out_begin();
     renderer_of(r)->table(&ctx, view);
-    show_moves(json_object_get(view, "legal"));
+    show_clock(&ctx, msg);
+    if (auto_sent)
+        printf("  autodraw: drawing (`autodraw off` to draw yourself)\n");
+    else
+        show_moves(json_object_get(view, "legal"));
     out_end();
 }
 
@@ -420,6 +475,8 @@ static void on_reply(const json_t *msg)
     if (strcmp(re, "hello") == 0) {
         const char *tok = json_string_value(json_object_get(msg, "token"));
         if (tok) snprintf(TOKEN, sizeof TOKEN, "%s", tok);
+        for (int i = 0; i < MAX_ROOMS; i++)
+            ROOMS[i].auto_sent = false; /* a fresh connection: nothing in flight */
         json_t *rooms = json_object_get(msg, "rooms");
         if (json_is_true(json_object_get(msg, "resumed")))
             say("welcome back, %s: your seats are yours again", O.name);
@@ -543,9 +600,10 @@ static void client_help(void)
     say("client commands (the others go to the server as typed):\n"
         "  legal          list what you may do now, numbered; type a number to play it\n"
         "  N              play legal action number N\n"
-        "  discard 3      hand positions (as numbered under the table) stand for cards\n"
+        "  discard 3      233: hand positions (as numbered under the table) stand for cards\n"
         "  claim, take... a bare action word plays it when only one legal action has it\n"
         "  view           the raw JSON of the current table\n"
+        "  autodraw on|off  seqnum: draw by itself as soon as you may (default on)\n"
         "  room ROOM      show another room you are in\n"
         "  quit           leave the server (Ctrl-D too)\n"
         "server commands:");
@@ -586,6 +644,24 @@ static void handle_line(char *line)
     if (strcmp(line, "help") == 0) {
         client_help();
         send_line("help");
+        return;
+    }
+    if (strcmp(line, "autodraw") == 0 || strncmp(line, "autodraw ", 9) == 0) {
+        const char *arg = line + 8;
+        while (*arg == ' ')
+            arg++;
+        if (strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0) {
+            AUTODRAW = strcmp(arg, "on") == 0;
+            for (int i = 0; i < MAX_ROOMS; i++)
+                if (ROOMS[i].id[0]) {
+                    ROOMS[i].auto_sent = false;
+                    if (maybe_auto(&ROOMS[i])) say("autodraw: drawing in room %s", ROOMS[i].id);
+                }
+        } else if (*arg) {
+            say("! autodraw on, or autodraw off");
+            return;
+        }
+        say("autodraw is %s", AUTODRAW ? "on" : "off");
         return;
     }
     if (strcmp(line, "view") == 0) {
@@ -645,9 +721,9 @@ static void handle_line(char *line)
 /* Completion                                                               */
 /* ------------------------------------------------------------------------ */
 
-static const char *const COMMANDS[] = {"hello", "games",  "create", "rooms", "join", "watch",
-                                       "leave", "addbot", "act",    "state", "say",  "ping",
-                                       "help",  "quit",   "legal",  "view",  "room", NULL};
+static const char *const COMMANDS[] = {
+    "hello", "games", "create", "rooms", "join",  "watch", "leave",    "addbot", "act", "state",
+    "say",   "ping",  "help",   "quit",  "legal", "view",  "autodraw", "room",   NULL};
 
 static json_t *CANDIDATES;
 
@@ -670,6 +746,51 @@ static void add_unique(json_t *list, const char *s)
     if (!s) return;
     json_array_foreach(list, i, v) if (strcmp(json_string_value(v), s) == 0) return;
     json_array_append_new(list, json_string(s));
+}
+
+/* Split s (modified) into at most max blank-separated words. */
+static int split_words(char *s, char **words, int max)
+{
+    int n = 0;
+    char *save;
+    for (char *w = strtok_r(s, " \t", &save); w && n < max; w = strtok_r(NULL, " \t", &save))
+        words[n++] = w;
+    return n;
+}
+
+/* A typed word stands for a rendered one: the same, or its value (`down` for card=down). */
+static bool word_matches(const char *rendered, const char *typed)
+{
+    const char *eq = strchr(rendered, '=');
+    return strcmp(rendered, typed) == 0 || (eq && strcmp(eq + 1, typed) == 0);
+}
+
+/*
+ * Any game: the word being completed, from the legal actions as the inline
+ * form writes them (`pick card=down`, `play column=2 pile=1`) whose earlier
+ * words match what is typed; both key=value and the bare value are offered.
+ */
+static void complete_action_word(const json_t *legal, int start)
+{
+    char typed_buf[1024], *typed[16];
+    snprintf(typed_buf, sizeof typed_buf, "%.*s", start, rl_line_buffer);
+    int nt = split_words(typed_buf, typed, 16);
+    size_t i;
+    json_t *a;
+    json_array_foreach(legal, i, a)
+    {
+        char *text = inline_render_action(a), *words[17];
+        int nw = text ? split_words(text, words, 17) : 0;
+        bool match = nw > nt;
+        for (int k = 0; match && k < nt; k++)
+            match = word_matches(words[k], typed[k]);
+        if (match) {
+            add_unique(CANDIDATES, words[nt]);
+            const char *eq = strchr(words[nt], '=');
+            if (eq && eq[1]) add_unique(CANDIDATES, eq + 1);
+        }
+        free(text);
+    }
 }
 
 static char **complete(const char *text, int start, int end)
@@ -699,7 +820,11 @@ static char **complete(const char *text, int start, int end)
         } else if (!strcmp(first, "help")) {
             for (int k = 0; COMMANDS[k]; k++)
                 add_unique(CANDIDATES, COMMANDS[k]);
+        } else if (!strcmp(first, "autodraw")) {
+            add_unique(CANDIDATES, "on");
+            add_unique(CANDIDATES, "off");
         } else {
+            complete_action_word(legal, start);
             room_info_t *r = current_room();
             json_array_foreach(r && r->view ? json_object_get(r->view, "hand") : NULL, i, v)
                 add_unique(CANDIDATES, json_string_value(v));

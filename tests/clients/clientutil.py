@@ -2,15 +2,20 @@
 
 Server(exe) starts tapisd on a free port (--listen 127.0.0.1:0; the port is
 read from its "listening on" log line); Proxy(port) relays one TCP port to
-another and can cut every connection (to test reconnection); check() and
-run() make each test a list of named checks printing "N passed, M failed".
+another and can cut every connection (to test reconnection); Tty(exe, args)
+runs the terminal client in a pseudo-terminal; check() and run() make each
+test a list of named checks printing "N passed, M failed".
 """
+import fcntl
 import os
+import pty
 import re
 import select
 import socket
+import struct
 import subprocess
 import sys
+import termios
 import threading
 import time
 import traceback
@@ -114,6 +119,65 @@ class Proxy:
     def close(self):
         self.cut()
         self.listener.close()
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\r|\x07")
+
+
+class Tty:
+    """tapis on a pty: send() types a line, expect() waits for text on screen."""
+
+    def __init__(self, exe, *args, env=None):
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+        e = dict(os.environ, TERM="xterm")
+        e.pop("NO_COLOR", None)
+        e.update(env or {})
+        self.proc = subprocess.Popen([exe] + list(args), stdin=slave, stdout=slave,
+                                     stderr=slave, env=e, close_fds=True)
+        os.close(slave)
+        self.raw = b""
+        self.seen = 0  # expect() searches the text after this offset
+
+    def _read(self, timeout):
+        r, _, _ = select.select([self.master], [], [], timeout)
+        if r:
+            try:
+                d = os.read(self.master, 65536)
+            except OSError:
+                d = b""
+            self.raw += d
+            return bool(d)
+        return True
+
+    def text(self):
+        return ANSI.sub("", self.raw.decode("utf-8", "replace"))
+
+    def expect(self, pattern, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while True:
+            t = self.text()
+            m = re.search(pattern, t[self.seen:])
+            if m:
+                self.seen += m.end()
+                return m
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._read(min(left, 0.2)) and self.proc.poll() is not None:
+                raise AssertionError("no %r on screen; after offset %d:\n%s"
+                                     % (pattern, self.seen, t[self.seen:][-3000:]))
+
+    def send(self, line):
+        os.write(self.master, line.encode() + b"\r")
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        os.close(self.master)
 
 
 _TESTS = []

@@ -55,6 +55,48 @@ def several_own_seats_race_for_the_discard():
     assert (games, asked, errors) == (2, 2, 0), out
 
 
+def games_without_a_protocol_error(game, n, *args):
+    server = Server(TAPISD, "--bot-delay", "0", "--seed", "11")
+    try:
+        rc, out, err = tapis_bot(server, "--game", game, "--games", str(n), "--seed", "2", *args)
+    finally:
+        server.stop()
+    assert rc == 0, "exit %d\n%s\n%s" % (rc, out, err)
+    games, asked, _, refused, _, errors = summary(out)
+    assert (games, asked, errors) == (n, n, 0), out
+    return refused
+
+
+@check
+def aspoint3_games_without_a_protocol_error():
+    refused = games_without_a_protocol_error("aspoint3", 5, "--players", "2", "--bots", "1")
+    assert refused == 0, refused  # a turn game: nothing races
+    games_without_a_protocol_error("aspoint3", 2, "--players", "2", "--bots", "0",
+                                   "--strategy", "random", "--option", "packs=1")
+
+
+@check
+def seqnum_games_without_a_protocol_error_nor_a_lost_draw():
+    # The draw goes with the play: even a server bot with no delay does not
+    # make it lapse, so nothing is refused but a draw after the winning play.
+    refused = games_without_a_protocol_error("seqnum", 4, "--players", "2", "--bots", "1")
+    assert refused <= 4, refused
+    # Two teams of two, two seats played here (two connections).
+    games_without_a_protocol_error("seqnum", 2, "--players", "4", "--bots", "2",
+                                   "--strategy", "random")
+
+
+@check
+def slap_games_in_real_time_without_a_protocol_error():
+    # Three seats at once, two of them here with a reaction time; short pauses.
+    games_without_a_protocol_error("slap", 2, "--players", "3", "--bots", "1",
+                                   "--strategy", "greedy:15", "--option", "go_ms=50",
+                                   "--option", "stall_ms=50", "--option", "max_rounds=4")
+    games_without_a_protocol_error("slap", 1, "--players", "2", "--bots", "1",
+                                   "--strategy", "random", "--option", "go_ms=0",
+                                   "--option", "stall_ms=20", "--option", "max_rounds=2")
+
+
 @check
 def a_protocol_error_gives_a_non_zero_exit():
     # An option the game does not have: create is refused (bad_option).
@@ -70,7 +112,7 @@ def a_protocol_error_gives_a_non_zero_exit():
 @check
 def bad_command_lines_exit_2():
     for args in (["--players", "1"], ["--bots", "2", "--players", "2"], ["--game", "nope"],
-                 ["--strategy", "clever"]):
+                 ["--strategy", "clever"], ["--strategy", "greedy:soon"]):
         p = subprocess.run([TAPIS_BOT, "127.0.0.1:1"] + args, capture_output=True, text=True)
         assert p.returncode == 2, "%s: exit %d %s" % (args, p.returncode, p.stderr)
 

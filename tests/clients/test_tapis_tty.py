@@ -4,78 +4,15 @@ and reconnection after a dropped connection.
 
 Environment: TAPISD, TAPIS.
 """
-import fcntl
 import json
 import os
-import pty
 import re
-import select
-import struct
 import subprocess
-import termios
-import time
 
-from clientutil import Proxy, Server, TIMEOUT, check, run
+from clientutil import Proxy, Server, TIMEOUT, Tty, check, run
 
 TAPISD = os.environ["TAPISD"]
 TAPIS = os.environ["TAPIS"]
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\r")
-
-
-class Tty:
-    """tapis on a pty: send() types a line, expect() waits for text on screen."""
-
-    def __init__(self, *args, env=None):
-        self.master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
-        e = dict(os.environ, TERM="xterm")
-        e.pop("NO_COLOR", None)
-        e.update(env or {})
-        self.proc = subprocess.Popen([TAPIS] + list(args), stdin=slave, stdout=slave,
-                                     stderr=slave, env=e, close_fds=True)
-        os.close(slave)
-        self.raw = b""
-        self.seen = 0  # expect() searches the text after this offset
-
-    def _read(self, timeout):
-        r, _, _ = select.select([self.master], [], [], timeout)
-        if r:
-            try:
-                d = os.read(self.master, 65536)
-            except OSError:
-                d = b""
-            self.raw += d
-            return bool(d)
-        return True
-
-    def text(self):
-        return ANSI.sub("", self.raw.decode("utf-8", "replace"))
-
-    def expect(self, pattern, timeout=TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while True:
-            t = self.text()
-            m = re.search(pattern, t[self.seen:])
-            if m:
-                self.seen += m.end()
-                return m
-            left = deadline - time.monotonic()
-            if left <= 0 or not self._read(min(left, 0.2)) and self.proc.poll() is not None:
-                raise AssertionError("no %r on screen; after offset %d:\n%s"
-                                     % (pattern, self.seen, t[self.seen:][-3000:]))
-
-    def send(self, line):
-        os.write(self.master, line.encode() + b"\r")
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        os.close(self.master)
 
 
 def start_table(tty, name):
@@ -100,11 +37,13 @@ def start_table(tty, name):
 @check
 def name_lobby_table_move_and_update():
     server = Server(TAPISD, "--bot-delay", "200")
-    tty = Tty(server.address)
+    tty = Tty(TAPIS, server.address)
     try:
         room = start_table(tty, "tess")
         # The creator deals, so seat 0 opens: draw, then see the update.
         tty.expect(r"your turn \(draw\)")
+        # The server's turn timer (default 60 s) shows as time left.
+        tty.expect(r"waiting for: tess \((\d+) s left\)")
         tty.send("legal")
         tty.expect(r"1\s+draw")
         tty.send("1")  # legal action number 1: draw
@@ -137,7 +76,7 @@ def cards_are_coloured_on_a_terminal_and_not_with_no_color():
     server = Server(TAPISD, "--bot-delay", "200")
     try:
         for env, coloured in (({}, True), ({"NO_COLOR": "1"}, False)):
-            tty = Tty(server.address, "--name", "col", env=env)
+            tty = Tty(TAPIS, server.address, "--name", "col", env=env)
             try:
                 tty.expect(r"hello col\.")
                 tty.send("create 233 2")
@@ -156,7 +95,7 @@ def cards_are_coloured_on_a_terminal_and_not_with_no_color():
 @check
 def tab_completes_commands():
     server = Server(TAPISD)
-    tty = Tty(server.address, "--name", "tab")
+    tty = Tty(TAPIS, server.address, "--name", "tab")
     try:
         tty.expect(r"hello tab\.")
         os.write(tty.master, b"gam\t")
@@ -172,7 +111,7 @@ def tab_completes_commands():
 def reconnects_with_its_token_and_gets_its_seat_back():
     server = Server(TAPISD, "--bot-delay", "200")
     proxy = Proxy(server.port)
-    tty = Tty(proxy.address, "--name", "rita")
+    tty = Tty(TAPIS, proxy.address, "--name", "rita")
     try:
         tty.expect(r"hello rita\.")
         tty.send("create 233 2")
