@@ -155,12 +155,14 @@ static bool has_people(const room_t *r)
 
 void room_seated(room_t *r)
 {
-    room_notify(r);
-    if (r->status != ROOM_WAITING || first_free(r) >= 0) return;
-    r->status = ROOM_PLAYING;
-    r->last_now = server_now_ms(r->srv);
-    log_info("room %s: table full, game starts", r->id);
-    room_changed(r);
+    bool starts = r->status == ROOM_WAITING && first_free(r) < 0;
+    if (starts) {
+        r->status = ROOM_PLAYING;
+        r->last_now = server_now_ms(r->srv);
+        log_info("room %s: table full, game starts", r->id);
+    }
+    room_notify(r); /* the seats, and "playing" when it starts: before the first state */
+    if (starts) room_changed(r);
 }
 
 static void remove_watcher(room_t *r, session_t *s)
@@ -323,13 +325,14 @@ void room_member_disconnected(room_t *r, session_t *s)
 {
     log_info("room %s: %s disconnected (seat %d held)", r->id, s->name, room_seat_of(r, s));
     member_event(r, s, "disconnect");
+    room_notify(r); /* "connected": false */
 }
 
 void room_member_reconnected(room_t *r, session_t *s)
 {
     log_info("room %s: %s reconnected", r->id, s->name);
     member_event(r, s, "reconnect");
-    conn_send_new(s->conn, room_event(r));
+    room_notify(r); /* "connected": true, to everyone (the returning player included) */
     if (r->status != ROOM_WAITING) conn_send_new(s->conn, room_state_event(r, room_seat_of(r, s)));
 }
 
@@ -507,6 +510,7 @@ void room_changed(room_t *r)
         free(text);
         room_broadcast(r, ev);
         json_decref(ev);
+        room_notify(r); /* "status": "over" */
     }
     reschedule(r);
 }

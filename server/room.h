@@ -8,7 +8,9 @@
  * sent to every connected seated player (their own view, with "seat" and
  * "legal") and spectator (the spectator view) after every change; then
  *   {"ev":"game_over","room":R,"result":RESULT}
- * at the end. Membership changes send {"ev":"room", ...room_summary...}.
+ * at the end. Changes of the room summary -- seats, spectators, a seated
+ * player's connection, the status (the start, before the first state; the
+ * end, after game_over) -- send {"ev":"room", ...room_summary...}.
  *
  * One uv_timer per room is armed for the earliest of: the game's next
  * deadline, the turn timer of a seat the game waits on, and a bot's move.
@@ -61,7 +63,7 @@ void room_release(room_t *r, session_t *s);
  * the game if that filled the last seat.
  */
 void room_seated(room_t *r);
-/* Send the room event (membership, status) to every connected member. */
+/* Send the room event (seats, connections, status) to every connected member. */
 void room_notify(room_t *r);
 
 void room_member_disconnected(room_t *r, session_t *s);

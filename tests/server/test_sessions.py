@@ -55,6 +55,92 @@ def dropped_player_reconnects_with_token_and_goes_on(exe):
         srv.finish()
 
 
+def first_index(msgs, pred):
+    return next((i for i, m in enumerate(msgs) if pred(m)), None)
+
+
+def is_room_ev(room, status=None):
+    return lambda m: (m.get("ev") == "room" and m.get("room") == room
+                      and (status is None or m["status"] == status))
+
+
+def receive_until(client, pred, start=0, timeout=10):
+    """The index in client.all of the first message from `start` on matching pred,
+    reading on if need be."""
+    deadline = time.monotonic() + timeout
+    while first_index(client.all[start:], pred) is None:
+        m = client.recv(max(0.01, deadline - time.monotonic()))
+        if "re" not in m:
+            client.events.append(m)
+    return start + first_index(client.all[start:], pred)
+
+
+@test
+def room_event_tells_the_start_and_the_end(exe):
+    srv = Server(exe, "--bot-delay", "1-3")
+    try:
+        a = srv.connect("ann")
+        room = a.ok("create", game="233", players=3, options=OPTIONS)["room"]
+        w = srv.connect("wes")
+        w.ok("watch", room=room)
+        b = srv.connect("bob")
+        b.ok("join", room=room)
+        a.ok("addbot")  # the last seat: the table starts
+        for c in (a, b, w):
+            first_state = receive_until(c, is_ev("state", room))
+            playing = first_index(c.all, is_room_ev(room, "playing"))
+            assert playing is not None and playing < first_state, c.all
+            e = c.all[playing]
+            assert [s["bot"] for s in e["seats"]] == [False, False, True], e
+            # every room event before it still said "waiting"
+            assert all(m["status"] == "waiting" for m in c.all[:playing] if is_room_ev(room)(m))
+        a.events.insert(0, a.event(is_ev("state", room)))
+        b.events.insert(0, b.event(is_ev("state", room)))
+        pa, pb = Player(a, room), Player(b, room)
+        play([pa, pb], random.Random(11), timeout=90)
+        for c in (a, b, w):
+            over = receive_until(c, is_room_ev(room, "over"))
+            game_over = first_index(c.all, is_ev("game_over", room))
+            assert game_over is not None and game_over < over, c.all[-5:]
+            assert [m for m in c.all[game_over:] if m.get("ev") == "state"] == []
+            assert first_index(c.all[:game_over], is_room_ev(room, "over")) is None
+        assert a.ok("state", room=room)["status"] == "over"
+    finally:
+        srv.finish()
+
+
+@test
+def room_event_tells_a_dropped_and_a_returning_player(exe):
+    srv = Server(exe)
+    try:
+        a, b, room = two_player_table(srv)
+        w = srv.connect("wes")
+        w.ok("watch", room=room)
+        token = a.token
+        a.close()
+        for c in (b, w):
+            dropped = receive_until(c, lambda m: is_room_ev(room)(m) and m["seats"][0]
+                                    and m["seats"][0]["connected"] is False)
+            e = c.all[dropped]
+            assert e["status"] == "playing" and e["seats"][1]["connected"] is True, e
+            disconnect = first_index(c.all, is_ev("disconnect", room))
+            assert disconnect is not None and disconnect < dropped, c.all[-3:]
+        a2 = srv.connect()
+        assert a2.hello("ann", token=token)["resumed"]
+        for c in (b, w, a2):
+            # the reconnect event, then the room event: ann connected again
+            reconnect = receive_until(c, is_ev("reconnect", room))
+            back = receive_until(c, is_room_ev(room), start=reconnect)
+            e = c.all[back]
+            assert e["status"] == "playing" and e["seats"][0]["connected"] is True, e
+        # the returning player: the room event (connected again), then the state
+        st = receive_until(a2, is_ev("state", room))
+        assert first_index(a2.all, is_room_ev(room)) < st, a2.all
+        assert b.ok("rooms")["rooms"][0]["seats"][0]["connected"] is True
+    finally:
+        srv.finish()
+
+
 @test
 def unknown_token_is_refused(exe):
     srv = Server(exe)
