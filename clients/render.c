@@ -71,3 +71,16 @@ void render_json_result(const render_ctx_t *ctx, const json_t *result)
     fprintf(ctx->out, "result: %s\n", text ? text : "{}");
     free(text);
 }
+
+void render_last_events(const render_ctx_t *ctx, const json_t *events, size_t max,
+                        void (*put)(const render_ctx_t *ctx, const json_t *ev))
+{
+    size_t n = json_array_size(events), from = n > max ? n - max : 0;
+    if (!n) return;
+    fputs("  last:", ctx->out);
+    for (size_t k = from; k < n; k++) {
+        fputs(k == from ? " " : " | ", ctx->out);
+        put(ctx, json_array_get(events, k));
+    }
+    fputc('\n', ctx->out);
+}

@@ -63,6 +63,13 @@ int render_int(const json_t *o, const char *key, int dflt);
 /* A seat's name from the room's seats ("bot" for bots, "seat K" when unknown). */
 const char *render_seat_name(const render_ctx_t *ctx, int seat, char *buf, size_t cap);
 
+/*
+ * The line "  last: A | B | ..." of the newest `max` events of `events`
+ * (oldest first), each written by the game's `put`; nothing when empty.
+ */
+void render_last_events(const render_ctx_t *ctx, const json_t *events, size_t max,
+                        void (*put)(const render_ctx_t *ctx, const json_t *ev));
+
 /* The fallback: the view's JSON, compact, without "legal". */
 void render_json_table(const render_ctx_t *ctx, const json_t *view);
 void render_json_result(const render_ctx_t *ctx, const json_t *result);

@@ -231,16 +231,9 @@ static void table_233(const render_ctx_t *ctx, const json_t *view)
 
     /* The last few events, oldest first. */
     json_t *events = json_object_get(view, "events");
-    size_t n = json_array_size(events), from = n > 4 ? n - 4 : 0;
-    if (n) {
-        fputs("  last:", o);
-        for (size_t k = from; k < n; k++) {
-            fputs(k == from ? " " : " | ", o);
-            put_event(ctx, json_array_get(events, k));
-        }
-        fputc('\n', o);
-    }
+    render_last_events(ctx, events, 4, put_event);
     json_t *lr = json_object_get(view, "last_round");
+    size_t n = json_array_size(events);
     json_t *last = json_array_get(events, n ? n - 1 : 0);
     const char *last_did = json_string_value(json_object_get(last, "did"));
     if (lr && (over || (last_did && strcmp(last_did, "round_over") == 0) ||

@@ -212,15 +212,7 @@ static void table_seqnum(const render_ctx_t *ctx, const json_t *view)
     }
 
     json_t *events = json_object_get(view, "events");
-    size_t n = json_array_size(events), from = n > 4 ? n - 4 : 0;
-    if (n) {
-        fputs("  last:", o);
-        for (size_t k = from; k < n; k++) {
-            fputs(k == from ? " " : " | ", o);
-            put_event(ctx, json_array_get(events, k));
-        }
-        fputc('\n', o);
-    }
+    render_last_events(ctx, events, 4, put_event);
 
     json_t *hand = json_object_get(view, "hand");
     if (json_is_array(hand)) {

@@ -189,15 +189,7 @@ static void table_slap(const render_ctx_t *ctx, const json_t *view)
     }
 
     json_t *events = json_object_get(view, "events");
-    size_t n = json_array_size(events), from = n > 4 ? n - 4 : 0;
-    if (n) {
-        fputs("  last:", o);
-        for (size_t e = from; e < n; e++) {
-            fputs(e == from ? " " : " | ", o);
-            put_event(ctx, json_array_get(events, e));
-        }
-        fputc('\n', o);
-    }
+    render_last_events(ctx, events, 4, put_event);
     if (me >= 0 && strcmp(phase, "play") == 0 && !json_array_size(json_object_get(view, "legal")) &&
         stall < 0)
         fputs("  nothing for you to play: wait for the others\n", o);
