@@ -23,6 +23,17 @@ import traceback
 TIMEOUT = float(os.environ.get("TAPIS_TEST_TIMEOUT", "20"))
 
 
+
+def end_process(proc):
+    """SIGTERM, then SIGKILL if it does not exit within TIMEOUT."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
 class Server:
     def __init__(self, exe, *args):
         self.log = []
@@ -51,13 +62,7 @@ class Server:
         self.address = "127.0.0.1:%d" % self.port
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        end_process(self.proc)
 
 
 class Proxy:
@@ -170,13 +175,7 @@ class Tty:
         os.write(self.master, line.encode() + b"\r")
 
     def close(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        end_process(self.proc)
         os.close(self.master)
 
 
