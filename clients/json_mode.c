@@ -2,8 +2,12 @@
  * json_mode.c — `tapis --json`: raw protocol lines both ways, for scripts.
  *
  * stdin lines go to the server unchanged (blank lines are not sent: they get
- * no reply), server lines go to stdout unchanged. At the end of stdin it
- * waits (up to 5 s) for the replies still due, then closes.
+ * no reply), server lines go to stdout unchanged as long as they are safe for
+ * a terminal. The server's JSON escapes control characters but not DEL, C1
+ * controls or bidi overrides (valid raw UTF-8 in JSON strings): a line with
+ * those is written as the same JSON with them as \uXXXX escapes; a line that
+ * is not JSON at all is written with visible escapes (safe_text.h). At the
+ * end of stdin it waits (up to 5 s) for the replies still due, then closes.
  */
 #include <errno.h>
 #include <poll.h>
@@ -12,8 +16,29 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "net.h"
+#include "safe_text.h"
 #include "tapis.h"
+
+/* ------------------------------------------------------------------------ */
+
+/* One line from the server to stdout, unchanged unless a terminal would obey part of it. */
+static void put_server_line(const char *line, size_t len)
+{
+    if (safe_is_clean(line, len)) {
+        fwrite(line, 1, len, stdout);
+    } else {
+        json_t *j = json_loadb(line, len, JSON_DECODE_ANY, NULL);
+        if (j)
+            safe_fwrite_json(stdout, line, len);
+        else
+            safe_fwrite(stdout, line, len);
+        json_decref(j);
+    }
+    fputc('\n', stdout);
+}
 
 /* ------------------------------------------------------------------------ */
 
@@ -51,8 +76,7 @@ int tapis_json_mode(const char *host, const char *port)
             const char *line;
             size_t len;
             while (frame_next(&net.frame, &line, &len) == FRAME_LINE) {
-                fwrite(line, 1, len, stdout);
-                fputc('\n', stdout);
+                put_server_line(line, len);
                 /* A reply starts with {"re": (the server's encoding is compact). */
                 if (strncmp(line, "{\"re\"", 5) == 0) replies++;
             }

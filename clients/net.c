@@ -88,6 +88,7 @@ int net_open(net_conn_t *c, const char *host, const char *port)
         return -1;
     }
     frame_init(&c->frame, NET_MAX_LINE);
+    c->last_write_ms = net_now_ms();
     return 0;
 }
 
@@ -102,6 +103,7 @@ void net_close(net_conn_t *c)
 
 int net_write(net_conn_t *c, const char *buf, size_t len)
 {
+    c->last_write_ms = net_now_ms();
     while (len > 0) {
         ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
         if (n < 0) {

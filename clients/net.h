@@ -23,6 +23,7 @@
 typedef struct net_conn {
     int fd; /* -1 when not connected */
     frame_t frame;
+    long long last_write_ms; /* net_now_ms() of the connect or the last write (keepalives) */
 } net_conn_t;
 
 /*

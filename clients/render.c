@@ -48,7 +48,7 @@ const char *render_seat_name(const render_ctx_t *ctx, int seat, char *buf, size_
     if (name && json_is_true(json_object_get(s, "bot")))
         snprintf(buf, cap, "bot%d", seat);
     else if (name)
-        snprintf(buf, cap, "%s", name);
+        safe_text(buf, cap, name);
     else
         snprintf(buf, cap, "seat %d", seat);
     return buf;
@@ -59,8 +59,10 @@ void render_json_table(const render_ctx_t *ctx, const json_t *view)
     json_t *copy = json_copy((json_t *)view);
     json_object_del(copy, "legal");
     char *text = json_dumps(copy, JSON_COMPACT);
-    fprintf(ctx->out, "%s-- room %s --%s\n%s\n", render_sgr(ctx, RENDER_BOLD), ctx->room,
-            render_sgr(ctx, RENDER_OFF), text ? text : "{}");
+    fprintf(ctx->out, "%s-- room %s --%s\n", render_sgr(ctx, RENDER_BOLD), ctx->room,
+            render_sgr(ctx, RENDER_OFF));
+    safe_fwrite_json(ctx->out, text ? text : "{}", text ? strlen(text) : 2);
+    fputc('\n', ctx->out);
     free(text);
     json_decref(copy);
 }
@@ -68,7 +70,9 @@ void render_json_table(const render_ctx_t *ctx, const json_t *view)
 void render_json_result(const render_ctx_t *ctx, const json_t *result)
 {
     char *text = json_dumps(result, JSON_COMPACT);
-    fprintf(ctx->out, "result: %s\n", text ? text : "{}");
+    fputs("result: ", ctx->out);
+    safe_fwrite_json(ctx->out, text ? text : "{}", text ? strlen(text) : 2);
+    fputc('\n', ctx->out);
     free(text);
 }
 

@@ -8,6 +8,10 @@
  *
  * Colours are ANSI escapes, used only when ctx->color is set (the client
  * clears it for NO_COLOR and for output that is not a terminal).
+ *
+ * Every string of a view is the server's word, so a renderer writes none of
+ * them raw: names come escaped from render_seat_name(), the rest goes through
+ * safe_fputs() / safe_text() (safe_text.h), JSON through safe_fwrite_json().
  */
 #ifndef TAPIS_CLIENTS_RENDER_H
 #define TAPIS_CLIENTS_RENDER_H
@@ -16,10 +20,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "safe_text.h"
+
 typedef struct render_ctx {
     FILE *out;
     bool color;
-    const char *room;    /* the room's id */
+    const char *room;    /* the room's id, already escaped (safe_text.h) */
     const json_t *seats; /* the room's seats as in its "room" event, or NULL */
 } render_ctx_t;
 
@@ -60,7 +66,7 @@ const char *render_sgr(const render_ctx_t *ctx, const char *sgr);
 /* o[key] as an int, or dflt when it is not an integer (null, missing). */
 int render_int(const json_t *o, const char *key, int dflt);
 
-/* A seat's name from the room's seats ("bot" for bots, "seat K" when unknown). */
+/* A seat's name from the room's seats, escaped ("botK" for bots, "seat K" when unknown). */
 const char *render_seat_name(const render_ctx_t *ctx, int seat, char *buf, size_t cap);
 
 /*

@@ -56,8 +56,9 @@ static const char *card_sgr(const char *c)
 
 static void put_card(const render_ctx_t *ctx, const char *c)
 {
-    fprintf(ctx->out, "%s%s%s", render_sgr(ctx, card_sgr(c)), c ? c : "?",
-            render_sgr(ctx, RENDER_OFF));
+    fputs(render_sgr(ctx, card_sgr(c)), ctx->out);
+    safe_fputs(ctx->out, c);
+    fputs(render_sgr(ctx, RENDER_OFF), ctx->out);
 }
 
 static int cmp_cards(const void *a, const void *b)
@@ -113,7 +114,7 @@ static void put_event(const render_ctx_t *ctx, const json_t *ev)
     const char *did = json_string_value(json_object_get(ev, "did"));
     int seat = int_of(ev, "seat", -1);
     if (seat >= 0) fprintf(ctx->out, "%s ", render_seat_name(ctx, seat, name, sizeof name));
-    fprintf(ctx->out, "%s", did ? did : "?");
+    safe_fputs(ctx->out, did);
     const char *card = json_string_value(json_object_get(ev, "card"));
     if (card) {
         fputc(' ', ctx->out);
@@ -125,7 +126,10 @@ static void put_event(const render_ctx_t *ctx, const json_t *ev)
         put_cards(ctx, cards);
     }
     const char *combo = json_string_value(json_object_get(ev, "combo"));
-    if (combo) fprintf(ctx->out, " %s", combo);
+    if (combo) {
+        fputc(' ', ctx->out);
+        safe_fputs(ctx->out, combo);
+    }
     int to = int_of(ev, "to", -1);
     if (to >= 0 && to != seat)
         fprintf(ctx->out, " to %s", render_seat_name(ctx, to, name, sizeof name));
@@ -135,13 +139,13 @@ static void put_event(const render_ctx_t *ctx, const json_t *ev)
 
 static void put_last_round(const render_ctx_t *ctx, const json_t *lr)
 {
-    char name[64];
+    char name[64], why[128];
     int winner = int_of(lr, "winner", -1);
     const char *reason = json_string_value(json_object_get(lr, "reason"));
     fprintf(ctx->out, "  round %d over: %s%s%s%s\n", int_of(lr, "round", 0),
             winner >= 0 ? render_seat_name(ctx, winner, name, sizeof name) : "no winner",
             winner >= 0 ? " wins" : "", reason && winner < 0 ? ": " : "",
-            reason && winner < 0 ? reason : "");
+            reason && winner < 0 ? safe_text(why, sizeof why, reason) : "");
     size_t i;
     json_t *h;
     json_array_foreach(json_object_get(lr, "hands"), i, h)
@@ -159,7 +163,10 @@ static void put_last_round(const render_ctx_t *ctx, const json_t *lr)
             put_cards(ctx, m);
             fputc(']', ctx->out);
         }
-        if (combo && strcmp(combo, "none") != 0) fprintf(ctx->out, "  %s", combo);
+        if (combo && strcmp(combo, "none") != 0) {
+            fputs("  ", ctx->out);
+            safe_fputs(ctx->out, combo);
+        }
         fputc('\n', ctx->out);
     }
 }
@@ -167,7 +174,7 @@ static void put_last_round(const render_ctx_t *ctx, const json_t *lr)
 static void table_233(const render_ctx_t *ctx, const json_t *view)
 {
     FILE *o = ctx->out;
-    char name[64];
+    char name[64], text[128];
     int me = int_of(view, "seat", -1), turn = int_of(view, "turn", -1);
     const char *phase = json_string_value(json_object_get(view, "phase"));
     bool over = phase && strcmp(phase, "over") == 0;
@@ -220,13 +227,14 @@ static void table_233(const render_ctx_t *ctx, const json_t *view)
     if (json_array_size(json_object_get(view, "claims")))
         fprintf(o, " . %zu claim(s) pending", json_array_size(json_object_get(view, "claims")));
     const char *gift = json_string_value(json_object_get(view, "pending_gift"));
-    if (gift) fprintf(o, " . %s drawn", gift);
+    if (gift) fprintf(o, " . %s drawn", safe_text(text, sizeof text, gift));
     int decl = int_of(view, "declarer", -1);
     if (decl >= 0)
-        fprintf(o, " . %s declared %s (last draws)", render_seat_name(ctx, decl, name, sizeof name),
-                json_string_value(json_object_get(view, "combo"))
-                    ? json_string_value(json_object_get(view, "combo"))
-                    : "");
+        fprintf(
+            o, " . %s declared %s (last draws)", render_seat_name(ctx, decl, name, sizeof name),
+            json_string_value(json_object_get(view, "combo"))
+                ? safe_text(text, sizeof text, json_string_value(json_object_get(view, "combo")))
+                : "");
     fputc('\n', o);
 
     /* The last few events, oldest first. */
@@ -259,11 +267,11 @@ static void table_233(const render_ctx_t *ctx, const json_t *view)
     if (me >= 0 && !over) {
         if (turn == me)
             fprintf(o, "  %syour turn%s (%s)%s\n", render_sgr(ctx, RENDER_BOLD),
-                    render_sgr(ctx, RENDER_OFF), phase ? phase : "?",
+                    render_sgr(ctx, RENDER_OFF), safe_text(text, sizeof text, phase),
                     json_is_true(json_object_get(view, "must_win")) ? ", you must win" : "");
         else if (turn >= 0)
             fprintf(o, "  %s to play (%s)\n", render_seat_name(ctx, turn, name, sizeof name),
-                    phase ? phase : "?");
+                    safe_text(text, sizeof text, phase));
     }
 }
 

@@ -28,10 +28,13 @@ static bool red_card(const char *c)
     return n && (c[n - 1] == 'H' || c[n - 1] == 'h' || c[n - 1] == 'D' || c[n - 1] == 'd');
 }
 
-static void put_card(const render_ctx_t *ctx, const char *c)
+/* A card (escaped, "??" when unknown); returns the width written (colour aside). */
+static int put_card(const render_ctx_t *ctx, const char *c)
 {
-    fprintf(ctx->out, "%s%s%s", render_sgr(ctx, red_card(c) ? RENDER_RED : RENDER_BOLD),
-            c ? c : "??", render_sgr(ctx, RENDER_OFF));
+    fputs(render_sgr(ctx, red_card(c) ? RENDER_RED : RENDER_BOLD), ctx->out);
+    size_t w = safe_fputs(ctx->out, c ? c : "??");
+    fputs(render_sgr(ctx, RENDER_OFF), ctx->out);
+    return (int)w;
 }
 
 /* The cards, blank-separated; returns the width written (colour aside). */
@@ -42,10 +45,8 @@ static int put_cards(const render_ctx_t *ctx, const json_t *cards)
     int w = 0;
     json_array_foreach(cards, i, c)
     {
-        const char *name = json_string_value(c);
         if (i) fputc(' ', ctx->out);
-        put_card(ctx, name);
-        w += (int)(i > 0) + (int)strlen(name ? name : "??");
+        w += (int)(i > 0) + put_card(ctx, json_string_value(c));
     }
     return w;
 }

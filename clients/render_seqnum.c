@@ -102,13 +102,12 @@ static void put_hand_card(const render_ctx_t *ctx, const json_t *view, const cha
 {
     FILE *o = ctx->out;
     int n = card_answer(card);
-    if (!n) {
-        fprintf(o, "%s%s%s", render_sgr(ctx, RENDER_BOLD), card ? card : "?",
-                render_sgr(ctx, RENDER_OFF));
-        return;
-    }
+    fputs(render_sgr(ctx, RENDER_BOLD), o);
+    safe_fputs(o, card);
+    fputs(render_sgr(ctx, RENDER_OFF), o);
+    if (!n) return;
     json_t *layout = json_object_get(view, "layout"), *chips = json_object_get(view, "chips");
-    fprintf(o, "%s%s%s=%d (", render_sgr(ctx, RENDER_BOLD), card, render_sgr(ctx, RENDER_OFF), n);
+    fprintf(o, "=%d (", n);
     int found = 0, covered = 0;
     for (int cell = 0; cell < (int)json_array_size(layout); cell++) {
         if (cell_int(layout, cell, 0) != n) continue;
@@ -142,13 +141,18 @@ static void put_event(const render_ctx_t *ctx, const json_t *ev)
     }
     if (strcmp(did, "game_over") == 0) {
         const char *reason = json_string_value(json_object_get(ev, "reason"));
-        fprintf(o, "game over (%s)", reason ? reason : "?");
+        fputs("game over (", o);
+        safe_fputs(o, reason);
+        fputc(')', o);
         return;
     }
     if (seat >= 0) fprintf(o, "%s ", render_seat_name(ctx, seat, name, sizeof name));
-    fputs(did, o);
+    safe_fputs(o, did);
     const char *card = json_string_value(json_object_get(ev, "card"));
-    if (card) fprintf(o, " %s", card);
+    if (card) {
+        fputc(' ', o);
+        safe_fputs(o, card);
+    }
     int cell = render_int(ev, "cell", -1);
     if (cell >= 0) fprintf(o, " at %d", cell);
 }
@@ -188,7 +192,10 @@ static void table_seqnum(const render_ctx_t *ctx, const json_t *view)
         if (lapsed) fprintf(o, "  %d draw%s lost", lapsed, lapsed == 1 ? "" : "s");
         json_t *d = json_object_get(p, "discards");
         size_t nd = json_array_size(d);
-        if (nd) fprintf(o, "  discard %s", json_string_value(json_array_get(d, nd - 1)));
+        if (nd) {
+            fputs("  discard ", o);
+            safe_fputs(o, json_string_value(json_array_get(d, nd - 1)));
+        }
         fputc('\n', o);
     }
     fprintf(o, "  ");
@@ -240,10 +247,10 @@ static void table_seqnum(const render_ctx_t *ctx, const json_t *view)
 static void result_seqnum(const render_ctx_t *ctx, const json_t *result)
 {
     FILE *o = ctx->out;
-    char name[64];
+    char name[64], why[128];
     const char *reason = json_string_value(json_object_get(result, "reason"));
     fprintf(o, "%sgame over in room %s after %d turns (%s):%s", render_sgr(ctx, RENDER_BOLD),
-            ctx->room, render_int(result, "turns", 0), reason ? reason : "?",
+            ctx->room, render_int(result, "turns", 0), safe_text(why, sizeof why, reason),
             render_sgr(ctx, RENDER_OFF));
     json_t *winners = json_object_get(result, "winners");
     int team = render_int(result, "team", -1);

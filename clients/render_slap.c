@@ -33,10 +33,13 @@ static const char *card_sgr(const char *c)
     }
 }
 
-static void put_card(const render_ctx_t *ctx, const char *c)
+/* A card, escaped; returns the width written (colour aside). */
+static int put_card(const render_ctx_t *ctx, const char *c)
 {
-    fprintf(ctx->out, "%s%s%s", render_sgr(ctx, card_sgr(c)), c ? c : "?",
-            render_sgr(ctx, RENDER_OFF));
+    fputs(render_sgr(ctx, card_sgr(c)), ctx->out);
+    size_t w = safe_fputs(ctx->out, c);
+    fputs(render_sgr(ctx, RENDER_OFF), ctx->out);
+    return (int)w;
 }
 
 /* Milliseconds from the view's now to key's time, or -1 when key is null. */
@@ -61,8 +64,7 @@ static void put_columns(const render_ctx_t *ctx, const json_t *p)
         if (n == 0) {
             w = fprintf(o, "--");
         } else if (top) {
-            put_card(ctx, top);
-            w = (int)strlen(top);
+            w = put_card(ctx, top);
             if (n > 1) w += fprintf(o, " +%d", n - 1);
         } else {
             fputs(render_sgr(ctx, RENDER_DIM), o);
@@ -82,7 +84,7 @@ static void put_event(const render_ctx_t *ctx, const json_t *ev)
     int seat = render_int(ev, "seat", -1);
     if (!did) did = "?";
     if (strcmp(did, "deal") == 0 || strcmp(did, "go") == 0) {
-        fprintf(o, "%s (round %d)", did, render_int(ev, "round", 0));
+        fprintf(o, "%s (round %d)", did, render_int(ev, "round", 0)); /* a known word */
         return;
     }
     if (strcmp(did, "stall") == 0) {
@@ -109,7 +111,7 @@ static void put_event(const render_ctx_t *ctx, const json_t *ev)
         return;
     }
     if (seat >= 0) fprintf(o, "%s ", render_seat_name(ctx, seat, name, sizeof name));
-    fputs(did, o);
+    safe_fputs(o, did);
     const char *card = json_string_value(json_object_get(ev, "card"));
     if (card) {
         fputc(' ', o);
@@ -128,14 +130,14 @@ static void put_event(const render_ctx_t *ctx, const json_t *ev)
 static void table_slap(const render_ctx_t *ctx, const json_t *view)
 {
     FILE *o = ctx->out;
-    char name[64];
+    char name[64], shown[128];
     int me = render_int(view, "seat", -1);
     const char *phase = json_string_value(json_object_get(view, "phase"));
     if (!phase) phase = "?";
 
     fprintf(o, "%s-- room %s . slap . round %d/%d . %s --%s\n", render_sgr(ctx, RENDER_BOLD),
-            ctx->room, render_int(view, "round", 0), render_int(view, "max_rounds", 0), phase,
-            render_sgr(ctx, RENDER_OFF));
+            ctx->room, render_int(view, "round", 0), render_int(view, "max_rounds", 0),
+            safe_text(shown, sizeof shown, phase), render_sgr(ctx, RENDER_OFF));
 
     fputs("  piles ", o);
     size_t i;

@@ -40,6 +40,7 @@
 #include "game.h"
 #include "net.h"
 #include "protocol.h"
+#include "safe_text.h"
 
 #define MAX_CONNS GAME_MAX_SEATS
 #define MAX_PENDING 64
@@ -98,21 +99,32 @@ static char ROOM[64];
 
 static void error_at(seat_conn_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A protocol error: counted, printed, and the run will exit non-zero. */
+/*
+ * A protocol error: counted, printed, and the run will exit non-zero. The
+ * arguments often come from the server (codes, messages, room ids): the
+ * whole message is escaped (safe_text.h).
+ */
 static void error_at(seat_conn_t *c, const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "tapis-bot: %s: ", c ? c->name : "-");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fputs("tapis-bot: ", stderr);
+    safe_fputs(stderr, c ? c->name : "-");
+    fputs(": ", stderr);
+    safe_fputs(stderr, msg);
+    fputc('\n', stderr);
     S.errors++;
 }
 
 static void trace(const seat_conn_t *c, const char *dir, const char *line, size_t len)
 {
-    if (O.verbose) fprintf(stderr, "%s %s %.*s\n", c->name, dir, (int)len, line);
+    if (!O.verbose) return;
+    fprintf(stderr, "%s %s ", c->name, dir);
+    safe_fwrite(stderr, line, len);
+    fputc('\n', stderr);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -286,7 +298,9 @@ static void on_event(seat_conn_t *c, const char *ev, json_t *msg)
         if (won) S.wins++;
         if (O.verbose) {
             char *r = json_dumps(result, JSON_COMPACT);
-            fprintf(stderr, "game %d over: %s\n", S.games, r ? r : "");
+            fprintf(stderr, "game %d over: ", S.games);
+            if (r) safe_fwrite_json(stderr, r, strlen(r));
+            fputc('\n', stderr);
             free(r);
         }
     } else if (strcmp(ev, "timeout") == 0 && here) {

@@ -1,7 +1,7 @@
 /*
  * tapis.c — the terminal client of tapis.
  *
- *     tapis [HOST:PORT] [--name NAME] [--no-color]
+ *     tapis [HOST:PORT] [--name NAME] [--no-color] [--keepalive TIME]
  *     tapis [HOST:PORT] --json
  *
  * Interactive: asks for a name, says hello, and reads commands with libedit
@@ -22,7 +22,13 @@
  * legal actions (`pick d<Tab>` -> `pick down`).
  *
  * The connection is re-opened by itself when it drops, and `hello NAME TOKEN`
- * takes the seats back.
+ * takes the seats back. After --keepalive (2 min) without sending anything it
+ * sends a `ping` (its reply is not shown), so that a server's idle timeout
+ * does not drop someone who only watches.
+ *
+ * Nothing from the wire reaches the terminal raw: names, chat, room ids,
+ * messages and every string of a view go through safe_text.h, so a hostile
+ * player (or server) cannot clear the screen, forge a line or reorder text.
  *
  * --json (json_mode.c) passes raw protocol lines between stdin/stdout and
  * the server, for scripts.
@@ -47,14 +53,21 @@
 #include "net.h"
 #include "protocol.h"
 #include "render.h"
+#include "safe_text.h"
 #include "tapis.h"
 
 #define MAX_ROOMS 32
 #define RECONNECT_MIN_MS 500
 #define RECONNECT_MAX_MS 5000
+#define KEEPALIVE_DEFAULT_MS (2 * 60 * 1000)
+#define KEEPALIVE_ID "tapis-keepalive" /* the id of our own pings: their replies are not shown */
+
+/* Room ids, names and other short strings from the wire, escaped (4 bytes per raw byte at most). */
+#define SHOWN_MAX 160
 
 typedef struct room_info {
     char id[40];
+    char label[SHOWN_MAX]; /* the id as shown: escaped */
     char game[40];
     json_t *seats; /* from the latest "room" event */
     json_t *view;  /* the latest state view */
@@ -66,7 +79,8 @@ static struct {
     char host[256], port[16];
     char name[64];
     bool json_mode, no_color;
-} O;
+    long long keepalive_ms; /* 0: never */
+} O = {.keepalive_ms = KEEPALIVE_DEFAULT_MS};
 
 static net_conn_t NET = {.fd = -1};
 static char TOKEN[160];
@@ -143,17 +157,40 @@ static void say(const char *fmt, ...)
     out_end();
 }
 
+/* One line: prefix, then text from the wire escaped, then suffix. */
+static void say_text(const char *prefix, const char *text, const char *suffix)
+{
+    out_begin();
+    fputs(prefix, stdout);
+    safe_fputs(stdout, text);
+    fputs(suffix, stdout);
+    fputc('\n', stdout);
+    out_end();
+}
+
+/* JSON from the wire, re-encoded (json_dumps), on a line of its own. */
+static void say_json(const json_t *j)
+{
+    char *text = json_dumps(j, JSON_COMPACT);
+    out_begin();
+    if (text) safe_fwrite_json(stdout, text, strlen(text));
+    fputc('\n', stdout);
+    out_end();
+    free(text);
+}
+
 static render_ctx_t ctx_for(const room_info_t *r)
 {
     render_ctx_t ctx = {
-        .out = stdout, .color = COLOR, .room = r ? r->id : "?", .seats = r ? r->seats : NULL};
+        .out = stdout, .color = COLOR, .room = r ? r->label : "?", .seats = r ? r->seats : NULL};
     return ctx;
 }
 
 static void update_prompt(void)
 {
+    char room[48];
     if (CURRENT[0])
-        snprintf(PROMPT, sizeof PROMPT, "tapis:%s> ", CURRENT);
+        snprintf(PROMPT, sizeof PROMPT, "tapis:%s> ", safe_text(room, sizeof room, CURRENT));
     else
         snprintf(PROMPT, sizeof PROMPT, "tapis> ");
     if (PROMPT_ON) rl_set_prompt(PROMPT);
@@ -185,6 +222,7 @@ static room_info_t *room_get(const char *id, bool create)
         memset(free_slot, 0, sizeof *free_slot);
     }
     snprintf(free_slot->id, sizeof free_slot->id, "%s", id);
+    safe_text(free_slot->label, sizeof free_slot->label, free_slot->id);
     return free_slot;
 }
 
@@ -254,6 +292,16 @@ static void send_act(const json_t *action)
     send_msg(msg);
 }
 
+/* A ping after O.keepalive_ms without a write, so that an idle timeout spares a watcher. */
+static void maybe_keepalive(void)
+{
+    if (!connected() || O.keepalive_ms <= 0) return;
+    if (net_now_ms() - NET.last_write_ms < O.keepalive_ms) return;
+    json_t *msg = json_pack("{s:s, s:s}", "cmd", "ping", "id", KEEPALIVE_ID);
+    net_send(&NET, msg);
+    json_decref(msg);
+}
+
 static void send_hello(void)
 {
     json_t *msg = json_pack("{s:s, s:s}", "cmd", "hello", "name", O.name);
@@ -279,7 +327,9 @@ static void list_legal(const json_t *only_type)
     {
         if (only_type && !json_equal(json_object_get(a, "type"), (json_t *)only_type)) continue;
         char *words = inline_render_action(a);
-        printf("  %2zu  %s\n", i + 1, words ? words : "?");
+        printf("  %2zu  ", i + 1);
+        safe_fputs(stdout, words);
+        putchar('\n');
         free(words);
     }
     printf("  type a number to play it\n");
@@ -302,7 +352,8 @@ static void show_moves(const json_t *legal)
             break;
         }
         char *words = inline_render_action(a);
-        printf("%s%zu) %s", shown ? "  " : "", i + 1, words ? words : "?");
+        printf("%s%zu) ", shown ? "  " : "", i + 1);
+        safe_fputs(stdout, words);
         free(words);
         shown++;
     }
@@ -367,7 +418,7 @@ static void show_state(const json_t *msg)
     if (strcmp(CURRENT, id) != 0) {
         json_t *legal = json_object_get(view, "legal");
         if (json_array_size(legal) && !auto_sent)
-            say("[room %s] your move there (join or watch it to see)", id);
+            say("[room %s] your move there (join or watch it to see)", r->label);
         return;
     }
     render_ctx_t ctx = ctx_for(r);
@@ -392,8 +443,9 @@ static void show_room(const json_t *msg)
     r->seats = json_incref(json_object_get(msg, "seats"));
     const char *status = json_string_value(json_object_get(msg, "status"));
     if (!status || strcmp(status, "waiting") != 0) return;
+    char shown[SHOWN_MAX];
     out_begin();
-    printf("room %s (%s, waiting):", id, game ? game : "?");
+    printf("room %s (%s, waiting):", r->label, safe_text(shown, sizeof shown, game));
     size_t i, empty = 0;
     json_t *s;
     json_array_foreach(r->seats, i, s)
@@ -401,11 +453,15 @@ static void show_room(const json_t *msg)
         const char *name = json_string_value(json_object_get(s, "name"));
         if (!name) empty++;
         printf("%s seat %zu %s", i ? "," : "", i,
-               name ? (json_is_true(json_object_get(s, "bot")) ? "bot" : name) : "empty");
+               name ? (json_is_true(json_object_get(s, "bot"))
+                           ? "bot"
+                           : safe_text(shown, sizeof shown, name))
+                    : "empty");
     }
     putchar('\n');
     if (empty)
-        printf("  %zu seat(s) to fill: `addbot`, or another player types `join %s`\n", empty, id);
+        printf("  %zu seat(s) to fill: `addbot`, or another player types `join %s`\n", empty,
+               r->label);
     out_end();
 }
 
@@ -417,16 +473,20 @@ static void show_rooms(const json_t *rooms)
     json_t *r;
     json_array_foreach(rooms, i, r)
     {
-        printf("  room %-6s %-10s %-8s", json_string_value(json_object_get(r, "room")),
-               json_string_value(json_object_get(r, "game")),
-               json_string_value(json_object_get(r, "status")));
+        char id[SHOWN_MAX], game[SHOWN_MAX], status[SHOWN_MAX], name[SHOWN_MAX];
+        printf("  room %-6s %-10s %-8s",
+               safe_text(id, sizeof id, json_string_value(json_object_get(r, "room"))),
+               safe_text(game, sizeof game, json_string_value(json_object_get(r, "game"))),
+               safe_text(status, sizeof status, json_string_value(json_object_get(r, "status"))));
         size_t k;
         json_t *s;
         json_array_foreach(json_object_get(r, "seats"), k, s)
         {
-            const char *name = json_string_value(json_object_get(s, "name"));
+            const char *n = json_string_value(json_object_get(s, "name"));
             printf("%s%s", k ? ", " : " ",
-                   name ? (json_is_true(json_object_get(s, "bot")) ? "bot" : name) : "-");
+                   n ? (json_is_true(json_object_get(s, "bot")) ? "bot"
+                                                                : safe_text(name, sizeof name, n))
+                     : "-");
         }
         int watchers = (int)json_integer_value(json_object_get(r, "spectators"));
         if (watchers) printf("  (+%d watching)", watchers);
@@ -444,12 +504,15 @@ static void show_games(const json_t *games)
     json_t *g;
     json_array_foreach(games, i, g)
     {
+        char id[SHOWN_MAX], title[SHOWN_MAX];
         char *opts = json_dumps(json_object_get(g, "options"), JSON_COMPACT);
-        printf("  %-10s %-20s %d-%d players  options %s\n",
-               json_string_value(json_object_get(g, "id")),
-               json_string_value(json_object_get(g, "title")),
+        printf("  %-10s %-20s %d-%d players  options ",
+               safe_text(id, sizeof id, json_string_value(json_object_get(g, "id"))),
+               safe_text(title, sizeof title, json_string_value(json_object_get(g, "title"))),
                (int)json_integer_value(json_object_get(g, "min_players")),
-               (int)json_integer_value(json_object_get(g, "max_players")), opts ? opts : "{}");
+               (int)json_integer_value(json_object_get(g, "max_players")));
+        safe_fwrite_json(stdout, opts ? opts : "{}", opts ? strlen(opts) : 2);
+        putchar('\n');
         free(opts);
     }
     printf("  `create GAME PLAYERS` opens a table, e.g. create 233 4\n");
@@ -461,13 +524,17 @@ static void on_reply(const json_t *msg)
     const char *re = json_string_value(json_object_get(msg, "re"));
     if (!json_is_true(json_object_get(msg, "ok"))) {
         json_t *err = json_object_get(msg, "error");
-        say("%s! %s: %s%s", render_sgr(&(render_ctx_t){.color = COLOR}, RENDER_RED),
-            json_string_value(json_object_get(err, "code")),
-            json_string_value(json_object_get(err, "message")),
-            render_sgr(&(render_ctx_t){.color = COLOR}, RENDER_OFF));
+        char code[SHOWN_MAX], prefix[SHOWN_MAX + 32];
+        snprintf(prefix, sizeof prefix,
+                 "%s! %s: ", render_sgr(&(render_ctx_t){.color = COLOR}, RENDER_RED),
+                 safe_text(code, sizeof code, json_string_value(json_object_get(err, "code"))));
+        say_text(prefix, json_string_value(json_object_get(err, "message")),
+                 render_sgr(&(render_ctx_t){.color = COLOR}, RENDER_OFF));
         return;
     }
     const char *room = json_string_value(json_object_get(msg, "room"));
+    char shown[SHOWN_MAX];
+    if (room) safe_text(shown, sizeof shown, room);
     int seat = json_is_integer(json_object_get(msg, "seat"))
                    ? (int)json_integer_value(json_object_get(msg, "seat"))
                    : -1;
@@ -492,23 +559,26 @@ static void on_reply(const json_t *msg)
     } else if (strcmp(re, "create") == 0 && room) {
         set_current(room);
         if (seat >= 0)
-            say("room %s created; you sit at seat %d", room, seat);
+            say("room %s created; you sit at seat %d", shown, seat);
         else
-            say("room %s created", room);
+            say("room %s created", shown);
     } else if (strcmp(re, "join") == 0 && room) {
         set_current(room);
-        say("you sit at seat %d of room %s", seat, room);
+        say("you sit at seat %d of room %s", seat, shown);
     } else if (strcmp(re, "watch") == 0 && room) {
         set_current(room);
-        say("watching room %s", room);
+        say("watching room %s", shown);
     } else if (strcmp(re, "leave") == 0) {
-        say("left room %s", room ? room : CURRENT);
+        say("left room %s", room ? shown : safe_text(shown, sizeof shown, CURRENT));
         if (room) room_forget(room);
         if (!room || strcmp(room, CURRENT) == 0) set_current(NULL);
     } else if (strcmp(re, "addbot") == 0) {
         say("a bot sits at seat %d", seat);
     } else if (strcmp(re, "help") == 0) {
-        say("%s", json_string_value(json_object_get(msg, "text")));
+        out_begin(); /* lines: each one escaped */
+        safe_fputs_lines(stdout, json_string_value(json_object_get(msg, "text")));
+        fputc('\n', stdout);
+        out_end();
     } else if (strcmp(re, "ping") == 0) {
         say("pong");
     } else if (strcmp(re, "quit") == 0) {
@@ -517,9 +587,7 @@ static void on_reply(const json_t *msg)
     } else if (strcmp(re, "act") == 0 || strcmp(re, "say") == 0 || strcmp(re, "state") == 0) {
         /* the state or chat event shows it */
     } else {
-        char *text = json_dumps(msg, JSON_COMPACT);
-        say("%s", text ? text : "");
-        free(text);
+        say_json(msg);
     }
 }
 
@@ -528,6 +596,9 @@ static void on_event(const char *ev, const json_t *msg)
     const char *room = json_string_value(json_object_get(msg, "room"));
     const char *name = json_string_value(json_object_get(msg, "name"));
     int seat = (int)json_integer_value(json_object_get(msg, "seat"));
+    char shown_room[SHOWN_MAX], shown_name[SHOWN_MAX];
+    safe_text(shown_room, sizeof shown_room, room);
+    safe_text(shown_name, sizeof shown_name, name);
     if (strcmp(ev, "state") == 0) {
         show_state(msg);
     } else if (strcmp(ev, "room") == 0) {
@@ -540,11 +611,10 @@ static void on_event(const char *ev, const json_t *msg)
         printf("  `leave`, then `create` or `join` for another game\n");
         out_end();
     } else if (strcmp(ev, "chat") == 0) {
-        say("[%s] %s: %s", room ? room : "?",
-            json_string_value(json_object_get(msg, "from"))
-                ? json_string_value(json_object_get(msg, "from"))
-                : "?",
-            json_string_value(json_object_get(msg, "text")));
+        char from[SHOWN_MAX], prefix[2 * SHOWN_MAX + 8];
+        snprintf(prefix, sizeof prefix, "[%s] %s: ", shown_room,
+                 safe_text(from, sizeof from, json_string_value(json_object_get(msg, "from"))));
+        say_text(prefix, json_string_value(json_object_get(msg, "text")), "");
     } else if (strcmp(ev, "join") == 0 || strcmp(ev, "leave") == 0 ||
                strcmp(ev, "disconnect") == 0 || strcmp(ev, "reconnect") == 0) {
         static const char *const verbs[][2] = {{"join", "sits down"},
@@ -554,9 +624,9 @@ static void on_event(const char *ev, const json_t *msg)
         const char *verb = ev;
         for (int i = 0; i < 4; i++)
             if (strcmp(ev, verbs[i][0]) == 0) verb = verbs[i][1];
-        say("[%s] %s (seat %d) %s", room ? room : "?", name ? name : "?", seat, verb);
+        say("[%s] %s (seat %d) %s", shown_room, shown_name, seat, verb);
     } else if (strcmp(ev, "timeout") == 0) {
-        say("[%s] seat %d ran out of time: the default move was played", room ? room : "?", seat);
+        say("[%s] seat %d ran out of time: the default move was played", shown_room, seat);
     } else if (strcmp(ev, "shutdown") == 0) {
         say("! the server is shutting down");
     } else if (strcmp(ev, "replaced") == 0) {
@@ -564,13 +634,20 @@ static void on_event(const char *ev, const json_t *msg)
         say("! you logged in elsewhere: this client stops");
     } else if (strcmp(ev, "error") == 0) {
         json_t *err = json_object_get(msg, "error");
-        say("! server: %s: %s", json_string_value(json_object_get(err, "code")),
-            json_string_value(json_object_get(err, "message")));
+        char code[SHOWN_MAX], prefix[SHOWN_MAX + 16];
+        snprintf(prefix, sizeof prefix, "! server: %s: ",
+                 safe_text(code, sizeof code, json_string_value(json_object_get(err, "code"))));
+        say_text(prefix, json_string_value(json_object_get(err, "message")), "");
     } else {
-        char *text = json_dumps(msg, JSON_COMPACT);
-        say("%s", text ? text : "");
-        free(text);
+        say_json(msg);
     }
+}
+
+/* The reply to our own keepalive ping (ok or not): not shown. */
+static bool is_keepalive_reply(const json_t *msg)
+{
+    const char *id = json_string_value(json_object_get(msg, "id"));
+    return json_object_get(msg, "re") && id && strcmp(id, KEEPALIVE_ID) == 0;
 }
 
 static void on_server_line(const char *line, size_t len)
@@ -578,7 +655,15 @@ static void on_server_line(const char *line, size_t len)
     proto_error_t err;
     json_t *msg = proto_json_parse(line, len, &err);
     if (!msg) {
-        say("? %.*s", (int)len, line);
+        out_begin();
+        fputs("? ", stdout);
+        safe_fwrite(stdout, line, len);
+        fputc('\n', stdout);
+        out_end();
+        return;
+    }
+    if (is_keepalive_reply(msg)) {
+        json_decref(msg);
         return;
     }
     out_begin();
@@ -655,7 +740,7 @@ static void handle_line(char *line)
             for (int i = 0; i < MAX_ROOMS; i++)
                 if (ROOMS[i].id[0]) {
                     ROOMS[i].auto_sent = false;
-                    if (maybe_auto(&ROOMS[i])) say("autodraw: drawing in room %s", ROOMS[i].id);
+                    if (maybe_auto(&ROOMS[i])) say("autodraw: drawing in room %s", ROOMS[i].label);
                 }
         } else if (*arg) {
             say("! autodraw on, or autodraw off");
@@ -665,9 +750,10 @@ static void handle_line(char *line)
         return;
     }
     if (strcmp(line, "view") == 0) {
-        char *text = r && r->view ? json_dumps(r->view, JSON_COMPACT) : NULL;
-        say("%s", text ? text : "no table yet");
-        free(text);
+        if (r && r->view)
+            say_json(r->view);
+        else
+            say("no table yet");
         return;
     }
     if (strncmp(line, "room ", 5) == 0) {
@@ -739,11 +825,12 @@ static char *next_candidate(const char *text, int state)
     return NULL;
 }
 
+/* Add s unless it is there already, or has characters that must be escaped to be shown. */
 static void add_unique(json_t *list, const char *s)
 {
     size_t i;
     json_t *v;
-    if (!s) return;
+    if (!s || !safe_is_clean(s, strlen(s))) return;
     json_array_foreach(list, i, v) if (strcmp(json_string_value(v), s) == 0) return;
     json_array_append_new(list, json_string(s));
 }
@@ -1000,6 +1087,11 @@ static int run_interactive(void)
             if (now >= QUIT_DEADLINE) break;
             timeout = (int)(QUIT_DEADLINE - now);
         }
+        if (connected() && O.keepalive_ms > 0) {
+            long long due = NET.last_write_ms + O.keepalive_ms;
+            int wait = due > now ? (int)(due - now) : 0;
+            if (timeout < 0 || wait < timeout) timeout = wait;
+        }
         if (nfd == 0 && timeout < 0) break;
         int n = poll(pfd, (nfds_t)nfd, timeout);
         if (n < 0) {
@@ -1015,6 +1107,7 @@ static int run_interactive(void)
         }
         if (!connected() && !QUITTING && !NO_RECONNECT && net_now_ms() >= RECONNECT_AT)
             try_reconnect();
+        maybe_keepalive();
         if (!connected() && (QUITTING || NO_RECONNECT)) DONE = true;
     }
     if (PROMPT_ON) {
@@ -1037,27 +1130,49 @@ static int run_interactive(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tapis [HOST:PORT] [--name NAME] [--no-color]\n"
+    fprintf(f, "usage: tapis [HOST:PORT] [--name NAME] [--no-color] [--keepalive TIME]\n"
                "       tapis [HOST:PORT] --json\n"
                "\n"
                "The terminal client of tapis (default " NET_DEFAULT_HOST ":" NET_DEFAULT_PORT ").\n"
                "Type `help` once connected. --json passes raw protocol lines between\n"
-               "stdin/stdout and the server. Colours follow NO_COLOR and the terminal.\n");
+               "stdin/stdout and the server. Colours follow NO_COLOR and the terminal.\n"
+               "--keepalive: send a ping after TIME without sending anything (2m; 0 = never;\n"
+               "TIME is a number with an optional unit ms, s or m, bare = seconds).\n");
+}
+
+/* TIME as --keepalive takes it ("90", "90s", "500ms", "2m") in ms, or -1. */
+static long long parse_time_ms(const char *s)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno || v < 0 || v > 24LL * 3600 * 1000) return -1;
+    if (strcmp(end, "ms") == 0) return v;
+    if (*end == '\0' || strcmp(end, "s") == 0) return v <= 24LL * 3600 ? v * 1000 : -1;
+    if (strcmp(end, "m") == 0) return v <= 24LL * 60 ? v * 60 * 1000 : -1;
+    return -1;
 }
 
 int main(int argc, char **argv)
 {
-    static const struct option longs[] = {{"json", no_argument, NULL, 'j'},
-                                          {"name", required_argument, NULL, 'n'},
-                                          {"no-color", no_argument, NULL, 'C'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
+    static const struct option longs[] = {
+        {"json", no_argument, NULL, 'j'},     {"name", required_argument, NULL, 'n'},
+        {"no-color", no_argument, NULL, 'C'}, {"keepalive", required_argument, NULL, 'k'},
+        {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "jn:h", longs, NULL)) != -1) {
         switch (ch) {
         case 'j': O.json_mode = true; break;
         case 'n': snprintf(O.name, sizeof O.name, "%.32s", optarg); break;
         case 'C': O.no_color = true; break;
+        case 'k':
+            O.keepalive_ms = parse_time_ms(optarg);
+            if (O.keepalive_ms < 0) {
+                fprintf(stderr, "tapis: --keepalive: a time such as 2m, 90s or 500ms, not \"%s\"\n",
+                        optarg);
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

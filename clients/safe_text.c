@@ -1,0 +1,202 @@
+/*
+ * safe_text.c — escaping text from the wire for a terminal (safe_text.h).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "safe_text.h"
+
+/* ------------------------------------------------------------------------ */
+/* One unit: a character, or one byte that is not valid UTF-8               */
+/* ------------------------------------------------------------------------ */
+
+/* Code points a terminal must not get raw (see safe_text.h). */
+static bool unsafe_cp(uint32_t c)
+{
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
+    if (c < 0x600) return false;
+    return c == 0x061c || c == 0x180e || c == 0x200b || c == 0x200e || c == 0x200f ||
+           (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
+           (c >= 0x2066 && c <= 0x206f) || c == 0xfeff || (c >= 0xfff9 && c <= 0xfffb) ||
+           c == 0xfffe || c == 0xffff;
+}
+
+/*
+ * Decode the character at s[0..len) (len > 0): returns its length in bytes
+ * (1-4) and sets *cp, or returns 0 when s does not start with valid UTF-8
+ * (a stray or cut byte, an overlong form, a surrogate, beyond U+10FFFF).
+ */
+static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
+{
+    unsigned char b = s[0];
+    size_t n;
+    uint32_t c, min;
+    if (b < 0x80) {
+        *cp = b;
+        return 1;
+    } else if (b >= 0xc2 && b <= 0xdf) {
+        n = 2, c = b & 0x1f, min = 0x80;
+    } else if (b >= 0xe0 && b <= 0xef) {
+        n = 3, c = b & 0x0f, min = 0x800;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+        n = 4, c = b & 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (len < n) return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        c = (c << 6) | (s[i] & 0x3f);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
+    *cp = c;
+    return n;
+}
+
+typedef enum { UNIT_RAW, UNIT_BYTE, UNIT_CP } unit_kind_t;
+
+typedef struct unit {
+    size_t len; /* bytes of input */
+    unit_kind_t kind;
+    uint32_t cp; /* UNIT_CP: the code point; UNIT_BYTE: the byte */
+} unit_t;
+
+/* The unit at s[0..len) (len > 0) and how it is to be shown. */
+static unit_t next_unit(const unsigned char *s, size_t len)
+{
+    uint32_t cp;
+    size_t n = utf8_decode(s, len, &cp);
+    if (n == 0) return (unit_t){1, UNIT_BYTE, s[0]};
+    if (n == 1 && unsafe_cp(cp)) return (unit_t){1, UNIT_BYTE, cp}; /* C0, DEL */
+    if (unsafe_cp(cp)) return (unit_t){n, UNIT_CP, cp};
+    return (unit_t){n, UNIT_RAW, 0};
+}
+
+/* The visible escape of a unit that is not raw; returns its length. */
+static size_t escape_of(unit_t u, char buf[16])
+{
+    if (u.kind == UNIT_BYTE) return (size_t)snprintf(buf, 16, "\\x%02x", (unsigned)u.cp);
+    return (size_t)snprintf(buf, 16, u.cp > 0xffff ? "\\U%08x" : "\\u%04x", (unsigned)u.cp);
+}
+
+/* Length of the unit as shown. */
+static size_t shown_len(unit_t u)
+{
+    char esc[16];
+    return u.kind == UNIT_RAW ? u.len : escape_of(u, esc);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Strings and buffers                                                      */
+/* ------------------------------------------------------------------------ */
+
+bool safe_is_clean(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        unit_t u = next_unit(p + i, len - i);
+        if (u.kind != UNIT_RAW) return false;
+        i += u.len;
+    }
+    return true;
+}
+
+size_t safe_escape(char *out, size_t cap, const char *s, size_t len)
+{
+    if (cap == 0) return 0;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t total = 0;
+    for (size_t i = 0; i < len;) {
+        unit_t u = next_unit(p + i, len - i);
+        total += shown_len(u);
+        i += u.len;
+    }
+    bool cut = total > cap - 1;
+    size_t room = !cut ? cap - 1 : cap > 4 ? cap - 4 : 0; /* leave room for "..." */
+    size_t n = 0;
+    for (size_t i = 0; i < len;) {
+        unit_t u = next_unit(p + i, len - i);
+        char esc[16];
+        const char *text = u.kind == UNIT_RAW ? (const char *)p + i : esc;
+        size_t tl = u.kind == UNIT_RAW ? u.len : escape_of(u, esc);
+        if (n + tl > room) break;
+        memcpy(out + n, text, tl);
+        n += tl;
+        i += u.len;
+    }
+    for (int dots = 0; cut && dots < 3 && n < cap - 1; dots++)
+        out[n++] = '.';
+    out[n] = '\0';
+    return n;
+}
+
+const char *safe_text(char *out, size_t cap, const char *s)
+{
+    if (!s) s = "?";
+    safe_escape(out, cap, s, strlen(s));
+    return out;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Streams                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum { AS_TEXT, AS_LINES, AS_JSON } shown_as_t;
+
+static size_t write_mode(FILE *f, const char *s, size_t len, shown_as_t mode)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t written = 0, run = 0; /* raw bytes not yet written: s[i - run, i) */
+    size_t i = 0;
+    while (i < len) {
+        unit_t u = next_unit(p + i, len - i);
+        bool keep = u.kind == UNIT_RAW || (mode == AS_LINES && p[i] == '\n' && u.len == 1);
+        if (keep) {
+            run += u.len;
+            i += u.len;
+            continue;
+        }
+        if (run) written += fwrite(p + i - run, 1, run, f);
+        run = 0;
+        char esc[16];
+        size_t el;
+        if (mode == AS_JSON && u.kind == UNIT_BYTE && u.cp < 0x20) {
+            esc[0] = ' ';
+            el = 1;
+        } else if (mode == AS_JSON && u.kind == UNIT_BYTE && u.cp == 0x7f) {
+            el = (size_t)snprintf(esc, sizeof esc, "\\u007f");
+        } else if (mode == AS_JSON && u.kind == UNIT_CP && u.cp > 0xffff) {
+            uint32_t v = u.cp - 0x10000;
+            el = (size_t)snprintf(esc, sizeof esc, "\\u%04x\\u%04x", 0xd800 + (unsigned)(v >> 10),
+                                  0xdc00 + (unsigned)(v & 0x3ff));
+        } else {
+            el = escape_of(u, esc);
+        }
+        written += fwrite(esc, 1, el, f);
+        i += u.len;
+    }
+    if (run) written += fwrite(p + i - run, 1, run, f);
+    return written;
+}
+
+size_t safe_fwrite(FILE *f, const char *s, size_t len)
+{
+    return write_mode(f, s, len, AS_TEXT);
+}
+
+size_t safe_fputs(FILE *f, const char *s)
+{
+    if (!s) s = "?";
+    return write_mode(f, s, strlen(s), AS_TEXT);
+}
+
+size_t safe_fputs_lines(FILE *f, const char *s)
+{
+    if (!s) s = "?";
+    return write_mode(f, s, strlen(s), AS_LINES);
+}
+
+size_t safe_fwrite_json(FILE *f, const char *s, size_t len)
+{
+    return write_mode(f, s, len, AS_JSON);
+}
