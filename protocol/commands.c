@@ -15,6 +15,7 @@
 #define SEAT_MAX 63
 #define PLAYERS_MAX 64
 #define TEXT_MAX_LEN 1000
+#define ROOMS_PAGE_MAX 200
 
 #define ROOM_ARG(flags, pos)                                                                       \
     {                                                                                              \
@@ -38,7 +39,15 @@ static const command_t commands[CMD__COUNT] = {
       {"players", ARG_INT, 0, 1, PLAYERS_MAX, 2},
       {"private", ARG_BOOL, ARG_FLAG, 0, 0, 0},
       {"options", ARG_OBJECT, ARG_EXTRAS, 0, 0, 0}}},
-    {"rooms", CMD_ROOMS, 0, "rooms", "list the open rooms", {{0}}},
+    {"rooms",
+     CMD_ROOMS,
+     0,
+     "rooms [LIMIT] [OFFSET] [game=GAME] [status=waiting|playing|over]",
+     "list the open rooms, newest first, a page at a time (default 50, at most 200)",
+     {{"limit", ARG_INT, 0, 1, ROOMS_PAGE_MAX, 1},
+      {"offset", ARG_INT, 0, 0, 1000000, 2},
+      {"game", ARG_STRING, 0, 1, NAME_MAX_LEN, 0},
+      {"status", ARG_STRING, 0, 1, 16, 0}}},
     {"join",
      CMD_JOIN,
      0,

@@ -128,7 +128,7 @@ json_t *proto_json_parse(const char *line, size_t len, proto_error_t *err)
     }
     if (!json_is_object(v)) {
         json_decref(v);
-        proto_fail(err, PROTO_BAD_JSON, "a request must be a JSON object");
+        proto_fail(err, PROTO_BAD_REQUEST, "a request must be a JSON object");
         return NULL;
     }
     return v;
@@ -183,7 +183,7 @@ int proto_request_parse(proto_request_t *req, const char *line, size_t len, prot
     const char *s = line + i;
     size_t n = len - i;
 
-    if (s[0] == '{') {
+    if (s[0] == '{' || s[0] == '[') {
         req->msg = proto_json_parse(s, n, err);
         if (!req->msg) return PROTO_ERROR;
         req->id = json_object_get(req->msg, "id");

@@ -9,10 +9,11 @@
  * Lines:
  *  - Empty or white-space-only (space, tab) lines are ignored: no reply
  *    (PROTO_EMPTY), so a person pressing Enter in netcat gets no noise.
- *  - A line whose first non-blank byte is '{' is JSON; anything else is the
- *    inline form (inline_form.h).
- *  - JSON: one object, valid UTF-8, nesting at most PROTO_MAX_DEPTH levels,
- *    no duplicate keys, nothing after it but white space; otherwise bad_json.
+ *  - A line whose first non-blank byte is '{' or '[' is JSON; anything else
+ *    is the inline form (inline_form.h).
+ *  - JSON: valid UTF-8, nesting at most PROTO_MAX_DEPTH levels, no duplicate
+ *    keys, nothing after the value but white space; otherwise bad_json. A
+ *    valid JSON value that is not an object (an array) gives bad_request.
  *    "cmd" must be a string (else bad_request); "id" is optional, any JSON
  *    value, echoed in the reply. Unknown extra fields are ignored (forward
  *    compatibility); known ones are checked.

@@ -75,6 +75,7 @@ static void frame_put(frame_t *f, unsigned char c)
         return;
     }
     f->buf[f->len++] = (char)c;
+    f->fed++;
 }
 
 int frame_feed(frame_t *f, const char *data, size_t n)
@@ -117,12 +118,32 @@ int frame_feed(frame_t *f, const char *data, size_t n)
     return 0;
 }
 
+/* The next "\n" after start, or NULL; `scan` then points at it (or at the end). */
+static char *find_newline(frame_t *f)
+{
+    char *nl = f->scan < f->len ? memchr(f->buf + f->scan, '\n', f->len - f->scan) : NULL;
+    f->scan = nl ? (size_t)(nl - f->buf) : f->len;
+    return nl;
+}
+
+int frame_peek(frame_t *f, uint64_t *end)
+{
+    if (f->reported) return FRAME_NEED_MORE;
+    char *nl = find_newline(f);
+    if (nl) {
+        *end = f->fed - (uint64_t)(f->len - (size_t)(nl - f->buf)) + 1;
+        return FRAME_LINE;
+    }
+    if (!f->overflow) return FRAME_NEED_MORE;
+    *end = f->fed;
+    return FRAME_TOO_LONG;
+}
+
 int frame_next(frame_t *f, const char **line, size_t *len)
 {
     if (f->reported) return FRAME_NEED_MORE;
-    char *nl = f->scan < f->len ? memchr(f->buf + f->scan, '\n', f->len - f->scan) : NULL;
+    char *nl = find_newline(f);
     if (!nl) {
-        f->scan = f->len;
         if (!f->overflow) return FRAME_NEED_MORE;
         f->reported = true;
         return FRAME_TOO_LONG;
@@ -137,6 +158,7 @@ int frame_next(frame_t *f, const char **line, size_t *len)
         return FRAME_TOO_LONG;
     }
     s[n] = '\0';
+    f->taken += (uint64_t)((size_t)(nl - f->buf) + 1 - f->start);
     f->start = f->scan = (size_t)(nl - f->buf) + 1;
     *line = s;
     *len = n;

@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define FRAME_DEFAULT_MAX_LINE 8192
 
@@ -54,6 +55,8 @@ typedef struct frame {
     int telnet;      /* telnet parser state (framing.c) */
     bool overflow;   /* a too-long line was seen: drop everything after it */
     bool reported;   /* FRAME_TOO_LONG was returned */
+    uint64_t fed;    /* telnet-free bytes kept since frame_init (a position in the stream) */
+    uint64_t taken;  /* stream position just past the last line taken */
 } frame_t;
 
 /* Initialise f with a line limit (0 means FRAME_DEFAULT_MAX_LINE). Allocates nothing. */
@@ -78,6 +81,16 @@ int frame_feed(frame_t *f, const char *data, size_t n);
  * FRAME_TOO_LONG.
  */
 int frame_next(frame_t *f, const char **line, size_t *len);
+
+/*
+ * Look at the next complete line without taking it. Returns FRAME_LINE with
+ * *end = the stream position just past its "\n" (what `taken` becomes when
+ * frame_next() takes it), FRAME_TOO_LONG (not yet reported) with *end =
+ * `fed`, or FRAME_NEED_MORE. Positions count telnet-free bytes, as `fed`
+ * does, so a caller that notes `fed` after each frame_feed() knows which
+ * feed brought the end of each line (tapisd stamps lines that way).
+ */
+int frame_peek(frame_t *f, uint64_t *end);
 
 /* Bytes buffered and not yet taken (complete lines and the partial one). */
 size_t frame_buffered(const frame_t *f);

@@ -1,28 +1,27 @@
 /*
- * conn.c — connections: accept, read, frame, write, close.
+ * conn.c — connections: accept, read, frame, stamp, write, close.
  *
- * Order of requests (the race rules of DESIGN.md). Each read is stamped with
- * uv_hrtime() when its callback runs (µs since start), not with uv_now(),
- * which is one value per loop iteration. Reads happen in time order, so
- * appending a connection to the ready queue when it receives bytes keeps the
- * queue sorted by stamp; lines are then taken from the head of the queue
- * only, so requests from different connections reach the handlers -- and
- * actions reach the games -- in the order of their stamps, including lines
- * read in the same loop iteration. The game sees the stamp as `now`, not the
- * time its handler ran. A connection keeps the stamp of its oldest waiting
- * line: if a client sends more than one 64 KiB read in one iteration, the
- * later lines share the earlier stamp (they cannot overtake anyone: the
- * connection keeps its place in the queue until its lines are taken).
- * What the stamp cannot see: bytes that sat in the kernel while the loop was
+ * Stamps (the race rules of DESIGN.md). Every read is stamped with
+ * uv_hrtime() when its callback runs (µs since start), and a line carries
+ * the stamp of the read that brought its "\n": a line never inherits an
+ * older line's stamp, however many lines wait before it. A connection keeps
+ * the stamps of its last CONN_STAMPS reads whose bytes are not all taken;
+ * past that, the newest entry absorbs the next reads and takes their (later)
+ * stamp, so a client that trickles bytes can only make its own lines later.
+ * What a stamp cannot see: bytes that sat in the kernel while the loop was
  * busy elsewhere are stamped when read (userspace cannot do better through
  * libuv); the dispute window absorbs such microseconds.
  *
- * Fairness: at most CONN_LINES_PER_ITERATION lines per loop iteration in
- * total, then the loop runs timers and I/O again (an idle handle keeps it
- * from blocking). A connection stops being read while more than
- * READ_PAUSE_BYTES of its input wait, so a flooder holds at most one such
- * chunk ahead of others, and its next chunk is stamped -- and queued --
- * after theirs.
+ * Order: a connection with a complete line sits in srv->ready keyed by that
+ * line's stamp, and the scheduler (scheduler.c) takes lines from all
+ * connections in stamp order, a bounded number per connection per turn. A
+ * connection stops being read while more than read_pause_bytes() of its
+ * input wait, and is read again once they are taken: a flooder's later
+ * bytes are stamped when they are finally read, after everyone else's.
+ *
+ * Budgets: each line costs a unit of the connection's line budget
+ * (--line-rate) and each error reply a unit of its error budget
+ * (--error-rate); see conn_take_line() and conn_note_error().
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include "dispatch.h"
 #include "envelope.h"
 #include "log.h"
+#include "scheduler.h"
 #include "session.h"
 
 #define READ_BUF_SIZE (64 * 1024)
@@ -47,60 +47,88 @@ typedef struct write_req {
     size_t len;
 } write_req_t;
 
+/* Connections from one client address (--max-conns-per-ip). */
+struct peer_count {
+    char addr[48];
+    int n;
+    UT_hash_handle hh;
+};
+
 static size_t read_pause_bytes(const conn_t *c)
 {
     size_t n = 2 * c->srv->opts.max_line;
     return n > READ_BUF_SIZE ? n : READ_BUF_SIZE;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Ready queue                                                              */
-/* ------------------------------------------------------------------------ */
-
 static int conn_flush(conn_t *c);
 static void flush_remove(conn_t *c);
+static void resume_reading(conn_t *c);
 
-/* The prepare handle flushes what timers and read callbacks sent, before poll. */
-static void on_prepare(uv_prepare_t *h)
+/* ------------------------------------------------------------------------ */
+/* Stamps and the ready heap                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Note a read: the bytes up to frame.fed arrived at `us`. */
+static void note_read(conn_t *c, uint64_t us)
 {
-    conn_flush_all(h->data);
+    uint64_t end = c->frame.fed;
+    if (c->nreads > 0 && c->reads[c->nreads - 1].end == end) return; /* nothing kept */
+    if (c->nreads == CONN_STAMPS) {
+        c->reads[CONN_STAMPS - 1].end = end; /* the newest read absorbs this one */
+        c->reads[CONN_STAMPS - 1].us = us;
+        return;
+    }
+    c->reads[c->nreads].end = end;
+    c->reads[c->nreads].us = us;
+    c->nreads++;
 }
 
-/* The idle handle only keeps uv_run() from blocking in poll while lines wait. */
-static void on_idle(uv_idle_t *h)
+/* The stamp of the line that ends at stream position `end`. */
+static uint64_t stamp_at(const conn_t *c, uint64_t end)
 {
-    (void)h;
+    for (int i = 0; i < c->nreads; i++)
+        if (c->reads[i].end >= end) return c->reads[i].us;
+    return c->nreads ? c->reads[c->nreads - 1].us : server_now_us(c->srv);
 }
 
-static void ready_push(conn_t *c)
+/* Forget the reads whose bytes are all taken. */
+static void drop_reads(conn_t *c)
 {
-    server_t *srv = c->srv;
-    if (c->ready) return;
-    c->ready = true;
-    c->ready_next = NULL;
-    c->ready_prev = srv->ready_tail;
-    if (srv->ready_tail)
-        srv->ready_tail->ready_next = c;
-    else
-        srv->ready_head = c;
-    srv->ready_tail = c;
-    uv_idle_start(&srv->idle, on_idle);
+    int k = 0;
+    while (k < c->nreads && c->reads[k].end <= c->frame.taken)
+        k++;
+    if (k == 0) return;
+    memmove(c->reads, c->reads + k, (size_t)(c->nreads - k) * sizeof *c->reads);
+    c->nreads -= k;
 }
 
 static void ready_remove(conn_t *c)
 {
-    server_t *srv = c->srv;
-    if (!c->ready) return;
-    if (c->ready_prev)
-        c->ready_prev->ready_next = c->ready_next;
+    heap_remove(&c->srv->ready, &c->ready);
+}
+
+/*
+ * Put c in the ready heap under the stamp of its next line, or take it out
+ * when no line is complete (and then read again, or finish a half-closed
+ * connection).
+ */
+void conn_update_ready(conn_t *c)
+{
+    if (c->state != CONN_OPEN) {
+        ready_remove(c);
+        return;
+    }
+    uint64_t end;
+    if (frame_peek(&c->frame, &end) != FRAME_NEED_MORE) {
+        if (heap_set(&c->srv->ready, &c->ready, stamp_at(c, end)) < 0)
+            conn_close(c, "out of memory");
+        return;
+    }
+    ready_remove(c);
+    if (c->eof)
+        conn_close_after_flush(c, "end of input");
     else
-        srv->ready_head = c->ready_next;
-    if (c->ready_next)
-        c->ready_next->ready_prev = c->ready_prev;
-    else
-        srv->ready_tail = c->ready_prev;
-    c->ready = false;
-    c->ready_prev = c->ready_next = NULL;
+        resume_reading(c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -128,6 +156,11 @@ void conn_close(conn_t *c, const char *why)
             }
     log_info("conn %llu closed: %s", (unsigned long long)c->id, why);
     ready_remove(c);
+    if (c->peer_count && --c->peer_count->n == 0) {
+        HASH_DEL(srv->peers, c->peer_count);
+        free(c->peer_count);
+    }
+    c->peer_count = NULL;
     flush_remove(c);
     c->out_len = 0;
     c->state = CONN_CLOSING;
@@ -163,7 +196,6 @@ static void conn_doom(conn_t *c, const char *why)
     c->doom_why = why;
     c->doom_next = srv->doomed;
     srv->doomed = c;
-    uv_idle_start(&srv->idle, on_idle);
 }
 
 static void on_flush_timeout(uv_timer_t *t)
@@ -209,7 +241,6 @@ static void flush_push(conn_t *c)
     else
         srv->flush_head = c;
     srv->flush_tail = c;
-    if (!srv->stopping) uv_prepare_start(&srv->prepare, on_prepare);
 }
 
 static void flush_remove(conn_t *c)
@@ -334,7 +365,6 @@ void conn_flush_all(server_t *srv)
 {
     while (srv->flush_head)
         conn_flush(srv->flush_head);
-    uv_prepare_stop(&srv->prepare);
 }
 
 /*
@@ -394,7 +424,6 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
     conn_t *c = (conn_t *)s;
-    (void)buf;
     if (nread == 0 || c->state != CONN_OPEN) return;
     if (nread < 0) {
         if (nread != UV_EOF) {
@@ -405,16 +434,16 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         uv_read_stop(s);
         c->reading = false;
         c->eof = true;
-        if (!c->ready) conn_close_after_flush(c, "end of input");
+        if (!heap_contains(&c->ready)) conn_close_after_flush(c, "end of input");
         return;
     }
-    if (!c->ready) c->stamp = server_now_us(c->srv);
     if (frame_feed(&c->frame, buf->base, (size_t)nread) < 0) {
         conn_close(c, "out of memory");
         return;
     }
-    ready_push(c);
-    if (frame_buffered(&c->frame) > read_pause_bytes(c)) {
+    note_read(c, server_now_us(c->srv));
+    if (!heap_contains(&c->ready)) conn_update_ready(c);
+    if (c->state == CONN_OPEN && c->reading && frame_buffered(&c->frame) > read_pause_bytes(c)) {
         uv_read_stop(s);
         c->reading = false;
     }
@@ -426,48 +455,59 @@ static void resume_reading(conn_t *c)
     if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0) c->reading = true;
 }
 
-void conn_process_ready(server_t *srv)
+/* Send an error event, then close once it is written. */
+static void close_with_error(conn_t *c, const char *code, const char *message)
 {
-    while (srv->doomed)
-        conn_close(srv->doomed, srv->doomed->doom_why);
-    int budget = CONN_LINES_PER_ITERATION;
-    while (srv->ready_head && budget > 0) {
-        conn_t *c = srv->ready_head;
-        const char *line;
-        size_t len;
-        int r = frame_next(&c->frame, &line, &len);
-        if (r == FRAME_NEED_MORE) {
-            ready_remove(c);
-            if (c->eof)
-                conn_close_after_flush(c, "end of input");
-            else
-                resume_reading(c);
-            continue;
-        }
-        budget--;
-        if (r == FRAME_TOO_LONG) {
-            log_info("conn %llu: line over %zu bytes", (unsigned long long)c->id,
-                     srv->opts.max_line);
-            char msg[96];
-            snprintf(msg, sizeof msg, "a line is limited to %zu bytes; closing",
-                     srv->opts.max_line);
-            conn_send_new(c, proto_reply_error(NULL, NULL, PROTO_LINE_TOO_LONG, msg));
-            conn_close_after_flush(c, "line too long");
-            continue;
-        }
-        if (!c->saw_line && len > 0) {
-            c->saw_line = true;
-            if (frame_is_http_request(line, len)) {
-                conn_close(c, "HTTP request on the line port");
-                continue;
-            }
-        }
-        dispatch_line(c, line, len, c->stamp);
+    json_t *ev = proto_event("error");
+    json_object_set_new(ev, "error", json_pack("{s:s, s:s}", "code", code, "message", message));
+    conn_send_new(c, ev);
+    conn_close_after_flush(c, code);
+}
+
+void conn_note_error(conn_t *c)
+{
+    const server_opts_t *o = &c->srv->opts;
+    if (c->state != CONN_OPEN || o->error_rate == 0) return;
+    if (budget_take(&c->error_budget, server_now_us(c->srv), 1000000 / o->error_rate,
+                    2 * o->error_rate))
+        return;
+    log_info("conn %llu: too many errors; closing", (unsigned long long)c->id);
+    close_with_error(c, "too_many_errors", "too many errors; closing");
+}
+
+void conn_take_line(conn_t *c)
+{
+    server_t *srv = c->srv;
+    const char *line;
+    size_t len;
+    int r = frame_next(&c->frame, &line, &len);
+    if (r == FRAME_NEED_MORE) { /* cannot happen after frame_peek(), but never spin */
+        conn_update_ready(c);
+        return;
     }
-    if (srv->ready_head || srv->doomed)
-        uv_idle_start(&srv->idle, on_idle);
-    else
-        uv_idle_stop(&srv->idle);
+    if (r == FRAME_TOO_LONG) {
+        log_info("conn %llu: line over %zu bytes", (unsigned long long)c->id, srv->opts.max_line);
+        char msg[96];
+        snprintf(msg, sizeof msg, "a line is limited to %zu bytes; closing", srv->opts.max_line);
+        conn_send_new(c, proto_reply_error(NULL, NULL, PROTO_LINE_TOO_LONG, msg));
+        conn_close_after_flush(c, "line too long");
+        return;
+    }
+    uint64_t stamp = stamp_at(c, c->frame.taken);
+    drop_reads(c);
+    if (!c->saw_line && len > 0) {
+        c->saw_line = true;
+        if (frame_is_http_request(line, len)) {
+            conn_close(c, "HTTP request on the line port");
+            return;
+        }
+    }
+    uint64_t rate = srv->opts.line_rate;
+    bool limited = !budget_take(&c->line_budget, stamp, rate ? 1000000 / rate : 0, 2 * rate);
+    c->last_line_ms = stamp / 1000;
+    dispatch_line(c, line, len, stamp, limited);
+    /* The line is answered: c's next line (if any) takes its place in the heap. */
+    conn_update_ready(c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -478,12 +518,23 @@ static void on_hello_timeout(uv_timer_t *t)
 {
     conn_t *c = t->data;
     if (c->session || c->state != CONN_OPEN) return;
-    json_t *ev = proto_event("error");
-    json_object_set_new(
-        ev, "error",
-        json_pack("{s:s, s:s}", "code", "hello_timeout", "message", "no hello in time; closing"));
-    conn_send_new(c, ev);
-    conn_close_after_flush(c, "hello timeout");
+    close_with_error(c, "hello_timeout", "no hello in time; closing");
+}
+
+/* The idle timer runs at most once per --idle-timeout: lines only note their time. */
+static void on_idle_timeout(uv_timer_t *t)
+{
+    conn_t *c = t->data;
+    if (c->state != CONN_OPEN) return;
+    uint64_t idle = c->srv->opts.idle_timeout;
+    uint64_t now = (uint64_t)server_now_ms(c->srv);
+    if (c->last_line_ms + idle > now) {
+        uv_timer_start(&c->timer, on_idle_timeout, c->last_line_ms + idle - now, 0);
+        return;
+    }
+    log_info("conn %llu: idle for %llu ms; closing", (unsigned long long)c->id,
+             (unsigned long long)idle);
+    close_with_error(c, "idle_timeout", "no request in a long time; closing");
 }
 
 static void peer_name(conn_t *c)
@@ -505,6 +556,32 @@ static void peer_name(conn_t *c)
         port = ntohs(a->sin_port);
     }
     snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
+}
+
+/* Count c against its address. Returns false when the address has too many. */
+static bool count_peer(conn_t *c)
+{
+    server_t *srv = c->srv;
+    char addr[48];
+    const char *colon = strrchr(c->peer, ':');
+    size_t n = colon ? (size_t)(colon - c->peer) : strlen(c->peer);
+    if (n >= sizeof addr) n = sizeof addr - 1;
+    memcpy(addr, c->peer, n);
+    addr[n] = 0;
+    peer_count_t *p;
+    HASH_FIND_STR(srv->peers, addr, p);
+    if (!p) {
+        if (!(p = calloc(1, sizeof *p))) return true; /* no memory: do not refuse for that */
+        memcpy(p->addr, addr, n + 1);
+        HASH_ADD_STR(srv->peers, addr, p);
+        if (!p->hh.tbl) { /* the table could not grow (HASH_NONFATAL_OOM) */
+            free(p);
+            return true;
+        }
+    }
+    p->n++;
+    c->peer_count = p;
+    return srv->opts.max_conns_per_ip == 0 || p->n <= srv->opts.max_conns_per_ip;
 }
 
 void conn_on_connection(uv_stream_t *listener, int status)
@@ -544,12 +621,14 @@ void conn_on_connection(uv_stream_t *listener, int status)
     if (srv->nconns > srv->opts.max_conns) {
         log_warn("conn %llu from %s refused: %d connections is the cap", (unsigned long long)c->id,
                  c->peer, srv->opts.max_conns);
-        json_t *ev = proto_event("error");
-        json_object_set_new(ev, "error",
-                            json_pack("{s:s, s:s}", "code", "server_full", "message",
-                                      "too many connections; try again later"));
-        conn_send_new(c, ev);
-        conn_close_after_flush(c, "connection cap");
+        close_with_error(c, "server_full", "too many connections; try again later");
+        return;
+    }
+    if (!count_peer(c)) {
+        log_warn("conn %llu from %s refused: %d connections from one address is the cap",
+                 (unsigned long long)c->id, c->peer, srv->opts.max_conns_per_ip);
+        close_with_error(c, "too_many_connections",
+                         "too many connections from your address; try again later");
         return;
     }
     log_info("conn %llu from %s", (unsigned long long)c->id, c->peer);
@@ -558,8 +637,11 @@ void conn_on_connection(uv_stream_t *listener, int status)
     resume_reading(c);
 }
 
-/* Called once a hello succeeded: no more hello timeout. */
+/* Called once a hello succeeded: the hello timeout gives way to the idle timeout. */
 void conn_hello_done(conn_t *c)
 {
-    if (c->state == CONN_OPEN) uv_timer_stop(&c->timer);
+    if (c->state != CONN_OPEN) return;
+    uv_timer_stop(&c->timer);
+    if (c->srv->opts.idle_timeout > 0)
+        uv_timer_start(&c->timer, on_idle_timeout, c->srv->opts.idle_timeout, 0);
 }

@@ -1,11 +1,10 @@
 /*
  * conn.h — one client connection: reading lines, writing messages, closing.
  *
- * Reading: a read callback only feeds bytes to the connection's splitter and
- * puts the connection on the server's ready queue; the lines are taken and
- * dispatched from a uv_check handle, at most CONN_LINES_PER_ITERATION per
- * loop iteration over all connections (a uv_idle handle keeps the loop
- * spinning while lines wait). See "Order of requests" in conn.c.
+ * Reading: a read callback only feeds bytes to the connection's splitter,
+ * notes when they came, and puts the connection in the server's ready heap
+ * under the stamp of its next complete line; the scheduler (scheduler.c) takes
+ * the lines in stamp order from a uv_check handle. See "Stamps" in conn.c.
  *
  * Writing: every message is one line, appended to the connection's output
  * buffer; the buffers are flushed once per loop iteration (after the lines
@@ -18,8 +17,6 @@
 #define TAPIS_SERVER_CONN_H
 
 #include "server.h"
-
-#define CONN_LINES_PER_ITERATION 256
 
 /* The listener's connection callback. */
 void conn_on_connection(uv_stream_t *listener, int status);
@@ -39,8 +36,12 @@ void conn_close_after_flush(conn_t *c, const char *why);
 /* A hello succeeded: stop the hello timeout. */
 void conn_hello_done(conn_t *c);
 
-/* The check handle's work: take and dispatch waiting lines. */
-void conn_process_ready(server_t *srv);
+/* Take c's next line, check its budget and dispatch it (the scheduler's work). */
+void conn_take_line(conn_t *c);
+/* Re-key c in the ready heap after its input changed (or take it out). */
+void conn_update_ready(conn_t *c);
+/* An error reply went to c: one unit of its error budget; closes c when spent. */
+void conn_note_error(conn_t *c);
 /* Write the output every connection has waiting (then, also the prepare handle's work). */
 void conn_flush_all(server_t *srv);
 

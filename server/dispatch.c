@@ -14,6 +14,7 @@
 #include "log.h"
 #include "room.h"
 #include "session.h"
+#include "text.h"
 
 /* ------------------------------------------------------------------------ */
 /* Replies                                                                  */
@@ -39,6 +40,7 @@ void req_fail(request_t *req, const char *code, const char *fmt, ...)
     va_end(ap);
     req->replied = true;
     conn_send_new(req->conn, proto_reply_error(req->re, req->id, code, msg));
+    conn_note_error(req->conn);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -52,6 +54,15 @@ static void on_hello(request_t *req)
     const char *token = json_string_value(json_object_get(req->msg, "token"));
     session_t *s;
     bool resumed = false;
+    const char *why = text_check_name(name, strlen(name), sizeof s->name - 1);
+    if (why) {
+        req_fail(req, "bad_name", "%s", why);
+        return;
+    }
+    if (text_is_bot_name(name, strlen(name))) {
+        req_fail(req, "bad_name", "names like \"bot\" are kept for the built-in bots");
+        return;
+    }
     if (token) {
         s = session_find(c->srv, token);
         if (!s) {
@@ -63,13 +74,22 @@ static void on_hello(request_t *req)
             return;
         }
         resumed = true;
-    } else if (c->session) {
+    } else {
         s = c->session; /* a second hello renames */
-    } else if (!(s = session_create(c->srv, c, name))) {
+    }
+    session_t *same = session_find_name(c->srv, name);
+    if (same && same != s) {
+        req_fail(req, "name_taken", "someone here is already called \"%s\"", name);
+        return;
+    }
+    if (!s && !(s = session_create(c->srv, c, name))) {
         req_fail(req, "internal", "cannot create a session");
         return;
     }
-    snprintf(s->name, sizeof s->name, "%s", name);
+    if (session_rename(s, name) < 0) {
+        req_fail(req, "internal", "out of memory");
+        return;
+    }
     conn_hello_done(c);
     json_t *rooms = json_array();
     for (int i = 0; i < s->nrooms; i++)
@@ -79,7 +99,8 @@ static void on_hello(request_t *req)
     if (resumed && s->conn != c) {
         session_attach(s, c); /* sends the current state of every room at once */
     } else {
-        log_info("conn %llu: hello %s", (unsigned long long)c->id, s->name);
+        log_info("conn %llu: hello %s (session %llu)", (unsigned long long)c->id, s->name,
+                 (unsigned long long)s->id);
     }
 }
 
@@ -116,6 +137,10 @@ static void on_act(request_t *req)
 static void on_state(request_t *req)
 {
     room_t *r = req->room;
+    if (room_seat_of(r, req->session) < 0 && !room_is_watcher(r, req->session)) {
+        req_fail(req, "not_in_room", "join or watch room %s first", r->id);
+        return;
+    }
     json_t *f = room_summary(r);
     if (r->status != ROOM_WAITING) {
         int seat = room_seat_of(r, req->session);
@@ -193,18 +218,27 @@ static void route(request_t *req, cmd_id_t id)
     }
 }
 
-void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp)
+void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool limited)
 {
     proto_request_t preq;
     proto_error_t perr;
     int rc = proto_request_parse(&preq, line, len, &perr);
     if (rc == PROTO_EMPTY) {
+        if (limited) conn_note_error(c); /* no reply to a blank line, but it still counts */
         proto_request_free(&preq);
         return;
+    }
+    if (limited) {
+        rc = PROTO_ERROR;
+        perr.code = "rate_limited";
+        snprintf(perr.message, sizeof perr.message,
+                 "more than %llu lines a second; slow down (this line was not run)",
+                 (unsigned long long)c->srv->opts.line_rate);
     }
     if (rc != PROTO_OK) {
         log_debug("conn %llu: %s: %s", (unsigned long long)c->id, perr.code, perr.message);
         conn_send_new(c, proto_reply_from_error(&preq, &perr));
+        conn_note_error(c);
         proto_request_free(&preq);
         return;
     }

@@ -24,7 +24,12 @@ typedef struct request {
     bool replied;
 } request_t;
 
-void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp);
+/*
+ * Run one line stamped `stamp`. `limited`: the connection's line budget is
+ * spent, so the line is answered rate_limited instead of run. Every error
+ * reply also spends a unit of the connection's error budget.
+ */
+void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool limited);
 
 /* Reply ok with the fields of `fields` (stolen; may be NULL). */
 void req_ok(request_t *req, json_t *fields);

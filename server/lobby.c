@@ -11,6 +11,9 @@
 #include "log.h"
 #include "room.h"
 #include "session.h"
+#include "text.h"
+
+#define ROOMS_PAGE_DEFAULT 50
 
 /* The players a table of d gets when `create` does not say: 4 if it can. */
 static int default_players(const game_desc_t *d)
@@ -32,6 +35,12 @@ void lobby_create(request_t *req)
     const game_desc_t *d = game_find(game);
     if (!d) {
         req_fail(req, "not_found", "no game \"%s\" (see games)", game);
+        return;
+    }
+    uint64_t rate = srv->opts.create_rate;
+    if (!budget_take(&req->session->create_budget, req->stamp, rate ? 60000000 / rate : 0, rate)) {
+        req_fail(req, "rate_limited", "you may open %llu rooms a minute; wait a little",
+                 (unsigned long long)rate);
         return;
     }
     json_t *players = json_object_get(req->msg, "players");
@@ -70,14 +79,40 @@ void lobby_create(request_t *req)
     room_seated(r);
 }
 
+/*
+ * One page of the rooms the caller may see (public ones, and private ones it
+ * is in), newest first, with filters; "total" counts every match. The walk
+ * is bounded by --max-rooms and costs a few comparisons a room; only the
+ * page is turned into JSON.
+ */
 void lobby_rooms(request_t *req)
 {
+    json_t *m = req->msg;
+    const char *game = json_string_value(json_object_get(m, "game"));
+    const char *status = json_string_value(json_object_get(m, "status"));
+    int limit = json_object_get(m, "limit") ? (int)json_integer_value(json_object_get(m, "limit"))
+                                            : ROOMS_PAGE_DEFAULT;
+    long long offset = json_integer_value(json_object_get(m, "offset"));
+    int want = -1;
+    for (int st = ROOM_WAITING; status && st <= ROOM_OVER; st++)
+        if (strcmp(status, room_status_name((room_status_t)st)) == 0) want = st;
+    if (status && want < 0) {
+        req_fail(req, PROTO_BAD_REQUEST, "rooms: status: waiting, playing or over");
+        return;
+    }
     json_t *list = json_array();
-    for (room_t *r = req->conn->srv->rooms; r; r = r->next)
-        if (!r->private_room || room_seat_of(r, req->session) >= 0 ||
-            room_is_watcher(r, req->session))
-            json_array_append_new(list, room_summary(r));
-    req_ok(req, json_pack("{s:o}", "rooms", list));
+    long long total = 0;
+    for (room_t *r = req->conn->srv->rooms; r; r = r->next) {
+        if (game && strcmp(r->desc->id, game) != 0) continue;
+        if (want >= 0 && (int)r->status != want) continue;
+        if (r->private_room && room_seat_of(r, req->session) < 0 &&
+            !room_is_watcher(r, req->session))
+            continue;
+        if (total >= offset && total < offset + limit) json_array_append_new(list, room_summary(r));
+        total++;
+    }
+    req_ok(req, json_pack("{s:o, s:I, s:I, s:i}", "rooms", list, "total", (json_int_t)total,
+                          "offset", (json_int_t)offset, "limit", limit));
 }
 
 void lobby_join(request_t *req)
@@ -121,8 +156,8 @@ void lobby_leave(request_t *req)
 void lobby_addbot(request_t *req)
 {
     room_t *r = req->room;
-    if (room_seat_of(r, req->session) < 0 && !room_is_watcher(r, req->session)) {
-        req_fail(req, "not_in_room", "join or watch room %s first", r->id);
+    if (room_seat_of(r, req->session) < 0) {
+        req_fail(req, "not_seated", "only a player seated at table %s may add bots", r->id);
         return;
     }
     room_error_t err;
@@ -141,6 +176,25 @@ void lobby_say(request_t *req)
     int seat = room_seat_of(r, req->session);
     if (seat < 0 && !room_is_watcher(r, req->session)) {
         req_fail(req, "not_in_room", "join or watch room %s first", r->id);
+        return;
+    }
+    const server_opts_t *o = &req->conn->srv->opts;
+    json_t *text = json_object_get(req->msg, "text");
+    size_t len = json_string_length(text);
+    if (len > o->max_chat) {
+        req_fail(req, "text_too_long", "a chat line is limited to %zu bytes", o->max_chat);
+        return;
+    }
+    if (text_find_unsafe(json_string_value(text), len) >= 0) {
+        req_fail(req, "bad_text",
+                 "chat may not hold control, invisible or direction-changing "
+                 "characters (one line of plain text)");
+        return;
+    }
+    if (!budget_take(&req->session->chat_budget, req->stamp,
+                     o->chat_rate ? 10000000 / o->chat_rate : 0, o->chat_rate)) {
+        req_fail(req, "rate_limited", "you may say %llu lines every 10 seconds; wait a little",
+                 (unsigned long long)o->chat_rate);
         return;
     }
     req_ok(req, json_pack("{s:s}", "room", r->id));

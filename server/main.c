@@ -13,6 +13,7 @@
 #include "log.h"
 #include "options.h"
 #include "room.h"
+#include "scheduler.h"
 #include "server.h"
 #include "session.h"
 
@@ -91,10 +92,8 @@ static void server_stop(server_t *srv, const char *why)
         session_destroy(srv->sessions);
     while (srv->rooms)
         room_destroy(srv->rooms);
-    uv_idle_stop(&srv->idle);
-    uv_close((uv_handle_t *)&srv->idle, NULL);
-    uv_close((uv_handle_t *)&srv->check, NULL);
-    uv_close((uv_handle_t *)&srv->prepare, NULL);
+    room_free_graveyard(srv);
+    sched_close(srv);
     if (srv->conns) {
         uv_timer_start(&srv->stop_timer, on_stop_grace, STOP_GRACE_MS, 0);
         uv_unref((uv_handle_t *)&srv->stop_timer);
@@ -106,13 +105,6 @@ static void server_stop(server_t *srv, const char *why)
 static void on_signal(uv_signal_t *h, int signum)
 {
     server_stop(h->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
-}
-
-/* Dispatch the lines read in this iteration, then write all their output at once. */
-static void on_check(uv_check_t *h)
-{
-    conn_process_ready(h->data);
-    conn_flush_all(h->data);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -199,12 +191,7 @@ int main(int argc, char **argv)
         uv_loop_close(&loop);
         return 1;
     }
-    uv_idle_init(&loop, &srv.idle);
-    uv_check_init(&loop, &srv.check);
-    srv.check.data = &srv;
-    uv_check_start(&srv.check, on_check);
-    uv_prepare_init(&loop, &srv.prepare);
-    srv.prepare.data = &srv;
+    sched_init(&srv);
     uv_timer_init(&loop, &srv.stop_timer);
     srv.stop_timer.data = &srv;
     uv_signal_init(&loop, &srv.sigint);

@@ -30,6 +30,15 @@ static void defaults(server_opts_t *o)
     o->dispute_ms = 200;
     o->bot_delay_min = 50;
     o->bot_delay_max = 300;
+    o->line_rate = 1000;
+    o->error_rate = 20;
+    o->chat_rate = 5;
+    o->max_chat = 500;
+    o->create_rate = 60;
+    o->max_rooms = 10000;
+    o->waiting_timeout = 10 * 60 * 1000;
+    o->idle_timeout = 10 * 60 * 1000;
+    o->max_conns_per_ip = 64;
     o->log_level = LOG_INFO;
 }
 
@@ -56,6 +65,24 @@ static void usage(FILE *f)
                "                          \"dispute_ms\" option (default 200)\n"
                "  --bot-delay MS[-MS]     built-in bots act after a delay drawn in this range\n"
                "                          (default 50-300)\n"
+               "\n"
+               "Budgets (each refused request is answered with its error code):\n"
+               "  --line-rate N           lines per second per connection, bursts of 2N\n"
+               "                          (default 1000; 0 = off); then rate_limited\n"
+               "  --error-rate N          error replies per second per connection, bursts\n"
+               "                          of 2N (default 20; 0 = off); then too_many_errors\n"
+               "                          and the connection is closed\n"
+               "  --chat-rate N           chat lines per session per 10 s (default 5; 0 = off)\n"
+               "  --max-chat BYTES        longest chat text (default 500; at most 1000)\n"
+               "  --create-rate N         rooms a session may create per minute (default 60;\n"
+               "                          0 = off)\n"
+               "  --max-rooms N           rooms at once (default 10000); then server_full\n"
+               "  --waiting-timeout TIME  close a waiting room with no connected person\n"
+               "                          after this long (default 10m)\n"
+               "  --idle-timeout TIME     close a connection silent this long after hello\n"
+               "                          (default 10m; 0 = never)\n"
+               "  --max-conns-per-ip N    connections from one address (default 64; 0 = off)\n"
+               "\n"
                "  --log-level LEVEL       debug, info, warn or error (default info)\n"
                "  --seed N                deterministic game seeds (tests and replays)\n"
                "  --help, --version\n"
@@ -141,6 +168,15 @@ enum {
     OPT_TURN_TIMER,
     OPT_DISPUTE,
     OPT_BOT_DELAY,
+    OPT_LINE_RATE,
+    OPT_ERROR_RATE,
+    OPT_CHAT_RATE,
+    OPT_MAX_CHAT,
+    OPT_CREATE_RATE,
+    OPT_MAX_ROOMS,
+    OPT_WAITING_TIMEOUT,
+    OPT_IDLE_TIMEOUT,
+    OPT_MAX_CONNS_PER_IP,
     OPT_LOG_LEVEL,
     OPT_SEED,
     OPT_HELP,
@@ -157,6 +193,15 @@ static const struct option longopts[] = {
     {"turn-timer", required_argument, NULL, OPT_TURN_TIMER},
     {"dispute-window", required_argument, NULL, OPT_DISPUTE},
     {"bot-delay", required_argument, NULL, OPT_BOT_DELAY},
+    {"line-rate", required_argument, NULL, OPT_LINE_RATE},
+    {"error-rate", required_argument, NULL, OPT_ERROR_RATE},
+    {"chat-rate", required_argument, NULL, OPT_CHAT_RATE},
+    {"max-chat", required_argument, NULL, OPT_MAX_CHAT},
+    {"create-rate", required_argument, NULL, OPT_CREATE_RATE},
+    {"max-rooms", required_argument, NULL, OPT_MAX_ROOMS},
+    {"waiting-timeout", required_argument, NULL, OPT_WAITING_TIMEOUT},
+    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+    {"max-conns-per-ip", required_argument, NULL, OPT_MAX_CONNS_PER_IP},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"seed", required_argument, NULL, OPT_SEED},
     {"help", no_argument, NULL, OPT_HELP},
@@ -224,6 +269,39 @@ int options_parse(server_opts_t *o, int argc, char **argv)
                 return bad(name, optarg);
             break;
         }
+        case OPT_LINE_RATE:
+            if (parse_u64(optarg, 1000000, &o->line_rate) < 0) return bad(name, optarg);
+            break;
+        case OPT_ERROR_RATE:
+            if (parse_u64(optarg, 1000000, &o->error_rate) < 0) return bad(name, optarg);
+            break;
+        case OPT_CHAT_RATE:
+            if (parse_u64(optarg, 10000, &o->chat_rate) < 0) return bad(name, optarg);
+            break;
+        case OPT_MAX_CHAT:
+            if (parse_u64(optarg, 1000, &v) < 0 || v < 1) return bad(name, optarg);
+            o->max_chat = (size_t)v;
+            break;
+        case OPT_CREATE_RATE:
+            if (parse_u64(optarg, 100000, &o->create_rate) < 0) return bad(name, optarg);
+            break;
+        case OPT_MAX_ROOMS:
+            if (parse_u64(optarg, 1000000, &v) < 0 || v < 1) return bad(name, optarg);
+            o->max_rooms = (int)v;
+            break;
+        case OPT_WAITING_TIMEOUT:
+            if (options_parse_duration(optarg, 1000, &o->waiting_timeout) < 0 ||
+                o->waiting_timeout == 0)
+                return bad(name, optarg);
+            break;
+        case OPT_IDLE_TIMEOUT:
+            if (options_parse_duration(optarg, 1000, &o->idle_timeout) < 0)
+                return bad(name, optarg);
+            break;
+        case OPT_MAX_CONNS_PER_IP:
+            if (parse_u64(optarg, 1000000, &v) < 0) return bad(name, optarg);
+            o->max_conns_per_ip = (int)v;
+            break;
         case OPT_LOG_LEVEL:
             if ((o->log_level = log_parse_level(optarg)) < 0) return bad(name, optarg);
             break;

@@ -20,6 +20,15 @@ typedef struct server_opts {
     int64_t dispute_ms;        /* passed to games with a "dispute_ms" option */
     uint64_t bot_delay_min;    /* ms, a bot acts this long after it could... */
     uint64_t bot_delay_max;    /* ...at most this long */
+    uint64_t line_rate;        /* lines per second per connection (burst twice that); 0 = off */
+    uint64_t error_rate;       /* error replies per second per connection, then close; 0 = off */
+    uint64_t chat_rate;        /* chat lines per session per 10 s; 0 = off */
+    size_t max_chat;           /* longest chat text, bytes */
+    uint64_t create_rate;      /* rooms a session may create per minute; 0 = off */
+    int max_rooms;             /* rooms at once */
+    uint64_t waiting_timeout;  /* ms a waiting room may stay with no connected person */
+    uint64_t idle_timeout;     /* ms a connection may stay silent after hello; 0 = never */
+    int max_conns_per_ip;      /* connections from one address; 0 = no limit */
     int log_level;
     bool seeded; /* --seed given: deterministic game seeds (tests) */
     uint64_t seed;

@@ -1,6 +1,6 @@
 /*
  * room.c — hosting one core game: seats, spectators, state events, the
- * room's clock and its one timer (game deadlines, turn timer, bots).
+ * room's clock and its one deadline (game deadlines, turn timer, bots).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +17,30 @@ static void reschedule(room_t *r);
 /* Creation, lookup, destruction                                            */
 /* ------------------------------------------------------------------------ */
 
-/* A private room's id is its join code: 10 characters nobody can guess. */
-static void private_code(char *out)
+/*
+ * A private room's id is its join code: "p" and 13 characters of a
+ * 32-letter alphabet (65 bits from the OS, no modulo bias: 32 divides 256).
+ */
+#define PRIVATE_CODE_CHARS 13
+static int private_code(char *out)
 {
-    static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
-    unsigned char raw[10];
-    if (server_random(raw, sizeof raw) < 0) memset(raw, 7, sizeof raw);
+    static const char alphabet[32] = "abcdefghjkmnpqrstuvwxyz023456789";
+    unsigned char raw[PRIVATE_CODE_CHARS];
+    if (server_random(raw, sizeof raw) < 0) return -1;
     out[0] = 'p';
-    for (int i = 0; i < 10; i++)
-        out[i + 1] = alphabet[raw[i] % (sizeof alphabet - 1)];
-    out[11] = 0;
+    for (int i = 0; i < PRIVATE_CODE_CHARS; i++)
+        out[i + 1] = alphabet[raw[i] & 31];
+    out[PRIVATE_CODE_CHARS + 1] = 0;
+    return 0;
 }
 
 room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
                     bool private_room, game_error_t *err)
 {
+    if (srv->nrooms >= srv->opts.max_rooms) {
+        game_fail(err, "server_full", "the server hosts as many rooms as it may; try again later");
+        return NULL;
+    }
     game_t *g = game_new(d, nseats, options, server_game_seed(srv), err);
     if (!g) return NULL;
     room_t *r = calloc(1, sizeof *r);
@@ -47,34 +56,50 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     r->private_room = private_room;
     r->status = ROOM_WAITING;
     r->timer_at = GAME_NO_DEADLINE;
+    r->unattended_at = -1;
     for (int i = 0; i < GAME_MAX_SEATS; i++) {
         r->seats[i].bot_due = GAME_NO_DEADLINE;
         r->seats[i].wait_since = -1;
     }
     srv->rooms_created++;
     if (private_room) {
-        do
-            private_code(r->id);
-        while (room_find(srv, r->id));
+        int tries = 0;
+        do {
+            if (private_code(r->id) < 0 || ++tries > 8) {
+                game_free(g);
+                free(r);
+                game_fail(err, "internal", "no randomness for a private code");
+                return NULL;
+            }
+        } while (room_find(srv, r->id));
     } else {
         snprintf(r->id, sizeof r->id, "%llu", (unsigned long long)srv->rooms_created);
     }
-    uv_timer_init(srv->loop, &r->timer);
-    r->timer.data = r;
+    HASH_ADD_STR(srv->by_room_id, id, r);
+    if (!r->hh.tbl) {
+        game_free(g);
+        free(r);
+        game_fail(err, "internal", "out of memory");
+        return NULL;
+    }
     r->next = srv->rooms;
     if (srv->rooms) srv->rooms->prev = r;
     srv->rooms = r;
+    srv->nrooms++;
     log_info("room %s: created (%s, %d seats%s)", r->id, d->id, nseats,
              private_room ? ", private" : "");
     return r;
 }
 
-static void on_room_close(uv_handle_t *h)
+void room_free_graveyard(server_t *srv)
 {
-    room_t *r = h->data;
-    game_free(r->game);
-    free(r->watchers);
-    free(r);
+    while (srv->graveyard) {
+        room_t *r = srv->graveyard;
+        srv->graveyard = r->next;
+        game_free(r->game);
+        free(r->watchers);
+        free(r);
+    }
 }
 
 void room_destroy(room_t *r)
@@ -82,25 +107,30 @@ void room_destroy(room_t *r)
     server_t *srv = r->srv;
     if (r->closed) return;
     r->closed = true;
-    uv_timer_stop(&r->timer);
+    heap_remove(&srv->timers, &r->due);
     log_info("room %s: closed", r->id);
     for (int i = 0; i < r->nseats; i++)
         if (r->seats[i].session) session_remove_room(r->seats[i].session, r);
     for (int i = 0; i < r->nwatchers; i++)
         session_remove_room(r->watchers[i], r);
+    HASH_DEL(srv->by_room_id, r);
     if (r->prev)
         r->prev->next = r->next;
     else
         srv->rooms = r->next;
     if (r->next) r->next->prev = r->prev;
-    uv_close((uv_handle_t *)&r->timer, on_room_close);
+    srv->nrooms--;
+    /* Callers up the stack may still look at r: it is freed at the end of the turn. */
+    r->prev = NULL;
+    r->next = srv->graveyard;
+    srv->graveyard = r;
 }
 
 room_t *room_find(server_t *srv, const char *id)
 {
-    for (room_t *r = srv->rooms; r; r = r->next)
-        if (strcmp(r->id, id) == 0) return r;
-    return NULL;
+    room_t *r;
+    HASH_FIND_STR(srv->by_room_id, id, r);
+    return r;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -162,7 +192,10 @@ void room_seated(room_t *r)
         log_info("room %s: table full, game starts", r->id);
     }
     room_notify(r); /* the seats, and "playing" when it starts: before the first state */
-    if (starts) room_changed(r);
+    if (starts)
+        room_changed(r);
+    else
+        reschedule(r);
 }
 
 static void remove_watcher(room_t *r, session_t *s)
@@ -280,6 +313,7 @@ int room_watch(room_t *r, session_t *s, room_error_t *err)
     if (session_add_room(s, r) < 0) return fail(err, "internal", "out of memory");
     r->watchers[r->nwatchers++] = s;
     log_info("room %s: %s watches", r->id, s->name);
+    reschedule(r);
     return 0;
 }
 
@@ -306,7 +340,7 @@ void room_release(room_t *r, session_t *s)
     }
     if (r->srv->stopping) return;
     room_notify(r);
-    if (seat >= 0) reschedule(r);
+    reschedule(r);
 }
 
 static void member_event(room_t *r, session_t *s, const char *ev)
@@ -326,6 +360,7 @@ void room_member_disconnected(room_t *r, session_t *s)
     log_info("room %s: %s disconnected (seat %d held)", r->id, s->name, room_seat_of(r, s));
     member_event(r, s, "disconnect");
     room_notify(r); /* "connected": false */
+    reschedule(r);
 }
 
 void room_member_reconnected(room_t *r, session_t *s)
@@ -334,6 +369,7 @@ void room_member_reconnected(room_t *r, session_t *s)
     member_event(r, s, "reconnect");
     room_notify(r); /* "connected": true, to everyone (the returning player included) */
     if (r->status != ROOM_WAITING) conn_send_new(s->conn, room_state_event(r, room_seat_of(r, s)));
+    reschedule(r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -520,25 +556,15 @@ void room_changed(room_t *r)
 /* ------------------------------------------------------------------------ */
 
 /*
- * `now` for a game: never earlier than the last `now` it was given, and --
- * for timers -- never later than the oldest line still waiting to be
- * processed (that line must reach the game first: see conn.c).
+ * `now` for a game: never earlier than the last `now` it was given. Lines
+ * and deadlines reach the room in time order (scheduler.c), so a deadline runs
+ * at its own time, after every line stamped before it.
  */
 static int64_t clock_at(room_t *r, int64_t ms)
 {
     if (ms < r->last_now) ms = r->last_now;
     r->last_now = ms;
     return ms;
-}
-
-static int64_t timer_now(room_t *r)
-{
-    int64_t now = server_now_ms(r->srv);
-    if (r->srv->ready_head) {
-        int64_t oldest = (int64_t)(r->srv->ready_head->stamp / 1000);
-        if (oldest < now) now = oldest;
-    }
-    return clock_at(r, now);
 }
 
 /*
@@ -594,14 +620,47 @@ static bool bot_has_move(room_t *r, int i)
     return any;
 }
 
-static void on_room_timer(uv_timer_t *t);
+/* Arm the room's deadline (GAME_NO_DEADLINE: none) in the scheduler. */
+static void set_timer(room_t *r, int64_t at)
+{
+    r->timer_at = at;
+    if (at == GAME_NO_DEADLINE) {
+        heap_remove(&r->srv->timers, &r->due);
+        return;
+    }
+    /* Deadlines are in ms; what a line or deadline causes "at once" must still come
+       after it (and after lines read with it): never before the work in hand. */
+    uint64_t key = (uint64_t)(at < 0 ? 0 : at) * 1000;
+    if (key < r->srv->work_us) key = r->srv->work_us;
+    if (heap_set(&r->srv->timers, &r->due, key) < 0)
+        log_error("room %s: out of memory for its timer", r->id);
+}
+
+/* A waiting room with no connected person in it is closed after --waiting-timeout. */
+static bool attended(const room_t *r)
+{
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].session && r->seats[i].session->conn) return true;
+    for (int i = 0; i < r->nwatchers; i++)
+        if (r->watchers[i]->conn) return true;
+    return false;
+}
 
 static void reschedule(room_t *r)
 {
     if (r->closed) return;
-    if (r->status != ROOM_PLAYING || r->srv->stopping) {
-        uv_timer_stop(&r->timer);
-        r->timer_at = GAME_NO_DEADLINE;
+    if (r->srv->stopping || r->status == ROOM_OVER) {
+        set_timer(r, GAME_NO_DEADLINE);
+        return;
+    }
+    if (r->status == ROOM_WAITING) {
+        if (attended(r)) {
+            r->unattended_at = -1;
+            set_timer(r, GAME_NO_DEADLINE);
+            return;
+        }
+        if (r->unattended_at < 0) r->unattended_at = server_now_ms(r->srv);
+        set_timer(r, r->unattended_at + (int64_t)r->srv->opts.waiting_timeout);
         return;
     }
     int64_t now = room_clock(r);
@@ -619,14 +678,7 @@ static void reschedule(room_t *r)
             if (st->bot_due < at) at = st->bot_due;
         }
     }
-    if (at == GAME_NO_DEADLINE) {
-        uv_timer_stop(&r->timer);
-        r->timer_at = at;
-        return;
-    }
-    if (at == r->timer_at && uv_is_active((uv_handle_t *)&r->timer)) return;
-    r->timer_at = at;
-    uv_timer_start(&r->timer, on_room_timer, at > now ? (uint64_t)(at - now) : 0, 0);
+    set_timer(r, at);
 }
 
 /* The bot at seat i plays from its own view. Returns true if the game changed. */
@@ -677,12 +729,33 @@ static bool turn_timeout(room_t *r, int i, int64_t now)
     return rc == 0;
 }
 
-static void on_room_timer(uv_timer_t *t)
+/* Nobody came back to a waiting table: close it. */
+static void close_unattended(room_t *r)
 {
-    room_t *r = t->data;
-    r->timer_at = GAME_NO_DEADLINE;
+    log_info("room %s: waiting with nobody connected for %llu ms; closing", r->id,
+             (unsigned long long)r->srv->opts.waiting_timeout);
+    json_t *ev = proto_event("closed");
+    json_object_set_new(ev, "room", json_string(r->id));
+    json_object_set_new(ev, "reason", json_string("waiting_timeout"));
+    room_broadcast(r, ev);
+    json_decref(ev);
+    room_destroy(r);
+}
+
+void room_run_due(room_t *r)
+{
+    int64_t due = r->timer_at;
+    set_timer(r, GAME_NO_DEADLINE);
+    if (r->status == ROOM_WAITING) {
+        if (!attended(r) && r->unattended_at >= 0 &&
+            server_now_ms(r->srv) >= r->unattended_at + (int64_t)r->srv->opts.waiting_timeout)
+            close_unattended(r);
+        else
+            reschedule(r);
+        return;
+    }
     if (r->status != ROOM_PLAYING) return;
-    int64_t now = timer_now(r);
+    int64_t now = clock_at(r, due);
     settle(r, now);
     uint64_t turn = r->srv->opts.turn_timer;
     for (int i = 0; i < r->nseats && r->status == ROOM_PLAYING; i++) {

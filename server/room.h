@@ -12,8 +12,9 @@
  * player's connection, the status (the start, before the first state; the
  * end, after game_over) -- send {"ev":"room", ...room_summary...}.
  *
- * One uv_timer per room is armed for the earliest of: the game's next
- * deadline, the turn timer of a seat the game waits on, and a bot's move.
+ * A room has one deadline in the scheduler (scheduler.h): the earliest of the
+ * game's next deadline, the turn timer of a seat the game waits on, a bot's
+ * move, and -- while waiting with no connected person -- its closing.
  */
 #ifndef TAPIS_SERVER_ROOM_H
 #define TAPIS_SERVER_ROOM_H
@@ -28,8 +29,12 @@ typedef struct room_error {
 
 room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
                     bool private_room, game_error_t *err);
-/* Close the room's timer and free it (also used at shutdown). */
+/* Take the room out of the server; its memory is freed by room_free_graveyard(). */
 void room_destroy(room_t *r);
+/* Free the rooms destroyed so far (the end of a scheduler turn, and shutdown). */
+void room_free_graveyard(server_t *srv);
+/* The room's deadline came (the scheduler calls it, in time order with lines). */
+void room_run_due(room_t *r);
 room_t *room_find(server_t *srv, const char *id);
 
 /* The seat of s in r, or -1. */

@@ -22,16 +22,40 @@
 
 #include "framing.h"
 #include "game.h"
+#include "heap.h"
 #include "options.h"
+
+#define HASH_NONFATAL_OOM 1 /* an allocation failure is reported, not fatal */
+#include <uthash.h>
 
 typedef struct server server_t;
 typedef struct conn conn_t;
 typedef struct session session_t;
 typedef struct room room_t;
+typedef struct peer_count peer_count_t;
 
 #define TOKEN_LEN 32 /* hex characters of a reconnect token (128 bits) */
 #define ROOM_ID_LEN 16
 #define SESSION_MAX_ROOMS 64 /* rooms one session may sit or watch in at once */
+#define CONN_STAMPS 16       /* reads remembered per connection to stamp its lines */
+
+/*
+ * A budget that refills one unit every `interval` µs and holds at most
+ * `burst` units (GCRA: one number per budget, one comparison per use).
+ * budget_take() is true when a unit was there; interval 0 means no limit.
+ */
+typedef struct budget {
+    uint64_t tat; /* µs: when the budget is full again ("theoretical arrival time") */
+} budget_t;
+
+static inline bool budget_take(budget_t *b, uint64_t now, uint64_t interval, uint64_t burst)
+{
+    if (interval == 0) return true;
+    uint64_t tat = b->tat > now ? b->tat : now;
+    if (tat - now > (burst ? burst - 1 : 0) * interval) return false;
+    b->tat = tat + interval;
+    return true;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Connection                                                               */
@@ -58,9 +82,17 @@ struct conn {
     bool eof;      /* the peer shut down its side: answer, then close */
 
     frame_t frame;
-    uint64_t stamp;                  /* µs: when the oldest unprocessed complete line was read */
-    conn_t *ready_prev, *ready_next; /* in srv's ready queue while lines wait */
-    bool ready;
+    struct {
+        uint64_t end;     /* stream position (frame_t.fed) after this read */
+        uint64_t us;      /* when it was read */
+    } reads[CONN_STAMPS]; /* oldest first: the reads whose bytes are not all taken */
+    int nreads;
+    heap_node_t ready;     /* in srv->ready, keyed by its next line's stamp */
+    uint64_t turn;         /* the scheduler turn turn_lines counts in */
+    int turn_lines;        /* lines taken in that turn */
+    uint64_t last_line_ms; /* for the idle timeout */
+    budget_t line_budget, error_budget;
+    peer_count_t *peer_count; /* connections from the same address */
 
     char *out; /* output not yet handed to the kernel or libuv (see conn.c) */
     size_t out_len, out_size;
@@ -80,6 +112,7 @@ struct conn {
 
 struct session {
     server_t *srv;
+    uint64_t id; /* for logs: the token is a secret and is never logged */
     char token[TOKEN_LEN + 1];
     char name[64];
     conn_t *conn;    /* NULL while disconnected (seats held) */
@@ -88,6 +121,10 @@ struct session {
     bool gone;       /* session_destroy() ran */
     room_t **rooms;  /* rooms seated in or watched */
     int nrooms, caprooms;
+    budget_t chat_budget, create_budget;
+    char name_key[64];      /* the name folded to lower case: names are unique by it */
+    UT_hash_handle hh;      /* srv->by_token */
+    UT_hash_handle hh_name; /* srv->by_name */
     session_t *prev, *next; /* srv->sessions */
 };
 
@@ -125,12 +162,15 @@ struct room {
     int nwatchers, capwatchers;
     game_t *game; /* created with the room, played once full */
     room_status_t status;
-    bool closed;         /* room_destroy() ran: the memory waits for the timer close */
-    uint64_t seq;        /* state events sent */
-    int64_t last_now;    /* the game's clock never goes back */
-    uv_timer_t timer;    /* the earliest of: game deadline, turn timer, bots */
-    int64_t timer_at;    /* ms the timer is armed for, or GAME_NO_DEADLINE */
-    room_t *prev, *next; /* srv->rooms */
+    bool closed;           /* room_destroy() ran: freed at the end of the turn */
+    uint64_t seq;          /* state events sent */
+    int64_t last_now;      /* the game's clock never goes back */
+    heap_node_t due;       /* in srv->timers while timer_at is set */
+    int64_t timer_at;      /* ms: the earliest of game deadline, turn timer, bots, or
+                              GAME_NO_DEADLINE */
+    int64_t unattended_at; /* ms since which a waiting room has no connected person, or -1 */
+    UT_hash_handle hh;     /* srv->by_room_id */
+    room_t *prev, *next;   /* srv->rooms, newest first; then srv->graveyard */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -142,9 +182,11 @@ struct server {
     server_opts_t opts;
     uv_tcp_t listener;
     uv_signal_t sigint, sigterm;
-    uv_idle_t idle;        /* keeps the loop from blocking while lines wait */
-    uv_check_t check;      /* processes waiting lines after each poll */
-    uv_prepare_t prepare;  /* flushes output made by timers before the loop polls */
+    uv_idle_t idle;        /* keeps the loop from blocking while work waits */
+    uv_check_t check;      /* one scheduler turn after each poll (scheduler.c) */
+    uv_prepare_t prepare;  /* flushes output made outside the turn; arms `wake` */
+    uv_timer_t wake;       /* wakes the loop for the earliest room deadline */
+    uint64_t wake_at;      /* µs the wake timer is armed for, or UINT64_MAX */
     uv_timer_t stop_timer; /* shutdown: force-close connections still flushing */
     uint64_t start_ns;
     bool stopping;
@@ -152,12 +194,22 @@ struct server {
     conn_t *conns;
     int nconns;
     uint64_t next_conn_id;
-    conn_t *ready_head, *ready_tail; /* connections with complete lines, oldest first */
-    conn_t *doomed;                  /* to close at the next check (see conn_doom) */
+    heap_t ready;                    /* connections with a complete line, by its stamp */
+    heap_t timers;                   /* rooms with a deadline, by deadline */
+    uint64_t turn;                   /* scheduler turns run */
+    uint64_t work_us;                /* the time of the work in hand (a line's stamp, a
+                                        deadline): nothing it causes is due before it */
+    conn_t *doomed;                  /* to close at the next turn (see conn_doom) */
     conn_t *flush_head, *flush_tail; /* connections with output to flush, oldest first */
+    peer_count_t *peers;             /* connections per client address */
 
     session_t *sessions;
+    session_t *by_token, *by_name;
+    uint64_t next_session_id;
     room_t *rooms;
+    room_t *by_room_id;
+    room_t *graveyard; /* destroyed rooms, freed at the end of the turn */
+    int nrooms;
     uint64_t rooms_created;
     rng_t rng; /* bot seeds and delays (seeded from the OS) */
 };

@@ -30,6 +30,41 @@ static void on_hold_close(uv_handle_t *h)
     free(s);
 }
 
+/* The lookup key of a name: ASCII letters folded to lower case. */
+static void name_key(char out[64], const char *name)
+{
+    size_t i = 0;
+    for (; name[i] && i < 63; i++)
+        out[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] - 'A' + 'a') : name[i];
+    out[i] = 0;
+}
+
+session_t *session_find_name(server_t *srv, const char *name)
+{
+    char key[64];
+    name_key(key, name);
+    session_t *s;
+    HASH_FIND(hh_name, srv->by_name, key, strlen(key), s);
+    return s;
+}
+
+int session_rename(session_t *s, const char *name)
+{
+    server_t *srv = s->srv;
+    char key[64];
+    name_key(key, name);
+    if (strcmp(key, s->name_key) != 0) {
+        session_t *same = session_find_name(srv, name);
+        if (same && same != s) return -1;
+        HASH_DELETE(hh_name, srv->by_name, s);
+        snprintf(s->name_key, sizeof s->name_key, "%s", key);
+        HASH_ADD(hh_name, srv->by_name, name_key[0], strlen(s->name_key), s);
+        if (!s->hh_name.tbl) return -1;
+    }
+    snprintf(s->name, sizeof s->name, "%s", name);
+    return 0;
+}
+
 session_t *session_create(server_t *srv, conn_t *c, const char *name)
 {
     session_t *s = calloc(1, sizeof *s);
@@ -39,7 +74,20 @@ session_t *session_create(server_t *srv, conn_t *c, const char *name)
         return NULL;
     }
     s->srv = srv;
+    s->id = ++srv->next_session_id;
     snprintf(s->name, sizeof s->name, "%s", name);
+    name_key(s->name_key, name);
+    HASH_ADD(hh, srv->by_token, token[0], strlen(s->token), s);
+    if (!s->hh.tbl) {
+        free(s);
+        return NULL;
+    }
+    HASH_ADD(hh_name, srv->by_name, name_key[0], strlen(s->name_key), s);
+    if (!s->hh_name.tbl) {
+        HASH_DELETE(hh, srv->by_token, s);
+        free(s);
+        return NULL;
+    }
     uv_timer_init(srv->loop, &s->hold);
     s->hold.data = s;
     s->hold_open = true;
@@ -53,9 +101,9 @@ session_t *session_create(server_t *srv, conn_t *c, const char *name)
 
 session_t *session_find(server_t *srv, const char *token)
 {
-    for (session_t *s = srv->sessions; s; s = s->next)
-        if (strcmp(s->token, token) == 0) return s;
-    return NULL;
+    session_t *s;
+    HASH_FIND(hh, srv->by_token, token, strlen(token), s);
+    return s;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -106,7 +154,8 @@ static bool holds_a_seat(const session_t *s)
 static void on_hold_expired(uv_timer_t *t)
 {
     session_t *s = t->data;
-    log_info("session %s (%.8s): reconnect window passed; bots take the seats", s->name, s->token);
+    log_info("session %llu (%s): reconnect window passed; bots take the seats",
+             (unsigned long long)s->id, s->name);
     /* Copy: leaving rooms edits s->rooms. */
     while (s->nrooms > 0)
         room_release(s->rooms[s->nrooms - 1], s);
@@ -122,8 +171,8 @@ void session_detach(session_t *s)
         session_destroy(s);
         return;
     }
-    log_info("session %s (%.8s): disconnected; seats held for %llu ms", s->name, s->token,
-             (unsigned long long)srv->opts.reconnect_window);
+    log_info("session %llu (%s): disconnected; seats held for %llu ms", (unsigned long long)s->id,
+             s->name, (unsigned long long)srv->opts.reconnect_window);
     /* Watching needs a connection; seats wait for the player. */
     for (int i = s->nrooms - 1; i >= 0; i--) {
         room_t *r = s->rooms[i];
@@ -148,7 +197,8 @@ void session_attach(session_t *s, conn_t *c)
     uv_timer_stop(&s->hold);
     s->conn = c;
     c->session = s;
-    log_info("session %s (%.8s): back on conn %llu", s->name, s->token, (unsigned long long)c->id);
+    log_info("session %llu (%s): back on conn %llu", (unsigned long long)s->id, s->name,
+             (unsigned long long)c->id);
     for (int i = 0; i < s->nrooms; i++)
         room_member_reconnected(s->rooms[i], s);
 }
@@ -164,6 +214,8 @@ void session_destroy(session_t *s)
     }
     while (s->nrooms > 0)
         room_release(s->rooms[s->nrooms - 1], s);
+    HASH_DELETE(hh, srv->by_token, s);
+    HASH_DELETE(hh_name, srv->by_name, s);
     if (s->prev)
         s->prev->next = s->next;
     else

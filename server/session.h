@@ -7,6 +7,10 @@
  * and `hello` with the token on a new connection takes them back. When the
  * window passes, built-in bots take the seats and the session ends. A
  * session that holds no seat ends with its connection.
+ *
+ * Names are unique among live sessions (held ones included), compared with
+ * ASCII letters folded to lower case. Tokens and names are found through
+ * hash tables. Logs name a session by its number, never by its token.
  */
 #ifndef TAPIS_SERVER_SESSION_H
 #define TAPIS_SERVER_SESSION_H
@@ -17,6 +21,10 @@
 session_t *session_create(server_t *srv, conn_t *c, const char *name);
 /* The session holding `token`, or NULL. */
 session_t *session_find(server_t *srv, const char *token);
+/* The session named `name` (case-folded), or NULL. */
+session_t *session_find_name(server_t *srv, const char *name);
+/* Rename s. Returns 0, or -1 when out of memory (s keeps its old name). */
+int session_rename(session_t *s, const char *name);
 /* Bind s (detached) to connection c, stop its hold, tell its tables. */
 void session_attach(session_t *s, conn_t *c);
 /* Its connection is gone: hold the session or end it. */

@@ -75,10 +75,11 @@ def name_lobby_table_move_and_update():
 def cards_are_coloured_on_a_terminal_and_not_with_no_color():
     server = Server(TAPISD, "--bot-delay", "200")
     try:
-        for env, coloured in (({}, True), ({"NO_COLOR": "1"}, False)):
-            tty = Tty(TAPIS, server.address, "--name", "col", env=env)
+        for name, env, coloured in (("col", {}, True), ("nocol", {"NO_COLOR": "1"}, False)):
+            # two names: the first session still holds its seat (names are unique)
+            tty = Tty(TAPIS, server.address, "--name", name, env=env)
             try:
-                tty.expect(r"hello col\.")
+                tty.expect(r"hello %s\." % name)
                 tty.send("create 233 2")
                 tty.send("addbot")
                 tty.expect(r"hand 1 ")

@@ -563,7 +563,7 @@ def slap_game(exe, delays, options, server_bots=0, srv_args=()):
         for i, bot in enumerate(bots[1:], 1):
             assert bot.c.ok("join", room=room, seat=i)["seat"] == i
         for i in range(server_bots):
-            assert spec.c.ok("addbot", room=room)["seat"] == len(bots) + i
+            assert bots[0].c.ok("addbot", room=room)["seat"] == len(bots) + i
         for bot in bots + [spec]:
             bot.room = room
             for m in bot.c.events:  # events read with the replies above

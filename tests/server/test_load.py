@@ -68,7 +68,7 @@ def thousand_concurrent_connections(exe):
     n = 1000
     have = raise_nofile(n + 200)
     assert have >= n + 50, "cannot open %d sockets (RLIMIT_NOFILE %d)" % (n, have)
-    srv = Server(exe, "--log-level", "warn")
+    srv = Server(exe, "--log-level", "warn", "--max-conns-per-ip", "0")
     socks = []
     try:
         for i in range(n):
@@ -114,7 +114,8 @@ def thousand_concurrent_connections(exe):
 
 @test
 def pipelined_flood_is_answered_in_order_and_others_get_through(exe):
-    srv = Server(exe)
+    # without budgets: the order and the fairness alone (the budgets have their own tests)
+    srv = Server(exe, "--line-rate", "0", "--error-rate", "0")
     try:
         flooder = srv.connect("flooder")
         other = srv.connect("other")

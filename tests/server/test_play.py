@@ -136,9 +136,8 @@ def many_tables_at_once(exe):
             h = srv.connect("h%d" % i)
             rooms.append(h.ok("create", game="233", players=2, options=OPTIONS)["room"])
             w.ok("watch", room=rooms[-1])
-            h.ok("leave")  # the bot takes over a seat left during play... and here, frees it
-            w.ok("addbot", room=rooms[-1])
-            w.ok("addbot", room=rooms[-1])
+            h.ok("addbot")  # the table starts: h and a bot
+            h.ok("leave")  # a bot takes over the seat h leaves during play
         over = set()
         while len(over) < len(rooms):
             e = w.event(lambda e: e.get("ev") == "game_over", timeout=60)

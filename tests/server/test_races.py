@@ -23,9 +23,9 @@ WINDOW_MS = 400
 
 
 class Table:
-    def __init__(self, exe, seed):
+    def __init__(self, exe, seed, extra=()):
         self.srv = Server(exe, "--dispute-window", str(WINDOW_MS), "--seed", str(seed),
-                          "--turn-timer", "0")
+                          "--turn-timer", "0", *extra)
         self.cs = [self.srv.connect("s%d" % i) for i in range(4)]
         r = self.cs[0].ok("create", game="233", players=4)
         self.room = r["room"]
@@ -157,6 +157,55 @@ def claims_within_the_window_with_equal_scores_go_to_the_earlier(exe):
 
 
 @test
+def a_backlog_cannot_overtake_an_earlier_line(exe):
+    """The turn player queues 10,000 `state` lines (60 KB, under the read
+    pause, each a few tens of µs of work), then sends `take` 20 ms after
+    another seat's `claim` (scores equal, both in the window: the earlier
+    wins). The take carries the stamp of its own read, later than the claim,
+    so the honest claim wins. Before, a connection's lines all carried the
+    stamp of its oldest waiting line, and the late take won every time."""
+    t = Table(exe, 4, extra=("--line-rate", "0", "--error-rate", "0", "--out-cap", "268435456"))
+    try:
+        turn, take, o, claim = t.find(lambda turn, o: t.score(turn) == t.score(o))
+        tc = t.cs[turn]
+        n = 10000
+        backlog = b"state\n" * n
+        replies = []
+
+        def read_turn():  # the turn player reads its answers, as a real client would
+            while True:
+                m = json.loads(tc.read_line(20))
+                if m.get("re"):
+                    replies.append(m)
+                    if m.get("id") == "take":
+                        return
+        reader = threading.Thread(target=read_turn)
+        reader.start()
+        sender = threading.Thread(target=tc.send_raw, args=(backlog,))
+        sender.start()
+        time.sleep(0.005)  # the backlog is on its way
+        t.cs[o].send({"cmd": "act", "id": "claim", "room": t.room, "action": claim})
+        time.sleep(0.02)
+        sender.join()
+        tc.send({"cmd": "act", "id": "take", "room": t.room, "action": take})
+        assert t.cs[o].reply("claim")["ok"]
+        reader.join(30)
+        assert len(replies) == n + 1, len(replies)
+        deadline = time.monotonic() + 5
+        while True:
+            v = t.cs[o].ok("state", room=t.room)["view"]
+            if not v["claims"] or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        settled = [e for e in v["events"] if e.get("did") in ("take", "claim")]
+        assert settled, v["events"]
+        e = settled[-1]
+        assert e["seat"] == o and e["did"] == "claim", (e, replies[-1])
+    finally:
+        t.close()
+
+
+@test
 def same_iteration_claims_follow_read_order(exe):
     """Both claims in flight at once: whichever the server stamped first wins
     the tie, and both replies and the settlement agree with the log order."""
@@ -179,7 +228,7 @@ def actions_reach_the_game_in_stamp_order_under_load(exe):
     """Four players pipeline hundreds of actions each at the same moment, more
     than the server takes in one loop iteration: the debug log, written as
     each action reaches the game, must show non-decreasing read stamps."""
-    srv = Server(exe, "--log-level", "debug", "--turn-timer", "0")
+    srv = Server(exe, "--log-level", "debug", "--turn-timer", "0", "--error-rate", "0")
     try:
         cs = [srv.connect("s%d" % i) for i in range(4)]
         room = cs[0].ok("create", game="233", players=4)["room"]

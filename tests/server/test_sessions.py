@@ -231,7 +231,7 @@ def leaving_a_running_table_hands_the_seat_to_a_bot(exe):
         # ann is out of the room: no more events for her
         assert not [m for m in a.all if m.get("ev") == "game_over"]
         r = a.request("state", room=room)
-        assert r["ok"], r  # a public room can still be looked at
+        assert r["error"]["code"] == "not_in_room", r  # state is for members only
     finally:
         srv.finish()
 

@@ -1,0 +1,45 @@
+/*
+ * heap.h — a binary min-heap of nodes embedded in their owners (the libuv
+ * habit: no allocation per entry, O(log n) insert, update and removal).
+ *
+ * tapisd keeps two: connections keyed by the stamp of their next line, and
+ * rooms keyed by their next deadline (see scheduler.h). Equal keys leave in the
+ * order they were pushed.
+ */
+#ifndef TAPIS_SERVER_HEAP_H
+#define TAPIS_SERVER_HEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct heap_node {
+    uint64_t key;
+    uint64_t order; /* push order, for equal keys */
+    size_t pos;     /* index + 1 in the heap; 0 while not in it */
+} heap_node_t;
+
+typedef struct heap {
+    heap_node_t **nodes;
+    size_t n, cap;
+    uint64_t pushes;
+} heap_t;
+
+/* Insert n with `key`, or move it there if it is in already. Returns 0, or -1 (no memory). */
+int heap_set(heap_t *h, heap_node_t *n, uint64_t key);
+void heap_remove(heap_t *h, heap_node_t *n);
+/* The smallest node, or NULL. */
+static inline heap_node_t *heap_min(const heap_t *h)
+{
+    return h->n ? h->nodes[0] : NULL;
+}
+static inline bool heap_contains(const heap_node_t *n)
+{
+    return n->pos != 0;
+}
+void heap_free(heap_t *h);
+
+/* The struct that holds a node: heap_entry(node, conn_t, ready). */
+#define heap_entry(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+#endif

@@ -1,0 +1,117 @@
+/* scheduler.c — one turn of work in time order. See scheduler.h. */
+#include "scheduler.h"
+
+#include "conn.h"
+#include "room.h"
+
+/* ------------------------------------------------------------------------ */
+/* A turn                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void close_doomed(server_t *srv)
+{
+    while (srv->doomed)
+        conn_close(srv->doomed, srv->doomed->doom_why);
+}
+
+void sched_turn(server_t *srv)
+{
+    close_doomed(srv);
+    srv->turn++;
+    uint64_t now = server_now_us(srv);
+    for (int budget = SCHED_TURN_BUDGET; budget > 0;) {
+        heap_node_t *line = heap_min(&srv->ready), *due = heap_min(&srv->timers);
+        if (due && due->key > now) due = NULL;
+        if (!line && !due) break;
+        budget--;
+        /* A line and a deadline at the same µs: the line first (it was read by then). */
+        if (due && (!line || due->key < line->key)) {
+            srv->work_us = due->key;
+            room_run_due(heap_entry(due, room_t, due));
+            continue;
+        }
+        conn_t *c = heap_entry(line, conn_t, ready);
+        if (c->turn != srv->turn) {
+            c->turn = srv->turn;
+            c->turn_lines = 0;
+        }
+        if (c->turn_lines >= SCHED_CONN_LINES) break; /* the earliest line waits: so does all */
+        c->turn_lines++;
+        srv->work_us = line->key;
+        conn_take_line(c);
+    }
+    srv->work_us = 0;
+    close_doomed(srv);
+    conn_flush_all(srv);
+    room_free_graveyard(srv);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Handles                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void on_check(uv_check_t *h)
+{
+    sched_turn(h->data);
+}
+
+/* The idle handle only keeps uv_run() from blocking in poll while work waits. */
+static void on_idle(uv_idle_t *h)
+{
+    (void)h;
+}
+
+/* The wake timer only ends the poll: the check handle does the work. */
+static void on_wake(uv_timer_t *t)
+{
+    server_t *srv = t->data;
+    srv->wake_at = UINT64_MAX;
+}
+
+/*
+ * Before each poll: write what was sent outside a turn (timers, signals),
+ * then make sure poll returns in time for the next piece of work.
+ */
+static void on_prepare(uv_prepare_t *h)
+{
+    server_t *srv = h->data;
+    conn_flush_all(srv);
+    room_free_graveyard(srv);
+    uint64_t now = server_now_us(srv);
+    heap_node_t *due = heap_min(&srv->timers);
+    bool busy = heap_min(&srv->ready) || srv->doomed || (due && due->key <= now);
+    if (busy)
+        uv_idle_start(&srv->idle, on_idle);
+    else
+        uv_idle_stop(&srv->idle);
+    if (!due || busy) {
+        if (srv->wake_at != UINT64_MAX) uv_timer_stop(&srv->wake);
+        srv->wake_at = UINT64_MAX;
+        return;
+    }
+    if (srv->wake_at == due->key) return;
+    srv->wake_at = due->key;
+    uv_timer_start(&srv->wake, on_wake, (due->key - now + 999) / 1000, 0);
+}
+
+void sched_init(server_t *srv)
+{
+    uv_idle_init(srv->loop, &srv->idle);
+    uv_check_init(srv->loop, &srv->check);
+    uv_prepare_init(srv->loop, &srv->prepare);
+    uv_timer_init(srv->loop, &srv->wake);
+    srv->idle.data = srv->check.data = srv->prepare.data = srv->wake.data = srv;
+    srv->wake_at = UINT64_MAX;
+    uv_check_start(&srv->check, on_check);
+    uv_prepare_start(&srv->prepare, on_prepare);
+}
+
+void sched_close(server_t *srv)
+{
+    uv_close((uv_handle_t *)&srv->idle, NULL);
+    uv_close((uv_handle_t *)&srv->check, NULL);
+    uv_close((uv_handle_t *)&srv->prepare, NULL);
+    uv_close((uv_handle_t *)&srv->wake, NULL);
+    heap_free(&srv->ready);
+    heap_free(&srv->timers);
+}
