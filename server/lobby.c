@@ -101,8 +101,8 @@ void lobby_rooms(request_t *req)
         return;
     }
     json_t *list = json_array();
-    long long total = 0;
-    for (room_t *r = req->conn->srv->rooms; r; r = r->next) {
+    long long total = 0, walked = 0;
+    for (room_t *r = req->conn->srv->rooms; r; r = r->next, walked++) {
         if (game && strcmp(r->desc->id, game) != 0) continue;
         if (want >= 0 && (int)r->status != want) continue;
         if (r->private_room && room_seat_of(r, req->session) < 0 &&
@@ -111,6 +111,12 @@ void lobby_rooms(request_t *req)
         if (total >= offset && total < offset + limit) json_array_append_new(list, room_summary(r));
         total++;
     }
+    /* A page costs the caller's line budget its weight: one line per 100 rooms
+       looked at and per 5 rooms sent, so asking for pages cannot cost the loop
+       more than other lines do. */
+    uint64_t rate = req->conn->srv->opts.line_rate;
+    budget_charge(&req->conn->line_budget, req->stamp, rate ? 1000000 / rate : 0,
+                  (uint64_t)(walked / 100 + (long long)json_array_size(list) / 5));
     req_ok(req, json_pack("{s:o, s:I, s:I, s:i}", "rooms", list, "total", (json_int_t)total,
                           "offset", (json_int_t)offset, "limit", limit));
 }

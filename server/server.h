@@ -57,6 +57,13 @@ static inline bool budget_take(budget_t *b, uint64_t now, uint64_t interval, uin
     return true;
 }
 
+/* Spend `units` more without asking (work already done): later takes wait for them. */
+static inline void budget_charge(budget_t *b, uint64_t now, uint64_t interval, uint64_t units)
+{
+    if (interval == 0) return;
+    b->tat = (b->tat > now ? b->tat : now) + units * interval;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Connection                                                               */
 /* ------------------------------------------------------------------------ */

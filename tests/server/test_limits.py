@@ -385,6 +385,23 @@ def rooms_come_in_bounded_pages_with_filters_and_a_total(exe):
 
 
 @test
+def a_page_of_rooms_weighs_on_the_line_budget(exe):
+    srv = Server(exe, "--line-rate", "20", "--error-rate", "0", "--create-rate", "0")
+    try:
+        a = srv.connect("ann")
+        for _ in range(25):
+            a.ok("create", game="233", players=2)
+        time.sleep(2)  # a full budget again
+        b = srv.connect("bob")
+        assert len(b.ok("rooms", limit=200)["rooms"]) == 25  # weighs 1 + 5 lines
+        b.send_raw("ping\n" * 40)  # one write: read at one time, no refill between
+        got = [b.recv()["ok"] for _ in range(40)]
+        assert got.count(True) == 33, got  # a burst of 40, less hello and rooms' 6
+    finally:
+        srv.finish()
+
+
+@test
 def many_rooms_do_not_slow_a_lookup(exe):
     # Rooms and sessions are found by hash: a missing room costs the same
     # with 3,000 rooms as with none (the 47 ms lookup of a linear scan is gone).
