@@ -6,7 +6,9 @@
  * next game deadline, turn timer, bot move or waiting timeout). A turn takes
  * whichever is earliest, again and again, until nothing is due or the turn's
  * budget is spent:
- *  - at most SCHED_TURN_BUDGET units per turn (a line or a room's deadline);
+ *  - at most SCHED_TURN_BUDGET units per turn (a line or a room's deadline),
+ *    and no more once SCHED_TURN_NS have passed (the replies of a turn are
+ *    written at its end: a long turn would make everyone wait);
  *  - at most SCHED_CONN_LINES lines of one connection per turn: when the
  *    earliest line belongs to a connection that used them, the turn ends
  *    (nothing stamped later may go before it) and the loop polls, runs its
@@ -26,6 +28,7 @@
 
 #define SCHED_TURN_BUDGET 1024
 #define SCHED_CONN_LINES 32
+#define SCHED_TURN_NS 1000000 /* 1 ms */
 
 /* Initialise the handles (idle, check, prepare, wake) on srv->loop and start them. */
 void sched_init(server_t *srv);
