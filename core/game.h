@@ -49,6 +49,12 @@ struct game_desc {
     const char *title; /* human name */
     int min_seats, max_seats;
     const char *default_options; /* JSON object text: every option and its default */
+    /*
+     * Seats act at any time, not in turns (slap): a turn timer then measures
+     * each seat's inactivity, restarting with every action of that seat.
+     * Otherwise it runs from the start of the seat's turn.
+     */
+    bool simultaneous;
 
     /*
      * Create a table for `seats` players. `options` is the complete option

@@ -586,6 +586,10 @@ int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, gam
     if (r->status == ROOM_OVER || !settle(r, now))
         return game_fail(err, "game_over", "this game is over");
     int rc = game_apply(r->game, seat, action, now, err);
+    /* In a simultaneous game (slap) the turn timer measures each seat's inactivity:
+       an action starts that seat's clock afresh. In a turn game it runs from the
+       start of the turn (233: draw and discard share one timer). */
+    if (rc == 0 && r->desc->simultaneous) r->seats[seat].wait_since = -1;
     /* The order of these lines is the order actions reach the game (tests check it). */
     log_debug("room %s: act seat=%d stamp=%llu type=%s %s", r->id, seat,
               (unsigned long long)stamp_us, json_string_value(json_object_get(action, "type")),

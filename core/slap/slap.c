@@ -590,6 +590,7 @@ const game_desc_t slap_desc = {
     .next_deadline = slap_next_deadline,
     .tick = slap_tick,
     .waiting = slap_waiting,
+    .simultaneous = true,
     .default_action = slap_default_action,
     .is_over = slap_is_over,
     .result = slap_result,

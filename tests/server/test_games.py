@@ -626,5 +626,19 @@ def slap_instant_bots_race_beside_a_server_bot(exe):
               server_bots=1, srv_args=("--bot-delay", "5-15"))
 
 
+@test
+def slap_turn_timer_measures_each_seats_inactivity(exe):
+    """In a simultaneous game the turn timer restarts with every action of a
+    seat: two bots acting every 50 ms never time out under a 300 ms timer
+    (before, the timer ran from when the game began waiting on a seat and
+    fired on players who never stopped playing)."""
+    bots, _ = slap_game(exe, [("ann", 0.05), ("bob", 0.05)],
+                        {"go_ms": 100, "stall_ms": 150, "max_rounds": 2},
+                        srv_args=("--turn-timer", "300ms"))
+    for bot in bots:
+        timeouts = [m for m in bot.c.all if m.get("ev") == "timeout"]
+        assert not timeouts, "%s: the timer fired on an active table: %r" % (bot.name, timeouts)
+
+
 if __name__ == "__main__":
     run_tests(sys.argv)
