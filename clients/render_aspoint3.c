@@ -51,6 +51,13 @@ static int put_cards(const render_ctx_t *ctx, const json_t *cards)
     return w;
 }
 
+/* The packs variant counted by manche (each pack a round): pack_scoring "manche". */
+static bool by_manche(const json_t *v)
+{
+    const char *ps = json_string_value(json_object_get(v, "pack_scoring"));
+    return ps && strcmp(ps, "manche") == 0;
+}
+
 static bool packs_mode(const json_t *view)
 {
     const char *mode = json_string_value(json_object_get(view, "mode"));
@@ -125,7 +132,10 @@ static void table_aspoint3(const render_ctx_t *ctx, const json_t *view)
     bool packs = packs_mode(view);
 
     fprintf(o, "%s-- room %s . aspoint3 . ", render_sgr(ctx, RENDER_BOLD), ctx->room);
-    if (packs)
+    if (packs && by_manche(view))
+        fprintf(o, "pack %d . first to %d packs", render_int(view, "pack", 0),
+                render_int(view, "packs", 0));
+    else if (packs)
         fprintf(o, "pack %d/%d", render_int(view, "pack", 0), render_int(view, "packs", 0));
     else
         fprintf(o, "round %d/%d", render_int(view, "round", 0), render_int(view, "rounds", 0));
@@ -142,7 +152,10 @@ static void table_aspoint3(const render_ctx_t *ctx, const json_t *view)
         fprintf(o, "%s%s seat %d  %-12s%s", here ? render_sgr(ctx, RENDER_BOLD) : "",
                 here ? ">" : " ", s, render_seat_name(ctx, s, name, sizeof name),
                 s == me ? " (you)" : "      ");
-        if (packs)
+        if (packs && by_manche(view))
+            fprintf(o, "  deals won %3d  packs won %2d", render_int(p, "score", 0),
+                    render_int(p, "total", 0));
+        else if (packs)
             fprintf(o, "  deals won %3d", render_int(p, "score", 0));
         else
             fprintf(o, "  round %4d  total %4d", render_int(p, "score", 0),
@@ -211,7 +224,7 @@ static void result_aspoint3(const render_ctx_t *ctx, const json_t *result)
     json_array_foreach(winners, i, w)
         fprintf(o, "%s%s", i ? ", " : " winner ",
                 render_seat_name(ctx, (int)json_integer_value(w), name, sizeof name));
-    fputs(packs ? " . deals won" : " . scores", o);
+    fputs(packs ? (by_manche(result) ? " . packs won" : " . deals won") : " . scores", o);
     json_t *s;
     json_array_foreach(json_object_get(result, "scores"), i, s) fprintf(
         o, " %s %d", render_seat_name(ctx, (int)i, name, sizeof name), (int)json_integer_value(s));

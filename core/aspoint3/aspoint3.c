@@ -1,8 +1,9 @@
 /*
  * aspoint3.c — the rules of As.point3: the deal, the starter's blind swap, the
  * other player's pick (and challenge), the scoring of a deal, the 210 rule,
- * the end of a round ("manche"), of a pack and of the game. The view, dump,
- * resample and audit live in view.c; the card values in cards.c.
+ * the end of a round ("manche"), of a pack (a round of its own when the packs
+ * variant counts by manche) and of the game. The view, dump, resample and
+ * audit live in view.c; the card values in cards.c.
  *
  * Every action goes through one path: parse (wire form to ap3_act_t), check
  * (the rules: refuse with a stable code and change nothing), then run.
@@ -80,6 +81,11 @@ int ap3_turn(const ap3_t *g)
     }
 }
 
+const char *ap3_pack_scoring_name(const ap3_t *g)
+{
+    return g->pack_scoring == AP3_PACK_MANCHE ? "manche" : "total";
+}
+
 /* ------------------------------------------------------------------ */
 /* Checking an action                                                   */
 /* ------------------------------------------------------------------ */
@@ -136,21 +142,51 @@ static json_t *bonus_rule(ap3_t *g)
     return json_pack("{s:i, s:i, s:i}", "from", first, "to", other, "points", AP3_BONUS);
 }
 
+/*
+ * A round is over: `winner` (or -1, a drawn round) scores `points`. The entry
+ * goes to the history and to the reveal. The history is copied on write
+ * (a shallow copy: its entries are never changed), because views and results
+ * hold it by reference and must not see later rounds.
+ */
+static void end_round(ap3_t *g, json_t *reveal, int winner, int points)
+{
+    if (winner < 0) points = 0;
+    if (winner >= 0) g->total[winner] += points;
+    json_t *r = json_pack("{s:i, s:o, s:[i,i], s:i, s:[i,i]}", "round", g->round, "winner",
+                          winner >= 0 ? json_integer(winner) : json_null(), "scores", g->score[0],
+                          g->score[1], "points", points, "totals", g->total[0], g->total[1]);
+    json_t *history = json_copy(g->history);
+    json_array_append(history, r);
+    json_decref(g->history);
+    g->history = history;
+    json_object_set_new(reveal, "round_over", r);
+}
+
+/* The seat with more (by[0] against by[1]), or -1 when they are equal. */
+static int more(const int *by)
+{
+    return by[0] > by[1] ? 0 : by[1] > by[0] ? 1 : -1;
+}
+
 /* The first total over the target wins the round and scores the difference. */
 static bool round_rule(ap3_t *g, json_t *reveal)
 {
     bool o0 = g->score[0] > g->target, o1 = g->score[1] > g->target;
     if (!o0 && !o1) return false;
-    int diff = abs(g->score[0] - g->score[1]);
-    int winner = g->score[0] > g->score[1] ? 0 : g->score[1] > g->score[0] ? 1 : -1;
-    if (winner >= 0) g->total[winner] += diff;
-    json_t *r = json_pack("{s:i, s:o, s:[i,i], s:i, s:[i,i]}", "round", g->round, "winner",
-                          winner >= 0 ? json_integer(winner) : json_null(), "scores", g->score[0],
-                          g->score[1], "points", winner >= 0 ? diff : 0, "totals", g->total[0],
-                          g->total[1]);
-    json_array_append(g->history, r);
-    json_object_set_new(reveal, "round_over", r);
+    end_round(g, reveal, more(g->score), abs(g->score[0] - g->score[1]));
     return true;
+}
+
+/*
+ * The packs variant by manche, once a pack is used up: more deals won on it
+ * wins it like a round (equal counts: a drawn pack). True when its winner has
+ * now won `packs` packs: the game is over.
+ */
+static bool pack_rule(ap3_t *g, json_t *reveal)
+{
+    int winner = more(g->score);
+    end_round(g, reveal, winner, 1);
+    return winner >= 0 && g->total[winner] >= g->packs;
 }
 
 static void run_pick(ap3_t *g, bool up)
@@ -164,7 +200,7 @@ static void run_pick(ap3_t *g, bool up)
     int v[2] = {ap3_points(cards[0], 3), ap3_points(cards[1], 3)};
     int pts[2] = {v[0], v[1]}, winner;
     if (!up) {
-        winner = v[0] > v[1] ? 0 : v[1] > v[0] ? 1 : -1;
+        winner = more(v);
     } else if (v[pk] > v[st]) { /* a challenge won: the opponent scores nothing */
         winner = pk;
         pts[st] = 0;
@@ -199,7 +235,16 @@ static void run_pick(ap3_t *g, bool up)
     json_object_set_new(reveal, "scores", json_pack("[i,i]", g->score[0], g->score[1]));
     bool next = true;
     if (packs) {
-        if (g->nstock < 6 && g->pack >= g->packs) {
+        if (g->nstock >= 6) {
+            /* the pack goes on */
+        } else if (g->pack_scoring == AP3_PACK_MANCHE) {
+            if (pack_rule(g, reveal)) {
+                end_game(g, g->total);
+                next = false;
+            } else {
+                start_round(g); /* the next deal opens a new pack */
+            }
+        } else if (g->pack >= g->packs) {
             end_game(g, g->score);
             next = false;
         }
@@ -247,6 +292,7 @@ static game_t *ap3_create(int seats, const json_t *o, uint64_t seed, game_error_
     json_int_t rounds = json_integer_value(json_object_get(o, "rounds"));
     json_int_t target = json_integer_value(json_object_get(o, "target"));
     json_int_t packs = json_integer_value(json_object_get(o, "packs"));
+    const char *scoring = json_string_value(json_object_get(o, "pack_scoring"));
     if (rounds < 1 || rounds > AP3_MAX_ROUNDS) {
         game_fail(err, "bad_option", "rounds must be 1..%d (the text: 3 or 5)", AP3_MAX_ROUNDS);
         return NULL;
@@ -259,6 +305,11 @@ static game_t *ap3_create(int seats, const json_t *o, uint64_t seed, game_error_
         game_fail(err, "bad_option", "packs must be 0..20 (0: the points game)");
         return NULL;
     }
+    bool manche = scoring && strcmp(scoring, "manche") == 0;
+    if (!manche && !(scoring && strcmp(scoring, "total") == 0)) {
+        game_fail(err, "bad_option", "pack_scoring must be \"manche\" or \"total\"");
+        return NULL;
+    }
     ap3_t *g = calloc(1, sizeof *g);
     if (!g) {
         game_fail(err, "no_memory", "out of memory");
@@ -269,6 +320,7 @@ static game_t *ap3_create(int seats, const json_t *o, uint64_t seed, game_error_
     g->rounds = (int)rounds;
     g->target = (int)target;
     g->packs = (int)packs;
+    g->pack_scoring = manche ? AP3_PACK_MANCHE : AP3_PACK_TOTAL;
     rng_seed(&g->rng, seed);
     g->history = json_array();
     start_round(g);
@@ -327,10 +379,13 @@ static json_t *ap3_result(const game_t *base)
     json_t *winners = json_array();
     for (int s = 0; s < 2; s++)
         if (g->winners & (1 << s)) json_array_append_new(winners, json_integer(s));
-    const int *by = g->packs ? g->score : g->total;
-    return json_pack("{s:o, s:[i,i], s:s, s:i, s:i, s:O}", "winners", winners, "scores", by[0],
-                     by[1], "mode", g->packs ? "packs" : "points", "rounds", g->round, "deals",
-                     g->deal, "history", g->history);
+    /* The history is shared: it is never changed in place (end_round). */
+    const int *by = g->packs && g->pack_scoring == AP3_PACK_TOTAL ? g->score : g->total;
+    json_t *r = json_pack("{s:o, s:[i,i], s:s, s:i, s:i, s:O}", "winners", winners, "scores", by[0],
+                          by[1], "mode", g->packs ? "packs" : "points", "rounds", g->round, "deals",
+                          g->deal, "history", g->history);
+    if (g->packs) json_object_set_new(r, "pack_scoring", json_string(ap3_pack_scoring_name(g)));
+    return r;
 }
 
 static void ap3_free(game_t *base)
@@ -346,7 +401,8 @@ const game_desc_t aspoint3_desc = {
     .title = "As.point3",
     .min_seats = 2,
     .max_seats = 2,
-    .default_options = "{\"rounds\": 3, \"target\": 350, \"packs\": 0}",
+    .default_options =
+        "{\"rounds\": 3, \"target\": 350, \"packs\": 0, \"pack_scoring\": \"manche\"}",
     .create = ap3_create,
     .apply = ap3_apply,
     .legal = ap3_legal,

@@ -5,10 +5,14 @@
  * Rules: ../../shared/seeds/002 (French); what is implemented, and every
  * interpretation, is in RULES.md beside this.
  * Options (defaults in aspoint3_desc.default_options):
- *   rounds  rounds ("manches") of the points game (3; the text: 3 or 5; 1..15)
- *   target  a round is won by the first total over this (350; 0..10000)
- *   packs   0: the points game; N > 0: the "packs" variant, one point per deal
- *           won, the game lasts N packs (0..20)
+ *   rounds        rounds ("manches") of the points game (3; the text: 3 or 5;
+ *                 1..15 as an option beyond the text)
+ *   target        a round is won by the first total over this (350; 0..10000)
+ *   packs         0: the points game; N > 0: the "packs" variant, one point per
+ *                 deal won (0..20)
+ *   pack_scoring  the packs variant's count: "manche" (default), each pack is a
+ *                 round won by more deals won on it, the first to win N packs
+ *                 wins; "total", N packs are played, more deals won wins
  */
 #ifndef TAPIS_ASPOINT3_ASPOINT3_H
 #define TAPIS_ASPOINT3_ASPOINT3_H
@@ -52,10 +56,17 @@ typedef enum ap3_phase {
     AP3_OVER,
 } ap3_phase_t;
 
+/* How the packs variant counts (option pack_scoring). */
+typedef enum ap3_pack_scoring {
+    AP3_PACK_MANCHE, /* each pack is a round; the first to win `packs` of them wins */
+    AP3_PACK_TOTAL,  /* `packs` packs; the most deals won in all wins */
+} ap3_pack_scoring_t;
+
 typedef struct ap3 {
     game_t base;
     /* options */
     int rounds, target, packs;
+    ap3_pack_scoring_t pack_scoring;
 
     rng_t rng;
     ap3_card_t stock[AP3_DECK]; /* top is stock[nstock - 1] */
@@ -69,16 +80,19 @@ typedef struct ap3 {
     ap3_phase_t phase;
     ap3_card_t swapped_out; /* the card the starter put face down, or AP3_NONE */
 
-    int score[2];     /* this round's totals (packs: deals won in the game) */
-    int total[2];     /* the sum of round scores (points game) */
-    int round;        /* 1-based */
+    int score[2];     /* this round's totals (packs: deals won in this pack, or
+                         in the game when pack_scoring is total) */
+    int total[2];     /* the sum of round scores (packs by manche: packs won) */
+    int round;        /* 1-based (packs by manche: the pack) */
     int deal;         /* deals dealt in the game */
     int deal_in_pack; /* deals dealt since the last shuffle */
     int pack;         /* packs opened (packs variant: the current one) */
     int bonus_by;     /* the seat that reached 210 first this round, or -1 */
 
+    /* Both immutable once stored (views and results share them): replaced,
+     * never changed in place. */
     json_t *last_deal; /* the reveal of the last deal, or NULL */
-    json_t *history;   /* one entry per finished round (points) or pack (packs) */
+    json_t *history;   /* one entry per finished round (packs by manche: per pack) */
     int winners;       /* bit mask, once over */
 } ap3_t;
 

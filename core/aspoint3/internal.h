@@ -23,6 +23,8 @@ int ap3_check(const ap3_t *g, int seat, const ap3_act_t *a, game_error_t *err);
 void ap3_run(ap3_t *g, int seat, const ap3_act_t *a);
 /* The seat the game waits on, or -1 once over. */
 int ap3_turn(const ap3_t *g);
+/* The option pack_scoring's value: "manche" or "total". */
+const char *ap3_pack_scoring_name(const ap3_t *g);
 
 /* view.c */
 json_t *ap3_cards_json(const ap3_card_t *cards, int n);

@@ -45,19 +45,22 @@ static json_t *public_view(const ap3_t *g)
                               json_pack("{s:i, s:i, s:i, s:i}", "seat", s, "score", g->score[s],
                                         "total", g->total[s], "cards", live ? 2 : 0));
     json_t *swapped = g->phase == AP3_PICK ? json_boolean(g->swapped_out != AP3_NONE) : json_null();
+    /* history and last_deal are shared, not copied: the state never changes
+     * them in place, it replaces them (aspoint3.h), so a view taken now stays
+     * as it was. */
     json_t *v = json_pack(
-        "{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:b, s:o, s:i, s:o, "
-        "s:o, s:o, s:O}",
+        "{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:b, s:o, s:i, "
+        "s:o, s:o, s:o, s:O}",
         "game", "aspoint3", "mode", g->packs ? "packs" : "points", "phase", phase_names[g->phase],
-        "round", g->round, "rounds", g->rounds, "target", g->target, "packs", g->packs, "pack",
-        g->pack, "deal", g->deal, "deal_in_pack", g->deal_in_pack, "starter",
-        seat_or_null(live ? g->starter : -1), "turn", seat_or_null(ap3_turn(g)), "up",
-        ap3_card_json(g->up), "down", live, "swapped", swapped, "stock", g->nstock, "discards",
-        ap3_cards_json(g->discard, g->ndiscard), "players", players, "bonus_by",
-        g->bonus_by >= 0 && g->bonus_by < 2 ? json_integer(g->bonus_by) : json_null(), "history",
-        g->history);
+        "round", g->round, "rounds", g->rounds, "target", g->target, "packs", g->packs,
+        "pack_scoring", ap3_pack_scoring_name(g), "pack", g->pack, "deal", g->deal, "deal_in_pack",
+        g->deal_in_pack, "starter", seat_or_null(live ? g->starter : -1), "turn",
+        seat_or_null(ap3_turn(g)), "up", ap3_card_json(g->up), "down", live, "swapped", swapped,
+        "stock", g->nstock, "discards", ap3_cards_json(g->discard, g->ndiscard), "players", players,
+        "bonus_by", g->bonus_by >= 0 && g->bonus_by < 2 ? json_integer(g->bonus_by) : json_null(),
+        "history", g->history);
     json_object_set_new(v, "bonus_spent", json_boolean(g->bonus_by >= 0));
-    json_object_set_new(v, "last_deal", g->last_deal ? json_deep_copy(g->last_deal) : json_null());
+    json_object_set_new(v, "last_deal", g->last_deal ? json_incref(g->last_deal) : json_null());
     if (g->phase == AP3_OVER) json_object_set_new(v, "result", aspoint3_desc.result(&g->base));
     return v;
 }
@@ -108,8 +111,9 @@ game_t *ap3_resample(const game_t *base, int seat, uint64_t seed)
     ap3_t *g = malloc(sizeof *g);
     if (!g) return NULL;
     *g = *src;
-    g->last_deal = src->last_deal ? json_deep_copy(src->last_deal) : NULL;
-    g->history = json_deep_copy(src->history);
+    /* Immutable once stored: the copy shares them. */
+    json_incref(g->last_deal);
+    json_incref(g->history);
 
     /* The unseen cards: the stock, the other hands, the face-down card unless
      * the viewer is the starter who put it there. */
@@ -184,6 +188,18 @@ int ap3_audit(const game_t *base, game_error_t *err)
     for (int s = 0; s < 2; s++)
         if (g->score[s] < 0 || g->total[s] < 0)
             return game_fail(err, "bad_score", "seat %d has a negative score", s);
+    if (g->packs && g->pack_scoring == AP3_PACK_MANCHE) {
+        /* A manche per pack: one point per deal won in it; the game ends when a
+         * seat has won `packs` packs, not before, not beyond. */
+        int won = g->phase != AP3_OVER ? -1 : g->winners == 1 ? 0 : g->winners == 2 ? 1 : -2;
+        if (won == -2) return game_fail(err, "bad_packs", "a shared win by manche");
+        for (int s = 0; s < 2; s++)
+            if (s == won ? g->total[s] != g->packs : g->total[s] >= g->packs)
+                return game_fail(err, "bad_packs", "seat %d has won %d packs of %d", s, g->total[s],
+                                 g->packs);
+        if (g->phase != AP3_OVER && g->score[0] + g->score[1] > g->deal_in_pack)
+            return game_fail(err, "bad_score", "more deals won than dealt in this pack");
+    }
     return 0;
 }
 

@@ -4,7 +4,7 @@
  * created with a fixed seed, then the deal is set with the test constructors
  * of aspoint3.h, and the rule is exercised through the public apply() with
  * JSON actions. Hidden information is checked over many random games.
- * About 1,000 lines: one short test per rule and example of the text, kept in
+ * About 1,400 lines: one short test per rule and example of the text, kept in
  * one file so that RULES.md and its tests can be read side by side.
  */
 #include <setjmp.h>
@@ -150,6 +150,46 @@ static void aces_combine_only_with_aces_and_threes(void **state)
     assert_int_equal(points_of("AS KH QD"), 30);
 }
 
+/*
+ * Interpretation (RULES.md): an ace takes the whole hand; the other cards
+ * count for nothing even where they would score more than the aces ("best
+ * combination" would give A K Q 35, A K K 40, A K J 32). The points, then two
+ * deals whose outcome the other reading would turn round.
+ */
+static void ace_takes_the_whole_hand_even_where_other_cards_score_more(void **state)
+{
+    (void)state;
+    assert_int_equal(points_of("AS KH QD"), 30);
+    assert_int_equal(points_of("AS KH KD"), 30);
+    assert_int_equal(points_of("AS KH JD"), 30);
+    assert_int_equal(points_of("AH QS QD"), 30);
+    assert_int_equal(points_of("AH KS 10D"), 30);
+    assert_int_equal(points_of("AD 3S KC"), 33); /* the three counts, the king does not */
+
+    /* A challenge for the ace with K Q: 30 against 32, lost (35 would win). */
+    ap3_t *g = table(NULL);
+    deal(g, "KS 5H", "KD QC", "AH", "7S");
+    OK(g, 0, KEEP);
+    OK(g, 1, UP);
+    assert_int_equal(deal_int(g, "values", 1), 30);
+    assert_int_equal(deal_int(g, "values", 0), 32);
+    assert_int_equal(deal_int(g, "winner", -1), 0);
+    assert_int_equal(g->score[1], 30);
+    assert_int_equal(g->score[0], 32 + 30 + 5);
+    game_free(&g->base);
+
+    /* K K taking the face-down ace: 30, the deal goes to 32 (40 would win it). */
+    g = table("{\"packs\":1}");
+    deal(g, "KS 5H", "KD KC", "7S", "AH");
+    OK(g, 0, KEEP);
+    OK(g, 1, DOWN);
+    assert_int_equal(deal_int(g, "values", 1), 30);
+    assert_int_equal(deal_int(g, "winner", -1), 0);
+    assert_int_equal(g->score[0], 1);
+    assert_int_equal(g->score[1], 0);
+    game_free(&g->base);
+}
+
 /* ------------------------------------------------------------------ */
 /* Deal, swap, pick                                                     */
 /* ------------------------------------------------------------------ */
@@ -174,9 +214,12 @@ static void deal_gives_two_hidden_cards_each_and_two_centre_cards(void **state)
 static void options_out_of_range_are_refused(void **state)
 {
     (void)state;
-    static const char *const bad[] = {"{\"rounds\":0}",     "{\"rounds\":16}", "{\"target\":-1}",
-                                      "{\"packs\":-1}",     "{\"packs\":21}",  "{\"target\":10001}",
-                                      "{\"rounds\":\"3\"}", "{\"bogus\":1}"};
+    static const char *const bad[] = {
+        "{\"rounds\":0}", "{\"rounds\":16}", "{\"target\":-1}", "{\"packs\":-1}", "{\"packs\":21}",
+        "{\"target\":10001}", "{\"rounds\":\"3\"}", "{\"bogus\":1}",
+        /* the packs variant counts by manche or in total only */
+        "{\"pack_scoring\":\"best\"}", "{\"pack_scoring\":\"Manche\"}", "{\"pack_scoring\":\"\"}",
+        "{\"pack_scoring\":1}", "{\"packs\":2,\"pack_scoring\":\"totals\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         game_error_t err = {0};
         json_t *o = json_loads(bad[i], 0, NULL);
@@ -513,6 +556,52 @@ static void equal_sums_share_the_win(void **state)
     game_free(&g->base);
 }
 
+/*
+ * The text: a game of 3 or 5 rounds. 3 is the default; 5 is accepted; any
+ * other count from 1 to 15 is an option beyond the text (RULES.md), and the
+ * game lasts exactly that many rounds; 0 and 16 are refused.
+ */
+static void rounds_are_three_or_five_other_counts_an_option_beyond_the_text(void **state)
+{
+    (void)state;
+    json_t *def = game_default_options(&aspoint3_desc);
+    assert_int_equal(json_integer_value(json_object_get(def, "rounds")), 3);
+    json_decref(def);
+    static const int counts[] = {3, 5, 1, 2, 4, 15};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        char o[32];
+        snprintf(o, sizeof o, "{\"rounds\":%d}", counts[i]);
+        ap3_t *g = table(o);
+        assert_int_equal(g->rounds, counts[i]);
+        json_t *v = aspoint3_desc.view(&g->base, GAME_SPECTATOR);
+        assert_int_equal(json_integer_value(json_object_get(v, "rounds")), counts[i]);
+        json_decref(v);
+        /* Each round won in one deal: the game ends after exactly `rounds` rounds. */
+        for (int r = 1; r <= counts[i]; r++) {
+            assert_false(aspoint3_desc.is_over(&g->base));
+            assert_int_equal(g->round, r);
+            g->score[g->starter] = 345;
+            deal(g, g->starter ? "4D 2C" : "2S 9H", g->starter ? "2S 9H" : "4D 2C", "5S", "3H");
+            OK(g, g->starter, KEEP);
+            OK(g, 1 - g->starter, DOWN);
+        }
+        assert_true(aspoint3_desc.is_over(&g->base));
+        json_t *res = aspoint3_desc.result(&g->base);
+        assert_int_equal(json_integer_value(json_object_get(res, "rounds")), counts[i]);
+        assert_int_equal(json_array_size(json_object_get(res, "history")), counts[i]);
+        json_decref(res);
+        game_free(&g->base);
+    }
+    static const char *const bad[] = {"{\"rounds\":0}", "{\"rounds\":16}", "{\"rounds\":-3}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        game_error_t err = {0};
+        json_t *o = json_loads(bad[i], 0, NULL);
+        assert_null(game_new(&aspoint3_desc, 2, o, 1, &err));
+        assert_string_equal(err.code, "bad_option");
+        json_decref(o);
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* The 210 rule                                                         */
 /* ------------------------------------------------------------------ */
@@ -638,27 +727,335 @@ static void packs_variant_scores_a_point_per_deal_won(void **state)
     game_free(&g->base);
 }
 
-static void packs_game_ends_when_the_last_pack_runs_out(void **state)
+/* Play keep / face-down deals up to the last deal of the pack (swap phase). */
+static void to_last_deal_of_pack(ap3_t *g)
+{
+    while (g->deal_in_pack < 8) {
+        OK(g, g->starter, KEEP);
+        OK(g, 1 - g->starter, DOWN);
+    }
+    assert_int_equal(g->phase, AP3_SWAP);
+    assert_int_equal(g->nstock, 52 - 8 * 6);
+}
+
+/* Play the last deal of a pack (deal 8: seat 1 keeps, seat 0 takes the
+ * face-down card) so that `winner` wins it: KD QC 4H = 39 against 2S 9H 5S = 16. */
+static void play_last_deal(ap3_t *g, int winner)
+{
+    assert_int_equal(g->starter, 1);
+    if (winner == 0)
+        deal(g, "KD QC", "2S 9H", "5S", "4H");
+    else
+        deal(g, "2S 9H", "KD QC", "4H", "5S");
+    OK(g, 1, KEEP);
+    OK(g, 0, DOWN);
+    assert_int_equal(deal_int(g, "winner", -1), winner);
+}
+
+static void check_round_over(ap3_t *g, const char *want_text)
+{
+    json_t *want = json_loads(want_text, 0, NULL),
+           *got = json_object_get(last_deal(g), "round_over");
+    if (!json_equal(got, want)) {
+        char *t = json_dumps(got, JSON_SORT_KEYS);
+        fail_msg("round_over: %s, want %s", t ? t : "(none)", want_text);
+    }
+    json_t *h = json_array_get(g->history, json_array_size(g->history) - 1);
+    assert_true(json_equal(h, want));
+    json_decref(want);
+}
+
+static void default_options_advertise_pack_scoring_by_manche(void **state)
+{
+    (void)state;
+    json_t *def = game_default_options(&aspoint3_desc);
+    json_t *want = json_loads(
+        "{\"rounds\":3,\"target\":350,\"packs\":0,\"pack_scoring\":\"manche\"}", 0, NULL);
+    assert_true(json_equal(def, want));
+    json_decref(def);
+    json_decref(want);
+    for (int total = 0; total <= 1; total++) {
+        ap3_t *g = table(total ? "{\"packs\":2,\"pack_scoring\":\"total\"}" : "{\"packs\":2}");
+        json_t *v = aspoint3_desc.view(&g->base, 0);
+        assert_string_equal(json_string_value(json_object_get(v, "pack_scoring")),
+                            total ? "total" : "manche");
+        assert_string_equal(json_string_value(json_object_get(v, "mode")), "packs");
+        json_decref(v);
+        game_free(&g->base);
+    }
+}
+
+/* By manche: the pack is a round; more deals won on it wins it (1 to "total"),
+ * the deals won start again from 0, the next pack is the next round. */
+static void packs_by_manche_more_deals_won_on_a_pack_wins_it(void **state)
+{
+    (void)state;
+    ap3_t *g = table("{\"packs\":2}");
+    to_last_deal_of_pack(g);
+    g->score[0] = 4;
+    g->score[1] = 3;
+    play_last_deal(g, 0);
+    check_round_over(g,
+                     "{\"round\":1,\"winner\":0,\"scores\":[5,3],\"points\":1,\"totals\":[1,0]}");
+    assert_false(aspoint3_desc.is_over(&g->base));
+    assert_int_equal(g->total[0], 1);
+    assert_int_equal(g->total[1], 0);
+    assert_int_equal(g->score[0], 0);
+    assert_int_equal(g->score[1], 0);
+    assert_int_equal(g->round, 2);
+    assert_int_equal(g->pack, 2);
+    assert_int_equal(g->nstock, 46);
+    assert_int_equal(g->starter, 0); /* the alternation goes on */
+    json_t *v = aspoint3_desc.view(&g->base, GAME_SPECTATOR);
+    json_t *p0 = json_array_get(json_object_get(v, "players"), 0);
+    assert_int_equal(json_integer_value(json_object_get(p0, "total")), 1);
+    assert_int_equal(json_integer_value(json_object_get(p0, "score")), 0);
+    assert_int_equal(json_integer_value(json_object_get(v, "round")), 2);
+    assert_int_equal(json_array_size(json_object_get(v, "history")), 1);
+    json_decref(v);
+    /* The second pack: seat 1 wins it 2 to 0 (a deal counts in its own pack only). */
+    to_last_deal_of_pack(g);
+    g->score[0] = 0;
+    g->score[1] = 1;
+    play_last_deal(g, 1);
+    check_round_over(g,
+                     "{\"round\":2,\"winner\":1,\"scores\":[0,2],\"points\":1,\"totals\":[1,1]}");
+    assert_false(aspoint3_desc.is_over(&g->base));
+    assert_int_equal(g->round, 3);
+    game_free(&g->base);
+}
+
+/* By manche: the first to win `packs` packs wins the game, at once (a race to
+ * N, not N packs played nor a best of N). */
+static void packs_by_manche_first_to_win_n_packs_wins_the_game(void **state)
+{
+    (void)state;
+    ap3_t *g = table("{\"packs\":3}");
+    for (int pack = 1; pack <= 2; pack++) {
+        to_last_deal_of_pack(g);
+        g->score[0] = 5;
+        g->score[1] = 2;
+        play_last_deal(g, 0);
+        assert_int_equal(g->total[0], pack);
+    }
+    assert_false(aspoint3_desc.is_over(&g->base)); /* 2 packs of 3: a best of 3 would end */
+    to_last_deal_of_pack(g);
+    g->score[0] = 3;
+    g->score[1] = 4;
+    play_last_deal(g, 0); /* 4 to 4 */
+    assert_false(aspoint3_desc.is_over(&g->base));
+    to_last_deal_of_pack(g);
+    g->score[0] = 4;
+    g->score[1] = 0;
+    play_last_deal(g, 1); /* 4 to 1: seat 0's third pack */
+    assert_true(aspoint3_desc.is_over(&g->base));
+    assert_int_equal(g->round, 4);
+    assert_int_equal(g->deal, 32);
+    json_t *res = aspoint3_desc.result(&g->base);
+    json_t *want = json_loads("{\"winners\":[0],\"scores\":[3,0],\"mode\":\"packs\","
+                              "\"pack_scoring\":\"manche\",\"rounds\":4,\"deals\":32}",
+                              0, NULL);
+    json_object_set(want, "history", g->history);
+    if (!json_equal(res, want)) {
+        char *t = json_dumps(res, JSON_SORT_KEYS);
+        fail_msg("result: %s", t);
+    }
+    assert_int_equal(json_array_size(g->history), 4);
+    json_decref(want);
+    json_decref(res);
+    assert_int_equal(nlegal(g, 0) + nlegal(g, 1), 0);
+    refused(g, 1, KEEP, "game_over");
+    audit_ok(g);
+    game_free(&g->base);
+
+    /* One pack to win: the first pack won ends the game after 8 deals. */
+    g = table("{\"packs\":1}");
+    to_last_deal_of_pack(g);
+    g->score[0] = 2;
+    g->score[1] = 4;
+    play_last_deal(g, 1);
+    assert_true(aspoint3_desc.is_over(&g->base));
+    assert_int_equal(g->winners, 2);
+    game_free(&g->base);
+}
+
+/* By manche: equal counts of deals won on a pack make a drawn pack: nobody wins
+ * it, the game goes on with the next pack, even with one pack to win. */
+static void packs_by_manche_equal_deals_won_make_a_drawn_pack(void **state)
+{
+    (void)state;
+    ap3_t *g = table("{\"packs\":1}");
+    to_last_deal_of_pack(g);
+    g->score[0] = 3;
+    g->score[1] = 2;
+    play_last_deal(g, 1);
+    check_round_over(
+        g, "{\"round\":1,\"winner\":null,\"scores\":[3,3],\"points\":0,\"totals\":[0,0]}");
+    assert_false(aspoint3_desc.is_over(&g->base));
+    assert_int_equal(g->total[0] + g->total[1], 0);
+    assert_int_equal(g->round, 2);
+    assert_int_equal(g->score[0] + g->score[1], 0);
+    game_free(&g->base);
+}
+
+/* By total (the option's other value): the deals won add up over exactly
+ * `packs` packs, never start again, no pack is a round; more deals won wins,
+ * equal counts share the win. */
+static void packs_by_total_game_ends_when_the_last_pack_runs_out(void **state)
 {
     (void)state;
     for (int packs = 1; packs <= 3; packs++) {
-        char o[32];
-        snprintf(o, sizeof o, "{\"packs\":%d}", packs);
+        char o[64];
+        snprintf(o, sizeof o, "{\"packs\":%d,\"pack_scoring\":\"total\"}", packs);
         ap3_t *g = table(o);
-        int deals = 0;
+        int deals = 0, won = 0;
         while (!aspoint3_desc.is_over(&g->base)) {
             OK(g, g->starter, KEEP);
             OK(g, 1 - g->starter, DOWN);
+            won += json_is_integer(json_object_get(last_deal(g), "winner"));
             deals++;
+            assert_null(json_object_get(last_deal(g), "round_over"));
+            assert_int_equal(g->score[0] + g->score[1], won); /* never reset */
+            assert_int_equal(g->round, 1);
         }
         assert_int_equal(deals, 8 * packs);
+        assert_int_equal(json_array_size(g->history), 0);
         audit_ok(g);
         json_t *res = aspoint3_desc.result(&g->base);
         json_t *w = json_object_get(res, "winners");
         int sc0 = g->score[0], sc1 = g->score[1];
         assert_int_equal(json_array_size(w), sc0 == sc1 ? 2 : 1);
         if (sc0 != sc1) assert_int_equal(json_integer_value(json_array_get(w, 0)), sc1 > sc0);
+        json_t *sc = json_pack("[i,i]", sc0, sc1);
+        assert_true(json_equal(json_object_get(res, "scores"), sc));
+        assert_string_equal(json_string_value(json_object_get(res, "pack_scoring")), "total");
+        json_decref(sc);
         json_decref(res);
+        game_free(&g->base);
+    }
+}
+
+/* By manche over whole random games: the game ends the moment a seat has won
+ * `packs` packs; every pack is one history entry that agrees with its count. */
+static void packs_by_manche_random_games_end_when_a_seat_has_won_n_packs(void **state)
+{
+    (void)state;
+    rng_t rng;
+    rng_seed(&rng, 9);
+    long packs_played = 0, drawn = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        int packs = 1 + (int)(seed % 4);
+        game_error_t err;
+        json_t *o = json_pack("{s:i, s:s}", "packs", packs, "pack_scoring", "manche");
+        ap3_t *g = (ap3_t *)game_new(&aspoint3_desc, 2, o, seed, &err);
+        json_decref(o);
+        while (!aspoint3_desc.is_over(&g->base)) {
+            int s = (int)__builtin_ctz(aspoint3_desc.waiting(&g->base));
+            json_t *v = aspoint3_desc.view(&g->base, s);
+            json_t *a = aspoint3_desc.bot(v, seed % 2 ? "greedy" : "random", &rng);
+            assert_int_equal(game_apply(&g->base, s, a, 0, &err), 0);
+            audit_ok(g);
+            json_decref(a);
+            json_decref(v);
+            assert_true(g->deal < 8 * 400);
+        }
+        int w = g->winners == 1 ? 0 : 1;
+        assert_true(g->winners == 1 || g->winners == 2);
+        assert_int_equal(g->total[w], packs);
+        assert_true(g->total[1 - w] < packs);
+        assert_int_equal(g->deal % 8, 0);
+        size_t n = json_array_size(g->history);
+        assert_int_equal((int)n, g->deal / 8);
+        assert_int_equal((int)n, g->round);
+        int totals[2] = {0, 0};
+        for (size_t i = 0; i < n; i++) {
+            json_t *h = json_array_get(g->history, i), *sc = json_object_get(h, "scores");
+            int a = (int)json_integer_value(json_array_get(sc, 0));
+            int b = (int)json_integer_value(json_array_get(sc, 1));
+            assert_true(a + b <= 8);
+            assert_int_equal(json_integer_value(json_object_get(h, "round")), (json_int_t)i + 1);
+            json_t *hw = json_object_get(h, "winner");
+            if (a == b) {
+                assert_true(json_is_null(hw));
+                drawn++;
+            } else {
+                assert_int_equal(json_integer_value(hw), b > a);
+                totals[b > a]++;
+            }
+            assert_int_equal(json_integer_value(json_object_get(h, "points")), a != b);
+            json_t *t = json_pack("[i,i]", totals[0], totals[1]);
+            assert_true(json_equal(json_object_get(h, "totals"), t));
+            json_decref(t);
+        }
+        assert_int_equal(totals[0], g->total[0]);
+        assert_int_equal(totals[1], g->total[1]);
+        packs_played += (long)n;
+        game_free(&g->base);
+    }
+    print_message("200 games by manche: %ld packs, %ld drawn\n", packs_played, drawn);
+    assert_true(drawn > 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The view contract                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A view is the caller's: whatever it shares with the state must never change
+ * afterwards. Views (and the result) taken at one moment must stay equal to a
+ * deep copy taken then, while the game goes on past the end of rounds (the
+ * history grows) and new reveals (last_deal is replaced).
+ */
+static void held_view_does_not_change_as_play_goes_on(void **state)
+{
+    (void)state;
+    for (int manche = 0; manche <= 1; manche++) {
+        ap3_t *g = table(manche ? "{\"packs\":3}" : NULL);
+        json_t *held[3][3], *copy[3][3];
+        int nheld = 0;
+        for (int step = 0; step < 3; step++) {
+            /* Views at the start, mid-deal and just before a round (a pack) ends. */
+            if (step == 2) {
+                OK(g, 1 - g->starter, DOWN); /* the deal of step 1 */
+                if (manche) {
+                    while (g->deal_in_pack < 8) {
+                        OK(g, g->starter, KEEP);
+                        OK(g, 1 - g->starter, DOWN);
+                    }
+                } else {
+                    g->score[0] = 345;
+                }
+            }
+            for (int s = GAME_SPECTATOR; s < 2; s++) {
+                held[nheld][s + 1] = aspoint3_desc.view(&g->base, s);
+                copy[nheld][s + 1] = json_deep_copy(held[nheld][s + 1]);
+            }
+            nheld++;
+            if (step == 1) OK(g, g->starter, KEEP);
+            if (step < 2) continue;
+            OK(g, g->starter, KEEP);
+            OK(g, 1 - g->starter, DOWN);
+            assert_int_equal(json_array_size(g->history), 1);
+        }
+        /* Play on to the end: more rounds, more reveals, the result. */
+        int deals = 0;
+        while (!aspoint3_desc.is_over(&g->base) && deals++ < 2000) {
+            if (g->phase == AP3_SWAP) OK(g, g->starter, KEEP);
+            OK(g, 1 - g->starter, DOWN);
+        }
+        assert_true(aspoint3_desc.is_over(&g->base));
+        assert_true(json_array_size(g->history) >= 2);
+        for (int i = 0; i < nheld; i++)
+            for (int s = 0; s < 3; s++) {
+                if (!json_equal(held[i][s], copy[i][s])) {
+                    char *a = json_dumps(held[i][s], JSON_SORT_KEYS),
+                         *b = json_dumps(copy[i][s], JSON_SORT_KEYS);
+                    fail_msg("view(%d) #%d changed after it was taken:\n%s\nwas\n%s", s - 1, i, a,
+                             b);
+                }
+                json_decref(held[i][s]);
+                json_decref(copy[i][s]);
+            }
         game_free(&g->base);
     }
 }
@@ -805,7 +1202,8 @@ static void hidden_cards_reach_nobody_before_the_reveal(void **state)
     long steps = 0, differs = 0;
     for (uint64_t seed = 1; seed <= 300; seed++) {
         game_error_t err;
-        json_t *o = json_pack("{s:i, s:i}", "packs", (int)(seed % 3), "target", 200);
+        json_t *o = json_pack("{s:i, s:i, s:s}", "packs", (int)(seed % 3), "target", 200,
+                              "pack_scoring", seed / 3 % 2 ? "total" : "manche");
         ap3_t *g = (ap3_t *)game_new(&aspoint3_desc, 2, o, seed, &err);
         json_decref(o);
         while (!aspoint3_desc.is_over(&g->base)) {
@@ -926,6 +1324,7 @@ int main(void)
         cmocka_unit_test(card_values_follow_the_text),
         cmocka_unit_test(three_cards_without_an_ace_score_their_sum),
         cmocka_unit_test(aces_combine_only_with_aces_and_threes),
+        cmocka_unit_test(ace_takes_the_whole_hand_even_where_other_cards_score_more),
         cmocka_unit_test(deal_gives_two_hidden_cards_each_and_two_centre_cards),
         cmocka_unit_test(options_out_of_range_are_refused),
         cmocka_unit_test(starter_swaps_blind_with_the_face_down_card),
@@ -944,13 +1343,20 @@ int main(void)
         cmocka_unit_test(game_of_three_rounds_the_larger_sum_wins),
         cmocka_unit_test(five_rounds_option_plays_on_after_the_third),
         cmocka_unit_test(equal_sums_share_the_win),
+        cmocka_unit_test(rounds_are_three_or_five_other_counts_an_option_beyond_the_text),
         cmocka_unit_test(first_to_210_gives_30_to_an_opponent_under_200),
         cmocka_unit_test(no_bonus_when_the_opponent_has_200),
         cmocka_unit_test(bonus_rule_applies_once_per_round),
         cmocka_unit_test(both_reaching_210_in_one_deal_gives_no_bonus),
         cmocka_unit_test(deck_is_reshuffled_when_fewer_than_six_cards_remain),
         cmocka_unit_test(packs_variant_scores_a_point_per_deal_won),
-        cmocka_unit_test(packs_game_ends_when_the_last_pack_runs_out),
+        cmocka_unit_test(default_options_advertise_pack_scoring_by_manche),
+        cmocka_unit_test(packs_by_manche_more_deals_won_on_a_pack_wins_it),
+        cmocka_unit_test(packs_by_manche_first_to_win_n_packs_wins_the_game),
+        cmocka_unit_test(packs_by_manche_equal_deals_won_make_a_drawn_pack),
+        cmocka_unit_test(packs_by_total_game_ends_when_the_last_pack_runs_out),
+        cmocka_unit_test(packs_by_manche_random_games_end_when_a_seat_has_won_n_packs),
+        cmocka_unit_test(held_view_does_not_change_as_play_goes_on),
         cmocka_unit_test(inline_args_form_is_accepted),
         cmocka_unit_test(malformed_actions_are_refused),
         cmocka_unit_test(timed_out_seat_keeps_or_takes_the_face_down_card),

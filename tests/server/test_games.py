@@ -229,7 +229,9 @@ def aspoint3_client_against_bot_hidden_cards(exe):
 
 @test
 def aspoint3_client_against_random_bot_packs_variant(exe):
-    deals = ap3_game(exe, True, {"packs": 2}, seed=555, strategy="random")
+    # counted in total: two packs of eight deals
+    deals = ap3_game(exe, True, {"packs": 2, "pack_scoring": "total"}, seed=555,
+                     strategy="random")
     assert deals == 16, deals
 
 
