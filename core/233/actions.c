@@ -12,7 +12,7 @@
  *   {"type":"lay","cards":[C,C,C,C]}         lay a square
  *   {"type":"claim","cards":[C,...]}         out of turn: the discard + these make a meld
  *   {"type":"claim","final":true}            out of turn: the discard completes a combination
- *   {"type":"gift"} / {"type":"gift","to":S} place a drawn +5 / give a drawn -5 to seat S
+ *   {"type":"gift"} / {"type":"gift","to":S} place a drawn +5 / give a drawn or dealt -5 to seat S
  * Card lists are sorted by kind. Inline: "discard Y3", "discard Y3 declare",
  * "claim Y3 Y3", "claim final", "lay B2 B2 B2 B2", "gift 2".
  */
@@ -213,6 +213,12 @@ json_t *g233_legal(const game_t *base, int seat)
     const g233_t *g = (const g233_t *)base;
     json_t *out = json_array();
     if (g->phase == PH_OVER || seat < 0 || seat >= base->seats) return out;
+    if (g233_placing(g)) { /* dealt -5s first: their holders give them, nobody else acts */
+        act_t a = {.type = ACT_GIFT, .card = -1};
+        for (a.to = 0; a.to < base->seats && g->p[seat].to_place; a.to++)
+            offer(g, seat, &a, out);
+        return out;
+    }
     if (seat != g->turn) {
         legal_claims(g, seat, out);
         return out;

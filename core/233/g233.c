@@ -1,7 +1,7 @@
 /*
- * g233.c — the rules of 233: the deal, the turn, the race for the discard,
- * the end of a round and of the game. The view, dump, resample and audit
- * live in view.c; the points in score.c.
+ * g233.c — the rules of 233: the turn, the race for the discard, the end of
+ * a round and of the game. The deal is in deal.c; the view, dump, resample
+ * and audit in view.c; the points in score.c.
  *
  * Every action goes through one path: parse (wire form to act_t), check (the
  * rules: refuse with a stable code and change nothing), then run. legal()
@@ -46,64 +46,6 @@ static int top_discard(const g233_t *g)
 static bool is_gift(int c)
 {
     return c == CARD_GIFT_PLUS || c == CARD_GIFT_MINUS;
-}
-
-/* Gifts and stops act when drawn; at the deal and as the turned-up card they are
- * passed over (see RULES.md, interpretation 1). */
-static bool acts_when_drawn(int c)
-{
-    return is_gift(c) || c == CARD_STOP;
-}
-
-/* Take the topmost card of the draw pile that does not act when drawn. */
-static card_t pop_plain(g233_t *g)
-{
-    int i = g->ndraw - 1;
-    while (acts_when_drawn(g->draw[i]))
-        i--;
-    card_t c = g->draw[i];
-    memmove(&g->draw[i], &g->draw[i + 1], (size_t)(g->ndraw - 1 - i));
-    g->ndraw--;
-    return c;
-}
-
-static void start_round(g233_t *g, int dealer)
-{
-    int n = g->base.seats, k = 0;
-    for (int c = 0; c < G233_KINDS; c++)
-        for (int i = 0; i < card_copies((card_t)c); i++)
-            g->draw[k++] = (card_t)c;
-    g->ndraw = k;
-    rng_shuffle_u8(&g->rng, g->draw, g->ndraw);
-    g->ndiscard = 0;
-    for (int s = 0; s < n; s++) {
-        g233_player_t *p = &g->p[s];
-        int score = p->score;
-        memset(p, 0, sizeof *p);
-        p->score = score;
-        p->last_drawn = -1;
-    }
-    /* Deal one at a time, starting left of the dealer. */
-    for (int r = 0; r < 8; r++)
-        for (int i = 1; i <= n; i++)
-            g->p[(dealer + i) % n].hand.n[pop_plain(g)]++;
-    g->discard[g->ndiscard++] = pop_plain(g);
-    /* The gifts and stops passed over go back in at random. */
-    rng_shuffle_u8(&g->rng, g->draw, g->ndraw);
-    g->discarder = -1;
-    g->round++;
-    g->dealer = dealer;
-    g->turn = dealer;
-    g->dir = 1;
-    g->rebuilds = 0;
-    g->phase = PH_DRAW;
-    g->open = true;
-    g->must_win = false;
-    g->drawn = 0;
-    g->nclaims = 0;
-    g->declarer = -1;
-    g->declared = COMBO_NONE;
-    g233_event(g, json_pack("{s:i, s:s, s:i}", "seat", dealer, "did", "deal", "round", g->round));
 }
 
 /* ------------------------------------------------------------------ */
@@ -271,11 +213,29 @@ static int check_discard(const g233_t *g, int seat, const act_t *a, game_error_t
     return 0;
 }
 
+/*
+ * Before the dealer's first draw, every dealt -5 is given away, all of them at
+ * once (RULES.md, "dealt -5s are given all at once"): their holders give them,
+ * nobody else acts.
+ */
+static int check_placing(const g233_t *g, int seat, const act_t *a, game_error_t *err)
+{
+    if (!g->p[seat].to_place)
+        return game_fail(err, "deal_pending", "wait: the deal is not settled yet");
+    if (a->type != ACT_GIFT)
+        return game_fail(err, "must_place_gift", "give the -5 gift you were dealt first");
+    if (a->to < 0 || a->to >= g->base.seats || a->to == seat)
+        return game_fail(err, "bad_target", "give the -5 gift to another seat (0..%d)",
+                         g->base.seats - 1);
+    return 0;
+}
+
 int g233_check(const g233_t *g, int seat, const act_t *a, game_error_t *err)
 {
     if (g->phase == PH_OVER) return game_fail(err, "game_over", "the game is over");
     if (seat < 0 || seat >= g->base.seats)
         return game_fail(err, "not_seated", "only seated players act");
+    if (g233_placing(g)) return check_placing(g, seat, a, err);
     const hand_t *h = &g->p[seat].hand;
     switch (a->type) {
     case ACT_DRAW: return check_turn(g, seat, PH_DRAW, false, err);
@@ -401,6 +361,15 @@ static void run_draw(g233_t *g, int seat)
 static void run_gift(g233_t *g, int seat, int to)
 {
     g233_player_t *p = &g->p[seat];
+    if (p->to_place) { /* dealt: the turn does not move */
+        p->to_place--;
+        p->hand.n[CARD_GIFT_MINUS]--;
+        g->p[to].gifts_minus++;
+        g->p[to].score -= 5;
+        g233_event(g, json_pack("{s:i, s:s, s:s, s:i}", "seat", seat, "did", "gift", "card",
+                                "gift-5", "to", to));
+        return;
+    }
     if (p->hand.n[CARD_GIFT_MINUS]) {
         p->hand.n[CARD_GIFT_MINUS]--;
         g->p[to].gifts_minus++;
@@ -430,9 +399,12 @@ static void run_discard(g233_t *g, int seat, card_t c, bool declare)
         next_last_draw(g);
         return;
     }
-    if (declare) {
+    /* Option declare=must: cards that form a winning combination at the end of
+     * a turn are declared (RULES.md, "Declaring"). */
+    combo_t combo = declare || g->declare_must ? g233_combo(g, seat, &p->hand) : COMBO_NONE;
+    if (combo != COMBO_NONE) {
         g->open = false;
-        start_last_draws(g, seat, g233_combo(g, seat, &p->hand));
+        start_last_draws(g, seat, combo);
         return;
     }
     g->open = true;
@@ -528,6 +500,21 @@ static void add_claim(g233_t *g, int seat, const act_t *a, int64_t now)
     if (g->declarer >= 0 || g->dispute_ms <= 0) resolve_claims(g);
 }
 
+/*
+ * Option declare=must, when a turn starts: a player whose cards form a winning
+ * combination as their turn comes (a hand dealt winning, or one completed by a
+ * square laid, which takes the place of a discard) declares before drawing.
+ * Runs after every change; the end of a turn is run_discard's.
+ */
+static void declare_if_must(g233_t *g)
+{
+    if (!g->declare_must || g->phase != PH_DRAW || g->declarer >= 0 || g->nclaims ||
+        g233_placing(g))
+        return;
+    combo_t c = g233_combo(g, g->turn, &g->p[g->turn].hand);
+    if (c != COMBO_NONE) start_last_draws(g, g->turn, c);
+}
+
 void g233_run(g233_t *g, int seat, const act_t *a, int64_t now)
 {
     switch (a->type) {
@@ -539,6 +526,7 @@ void g233_run(g233_t *g, int seat, const act_t *a, int64_t now)
     case ACT_LAY: run_lay(g, seat, a->cards); break;
     case ACT_GIFT: run_gift(g, seat, a->to); break;
     }
+    declare_if_must(g);
 }
 
 /* ------------------------------------------------------------------ */
@@ -589,7 +577,7 @@ static void end_round(g233_t *g, const char *reason)
         g->nclaims = 0;
         return;
     }
-    start_round(g, g->declarer >= 0 ? g->declarer : (g->dealer + 1) % n);
+    g233_start_round(g, g->declarer >= 0 ? g->declarer : (g->dealer + 1) % n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -598,9 +586,15 @@ static void end_round(g233_t *g, const char *reason)
 
 static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
-    int dispute = (int)json_integer_value(json_object_get(o, "dispute_ms"));
-    int rebuilds = (int)json_integer_value(json_object_get(o, "max_rebuilds"));
-    int target = (int)json_integer_value(json_object_get(o, "target"));
+    /* Ranges are checked on the 64-bit values, before any narrowing. */
+    json_int_t dispute = json_integer_value(json_object_get(o, "dispute_ms"));
+    json_int_t rebuilds = json_integer_value(json_object_get(o, "max_rebuilds"));
+    json_int_t target = json_integer_value(json_object_get(o, "target"));
+    const char *declare = json_string_value(json_object_get(o, "declare"));
+    if (!declare || (strcmp(declare, "must") != 0 && strcmp(declare, "may") != 0)) {
+        game_fail(err, "bad_option", "declare must be \"must\" or \"may\"");
+        return NULL;
+    }
     if (dispute < 0 || dispute > 60000) {
         game_fail(err, "bad_option", "dispute_ms must be 0..60000");
         return NULL;
@@ -620,14 +614,16 @@ static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error
     }
     g->base.desc = &g233_desc;
     g->base.seats = seats;
-    g->dispute_ms = dispute;
-    g->max_rebuilds = rebuilds;
-    g->target = target;
+    g->dispute_ms = (int)dispute;
+    g->max_rebuilds = (int)rebuilds;
+    g->target = (int)target;
     g->claim_sequences = json_is_true(json_object_get(o, "claim_sequences"));
+    g->declare_must = strcmp(declare, "must") == 0;
     rng_seed(&g->rng, seed);
     g->events = json_array();
     g->round = 0;
-    start_round(g, 0);
+    g233_start_round(g, 0);
+    declare_if_must(g);
     return &g->base;
 }
 
@@ -636,6 +632,7 @@ static bool g233_tick(game_t *base, int64_t now)
     g233_t *g = (g233_t *)base;
     if (g->nclaims == 0 || now <= g->window_end) return false;
     resolve_claims(g);
+    declare_if_must(g);
     return true;
 }
 
@@ -656,16 +653,21 @@ static int64_t g233_next_deadline(const game_t *base)
     return g->nclaims ? g->window_end + 1 : GAME_NO_DEADLINE;
 }
 
+/* The turn player; before the dealer's first draw, every holder of a dealt -5. */
 static unsigned g233_waiting(const game_t *base)
 {
     const g233_t *g = (const g233_t *)base;
-    return g->phase == PH_OVER ? 0u : 1u << g->turn;
+    if (g->phase == PH_OVER) return 0u;
+    unsigned placing = g233_placing(g);
+    return placing ? placing : 1u << g->turn;
 }
 
+/* What the greedy bot would play (a dealt -5 goes to the leader among the others). */
 static json_t *g233_default_action(const game_t *base, int seat)
 {
     const g233_t *g = (const g233_t *)base;
-    if (g->phase == PH_OVER || seat != g->turn || g->nclaims) return NULL;
+    if (seat < 0 || seat >= base->seats || !(g233_waiting(base) & (1u << seat)) || g->nclaims)
+        return NULL;
     json_t *view = g233_desc.view(base, seat);
     rng_t r;
     rng_seed(&r, 233);
@@ -705,7 +707,8 @@ const game_desc_t g233_desc = {
     .min_seats = 2,
     .max_seats = G233_MAX_SEATS,
     .default_options =
-        "{\"dispute_ms\": 200, \"max_rebuilds\": 3, \"target\": 233, \"claim_sequences\": false}",
+        "{\"dispute_ms\": 200, \"max_rebuilds\": 3, \"target\": 233, \"claim_sequences\": false, "
+        "\"declare\": \"must\"}",
     .create = g233_create,
     .apply = g233_apply,
     .legal = g233_legal,

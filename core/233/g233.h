@@ -10,6 +10,8 @@
  *                    this many rebuilds (3)
  *   target           the game ends after a round in which a total passes this (233)
  *   claim_sequences  out-of-turn claims may also form a sequence (English text; false)
+ *   declare          "must": a winning combination at the end of a turn is declared by
+ *                    the game; "may": declaring is the player's choice ("must")
  */
 #ifndef TAPIS_233_G233_H
 #define TAPIS_233_G233_H
@@ -47,6 +49,7 @@ typedef struct g233_player {
     int gifts_minus;
     int score;      /* game total; gifts count at once */
     int last_drawn; /* kind of the last card this player drew from the pile this round, or -1 */
+    int to_place;   /* dealt -5 gifts still in hand, to give before the dealer's first draw */
     bool last_done; /* made their last draw after a declaration */
 } g233_player_t;
 
@@ -55,6 +58,7 @@ typedef struct g233 {
     /* options */
     int dispute_ms, max_rebuilds, target;
     bool claim_sequences;
+    bool declare_must; /* option declare: "must" (true) or "may" */
 
     rng_t rng;
     card_t draw[G233_DECK]; /* top is draw[ndraw - 1] */
@@ -91,13 +95,17 @@ int g233_hand_parse(hand_t *h, const char *names);
 /*
  * Give `seat` exactly the cards named, taking them from the draw pile and
  * putting the seat's old hand back into it (so every card stays accounted
- * for). Returns -1 if the pile lacks a card.
+ * for). A "gift-5" named is a dealt -5 still to place (to_place). Returns -1
+ * if the pile lacks a card.
  */
 int g233_give_hand(g233_t *g, int seat, const char *names);
 /* Put the named card on top of the draw pile (taken from the pile). */
 int g233_stack_draw(g233_t *g, const char *name);
 /* Put the named card on top of the discard pile (taken from the draw pile). */
 int g233_stack_discard(g233_t *g, const char *name, int discarder);
+
+/* Bit mask of the seats holding a dealt -5 still to place (0 once all are placed). */
+unsigned g233_placing(const g233_t *g);
 
 /* The bot strategy (bot.c). */
 json_t *g233_bot(const json_t *view, const char *strategy, rng_t *rng);

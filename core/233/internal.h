@@ -30,6 +30,10 @@ int g233_parse(const json_t *action, act_t *a, game_error_t *err);
 json_t *g233_act_json(const act_t *a);
 json_t *g233_legal(const game_t *g, int seat);
 
+/* deal.c */
+/* A new round: every card back, shuffled and dealt; `dealer` opens. */
+void g233_start_round(g233_t *g, int dealer);
+
 /* g233.c */
 /* The claim-independent conditions of an out-of-turn claim. */
 int g233_claim_gate(const g233_t *g, int seat, game_error_t *err);

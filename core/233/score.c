@@ -75,6 +75,19 @@ int combo_bonus(combo_t c)
     return 0;
 }
 
+int combo_points(combo_t c)
+{
+    switch (c) {
+    case COMBO_NONE: return 0;
+    case COMBO_233: return 25 + 5 + 10 + 10;
+    case COMBO_234: return 25 + 5 + 10 + 20;
+    case COMBO_244: return 25 + 5 + 20 + 20;
+    case COMBO_SUPER: return 50 + 10 + 10;
+    case COMBO_RAINBOW: return RAINBOW_POINTS;
+    }
+    return 0;
+}
+
 const char *combo_name(combo_t c)
 {
     switch (c) {
@@ -347,8 +360,7 @@ combo_t score_combo(const hand_t *h, const group_t *melds, int nmelds, int last_
     if (nmelds == 0 && is_rainbow(h, last_drawn)) return COMBO_RAINBOW;
     for (int c = CARD_REVERSE; c < G233_KINDS; c++)
         if (c != CARD_JOKER && h->n[c]) return COMBO_NONE; /* cannot be grouped */
-    /* Both pay their bonus plus the same best grouping, so a super sequence
-     * (50) beats a 2-3-3 (25) made of the same cards. */
+    /* A super sequence (70) pays more than a 2-3-3 (50) made of the same cards. */
     if (total == 8 && is_super(h, melds, nmelds)) return COMBO_SUPER;
     combo_t combo;
     switch (total) {
@@ -370,8 +382,8 @@ combo_t score_combo(const hand_t *h, const group_t *melds, int nmelds, int last_
 
 int score_round(const hand_t *h, const group_t *melds, int nmelds, combo_t combo)
 {
-    if (combo == COMBO_RAINBOW) return RAINBOW_POINTS;
-    int points = combo_bonus(combo);
+    if (combo != COMBO_NONE) return combo_points(combo);
+    int points = 0;
     for (int i = 0; melds && i < nmelds; i++)
         points += group_points((group_kind_t)melds[i].kind);
     return points + score_best(h, NULL, NULL);

@@ -12,6 +12,8 @@
  *   2-4-4   a double + two squares                                    25 bonus
  *   super sequence  the 8 numbers 1..8 of one colour                  50 bonus
  *   rainbow  the 4 symbols, the 3 number colours, 1 special card      100 flat
+ * The maker of a combination scores its fixed total (combo_points): 50, 60, 70,
+ * 70 and 100; everyone else scores the best grouping of their cards.
  * Reverse, gift and stop cards form no group. In a rainbow the special card is a
  * joker or a reverse, or a gift or stop only when it is the last card drawn.
  */
@@ -49,6 +51,12 @@ typedef enum combo {
 int group_points(group_kind_t k);
 /* Bonus of a combination: 25, 25, 25, 50; a rainbow is 100 flat; NONE is 0. */
 int combo_bonus(combo_t c);
+/*
+ * What a combination pays its maker, fixed by seed 000's table: the bonus plus
+ * the groups the combination is made of — 2-3-3 50, 2-3-4 60, 2-4-4 70,
+ * super sequence 70, rainbow 100; NONE is 0.
+ */
+int combo_points(combo_t c);
 /* "2-3-3", "2-3-4", "2-4-4", "super sequence", "rainbow", or "none". */
 const char *combo_name(combo_t c);
 
@@ -76,10 +84,11 @@ combo_t score_combo(const hand_t *h, const group_t *melds, int nmelds, int last_
 
 /*
  * Round points of a player holding h and melds: with combo != COMBO_NONE (the
- * declared winner, or anyone holding a rainbow), the combination's bonus plus
- * the best grouping (a rainbow is 100 flat); otherwise the best grouping.
- * Locked melds count as laid; the hand is grouped at best. Gifts are not
- * counted here (they are scored when placed).
+ * declared winner, or anyone holding a rainbow), exactly combo_points(combo),
+ * whatever else the same cards could be regrouped into (two jokers beside a
+ * double of symbols do not make it a square); otherwise the locked melds as
+ * laid plus the best grouping of the hand. Gifts are not counted here (they
+ * are scored when placed).
  */
 int score_round(const hand_t *h, const group_t *melds, int nmelds, combo_t combo);
 

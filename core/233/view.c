@@ -81,9 +81,9 @@ static json_t *public_view(const g233_t *g)
         "phase", phase_names[g->phase], "last_draws", g->declarer >= 0, "draw_pile", g->ndraw,
         "discard", top >= 0 ? json_string(card_name((card_t)top)) : json_null(), "discard_pile",
         g->ndiscard, "discarder", seat_or_null(g->discarder), "rebuilds", g->rebuilds, "claim_open",
-        g->open && g->phase == PH_DRAW && g->declarer < 0 && top >= 0, "claims", claims, "declarer",
-        seat_or_null(g->declarer), "players", players, "events", events_json(g), "target",
-        g->target);
+        g->open && g->phase == PH_DRAW && g->declarer < 0 && top >= 0 && !g233_placing(g), "claims",
+        claims, "declarer", seat_or_null(g->declarer), "players", players, "events", events_json(g),
+        "target", g->target);
     if (g->declarer >= 0) json_object_set_new(v, "combo", json_string(combo_name(g->declared)));
     if (g->phase == PH_GIFT) {
         /* A drawn gift is shown to everyone: it is placed face up. */
@@ -121,9 +121,9 @@ json_t *g233_dump(const game_t *base)
     for (int s = 0; s < base->seats; s++) {
         const g233_player_t *p = &g->p[s];
         json_array_append_new(hands, g233_hand_json(&p->hand));
-        json_array_append_new(private,
-                              json_pack("{s:i, s:i, s:b}", "squares", p->squares, "last_drawn",
-                                        p->last_drawn, "last_done", p->last_done));
+        json_array_append_new(private, json_pack("{s:i, s:i, s:i, s:b}", "squares", p->squares,
+                                                 "last_drawn", p->last_drawn, "to_place",
+                                                 p->to_place, "last_done", p->last_done));
     }
     for (int i = 0; i < g->nclaims; i++) {
         const g233_claim_t *c = &g->claims[i];
@@ -145,9 +145,10 @@ json_t *g233_dump(const game_t *base)
     json_object_set_new(d, "drawn", json_integer(g->drawn));
     json_object_set_new(d, "winners", json_integer(g->winners));
     json_object_set_new(d, "options",
-                        json_pack("{s:i, s:i, s:i, s:b}", "dispute_ms", g->dispute_ms,
+                        json_pack("{s:i, s:i, s:i, s:b, s:s}", "dispute_ms", g->dispute_ms,
                                   "max_rebuilds", g->max_rebuilds, "target", g->target,
-                                  "claim_sequences", g->claim_sequences));
+                                  "claim_sequences", g->claim_sequences, "declare",
+                                  g->declare_must ? "must" : "may"));
     return d;
 }
 
@@ -178,11 +179,12 @@ game_t *g233_resample(const game_t *base, int seat, uint64_t seed)
     for (int s = 0; s < n; s++) {
         keep[s] = g->p[s].hand;
         if (s == seat) continue;
-        /* Kept in place: a drawn gift or stop (known to act at once) and cards a
-         * pending claim has named. */
+        /* Kept in place: gifts (a drawn one is public; a dealt -5 not yet given
+         * is why the table waits on its holder) and cards a pending claim has
+         * named. Stops are hidden cards like any other: dealt ones sit in hands. */
         hand_t reserved = {{0}};
-        for (int c = CARD_GIFT_PLUS; c < G233_KINDS; c++)
-            reserved.n[c] = keep[s].n[c];
+        reserved.n[CARD_GIFT_PLUS] = keep[s].n[CARD_GIFT_PLUS];
+        reserved.n[CARD_GIFT_MINUS] = keep[s].n[CARD_GIFT_MINUS];
         for (int i = 0; i < g->nclaims; i++)
             if (g->claims[i].seat == s && g->claims[i].kind == CLAIM_MELD)
                 for (int k = 0; k < g->claims[i].meld.n - 1; k++)
@@ -201,12 +203,13 @@ game_t *g233_resample(const game_t *base, int seat, uint64_t seed)
     rng_t r;
     rng_seed(&r, seed);
     rng_shuffle_u8(&r, pool, npool);
-    /* Hands take only cards that may sit in a hand at rest; the rest is the pile. */
+    /* Hands take only cards that may sit in a hand at rest (no gift); the rest
+     * is the pile. */
     bool used[G233_DECK] = {0};
     for (int s = 0; s < n; s++) {
         if (s == seat) continue;
         for (int i = 0; i < npool && want[s] > 0; i++) {
-            if (used[i] || pool[i] >= CARD_GIFT_PLUS) continue;
+            if (used[i] || pool[i] == CARD_GIFT_PLUS || pool[i] == CARD_GIFT_MINUS) continue;
             used[i] = true;
             keep[s].n[pool[i]]++;
             want[s]--;
@@ -244,7 +247,11 @@ int g233_audit(const game_t *base, game_error_t *err)
         count[CARD_GIFT_PLUS] += p->gifts_plus;
         count[CARD_GIFT_MINUS] += p->gifts_minus;
         if (g->phase == PH_OVER) continue;
-        int expect = 8 + p->squares + (s == g->turn && g->phase != PH_DRAW ? 1 : 0);
+        if (p->to_place > p->hand.n[CARD_GIFT_MINUS] ||
+            (p->to_place && (g->phase != PH_DRAW || g->ndiscard != 1 || g->drawn)))
+            return game_fail(err, "bad_gift", "seat %d has %d dealt -5 to give, at the wrong time",
+                             s, p->to_place);
+        int expect = 8 + p->squares + p->to_place + (s == g->turn && g->phase != PH_DRAW ? 1 : 0);
         if (held != expect)
             return game_fail(err, "bad_hand_size", "seat %d holds %d cards, not %d", s, held,
                              expect);
@@ -310,6 +317,7 @@ int g233_give_hand(g233_t *g, int seat, const char *names)
             if (take_card(g, c, seat)) return -1;
             h->n[c]++;
         }
+    g->p[seat].to_place = want.n[CARD_GIFT_MINUS];
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -24,9 +25,60 @@
 /* Helpers                                                              */
 /* ------------------------------------------------------------------ */
 
+/* Did the deal leave the table plain: no gift laid or to give, no stop in a hand? */
+static bool plain_deal(const g233_t *g)
+{
+    for (int s = 0; s < g->base.seats; s++) {
+        const g233_player_t *p = &g->p[s];
+        if (p->gifts_plus || p->gifts_minus || p->to_place || p->hand.n[CARD_STOP]) return false;
+    }
+    return g->declarer < 0;
+}
+
+/*
+ * A table whose deal was plain (the first such seed from 42 up), so that a
+ * test's hands and scores start clean; the tests of the deal itself pick
+ * their seeds with deal_with().
+ */
 static g233_t *table(int seats, const char *opts)
 {
-    return (g233_t *)gt_table(&g233_desc, seats, opts, 42);
+    for (uint64_t seed = 42; seed < 42 + 100000; seed++) {
+        g233_t *g = (g233_t *)gt_table(&g233_desc, seats, opts, seed);
+        if (plain_deal(g)) return g;
+        game_free(&g->base);
+    }
+    fail_msg("no plain deal for %d seats", seats);
+    return NULL;
+}
+
+/* The first table (seeds 1..20000) whose deal satisfies `want`, or NULL. */
+static g233_t *deal_with(int seats, const char *opts, bool (*want)(const g233_t *))
+{
+    for (uint64_t seed = 1; seed <= 20000; seed++) {
+        g233_t *g = (g233_t *)gt_table(&g233_desc, seats, opts, seed);
+        if (want(g)) return g;
+        game_free(&g->base);
+    }
+    return NULL;
+}
+
+static int count_events(const g233_t *g, const char *did, const char *card)
+{
+    int n = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(g->events, i, e)
+    {
+        const char *c = json_string_value(json_object_get(e, "card"));
+        n += strcmp(json_string_value(json_object_get(e, "did")), did) == 0 &&
+             (!card || (c && strcmp(c, card) == 0));
+    }
+    return n;
+}
+
+static unsigned waiting(g233_t *g)
+{
+    return g233_desc.waiting(&g->base);
 }
 
 static void audit_ok(g233_t *g)
@@ -110,19 +162,240 @@ static void deck_has_the_140_cards_of_the_seed(void **state)
 static void deal_gives_eight_each_and_turns_up_one(void **state)
 {
     (void)state;
-    for (int seats = 2; seats <= 6; seats++) {
-        g233_t *g = table(seats, NULL);
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        int seats = 2 + (int)(seed % 5), dealt = 0, laid = 0;
+        g233_t *g = (g233_t *)gt_table(&g233_desc, seats, NULL, seed);
         audit_ok(g);
         for (int s = 0; s < seats; s++) {
-            assert_int_equal(held(g, s), 8);
-            assert_int_equal(g->p[s].hand.n[CARD_STOP] + g->p[s].hand.n[CARD_GIFT_PLUS] +
-                                 g->p[s].hand.n[CARD_GIFT_MINUS],
-                             0);
+            const g233_player_t *p = &g->p[s];
+            /* Eight cards kept, plus the -5s still to give; a +5 is never held. */
+            assert_int_equal(held(g, s), 8 + p->to_place);
+            assert_int_equal(p->hand.n[CARD_GIFT_MINUS], p->to_place);
+            assert_int_equal(p->hand.n[CARD_GIFT_PLUS], 0);
+            assert_int_equal(p->score, 5 * p->gifts_plus);
+            dealt += held(g, s);
+            laid += p->gifts_plus;
         }
         assert_int_equal(g->ndiscard, 1);
-        assert_int_equal(g->ndraw, 140 - 8 * seats - 1);
+        int up = g->discard[0];
+        assert_true(up != CARD_STOP && up != CARD_GIFT_PLUS && up != CARD_GIFT_MINUS);
+        assert_int_equal(g->ndraw, 140 - dealt - laid - 1);
         game_free(&g->base);
     }
+}
+
+/* Counts over many deals of four: the deal takes every card as it comes. */
+static void deal_is_from_all_140_cards(void **state)
+{
+    (void)state;
+    int deals = 500, stops = 0, plus = 0, minus = 0;
+    for (int i = 0; i < deals; i++) {
+        g233_t *g = (g233_t *)gt_table(&g233_desc, 4, NULL, 5000 + (uint64_t)i);
+        for (int s = 0; s < 4; s++) {
+            stops += g->p[s].hand.n[CARD_STOP];
+            plus += g->p[s].gifts_plus;
+            minus += g->p[s].to_place;
+        }
+        game_free(&g->base);
+    }
+    /* 32 cards kept from the 130 that are not gifts (6 of them stops): about
+     * 1.48 stops a deal; and 32 * 10/130, about 2.46 gifts, half of each kind. */
+    assert_in_range(stops, 500, 1000);
+    assert_in_range(plus, 400, 900);
+    assert_in_range(minus, 400, 900);
+}
+
+static bool deals_a_plus_gift(const g233_t *g)
+{
+    for (int s = 0; s < g->base.seats; s++)
+        if (g->p[s].gifts_plus) return true;
+    return false;
+}
+
+static void dealt_plus_gift_is_laid_at_once_and_replaced(void **state)
+{
+    (void)state;
+    g233_t *g = deal_with(3, NULL, deals_a_plus_gift);
+    assert_non_null(g);
+    int laid = 0;
+    for (int s = 0; s < 3; s++) {
+        const g233_player_t *p = &g->p[s];
+        laid += p->gifts_plus;
+        assert_int_equal(p->score, 5 * p->gifts_plus);
+        assert_int_equal(p->hand.n[CARD_GIFT_PLUS], 0);
+        assert_int_equal(held(g, s) - p->to_place, 8); /* replaced */
+    }
+    assert_true(laid > 0);
+    /* Laid face up: everyone sees it among the events and in front of its holder. */
+    assert_int_equal(count_events(g, "gift", "gift+5"), laid);
+    json_t *v = g233_desc.view(&g->base, GAME_SPECTATOR);
+    int shown = 0;
+    for (int s = 0; s < 3; s++)
+        shown += (int)json_integer_value(json_object_get(
+            json_array_get(json_object_get(v, "players"), (size_t)s), "gifts_plus"));
+    assert_int_equal(shown, laid);
+    json_decref(v);
+    game_free(&g->base);
+}
+
+static bool deals_a_minus_gift(const g233_t *g)
+{
+    return g233_placing(g) != 0;
+}
+
+static void dealt_minus_gift_waits_in_its_holders_hand(void **state)
+{
+    (void)state;
+    g233_t *g = deal_with(4, NULL, deals_a_minus_gift);
+    assert_non_null(g);
+    unsigned holders = 0;
+    for (int s = 0; s < 4; s++) {
+        if (!g->p[s].to_place) {
+            assert_int_equal(gt_legal_count(&g->base, s), 0); /* nobody else acts */
+            continue;
+        }
+        holders |= 1u << s;
+        assert_int_equal(g->p[s].hand.n[CARD_GIFT_MINUS], g->p[s].to_place);
+        assert_int_equal(gt_legal_count(&g->base, s), 3); /* one gift per other seat */
+    }
+    assert_int_equal(waiting(g), holders);
+    assert_int_equal(g->phase, PH_DRAW);
+    assert_int_equal(g->turn, 0);
+    game_free(&g->base);
+}
+
+static void dealt_minus_gift_is_given_before_the_dealers_first_draw(void **state)
+{
+    (void)state;
+    g233_t *g = table(4, NULL);
+    hand(g, 2, "Y1 Y5 B2 B7 G3 G8 red pink gift-5");
+    audit_ok(g);
+    assert_int_equal(waiting(g), 1u << 2);
+    refused(g, 0, "{\"type\":\"draw\"}", 0, "deal_pending");
+    refused(g, 0, "{\"type\":\"take\"}", 0, "deal_pending");
+    refused(g, 1, "{\"type\":\"gift\",\"to\":3}", 0, "deal_pending");
+    refused(g, 2, "{\"type\":\"discard\",\"card\":\"Y1\"}", 0, "must_place_gift");
+    refused(g, 2, "{\"type\":\"gift\"}", 0, "bad_target");
+    refused(g, 2, "{\"type\":\"gift\",\"to\":2}", 0, "bad_target");
+    refused(g, 2, "{\"type\":\"gift\",\"to\":4}", 0, "bad_target");
+    assert_int_equal(gt_legal_count(&g->base, 0), 0);
+    assert_int_equal(gt_legal_count(&g->base, 2), 3);
+    assert_true(legal_has(g, 2, "{\"type\":\"gift\",\"to\":3}"));
+    json_t *v = g233_desc.view(&g->base, GAME_SPECTATOR);
+    assert_false(json_is_true(json_object_get(v, "claim_open")));
+    json_decref(v);
+    OK(g, 2, "{\"type\":\"gift\",\"args\":[\"3\"]}", 0);
+    assert_int_equal(g->p[3].score, -5);
+    assert_int_equal(g->p[3].gifts_minus, 1);
+    assert_int_equal(held(g, 2), 8);
+    assert_int_equal(count_events(g, "gift", "gift-5"), 1);
+    /* The deal is settled: the dealer opens. */
+    assert_int_equal(waiting(g), 1u << 0);
+    assert_int_equal(g->turn, 0);
+    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    game_free(&g->base);
+}
+
+static void dealt_minus_gifts_are_given_all_at_once(void **state)
+{
+    (void)state;
+    g233_t *g = table(4, NULL);
+    hand(g, 0, "Y2 Y6 B3 B8 G4 G7 pink orange gift-5");
+    hand(g, 3, "Y1 Y5 B2 B7 G3 G8 red pink gift-5 gift-5");
+    audit_ok(g);
+    /* Both holders at once, in whatever order they act; the dealer too. */
+    assert_int_equal(waiting(g), (1u << 0) | (1u << 3));
+    assert_int_equal(gt_legal_count(&g->base, 0), 3);
+    assert_int_equal(gt_legal_count(&g->base, 3), 3);
+    OK(g, 3, "{\"type\":\"gift\",\"to\":1}", 0);
+    assert_int_equal(waiting(g), (1u << 0) | (1u << 3)); /* seat 3 has a second one */
+    OK(g, 0, "{\"type\":\"gift\",\"to\":1}", 0);
+    assert_int_equal(waiting(g), 1u << 3);
+    refused(g, 0, "{\"type\":\"draw\"}", 0, "deal_pending");
+    OK(g, 3, "{\"type\":\"gift\",\"to\":2}", 0);
+    assert_int_equal(g->p[1].score, -10);
+    assert_int_equal(g->p[2].score, -5);
+    assert_int_equal(waiting(g), 1u << 0);
+    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    game_free(&g->base);
+}
+
+static void dealt_minus_gift_defaults_to_the_leader(void **state)
+{
+    (void)state;
+    g233_t *g = table(4, NULL);
+    hand(g, 2, "Y1 Y5 B2 B7 G3 G8 red pink gift-5");
+    g->p[0].score = 10;
+    g->p[1].score = 30;
+    g->p[3].score = 60;
+    /* The turn timer runs out for the holder: the -5 goes to the leader. */
+    json_t *a = g233_desc.default_action(&g->base, 2);
+    json_t *want = json_pack("{s:s, s:i}", "type", "gift", "to", 3);
+    assert_true(json_equal(a, want));
+    assert_null(g233_desc.default_action(&g->base, 0)); /* the dealer is not waited on */
+    game_error_t err;
+    assert_int_equal(game_apply(&g->base, 2, a, 0, &err), 0);
+    assert_int_equal(g->p[3].score, 55);
+    json_decref(a);
+    json_decref(want);
+    game_free(&g->base);
+}
+
+static void dealt_minus_gift_is_shown_to_its_holder_only(void **state)
+{
+    (void)state;
+    g233_t *g = table(4, NULL);
+    hand(g, 2, "Y1 Y5 B2 B7 G3 G8 red pink gift-5");
+    for (int s = GAME_SPECTATOR; s < 4; s++) {
+        json_t *v = g233_desc.view(&g->base, s);
+        char *text = json_dumps(v, JSON_COMPACT);
+        if (s == 2)
+            assert_non_null(strstr(text, "gift-5")); /* in its hand, and its legal gifts */
+        else
+            assert_null(strstr(text, "gift-5"));
+        free(text);
+        json_decref(v);
+    }
+    /* Once given, it lies face up for everyone to see. */
+    OK(g, 2, "{\"type\":\"gift\",\"to\":1}", 0);
+    json_t *v = g233_desc.view(&g->base, GAME_SPECTATOR);
+    char *text = json_dumps(v, JSON_COMPACT);
+    assert_non_null(strstr(text, "gift-5"));
+    free(text);
+    json_decref(v);
+    game_free(&g->base);
+}
+
+/* Seat 1 was dealt a stop; nobody has a -5 to give. */
+static bool deals_seat1_a_stop(const g233_t *g)
+{
+    return g->p[1].hand.n[CARD_STOP] == 1 && !g->p[0].hand.n[CARD_STOP] && !g233_placing(g) &&
+           g->declarer < 0;
+}
+
+static void dealt_stop_is_its_holders_forced_first_discard(void **state)
+{
+    (void)state;
+    g233_t *g = deal_with(3, NULL, deals_seat1_a_stop);
+    assert_non_null(g);
+    /* It stays in hand while the others play... */
+    next_draw(g, "Y1");
+    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    OK(g, 0, "{\"type\":\"discard\",\"card\":\"Y1\"}", 0);
+    assert_int_equal(g->p[1].hand.n[CARD_STOP], 1);
+    /* ...then it is the holder's discard at their first turn, and acts. */
+    next_draw(g, "B1");
+    OK(g, 1, "{\"type\":\"draw\"}", 0);
+    refused(g, 1, "{\"type\":\"discard\",\"card\":\"B1\"}", 0, "must_discard_stop");
+    json_t *legal = g233_desc.legal(&g->base, 1);
+    size_t i;
+    json_t *a;
+    json_array_foreach(legal, i, a)
+        assert_string_equal(json_string_value(json_object_get(a, "card")), "stop");
+    json_decref(legal);
+    OK(g, 1, "{\"type\":\"discard\",\"card\":\"stop\"}", 0);
+    assert_int_equal(g->turn, 0); /* seat 2 loses its turn */
+    game_free(&g->base);
 }
 
 static void table_sizes_outside_two_to_six_are_refused(void **state)
@@ -208,9 +481,14 @@ static void own_turn_may_take_the_top_discard(void **state)
     g233_t *g = table(3, "{\"dispute_ms\":0}");
     hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
     top(g, "G4", -1);
+    /* G4 makes no group with this hand: on one's own turn no laying rule applies. */
     OK(g, 0, "{\"type\":\"take\"}", 0);
     assert_int_equal(g->p[0].hand.n[card_number(2, 4)], 1);
     assert_int_equal(g->phase, PH_DISCARD);
+    assert_int_equal(g->p[0].nmelds, 0);
+    OK(g, 0, "{\"type\":\"discard\",\"card\":\"Y1\"}", 0);
+    assert_int_equal(held(g, 0), 8);
+    assert_int_equal(g->turn, 1);
     game_free(&g->base);
 }
 
@@ -371,6 +649,14 @@ static void claim_closes_when_the_next_player_draws(void **state)
     turn0(g, "Y3", "Y3", 0);
     OK(g, 1, "{\"type\":\"draw\"}", 100);
     refused(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"Y3\"]}", 101, "too_late");
+    game_free(&g->base);
+    /* Until then, however late: "à tout moment". */
+    g = table(4, "{\"dispute_ms\":0}");
+    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
+    hand(g, 2, "Y3 Y3 B1 B5 G4 G6 orange purple");
+    turn0(g, "Y3", "Y3", 0);
+    OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"Y3\"]}", 3600 * 1000);
+    assert_int_equal(g->p[2].nmelds, 1);
     game_free(&g->base);
 }
 
@@ -599,7 +885,7 @@ static void round_winner_deals_and_opens_the_next_round(void **state)
     hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
     hand(g, 1, "orange orange Y1 Y2 Y3 B5 B5 B5");
     turn0(g, "G1", "G1", 0);
-    OK(g, 1, "{\"type\":\"declare\"}", 0); /* seat 1 wins, before drawing */
+    assert_int_equal(g->declarer, 1); /* seat 1 wins as its turn comes, before drawing */
     OK(g, 2, "{\"type\":\"draw\"}", 0);
     while (g->round == 1) { /* seats 2 then 0 finish their last draw with the bot */
         json_t *v = g233_desc.view(&g->base, g->turn);
@@ -642,6 +928,138 @@ static void declare_after_drawing_and_discarding(void **state)
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"G1\",\"declare\":true}", 0);
     assert_int_equal(g->declarer, 0);
     assert_int_equal(g->turn, 1);
+    game_free(&g->base);
+}
+
+static void declare_option_is_must_by_default(void **state)
+{
+    (void)state;
+    json_t *d = game_default_options(&g233_desc);
+    assert_string_equal(json_string_value(json_object_get(d, "declare")), "must");
+    json_decref(d);
+    game_error_t err = {0};
+    json_t *o = json_pack("{s:s}", "declare", "maybe");
+    assert_null(game_new(&g233_desc, 3, o, 1, &err));
+    assert_string_equal(err.code, "bad_option");
+    json_decref(o);
+    o = json_pack("{s:b}", "declare", 1);
+    assert_null(game_new(&g233_desc, 3, o, 1, &err));
+    assert_string_equal(err.code, "bad_option");
+    json_decref(o);
+}
+
+/* The seat 0 discards G1 without asking to declare, holding a 2-3-3 after it. */
+static g233_t *discard_leaving_a_233(const char *opts)
+{
+    g233_t *g = table(3, opts);
+    hand(g, 0, "red Y1 Y2 Y3 B5 B5 B5 G1");
+    next_draw(g, "red");
+    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    OK(g, 0, "{\"type\":\"discard\",\"card\":\"G1\"}", 0);
+    return g;
+}
+
+static void combination_at_the_end_of_a_turn_is_declared(void **state)
+{
+    (void)state;
+    g233_t *g = discard_leaving_a_233(NULL);
+    assert_int_equal(g->declarer, 0);
+    assert_int_equal(g->declared, COMBO_233);
+    assert_int_equal(count_events(g, "declare", NULL), 1);
+    assert_int_equal(g->turn, 1); /* the last draws begin */
+    refused(g, 2, "{\"type\":\"claim\",\"cards\":[\"G1\",\"G1\"]}", 0, "round_ending");
+    game_free(&g->base);
+    /* declare=may: the player keeps the choice. */
+    g = discard_leaving_a_233("{\"declare\":\"may\"}");
+    assert_int_equal(g->declarer, -1);
+    assert_int_equal(g->turn, 1);
+    game_free(&g->base);
+}
+
+static void hand_dealt_winning_is_declared_when_its_turn_comes(void **state)
+{
+    (void)state;
+    for (int may = 0; may <= 1; may++) {
+        g233_t *g = table(3, may ? "{\"declare\":\"may\"}" : NULL);
+        hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
+        hand(g, 1, "orange orange Y1 Y2 Y3 B5 B5 B5");
+        turn0(g, "G1", "G1", 0);
+        if (may) {
+            assert_int_equal(g->declarer, -1);
+            assert_int_equal(g->turn, 1);
+            assert_true(legal_has(g, 1, "{\"type\":\"declare\"}"));
+            assert_true(legal_has(g, 1, "{\"type\":\"draw\"}"));
+        } else {
+            assert_int_equal(g->declarer, 1); /* before drawing */
+            assert_int_equal(g->p[1].last_done, true);
+            assert_int_equal(held(g, 1), 8);
+            assert_int_equal(g->turn, 2);
+        }
+        game_free(&g->base);
+    }
+}
+
+static void square_laid_that_completes_a_234_is_declared(void **state)
+{
+    (void)state;
+    for (int may = 0; may <= 1; may++) {
+        g233_t *g = table(3, may ? "{\"declare\":\"may\"}" : NULL);
+        hand(g, 0, "pink pink G4 G5 G6 Y8 Y8 Y8");
+        next_draw(g, "Y8");
+        OK(g, 0, "{\"type\":\"draw\"}", 0);
+        /* Laying the square takes the place of the discard: the turn ends on a 2-3-4. */
+        OK(g, 0, "{\"type\":\"lay\",\"cards\":[\"Y8\",\"Y8\",\"Y8\",\"Y8\"]}", 0);
+        assert_int_equal(g->declarer, may ? -1 : 0);
+        if (!may) assert_int_equal(g->declared, COMBO_234);
+        if (may) assert_true(legal_has(g, 0, "{\"type\":\"declare\"}"));
+        game_free(&g->base);
+    }
+}
+
+/* Seat 0 declares `cards`; seat 1 draws and discards G1 for its last draw. */
+static json_t *round_after_declaring(g233_t *g, const char *cards)
+{
+    hand(g, 0, cards);
+    OK(g, 0, "{\"type\":\"declare\"}", 0);
+    next_draw(g, "G1");
+    OK(g, 1, "{\"type\":\"draw\"}", 0);
+    OK(g, 1, "{\"type\":\"discard\",\"card\":\"G1\"}", 0);
+    assert_non_null(g->last_round);
+    return json_object_get(g->last_round, "hands");
+}
+
+static int round_points(json_t *hands, size_t seat)
+{
+    return (int)json_integer_value(json_object_get(json_array_get(hands, seat), "points"));
+}
+
+static void declarer_scores_the_combination_not_a_regrouping(void **state)
+{
+    (void)state;
+    /* As a 2-3-3: 25 + 5 + 10 + 10. Regrouped (purple purple joker joker as a
+     * square, B1-B3, Y5 alone) the same cards would pay 25 + 30 = 55. */
+    g233_t *g = table(2, NULL);
+    json_t *hands = round_after_declaring(g, "purple purple B1 B2 B3 Y5 joker joker");
+    assert_int_equal(round_points(hands, 0), 50);
+    assert_int_equal(g->p[0].score, 50 + 5 * g->p[0].gifts_plus); /* + the next deal's */
+    game_free(&g->base);
+    /* A super sequence pays 70, not 50 + G1-G3 + G4-G6 + a double of jokers (75). */
+    g = table(2, NULL);
+    hands = round_after_declaring(g, "G1 G2 G3 G4 G5 G6 joker joker");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(hands, 0), "combo")),
+                        "super sequence");
+    assert_int_equal(round_points(hands, 0), 70);
+    game_free(&g->base);
+}
+
+static void jokers_count_in_the_losers_groups(void **state)
+{
+    (void)state;
+    g233_t *g = table(2, NULL);
+    hand(g, 1, "purple purple joker joker Y1 B4 G7 red");
+    json_t *hands = round_after_declaring(g, "red red Y1 Y2 Y3 B5 B5 B5");
+    /* purple purple joker joker: a square (20), the best grouping. */
+    assert_int_equal(round_points(hands, 1), 20);
     game_free(&g->base);
 }
 
@@ -732,9 +1150,14 @@ static void round_ends_without_winner_after_max_rebuilds(void **state)
     assert_string_equal(json_string_value(json_object_get(g->last_round, "reason")),
                         "draw_pile_exhausted");
     assert_true(json_is_null(json_object_get(g->last_round, "winner")));
-    /* Everyone scores their cards: each holds a double. */
-    assert_int_equal(g->p[0].score, 5);
-    assert_int_equal(g->p[1].score, 5);
+    /* Everyone scores their cards: each holds a double. (Totals as the round
+     * ended: the next deal may already have laid a +5.) */
+    json_t *hands = json_object_get(g->last_round, "hands");
+    for (size_t s = 0; s < 2; s++) {
+        json_t *h = json_array_get(hands, s);
+        assert_int_equal(json_integer_value(json_object_get(h, "points")), 5);
+        assert_int_equal(json_integer_value(json_object_get(h, "score")), 5);
+    }
     assert_int_equal(g->dealer, 1); /* no winner: the deal passes on */
     game_free(&g->base);
 }
@@ -801,6 +1224,14 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(deck_has_the_140_cards_of_the_seed),
         cmocka_unit_test(deal_gives_eight_each_and_turns_up_one),
+        cmocka_unit_test(deal_is_from_all_140_cards),
+        cmocka_unit_test(dealt_plus_gift_is_laid_at_once_and_replaced),
+        cmocka_unit_test(dealt_minus_gift_waits_in_its_holders_hand),
+        cmocka_unit_test(dealt_minus_gift_is_given_before_the_dealers_first_draw),
+        cmocka_unit_test(dealt_minus_gifts_are_given_all_at_once),
+        cmocka_unit_test(dealt_minus_gift_defaults_to_the_leader),
+        cmocka_unit_test(dealt_minus_gift_is_shown_to_its_holder_only),
+        cmocka_unit_test(dealt_stop_is_its_holders_forced_first_discard),
         cmocka_unit_test(table_sizes_outside_two_to_six_are_refused),
         cmocka_unit_test(passed_over_gifts_and_stops_are_shuffled_back),
         cmocka_unit_test(dealer_opens_by_drawing),
@@ -830,6 +1261,12 @@ int main(void)
         cmocka_unit_test(round_winner_deals_and_opens_the_next_round),
         cmocka_unit_test(declare_without_a_combination_is_refused),
         cmocka_unit_test(declare_after_drawing_and_discarding),
+        cmocka_unit_test(declare_option_is_must_by_default),
+        cmocka_unit_test(combination_at_the_end_of_a_turn_is_declared),
+        cmocka_unit_test(hand_dealt_winning_is_declared_when_its_turn_comes),
+        cmocka_unit_test(square_laid_that_completes_a_234_is_declared),
+        cmocka_unit_test(declarer_scores_the_combination_not_a_regrouping),
+        cmocka_unit_test(jokers_count_in_the_losers_groups),
         cmocka_unit_test(rainbow_scores_100_even_when_not_first),
         cmocka_unit_test(stop_drawn_last_completes_a_rainbow),
         cmocka_unit_test(gift_kept_only_as_the_last_card_drawn),

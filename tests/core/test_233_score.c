@@ -111,8 +111,12 @@ static void points_follow_the_seed_table(void **state)
                                         "2-4-4", "super sequence", "rainbow"};
     for (int k = GROUP_DOUBLE; k <= GROUP_SQUARE; k++)
         assert_int_equal(group_points((group_kind_t)k), points[k]);
+    /* "2-3-3 ... = 50 points", "2-3-4 ... = 60", "2-4-4 ... = 70", "Pour les
+     * supers suites, comptez 70 points", the rainbow 100. */
+    static const int total[] = {0, 50, 60, 70, 70, 100};
     for (int c = COMBO_NONE; c <= COMBO_RAINBOW; c++) {
         assert_int_equal(combo_bonus((combo_t)c), bonus[c]);
+        assert_int_equal(combo_points((combo_t)c), total[c]);
         assert_string_equal(combo_name((combo_t)c), names[c]);
     }
 }
@@ -132,6 +136,8 @@ static void two_jokers_form_a_double(void **state)
     (void)state;
     assert_true(is_group(GROUP_DOUBLE, "joker joker"));
     assert_int_equal(best_of("joker joker"), 5);
+    /* ...and the double of a winning combination. */
+    assert_int_equal(combo_of("joker joker Y1 Y2 Y3 B5 B5 B5", -1), COMBO_233);
 }
 
 static void joker_completes_triple_or_square(void **state)
@@ -446,6 +452,25 @@ static void super_sequence_needs_one_colour_and_beats_233(void **state)
     assert_int_equal(combo_of("G1 G2 G3 G4 G5 G6 G7", -1), COMBO_NONE);
     /* Also a 2-3-3: Y1-Y3, Y5-Y7 and the jokers as a double. */
     assert_int_equal(combo_of("Y1 Y2 Y3 Y5 Y6 Y7 joker joker", -1), COMBO_SUPER);
+}
+
+static void declarer_scores_the_fixed_total_not_a_regrouping(void **state)
+{
+    (void)state;
+    /* Regrouped, these cards would pay more: purple purple joker joker as a
+     * square (55), G1-G3 + G4-G6 + a double of jokers (75), red red joker
+     * joker as a square beside two squares (a 2-4-4 pays 70 whatever). */
+    assert_int_equal(best_of("purple purple B1 B2 B3 Y5 joker joker"), 30);
+    expect_combo("purple purple B1 B2 B3 Y5 joker joker", COMBO_233, 50);
+    assert_int_equal(best_of("G1 G2 G3 G4 G5 G6 joker joker"), 25);
+    expect_combo("G1 G2 G3 G4 G5 G6 joker joker", COMBO_SUPER, 70);
+    expect_combo("pink pink G4 G5 G6 Y8 Y8 joker joker", COMBO_234, 60);
+    expect_combo("red joker B2 B2 B2 B2 purple purple purple joker", COMBO_244, 70);
+    /* Locked melds are part of the combination, not points on top of it. */
+    group_t melds[] = {meld_of(GROUP_SQUARE, "Y8 Y8 Y8 Y8")};
+    hand_t h = hand_of("joker joker G4 G5 G6");
+    assert_int_equal(score_combo(&h, melds, 1, -1), COMBO_234);
+    assert_int_equal(score_round(&h, melds, 1, COMBO_234), 60);
 }
 
 static void round_points_without_combination_are_the_best_grouping(void **state)
@@ -902,6 +927,7 @@ int main(void)
         cmocka_unit_test(locked_melds_must_match_the_combination),
         cmocka_unit_test(super_sequence_takes_jokers_and_locked_sequences),
         cmocka_unit_test(super_sequence_needs_one_colour_and_beats_233),
+        cmocka_unit_test(declarer_scores_the_fixed_total_not_a_regrouping),
         cmocka_unit_test(round_points_without_combination_are_the_best_grouping),
         cmocka_unit_test(best_grouping_matches_brute_force_on_100000_deck_hands),
         cmocka_unit_test(best_grouping_matches_brute_force_on_dense_hands),
