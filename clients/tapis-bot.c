@@ -13,11 +13,11 @@
  *
  * One thread, blocking sockets and poll(). Each connection has at most one
  * `act` in flight and acts again only on a newer view (or after a refusal, on
- * a timer), so it never floods the server with stale moves. The one exception
- * is seqnum's draw, sent in the same write as the play it follows (the draw is
- * a race against the next player: follow_up()). `--strategy greedy:250` adds a
- * reaction time (slap's bots name theirs so): each decision waits that long
- * after the view that calls for it, and is made on the latest view.
+ * a timer), so it never floods the server with stale moves. `--strategy
+ * greedy:250` adds a reaction time (slap's bots name theirs so): each decision
+ * waits that long after the view that calls for it, and is made on the latest
+ * view -- except the rest of a move (a view with "at_once": seqnum's draw after
+ * a play), taken at once, as the server's bots do.
  *
  * Refusals of an action by the game (too_late, claim_pending, not_your_turn,
  * ...) are normal in a real-time game: a view can be stale by the time its
@@ -131,11 +131,7 @@ static void trace(const seat_conn_t *c, const char *dir, const char *line, size_
 /* Sending                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/*
- * Send requests (steals the n messages) in one write, and remember their
- * commands for the replies. One write matters when a second action must reach
- * the server with the first one (seqnum's draw after a play).
- */
+/* Send requests (steals the n messages) in one write, and remember their commands. */
 static int request_n(seat_conn_t *c, json_t **msgs, int n)
 {
     char *buf = NULL;
@@ -175,29 +171,16 @@ static int request(seat_conn_t *c, json_t *msg)
     return request_n(c, &msg, 1);
 }
 
-/*
- * An action to send right behind `action`, in the same write, or NULL.
- * seqnum: a play must be followed by a draw before the next player has played
- * and drawn; waiting for the play's view first loses that race to a fast
- * opponent (a server bot with no delay acts before the view gets here), so the
- * draw goes with the play. The server applies one connection's lines in
- * order; if the play is refused, so is the draw (nothing_to_draw).
- */
-static json_t *follow_up(const json_t *action)
-{
-    const char *type = json_string_value(json_object_get(action, "type"));
-    if (strcmp(DESC->id, "seqnum") == 0 && type && strcmp(type, "play") == 0)
-        return json_pack("{s:s}", "type", "draw");
-    return NULL;
-}
-
 /* Decide and send an action if the view asks for one and none is in flight. */
 static void maybe_act(seat_conn_t *c)
 {
     if (!c->view || c->over || c->acts_pending > 0 || c->seq <= c->acted) return;
     json_t *legal = json_object_get(c->view, "legal");
     if (!json_is_array(legal) || json_array_size(legal) == 0) return;
-    if (O.react_ms > 0) { /* react: decide later, on the view of that moment */
+    /* A view that says at_once asks for the rest of a move (seqnum's draw after
+       a play): no reaction time, as the server's bots. */
+    bool now_too = json_is_true(json_object_get(c->view, "at_once"));
+    if (O.react_ms > 0 && !now_too) { /* react: decide later, on the view of that moment */
         long long now = net_now_ms();
         if (!c->act_at) c->act_at = now + O.react_ms;
         if (now < c->act_at) return;
@@ -207,14 +190,9 @@ static void maybe_act(seat_conn_t *c)
     c->acted = c->seq;
     c->retry = 0;
     if (!action) return;
-    json_t *next = follow_up(action);
-    json_t *msgs[2];
-    int n = 0;
-    msgs[n++] = json_pack("{s:s, s:s, s:o}", "cmd", "act", "room", ROOM, "action", action);
-    if (next) msgs[n++] = json_pack("{s:s, s:s, s:o}", "cmd", "act", "room", ROOM, "action", next);
-    c->acts_pending += n;
-    S.acts += n;
-    request_n(c, msgs, n);
+    c->acts_pending++;
+    S.acts++;
+    request(c, json_pack("{s:s, s:s, s:o}", "cmd", "act", "room", ROOM, "action", action));
 }
 
 /* ------------------------------------------------------------------------ */

@@ -92,6 +92,14 @@ struct game_desc {
     unsigned (*waiting)(const game_t *g);
     /* What a seat that ran out of time plays: a new action object, or NULL. */
     json_t *(*default_action)(const game_t *g, int seat);
+    /*
+     * Optional (NULL: never). True when the seat's next action follows its
+     * last one at once, as part of the same move (seqnum: the draw after a
+     * play, which another player can make lapse): built-in bots take it
+     * without their reaction time, and the seat's view says "at_once": true
+     * so that client bots do the same.
+     */
+    bool (*at_once)(const game_t *g, int seat);
 
     bool (*is_over)(const game_t *g);
     /* Final result: {"winners":[seats], "scores":[...], ...}; NULL until over. */

@@ -444,11 +444,21 @@ void room_notify(room_t *r)
     json_decref(ev);
 }
 
-/* A seat's view: game_view() only, plus "seat"/"legal" if the game left them out. */
+/* Does seat's next action follow its last at once (game.h, at_once)? */
+static bool at_once(const room_t *r, int seat)
+{
+    return r->status == ROOM_PLAYING && r->desc->at_once && r->desc->at_once(r->game, seat);
+}
+
+/*
+ * A seat's view: game_view() only, plus "seat"/"legal" if the game left them
+ * out, and "at_once": true when the seat's next action is part of its move.
+ */
 static json_t *view_for(room_t *r, int seat)
 {
     json_t *v = game_view(r->game, seat);
     if (!v) v = json_object();
+    if (seat >= 0 && at_once(r, seat)) json_object_set_new(v, "at_once", json_true());
     if (seat >= 0) {
         if (!json_object_get(v, "seat")) json_object_set_new(v, "seat", json_integer(seat));
         if (!json_object_get(v, "legal")) {
@@ -678,7 +688,7 @@ static void reschedule(room_t *r)
         if (st->bot) {
             if (st->bot_due == GAME_NO_DEADLINE && st->bot_passed_seq != r->seq &&
                 bot_has_move(r, i))
-                st->bot_due = now + bot_delay(r, st);
+                st->bot_due = now + (at_once(r, i) ? 0 : bot_delay(r, st));
             if (st->bot_due < at) at = st->bot_due;
         }
     }

@@ -384,6 +384,13 @@ static void seqnum_free(game_t *base)
     free(g);
 }
 
+/* A play's draw is part of the move: bots take it at once (game.h). */
+static bool seqnum_at_once(const game_t *base, int seat)
+{
+    const seqnum_t *g = (const seqnum_t *)base;
+    return !g->over && seat >= 0 && seat < base->seats && g->p[seat].owe >= 0;
+}
+
 const game_desc_t seqnum_desc = {
     .id = "seqnum",
     .title = "Sequence numbers",
@@ -397,6 +404,7 @@ const game_desc_t seqnum_desc = {
     .next_deadline = seqnum_next_deadline,
     .tick = seqnum_tick,
     .waiting = seqnum_waiting,
+    .at_once = seqnum_at_once,
     .default_action = seqnum_default_action,
     .is_over = seqnum_is_over,
     .result = seqnum_result,

@@ -29,7 +29,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Player, Server, play, pump, run_tests, test  # noqa: E402
+from harness import Player, Server, is_ev, play, pump, run_tests, test  # noqa: E402
 
 BOT_DELAY = "0-3"
 
@@ -238,7 +238,7 @@ def aspoint3_client_against_random_bot_packs_variant(exe):
 # ---------------------------------------------------------------- seqnum
 
 SEQ_CARD = re.compile(r"^(\d+[+-]\d+|plus|minus)$")
-SEQ_PRIVATE = ("seat", "team", "hand", "legal")
+SEQ_PRIVATE = ("seat", "team", "hand", "legal", "at_once")
 
 
 def seq_check_hands(clients, seats, spectator, room):
@@ -417,6 +417,28 @@ def seqnum_draw_lapses_against_a_server_bot(exe):
         assert vw["players"][0]["max_cards"] == 4 and "hand" not in vw
         r = a.request("act", room=room, action={"type": "draw"})
         assert r["ok"] is False and r["error"]["code"] == "nothing_to_draw", r
+    finally:
+        srv.finish()
+
+
+@test
+def seqnum_server_bots_never_lose_a_draw(exe):
+    """A bot never forgets its draw: the draw after a play is the rest of the
+    move (the game says at_once) and the server's bots take it without their
+    reaction time. Before, an all-bot table lost 2.4 draws a game: the next
+    bot played and drew within the first bot's delay."""
+    srv = Server(exe, "--bot-delay", "5-40", "--turn-timer", "0")
+    try:
+        a = srv.connect("ann")
+        room = a.ok("create", game="seqnum", players=3, options={"max_turns": 120})["room"]
+        w = srv.connect("watcher")
+        w.ok("watch", room=room)
+        a.ok("addbot", room=room)
+        a.ok("addbot", room=room)
+        a.ok("leave", room=room)  # a bot takes seat 0: three server bots
+        w.event(is_ev("game_over", room), timeout=60)
+        v = w.ok("state", room=room)["view"]
+        assert [p["lapsed"] for p in v["players"]] == [0, 0, 0], v["players"]
     finally:
         srv.finish()
 
