@@ -29,6 +29,21 @@
 
 typedef struct game_desc game_desc_t;
 
+/*
+ * A level of built-in bot: what `addbot strategy=NAME` names, the strategy
+ * it runs (the game's bot() receives it) and its pace: the reaction time in
+ * ms, drawn in [min_ms, max_ms] for each move (-1: the server's default,
+ * --bot-delay). A game lists its levels; the first is the default.
+ */
+typedef struct game_bot_level {
+    const char *name;
+    const char *strategy;
+    int min_ms, max_ms;
+    const char *help;
+} game_bot_level_t;
+
+#define GAME_MAX_BOT_LEVELS 8
+
 /* The head of every game's state: a game's own struct starts with a game_t. */
 typedef struct game {
     const game_desc_t *desc;
@@ -111,6 +126,9 @@ struct game_desc {
      * Returns an action from view["legal"], or NULL if there is none.
      */
     json_t *(*bot)(const json_t *view, const char *strategy, rng_t *rng);
+    /* The bot's levels (NULL-name terminated, at most GAME_MAX_BOT_LEVELS); the first is the
+       default. Every game with a bot also keeps "greedy" and "random" at the server's pace. */
+    const game_bot_level_t *bot_levels;
 
     /* --- for tests, journals and audits --- */
 

@@ -104,6 +104,20 @@ static void on_hello(request_t *req)
     }
 }
 
+/* [{"level","strategy","pace_ms":[MIN,MAX],"help"}...]: the pace as on this server. */
+static json_t *bot_levels(const server_t *srv, const game_desc_t *d)
+{
+    json_t *list = json_array();
+    for (const game_bot_level_t *l = d->bot_levels; l && l->name; l++) {
+        int64_t lo, hi;
+        room_bot_pace(srv, l, &lo, &hi);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:[I,I], s:s}", "level", l->name,
+                                              "strategy", l->strategy, "pace_ms", (json_int_t)lo,
+                                              (json_int_t)hi, "help", l->help ? l->help : ""));
+    }
+    return list;
+}
+
 static void on_games(request_t *req)
 {
     int n;
@@ -111,9 +125,10 @@ static void on_games(request_t *req)
     json_t *list = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(
-            list, json_pack("{s:s, s:s, s:i, s:i, s:o}", "id", games[i]->id, "title",
+            list, json_pack("{s:s, s:s, s:i, s:i, s:o, s:o}", "id", games[i]->id, "title",
                             games[i]->title, "min_players", games[i]->min_seats, "max_players",
-                            games[i]->max_seats, "options", game_default_options(games[i])));
+                            games[i]->max_seats, "options", game_default_options(games[i]), "bots",
+                            bot_levels(req->conn->srv, games[i])));
     req_ok(req, json_pack("{s:o}", "games", list));
 }
 

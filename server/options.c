@@ -63,8 +63,9 @@ static void usage(FILE *f)
                "                          default action (default 60s; 0 = off)\n"
                "  --dispute-window MS     window of a race dispute, for games with a\n"
                "                          \"dispute_ms\" option (default 200)\n"
-               "  --bot-delay MS[-MS]     built-in bots act after a delay drawn in this range\n"
-               "                          (default 50-300)\n"
+               "  --bot-delay MS[-MS]     built-in bots act after a delay drawn in this range:\n"
+               "                          the pace of the greedy and random levels (default\n"
+               "                          50-300); given, it sets every level's pace\n"
                "\n"
                "Budgets (each refused request is answered with its error code):\n"
                "  --line-rate N           lines per second per connection, bursts of 2N\n"
@@ -263,6 +264,7 @@ int options_parse(server_opts_t *o, int argc, char **argv)
             memcpy(lo, optarg, n);
             lo[n] = 0;
             if (options_parse_duration(lo, 1, &o->bot_delay_min) < 0) return bad(name, optarg);
+            o->bot_delay_set = true;
             o->bot_delay_max = o->bot_delay_min;
             if (dash && (options_parse_duration(dash + 1, 1, &o->bot_delay_max) < 0 ||
                          o->bot_delay_max < o->bot_delay_min))

@@ -224,9 +224,6 @@ int room_sit(room_t *r, session_t *s, int seat, room_error_t *err)
     return seat;
 }
 
-/* The bot levels every game's bot knows (desc->bot takes anything else as "greedy"). */
-static const char *const bot_levels[] = {"greedy", "random"};
-
 /* A delay in ms: digits only, at most BOT_DELAY_MAX_MS. Returns -1 when malformed. */
 static int64_t parse_ms(const char *s, size_t len)
 {
@@ -239,22 +236,51 @@ static int64_t parse_ms(const char *s, size_t len)
     return v <= BOT_DELAY_MAX_MS ? v : -1;
 }
 
-/*
- * Parse a bot strategy "NAME", "NAME:MS" or "NAME:MIN-MAX" into st (name,
- * reaction delay; -1 when none is given). Returns 0, or -1 with err.
- */
-static int parse_strategy(seat_t *st, const char *strategy, room_error_t *err)
+/* The level of r's game named `name` (n bytes), or NULL. */
+static const game_bot_level_t *find_level(const room_t *r, const char *name, size_t n)
 {
+    for (const game_bot_level_t *l = r->desc->bot_levels; l && l->name; l++)
+        if (strlen(l->name) == n && memcmp(l->name, name, n) == 0) return l;
+    return NULL;
+}
+
+void room_bot_pace(const server_t *srv, const game_bot_level_t *l, int64_t *lo, int64_t *hi)
+{
+    if (srv->opts.bot_delay_set || l->min_ms < 0) {
+        *lo = (int64_t)srv->opts.bot_delay_min;
+        *hi = (int64_t)srv->opts.bot_delay_max;
+    } else {
+        *lo = l->min_ms;
+        *hi = l->max_ms;
+    }
+}
+
+/*
+ * Parse a bot strategy "LEVEL", "LEVEL:MS" or "LEVEL:MIN-MAX" (NULL: the
+ * game's first level) into st: the level's strategy for the game's bot and
+ * the reaction time (the one named, else the level's pace). Returns 0, or -1
+ * with err.
+ */
+static int parse_strategy(room_t *r, seat_t *st, const char *strategy, room_error_t *err)
+{
+    const game_bot_level_t *levels = r->desc->bot_levels;
+    if (!strategy) strategy = levels && levels[0].name ? levels[0].name : "greedy";
     const char *colon = strchr(strategy, ':');
     size_t nlen = colon ? (size_t)(colon - strategy) : strlen(strategy);
-    bool known = false;
-    for (size_t i = 0; i < sizeof bot_levels / sizeof *bot_levels; i++)
-        if (strlen(bot_levels[i]) == nlen && memcmp(bot_levels[i], strategy, nlen) == 0)
-            known = true;
-    if (!known)
-        return fail(err, PROTO_BAD_REQUEST,
-                    "strategy: unknown bot level (greedy or random, optionally :MS or :MIN-MAX)");
-    int64_t lo = -1, hi = -1;
+    const game_bot_level_t *level = find_level(r, strategy, nlen);
+    if (!level) {
+        char msg[160];
+        int n = snprintf(msg, sizeof msg, "strategy: no bot level \"%.*s\" here (",
+                         (int)(nlen > 32 ? 32 : nlen), strategy);
+        for (const game_bot_level_t *l = levels; l && l->name && n < (int)sizeof msg; l++)
+            n +=
+                snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", l == levels ? "" : ", ", l->name);
+        if (n < (int)sizeof msg)
+            snprintf(msg + n, sizeof msg - (size_t)n, "; optionally :MS or :MIN-MAX)");
+        return fail(err, PROTO_BAD_REQUEST, msg);
+    }
+    int64_t lo, hi;
+    room_bot_pace(r->srv, level, &lo, &hi);
     if (colon) {
         const char *d = colon + 1, *dash = strchr(d, '-');
         lo = parse_ms(d, dash ? (size_t)(dash - d) : strlen(d));
@@ -268,7 +294,7 @@ static int parse_strategy(seat_t *st, const char *strategy, room_error_t *err)
         }
     }
     snprintf(st->bot_strategy, sizeof st->bot_strategy, "%s", strategy);
-    snprintf(st->bot_name, sizeof st->bot_name, "%.*s", (int)nlen, strategy);
+    snprintf(st->bot_name, sizeof st->bot_name, "%s", level->strategy);
     st->bot_delay_min = lo;
     st->bot_delay_max = hi;
     return 0;
@@ -291,7 +317,7 @@ int room_add_bot(room_t *r, const char *strategy, room_error_t *err)
     if (r->status != ROOM_WAITING) return fail(err, "room_full", "this table is already playing");
     int seat = first_free(r);
     if (seat < 0) return fail(err, "room_full", "no free seat");
-    if (parse_strategy(&r->seats[seat], strategy ? strategy : "greedy", err) < 0) return -1;
+    if (parse_strategy(r, &r->seats[seat], strategy, err) < 0) return -1;
     make_bot(r, seat);
     log_info("room %s: bot (%s) at seat %d", r->id, r->seats[seat].bot_strategy, seat);
     return seat;
@@ -327,7 +353,7 @@ void room_release(room_t *r, session_t *s)
         if (r->status == ROOM_PLAYING && r->desc->bot) {
             log_info("room %s: %s leaves seat %d; a bot takes it", r->id, s->name, seat);
             room_error_t ignored;
-            parse_strategy(&r->seats[seat], "greedy", &ignored);
+            parse_strategy(r, &r->seats[seat], "greedy", &ignored);
             make_bot(r, seat);
         } else {
             log_info("room %s: %s leaves seat %d", r->id, s->name, seat);
@@ -611,15 +637,10 @@ int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, gam
 /* Timers: game deadlines, the turn timer, bots                             */
 /* ------------------------------------------------------------------------ */
 
-/* The bot's own reaction time ("greedy:250"), or else --bot-delay. */
+/* A reaction time drawn in the bot's range (its level's pace, or the one it names). */
 static int64_t bot_delay(room_t *r, const seat_t *st)
 {
-    const server_opts_t *o = &r->srv->opts;
-    uint64_t lo = o->bot_delay_min, hi = o->bot_delay_max;
-    if (st->bot_delay_min >= 0) {
-        lo = (uint64_t)st->bot_delay_min;
-        hi = (uint64_t)st->bot_delay_max;
-    }
+    uint64_t lo = (uint64_t)st->bot_delay_min, hi = (uint64_t)st->bot_delay_max;
     uint64_t d = lo;
     if (hi > lo) d += rng_next(&r->srv->rng) % (hi - lo + 1);
     return (int64_t)d;
@@ -713,6 +734,9 @@ static bool bot_move(room_t *r, int i, int64_t now)
     if (rc < 0) {
         log_debug("room %s: bot at seat %d refused: %s (%s)", r->id, i, err.code, err.message);
         st->bot_passed_seq = r->seq;
+    } else {
+        log_debug("room %s: bot seat=%d at=%lld type=%s", r->id, i, (long long)now,
+                  json_string_value(json_object_get(action, "type")));
     }
     json_decref(action);
     return rc == 0;

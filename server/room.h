@@ -48,12 +48,15 @@ int room_sit(room_t *r, session_t *s, int seat, room_error_t *err);
 #define BOT_DELAY_MAX_MS 60000 /* the longest reaction time a strategy may name */
 
 /*
- * Seat a built-in bot in the first free seat. `strategy` (NULL: "greedy") is
- * "NAME", "NAME:MS" or "NAME:MIN-MAX": NAME ("greedy" or "random") goes to
- * the game's bot, the delay (ms) overrides --bot-delay for this bot.
- * Returns the seat, or -1 with err (bad_request for a malformed strategy).
+ * Seat a built-in bot in the first free seat. `strategy` (NULL: the game's
+ * first level) is "LEVEL", "LEVEL:MS" or "LEVEL:MIN-MAX": LEVEL is one of the
+ * game's bot levels (game.h), which names the strategy its bot plays and its
+ * pace; MS or MIN-MAX is this bot's own reaction time. Returns the seat, or
+ * -1 with err (bad_request for an unknown level or a malformed time).
  */
 int room_add_bot(room_t *r, const char *strategy, room_error_t *err);
+/* The pace (ms) of a bot level on this server: the level's, or --bot-delay's. */
+void room_bot_pace(const server_t *srv, const game_bot_level_t *l, int64_t *lo, int64_t *hi);
 /* Add s as a spectator. Returns 0, or -1 with err. */
 int room_watch(room_t *r, session_t *s, room_error_t *err);
 /*

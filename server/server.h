@@ -148,9 +148,9 @@ typedef enum room_status {
 typedef struct seat {
     session_t *session;    /* a person (connected or held), or NULL */
     bool bot;              /* a built-in bot sits here */
-    char bot_strategy[33]; /* as given: "greedy", "greedy:250", "random:100-400" */
-    char bot_name[33];     /* the part before ':', passed to the game's bot */
-    int64_t bot_delay_min; /* ms, the bot's own reaction time, or -1: --bot-delay */
+    char bot_strategy[33]; /* as given: "normal", "greedy:250", "fast:100-400" */
+    char bot_name[33];     /* the level's strategy, passed to the game's bot */
+    int64_t bot_delay_min; /* ms: the bot's reaction time, drawn in [min, max] */
     int64_t bot_delay_max;
     rng_t bot_rng;
     int64_t bot_due;         /* ms when the bot acts next, or GAME_NO_DEADLINE */

@@ -701,6 +701,16 @@ static void g233_free(game_t *base)
     free(g);
 }
 
+/* Bot levels and their pace (a person draws, discards and claims in a second or two). */
+static const game_bot_level_t g233_bot_levels[] = {
+    {"normal", "greedy", 800, 1600, "the greedy strategy at a person's pace"},
+    {"easy", "greedy", 1600, 3200, "the greedy strategy, slowly"},
+    {"fast", "greedy", 150, 400, "the greedy strategy, quicker than a person"},
+    {"greedy", "greedy", -1, -1, "the greedy strategy at the server's pace (--bot-delay)"},
+    {"random", "random", -1, -1, "random legal moves at the server's pace (--bot-delay)"},
+    {NULL, NULL, 0, 0, NULL},
+};
+
 const game_desc_t g233_desc = {
     .id = "233",
     .title = "233",
@@ -720,6 +730,7 @@ const game_desc_t g233_desc = {
     .is_over = g233_is_over,
     .result = g233_result,
     .bot = g233_bot,
+    .bot_levels = g233_bot_levels,
     .dump = g233_dump,
     .resample = g233_resample,
     .audit = g233_audit,

@@ -396,6 +396,16 @@ static void ap3_free(game_t *base)
     free(g);
 }
 
+/* Bot levels and their pace (a person takes a second or two to look and swap). */
+static const game_bot_level_t ap3_bot_levels[] = {
+    {"normal", "greedy", 800, 1600, "the greedy strategy at a person's pace"},
+    {"easy", "greedy", 1600, 3200, "the greedy strategy, slowly"},
+    {"fast", "greedy", 150, 400, "the greedy strategy, quicker than a person"},
+    {"greedy", "greedy", -1, -1, "the greedy strategy at the server's pace (--bot-delay)"},
+    {"random", "random", -1, -1, "random legal moves at the server's pace (--bot-delay)"},
+    {NULL, NULL, 0, 0, NULL},
+};
+
 const game_desc_t aspoint3_desc = {
     .id = "aspoint3",
     .title = "As.point3",
@@ -414,6 +424,7 @@ const game_desc_t aspoint3_desc = {
     .is_over = ap3_is_over,
     .result = ap3_result,
     .bot = ap3_bot,
+    .bot_levels = ap3_bot_levels,
     .dump = ap3_dump,
     .resample = ap3_resample,
     .audit = ap3_audit,

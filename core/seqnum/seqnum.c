@@ -391,6 +391,16 @@ static bool seqnum_at_once(const game_t *base, int seat)
     return !g->over && seat >= 0 && seat < base->seats && g->p[seat].owe >= 0;
 }
 
+/* Bot levels and their pace (a person needs a moment to find a cell for an equation). */
+static const game_bot_level_t seqnum_bot_levels[] = {
+    {"normal", "greedy", 1000, 2000, "the greedy strategy at a person's pace"},
+    {"easy", "greedy", 2000, 4000, "the greedy strategy, slowly"},
+    {"fast", "greedy", 150, 400, "the greedy strategy, quicker than a person"},
+    {"greedy", "greedy", -1, -1, "the greedy strategy at the server's pace (--bot-delay)"},
+    {"random", "random", -1, -1, "random legal moves at the server's pace (--bot-delay)"},
+    {NULL, NULL, 0, 0, NULL},
+};
+
 const game_desc_t seqnum_desc = {
     .id = "seqnum",
     .title = "Sequence numbers",
@@ -409,6 +419,7 @@ const game_desc_t seqnum_desc = {
     .is_over = seqnum_is_over,
     .result = seqnum_result,
     .bot = seqnum_bot,
+    .bot_levels = seqnum_bot_levels,
     .dump = seqnum_dump,
     .resample = seqnum_resample,
     .audit = seqnum_audit,

@@ -576,6 +576,16 @@ void slap_refresh(slap_t *g)
     slap_update_stall(g, g->now);
 }
 
+/* Bot levels and their pace (about a second per action: a person can keep up). */
+static const game_bot_level_t slap_bot_levels[] = {
+    {"normal", "greedy", 800, 1200, "the greedy strategy at a person's pace"},
+    {"easy", "greedy", 1400, 2200, "the greedy strategy, slowly"},
+    {"fast", "greedy", 250, 450, "the greedy strategy, quicker than a person"},
+    {"greedy", "greedy", -1, -1, "the greedy strategy at the server's pace (--bot-delay)"},
+    {"random", "random", -1, -1, "random legal moves at the server's pace (--bot-delay)"},
+    {NULL, NULL, 0, 0, NULL},
+};
+
 const game_desc_t slap_desc = {
     .id = "slap",
     .title = "Slap",
@@ -595,6 +605,7 @@ const game_desc_t slap_desc = {
     .is_over = slap_is_over,
     .result = slap_result,
     .bot = slap_bot,
+    .bot_levels = slap_bot_levels,
     .dump = slap_dump,
     .resample = slap_resample,
     .audit = slap_audit,

@@ -3,6 +3,7 @@
 timer and leaving a running table. Usage: test_sessions.py PATH/TO/tapisd"""
 import os
 import random
+import re
 import sys
 import time
 
@@ -305,17 +306,62 @@ def bot_strategy_names_its_own_reaction_time(exe):
 
 
 @test
+def games_list_each_games_bot_levels_and_their_pace(exe):
+    srv = Server(exe)
+    try:
+        games = srv.connect().ok("games")["games"]
+        for g in games:
+            levels = {b["level"]: b for b in g["bots"]}
+            assert g["bots"][0]["level"] == "normal", g["bots"]  # the default
+            assert {"normal", "easy", "fast", "greedy", "random"} <= set(levels), levels
+            lo, hi = levels["normal"]["pace_ms"]
+            assert 800 <= lo <= hi, levels["normal"]  # a person's pace
+            assert levels["greedy"]["pace_ms"] == [50, 300]  # --bot-delay's default
+        slap = {b["level"]: b for g in games if g["id"] == "slap" for b in g["bots"]}
+        assert slap["normal"]["pace_ms"] == [800, 1200], slap  # about a second an action
+    finally:
+        srv.finish()
+    srv = Server(exe, "--bot-delay", "5-10")  # given: every level's pace
+    try:
+        for g in srv.connect().ok("games")["games"]:
+            assert all(b["pace_ms"] == [5, 10] for b in g["bots"]), g["bots"]
+    finally:
+        srv.finish()
+
+
+@test
+def a_default_slap_bot_plays_at_a_persons_pace(exe):
+    # Before, default bots acted every 50-300 ms: a person acting every 1.5 s
+    # won none of three games. The default level now waits 0.8-1.2 s a move.
+    srv = Server(exe, "--log-level", "debug", "--turn-timer", "0")
+    try:
+        a = srv.connect("ann")
+        room = a.ok("create", game="slap", players=2, options={"go_ms": 0})["room"]
+        a.ok("addbot", room=room)
+        assert a.ok("state", room=room)["seats"][1]["strategy"] == "normal"
+        time.sleep(4.5)
+        at = [int(m.group(1)) for m in (re.search(r"bot seat=1 at=(\d+)", l)
+                                        for l in list(srv.log)) if m]
+        assert len(at) >= 2, at
+        gaps = [b - a for a, b in zip(at, at[1:])]
+        assert min(gaps) >= 800, gaps
+    finally:
+        srv.finish()
+
+
+@test
 def malformed_bot_strategy_is_a_bad_request(exe):
     srv = Server(exe)
     try:
         a = srv.connect("ann")
         room = a.ok("create", game="233", players=4)["room"]
-        for bad in ("smart", "greedy:", "greedy:abc", "greedy:-5", "greedy:300-100",
+        for bad in ("smart", "Normal", "greedy:", "greedy:abc", "greedy:-5", "greedy:300-100",
                     "greedy:10-", "greedy:99999999", "random:1:2", ":250"):
             r = a.request("addbot", room=room, strategy=bad)
             assert r["ok"] is False and r["error"]["code"] == "bad_request", (bad, r)
         assert a.ok("addbot", room=room, strategy="random:100-200")["seat"] == 1
         assert a.ok("addbot", room=room, strategy="greedy")["seat"] == 2
+        assert a.ok("addbot", room=room, strategy="fast:30")["seat"] == 3
     finally:
         srv.finish()
 
