@@ -300,6 +300,92 @@ static void minus_cannot_touch_a_finished_sequence(void **state)
     game_free(&g->base);
 }
 
+/* Three teams: a Minus removes the chip of either opponent, not only the next
+ * seat's; a teammate's chip is the player's own, and locks hold for every team. */
+static void minus_removes_a_third_teams_chip(void **state)
+{
+    (void)state;
+    seqnum_t *g = table(3, NULL); /* three players alone: three teams */
+    hand(g, 0, "minus 1+0 2+0 2+1 3+1");
+    hand(g, 1, "minus 4+1 4+2 5+2 6+2");
+    seqnum_put_chip(g, 45, 1);
+    seqnum_put_chip(g, 46, 2);
+    seqnum_put_chip(g, 47, 0);
+    assert_true(legal_has(g, 0, "{\"type\":\"play\",\"card\":\"minus\",\"cell\":45}"));
+    assert_true(legal_has(g, 0, "{\"type\":\"play\",\"card\":\"minus\",\"cell\":46}"));
+    refused(g, 0, "{\"type\":\"play\",\"card\":\"minus\",\"cell\":47}", "own_chip");
+    play(g, 0, "minus", 46); /* team 2 plays after the next seat */
+    assert_int_equal(g->chip[46], NO_CHIP);
+    json_t *ev = json_array_get(g->events, json_array_size(g->events) - 1);
+    assert_string_equal(json_string_value(json_object_get(ev, "did")), "remove");
+    assert_int_equal(json_integer_value(json_object_get(ev, "team")), 2);
+    assert_int_equal(g->turn, 1);
+    /* Seat 1: team 0 played before it, yet is as much an opponent. */
+    refused(g, 1, "{\"type\":\"play\",\"card\":\"minus\",\"cell\":45}", "own_chip");
+    assert_true(legal_has(g, 1, "{\"type\":\"play\",\"card\":\"minus\",\"cell\":47}"));
+    play(g, 1, "minus", 47);
+    assert_int_equal(g->chip[47], NO_CHIP);
+    assert_int_equal(g->chip[45], 1);
+    game_free(&g->base);
+
+    /* Six players in three teams of two (seat s plays for team s % 3). */
+    g = table(6, "{\"teams\":3}");
+    hand(g, 0, "1+0 3+1 4+1 4+2");
+    hand(g, 1, "2+0 5+2 6+2 6+3");
+    hand(g, 2, "26+13 7+3 8+3 8+4");
+    hand(g, 3, "minus 9+4 10+4 10+5");
+    chips(g, 2, (const int[]){51, 52, 53, 54, 46}, 5);
+    seqnum_put_chip(g, 45, 0);
+    seqnum_put_chip(g, 47, 1);
+    play(g, 0, "1+0", 8);
+    play(g, 1, "2+0", 27);
+    play(g, 2, "26+13", 55); /* team 2 finishes 51..55 */
+    assert_int_equal(g->nseqs, 1);
+    assert_false(g->over);
+    assert_int_equal(g->turn, 3); /* team 0 again: team 2 is its third team */
+    refused(g, 3, "{\"type\":\"play\",\"card\":\"minus\",\"cell\":45}", "own_chip");
+    refused(g, 3, "{\"type\":\"play\",\"card\":\"minus\",\"cell\":53}", "locked");
+    assert_true(legal_has(g, 3, "{\"type\":\"play\",\"card\":\"minus\",\"cell\":47}"));
+    play(g, 3, "minus", 46);
+    assert_int_equal(g->chip[46], NO_CHIP);
+    game_free(&g->base);
+}
+
+/*
+ * "Cela termine votre tour. Vous ne pouvez pas placer un de vos jetons sur la
+ * même case pendant ce tour." The Minus ends the turn, so the refusal is
+ * not_your_turn even with a card that fits the freed cell in hand; the cell
+ * is free at once for the next player, and for the Minus player next turn.
+ */
+static void cell_freed_by_minus_is_not_retaken_the_same_turn(void **state)
+{
+    (void)state;
+    seqnum_t *g = table(2, NULL);
+    hand(g, 0, "minus 30+15 plus 1+0 2+0");
+    hand(g, 1, "47-2 3+1 4+1 4+2 5+2");
+    seqnum_put_chip(g, 45, 1); /* the two cells that show 45 */
+    seqnum_put_chip(g, 50, 1);
+    refused(g, 0, "{\"type\":\"play\",\"card\":\"30+15\",\"cell\":45}", "occupied");
+    play(g, 0, "minus", 45);
+    assert_int_equal(g->chip[45], NO_CHIP);
+    assert_int_equal(g->turn, 1);
+    /* 30+15 and plus fit the freed cell, but the turn is over. */
+    refused(g, 0, "{\"type\":\"play\",\"card\":\"30+15\",\"cell\":45}", "not_your_turn");
+    refused(g, 0, "{\"type\":\"play\",\"card\":\"plus\",\"cell\":45}", "not_your_turn");
+    assert_int_equal(gt_legal_count(&g->base, 0), 1);
+    assert_true(legal_has(g, 0, "{\"type\":\"draw\"}"));
+    OK(g, 0, "{\"type\":\"draw\"}"); /* the draw does not reopen the turn */
+    refused(g, 0, "{\"type\":\"play\",\"card\":\"30+15\",\"cell\":45}", "not_your_turn");
+    /* The next player (whose chip it was) may take the cell at once... */
+    assert_true(legal_has(g, 1, "{\"type\":\"play\",\"card\":\"47-2\",\"cell\":45}"));
+    play(g, 1, "3+1", 87);
+    /* ...and the Minus player on its next turn. */
+    assert_true(legal_has(g, 0, "{\"type\":\"play\",\"card\":\"30+15\",\"cell\":45}"));
+    play(g, 0, "30+15", 45);
+    assert_int_equal(g->chip[45], 0);
+    game_free(&g->base);
+}
+
 static void pass_only_when_no_card_can_be_played(void **state)
 {
     (void)state;
@@ -430,6 +516,70 @@ static void teams_need_two_sequences_sharing_at_most_one_chip(void **state)
     assert_true(json_equal(json_object_get(r, "winners"), want));
     json_decref(want);
     json_decref(r);
+    game_free(&g->base);
+}
+
+/*
+ * A team's two sequences may meet in a free corner: it is no chip, so it is
+ * not the one chip they may share. (Two lines of five through a corner meet
+ * only there: sharing the corner never comes with a shared chip.) The chips
+ * of the first sequence still count: a line sharing four of them is none.
+ */
+static void second_sequence_may_reuse_the_corner_of_the_first(void **state)
+{
+    (void)state;
+    seqnum_t *g = table(4, NULL); /* teams 0 (seats 0, 2) and 1; two sequences to win */
+    hand(g, 0, "27+13 21+10 1+0 2+0");
+    hand(g, 1, "2+1 3+1 4+1 4+2");
+    hand(g, 2, "8+3 5+2 6+2 6+3");
+    hand(g, 3, "6+3 7+3 8+4 9+4");
+    chips(g, 0, (const int[]){1, 2, 3, 10, 20, 30}, 6);
+    play(g, 0, "27+13", 4); /* 0..4, through corner 0 */
+    assert_int_equal(g->nseqs, 1);
+    OK(g, 0, "{\"type\":\"draw\"}");
+    play(g, 1, "4+1", 80);
+    play(g, 2, "8+3", 5); /* 1..5 shares the chips 1..4 of 0..4: no sequence */
+    assert_int_equal(g->nseqs, 1);
+    assert_false(g->over);
+    play(g, 3, "6+3", 24);
+    play(g, 0, "21+10", 40); /* 0, 10, 20, 30, 40 shares only corner 0 with 0..4 */
+    assert_int_equal(g->nseqs, 2);
+    assert_int_equal(g->seqs[1].team, 0);
+    assert_int_equal(g->seqs[0].cells[0], 0);
+    assert_int_equal(g->seqs[1].cells[0], 0);
+    assert_int_equal(g->chip[0], NO_CHIP);
+    assert_true(g->over);
+    json_t *r = seqnum_desc.result(&g->base);
+    json_t *want = json_pack("[i, i]", 0, 2);
+    assert_true(json_equal(json_object_get(r, "winners"), want));
+    json_decref(want);
+    json_decref(r);
+    game_free(&g->base);
+}
+
+/* "Plusieurs joueurs peuvent utiliser le même coin": three teams, one corner. */
+static void several_teams_use_one_corner(void **state)
+{
+    (void)state;
+    seqnum_t *g = table(6, "{\"teams\":3}"); /* two sequences to win */
+    hand(g, 0, "27+13 3+1 4+1 4+2");
+    hand(g, 1, "21+10 5+2 6+2 6+3");
+    hand(g, 2, "2+0 7+3 8+3 8+4");
+    chips(g, 0, (const int[]){1, 2, 3}, 3);
+    chips(g, 1, (const int[]){10, 20, 30}, 3);
+    chips(g, 2, (const int[]){11, 22, 33}, 3);
+    play(g, 0, "27+13", 4);  /* team 0: row 0 */
+    play(g, 1, "21+10", 40); /* team 1: column 0 */
+    play(g, 2, "2+0", 44);   /* team 2: the diagonal */
+    assert_int_equal(g->nseqs, 3);
+    for (int t = 0; t < 3; t++) {
+        assert_int_equal(g->seqs[t].team, t);
+        assert_int_equal(g->seqs[t].cells[0], 0);
+        assert_int_equal(seqnum_team_sequences(g, t), 1);
+    }
+    assert_int_equal(g->chip[0], NO_CHIP);
+    assert_false(seqnum_locked(g, 0));
+    assert_false(g->over);
     game_free(&g->base);
 }
 
@@ -751,12 +901,16 @@ int main(void)
         cmocka_unit_test(plus_takes_any_free_cell_but_a_corner),
         cmocka_unit_test(minus_removes_an_unlocked_opponent_chip_and_ends_the_turn),
         cmocka_unit_test(minus_cannot_touch_a_finished_sequence),
+        cmocka_unit_test(minus_removes_a_third_teams_chip),
+        cmocka_unit_test(cell_freed_by_minus_is_not_retaken_the_same_turn),
         cmocka_unit_test(pass_only_when_no_card_can_be_played),
         cmocka_unit_test(inline_args_form_is_accepted),
         cmocka_unit_test(sequences_in_four_directions_without_corners),
         cmocka_unit_test(sequences_with_a_free_corner_need_four_chips),
         cmocka_unit_test(broken_or_short_lines_are_no_sequence),
         cmocka_unit_test(teams_need_two_sequences_sharing_at_most_one_chip),
+        cmocka_unit_test(second_sequence_may_reuse_the_corner_of_the_first),
+        cmocka_unit_test(several_teams_use_one_corner),
         cmocka_unit_test(one_chip_can_complete_two_sequences_at_once),
         cmocka_unit_test(dead_card_is_traded_once_per_turn_before_playing),
         cmocka_unit_test(draw_follows_a_play_once),
