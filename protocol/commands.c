@@ -291,7 +291,7 @@ char *command_help(const char *name)
             text_add(&t, " %s", commands[i].summary);
         }
         text_add(&t, "\nbefore hello only hello, games, ping, help and quit are allowed."
-                     "\nfrom netcat: hello alice / games / create 233 4 / join r1 / addbot."
+                     "\nfrom netcat: hello alice / games / create 233 4 / join 1 / addbot."
                      "\nyour state event lists your legal actions; type one back as words,"
                      "\ne.g. draw, discard card=Y3, claim cards=Y3,Y3 (or act {JSON})."
                      "\nhelp COMMAND tells more about one command.");
