@@ -6,15 +6,17 @@
  * rule is exercised through the public apply()/tick() with JSON actions and
  * explicit `now` values (same millisecond, one apart...).
  *
- * About 850 lines, on purpose: one test per rule (29) sharing one set of
- * hand-building helpers (freeze, columns, seat0_finishes); split in two files,
- * the helpers would be duplicated.
+ * About 1100 lines, on purpose: one test per rule (33) sharing one set of
+ * hand-building and checking helpers (freeze, columns, seat0_finishes,
+ * stack_is, events_are, result_is); split in two files, the helpers would be
+ * duplicated.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -124,6 +126,101 @@ static void columns(slap_t *g, int s, const char *c0, const char *c1, const char
         assert_int_equal(slap_set_column(g, s, c, names[c], true), 0);
     slap_refresh(g);
     audit_ok(g);
+}
+
+/* Names, space-separated, into `out` (room for max). Returns the count. */
+static int cards_of(const char *names, slap_card_t *out, int max)
+{
+    char buf[512];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", names);
+    for (char *save, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        assert_true(n < max);
+        out[n++] = (slap_card_t)card(w);
+    }
+    return n;
+}
+
+static void names_of(const slap_card_t *cards, int n, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n && len < size; i++)
+        len +=
+            (size_t)snprintf(out + len, size - len, "%s%s", i ? " " : "", slap_card_name(cards[i]));
+}
+
+/*
+ * All of seat s's cards, bottom first, as they were just before this round
+ * was laid out: the draw pile, then the columns put back on top in the
+ * reverse of the lay-out (col0's card was the top, col3's top card the
+ * deepest laid). Only meaningful right after a lay-out.
+ */
+static int stack_before_lay_out(slap_t *g, int s, slap_card_t *out)
+{
+    assert_int_equal(g->phase, SLAP_SETUP);
+    const slap_player_t *p = &g->p[s];
+    int n = 0;
+    for (int i = 0; i < p->ndraw; i++)
+        out[n++] = p->draw[i];
+    for (int c = SLAP_COLUMNS - 1; c >= 0; c--)
+        for (int i = p->col[c].n - 1; i >= 0; i--)
+            out[n++] = p->col[c].cards[i];
+    return n;
+}
+
+/*
+ * Seat s's cards before this round's lay-out were exactly `under` (names,
+ * bottom first) with `above` (n_above cards, bottom first) on top of them.
+ */
+static void stack_is(slap_t *g, int s, const char *under, const slap_card_t *above, int n_above)
+{
+    slap_card_t want[SLAP_DECK], got[SLAP_DECK];
+    int nw = cards_of(under, want, SLAP_DECK);
+    assert_true(nw + n_above <= SLAP_DECK);
+    for (int i = 0; i < n_above; i++)
+        want[nw++] = above[i];
+    int ng = stack_before_lay_out(g, s, got);
+    if (ng != nw || memcmp(want, got, (size_t)nw) != 0) {
+        static char w[SLAP_DECK * 4], h[SLAP_DECK * 4];
+        names_of(want, nw, w, sizeof w);
+        names_of(got, ng, h, sizeof h);
+        fail_msg("seat %d, bottom first:\n  want %s\n  got  %s", s, w, h);
+    }
+}
+
+/* Print what was wanted and what came, compact, to the test's output. */
+static void show_both(const char *what, const json_t *want, const json_t *got)
+{
+    char *a = json_dumps(want, JSON_COMPACT), *b = json_dumps(got, JSON_COMPACT);
+    print_error("%s:\n  want %s\n  got  %s\n", what, a, b);
+    free(a);
+    free(b);
+}
+
+/* The table's whole event list equals `want` (JSON text); both are printed if not. */
+static void events_are(slap_t *g, const char *want)
+{
+    json_t *w = json_loads(want, 0, NULL);
+    assert_non_null(w);
+    bool same = json_equal(g->events, w);
+    if (!same) show_both("events", w, g->events);
+    json_decref(w);
+    if (!same) fail();
+}
+
+/* The game is over with exactly these winners and card counts (JSON arrays as text). */
+static void result_is(slap_t *g, const char *winners, const char *cards, int rounds)
+{
+    assert_true(game_is_over(&g->base));
+    json_t *r = slap_desc.result(&g->base);
+    json_t *want = json_pack("{s:o, s:o, s:i}", "winners", json_loads(winners, 0, NULL), "cards",
+                             json_loads(cards, 0, NULL), "rounds", rounds);
+    bool same = json_equal(r, want);
+    if (!same) show_both("result", want, r);
+    json_decref(want);
+    json_decref(r);
+    if (!same) fail();
 }
 
 /* ------------------------------------------------------------------ */
@@ -441,16 +538,115 @@ static void round_ends_blocked_after_max_stalls_piles_back_to_their_owners(void 
     game_free(&g->base);
 }
 
+/*
+ * Server rule 1, with interpretation 8's order: every pile has its own content
+ * and size, every seat its own columns (one colour each), so a pile that went
+ * to the wrong seat, on top instead of under, or unturned shows.
+ */
+static void round_ends_blocked_each_pile_goes_under_its_owners_draw_pile(void **state)
+{
+    (void)state;
+    slap_t *g = playing(4, "{\"max_stalls\":0}");
+    freeze(g);
+    pile(g, 0, "B3 Y8 R11");
+    pile(g, 1, "G11");
+    pile(g, 2, "R2 Y5 B9 Y11");
+    pile(g, 3, "G6 B11");
+    columns(g, 0, "R1", "R2 R3", "R4", "R5 R6 R7");
+    columns(g, 1, "G1 G2", "G3", "G4 G5 G6", "G7");
+    columns(g, 2, "B1", "B2", "B4 B5", "B6");
+    columns(g, 3, "Y1 Y2 Y3", "Y4", "Y6", "Y7 Y9 Y10");
+    assert_int_equal(slap_desc.waiting(&g->base), 0);
+    assert_int_equal(game_next_deadline(&g->base), 1000 + 1500);
+    slap_card_t old_draw[4][SLAP_DECK];
+    int old_n[4], held[4], nout = g->nout;
+    for (int s = 0; s < 4; s++) {
+        old_n[s] = g->p[s].ndraw;
+        memcpy(old_draw[s], g->p[s].draw, (size_t)old_n[s]);
+        held[s] = slap_cards_held(g, s);
+    }
+    assert_true(game_tick(&g->base, 2500));
+
+    /* Blocked at once (max_stalls 0): no stall, nobody slapped, a new round. */
+    assert_int_equal(g->round, 2);
+    assert_int_equal(g->phase, SLAP_SETUP);
+    assert_int_equal(g->stalls, 0);
+    assert_int_equal(g->first, -1);
+    assert_int_equal(game_next_deadline(&g->base), 2500 + 1000);
+    assert_int_equal(g->nbox, 0);
+    assert_int_equal(g->nout, nout);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(g->pile[k].n, 0);
+        assert_int_equal(g->pile[k].taken_by, -1);
+        assert_int_equal(g->p[k].slapped, -1);
+    }
+    /* Pile K under seat K's draw pile, turned over (its top at the bottom),
+     * then columns 0 to 3, each turned over and slid under it. */
+    stack_is(g, 0, "R7 R6 R5 R4 R3 R2 R1 R11 Y8 B3", old_draw[0], old_n[0]);
+    stack_is(g, 1, "G7 G6 G5 G4 G3 G2 G1 G11", old_draw[1], old_n[1]);
+    stack_is(g, 2, "B6 B5 B4 B2 B1 Y11 B9 Y5 R2", old_draw[2], old_n[2]);
+    stack_is(g, 3, "Y10 Y9 Y7 Y6 Y4 Y3 Y2 Y1 B11 G6", old_draw[3], old_n[3]);
+    static const int pile_size[4] = {3, 1, 4, 2};
+    char want[512];
+    snprintf(want, sizeof want,
+             "[{\"did\":\"deal\",\"round\":1}, {\"did\":\"go\",\"round\":1},"
+             " {\"did\":\"round_end\",\"round\":1,\"blocked\":true,\"cards\":[%d,%d,%d,%d]},"
+             " {\"did\":\"deal\",\"round\":2}]",
+             held[0] + pile_size[0], held[1] + pile_size[1], held[2] + pile_size[2],
+             held[3] + pile_size[3]);
+    events_are(g, want);
+    audit_ok(g);
+    game_free(&g->base);
+}
+
+/*
+ * No draw pile has a card when the stall is due: the round ends blocked
+ * without a stall, everyone's pile and columns come back, and the next round
+ * is laid out from them alone (interpretation 3: fewer than 11 cards).
+ */
 static void round_ends_blocked_when_no_draw_pile_has_a_card(void **state)
 {
     (void)state;
-    slap_t *g = playing(2, NULL);
+    slap_t *g = playing(3, NULL); /* max_stalls 30: the empty draw piles block it */
     freeze(g);
-    draw(g, 0, "");
-    draw(g, 1, "");
+    pile(g, 0, "G4 R11");
+    pile(g, 1, "G11");
+    pile(g, 2, "Y2 B7 B11");
+    columns(g, 0, "R1", "R2", "R3 R4", "R5");
+    columns(g, 1, "G1 G2 G3", "G5", "G6", "G7 G8");
+    columns(g, 2, "B1", "B2 B3", "B4", "B5 B6");
+    for (int s = 0; s < 3; s++)
+        draw(g, s, "");
+    slap_refresh(g);
+    audit_ok(g);
+    assert_int_equal(game_next_deadline(&g->base), 1000 + 1500);
+    assert_false(game_tick(&g->base, 2499));
     assert_true(game_tick(&g->base, 2500));
+
+    assert_int_equal(g->round, 2);
+    assert_int_equal(g->phase, SLAP_SETUP);
     assert_int_equal(g->stalls, 0);
-    assert_true(g->round == 2 || g->phase == SLAP_OVER);
+    assert_int_equal(g->first, -1);
+    assert_int_equal(game_next_deadline(&g->base), 2500 + 1000);
+    assert_int_equal(g->nbox, 0);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(g->pile[k].n, 0);
+        assert_int_equal(g->pile[k].taken_by, -1);
+    }
+    /* 7, 8 and 9 cards: each seat exactly its own pile and columns. */
+    stack_is(g, 0, "R5 R4 R3 R2 R1 R11 G4", NULL, 0);
+    stack_is(g, 1, "G8 G7 G6 G5 G3 G2 G1 G11", NULL, 0);
+    stack_is(g, 2, "B6 B5 B4 B3 B2 B1 B11 B7 Y2", NULL, 0);
+    /* Laid out with one card kept for the go: 6 = 1 + 2 + 3, 7 = 1 + 2 + 3 + 1. */
+    static const int sizes[3][SLAP_COLUMNS] = {{1, 2, 3, 0}, {1, 2, 3, 1}, {1, 2, 3, 2}};
+    for (int s = 0; s < 3; s++) {
+        assert_int_equal(g->p[s].ndraw, 1);
+        for (int c = 0; c < SLAP_COLUMNS; c++)
+            assert_int_equal(g->p[s].col[c].n, sizes[s][c]);
+    }
+    events_are(g, "[{\"did\":\"deal\",\"round\":1}, {\"did\":\"go\",\"round\":1},"
+                  " {\"did\":\"round_end\",\"round\":1,\"blocked\":true,\"cards\":[7,8,9]},"
+                  " {\"did\":\"deal\",\"round\":2}]");
     game_free(&g->base);
 }
 
@@ -627,6 +823,79 @@ static void after_max_rounds_the_fewest_cards_win(void **state)
     assert_int_equal(json_array_size(json_object_get(r, "winners")), 1);
     assert_int_equal(json_integer_value(json_array_get(json_object_get(r, "winners"), 0)), 1);
     json_decref(r);
+    game_free(&g->base);
+}
+
+/*
+ * Interpretation 11: every player left with zero or one card wins, a 0-card
+ * player and 1-card players alike. Only the first slapper can end a round
+ * with nothing (every racer takes a pile, never empty), so the widest tie is
+ * one 0-card player and 1-card racers.
+ */
+static void players_with_zero_and_one_card_at_round_end_win_together(void **state)
+{
+    (void)state;
+    slap_t *g = playing(4, NULL);
+    freeze(g);
+    pile(g, 0, "R4 R6 R11");
+    pile(g, 3, "Y1 Y3 Y11");
+    for (int s = 0; s < 3; s++) {
+        columns(g, s, "", "", "", "");
+        draw(g, s, "");
+    }
+    slap_refresh(g);
+    audit_ok(g);
+    int held3 = slap_cards_held(g, 3);
+    OK(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1100); /* boxed: seat 0 keeps nothing */
+    OK(g, 2, "{\"type\":\"slap\",\"pile\":2}", 1101); /* B11: one card */
+    OK(g, 1, "{\"type\":\"slap\",\"pile\":1}", 1102); /* G11: one card; seat 3 gets pile 3 */
+    char cards[64];
+    snprintf(cards, sizeof cards, "[0,1,1,%d]", held3 + 3);
+    result_is(g, "[0,1,2]", cards, 1);
+    assert_int_equal(g->round, 1); /* no new round */
+    json_t *v = game_view(&g->base, 3);
+    assert_string_equal(json_string_value(json_object_get(v, "phase")), "over");
+    json_decref(v);
+    game_free(&g->base);
+}
+
+/* Two 1-card players share the win; the third, with two, does not. */
+static void one_card_players_win_together_two_cards_do_not(void **state)
+{
+    (void)state;
+    slap_t *g = playing(3, NULL);
+    freeze(g);
+    columns(g, 0, "", "", "", "");
+    draw(g, 0, "G5");
+    columns(g, 1, "", "", "", "");
+    draw(g, 1, "");
+    columns(g, 2, "Y3", "", "", "");
+    draw(g, 2, "");
+    slap_refresh(g);
+    audit_ok(g);
+    OK(g, 0, "{\"type\":\"slap\",\"pile\":2}", 1100); /* boxed: seat 0 keeps G5 */
+    OK(g, 1, "{\"type\":\"slap\",\"pile\":1}", 1101); /* G11; seat 2 gets pile 0 (R11) */
+    result_is(g, "[0,1]", "[1,1,2]", 1);
+    game_free(&g->base);
+}
+
+/* Server rule 2: on a tie for the fewest cards, all of them win. */
+static void after_max_rounds_a_tie_on_the_fewest_cards_shares_the_win(void **state)
+{
+    (void)state;
+    slap_t *g = playing(3, "{\"max_rounds\":1,\"max_stalls\":0}");
+    freeze(g);
+    draw(g, 0, "R1 R2");
+    draw(g, 2, "B1 B2");
+    slap_refresh(g);
+    audit_ok(g);
+    int held1 = slap_cards_held(g, 1) + 1;
+    assert_true(held1 > 13);
+    assert_true(game_tick(&g->base, 2500));
+    /* 2 drawn + 10 in columns + the pile's 11 back: 13 each for seats 0 and 2. */
+    char cards[64];
+    snprintf(cards, sizeof cards, "[13,%d,13]", held1);
+    result_is(g, "[0,2]", cards, 1);
     game_free(&g->base);
 }
 
@@ -816,6 +1085,7 @@ int main(void)
         cmocka_unit_test(no_move_deal_skips_a_player_without_draw_pile),
         cmocka_unit_test(no_stall_while_someone_can_act),
         cmocka_unit_test(round_ends_blocked_after_max_stalls_piles_back_to_their_owners),
+        cmocka_unit_test(round_ends_blocked_each_pile_goes_under_its_owners_draw_pile),
         cmocka_unit_test(round_ends_blocked_when_no_draw_pile_has_a_card),
         cmocka_unit_test(first_with_empty_columns_slaps_a_pile_out_of_the_game),
         cmocka_unit_test(slap_race_tie_in_the_same_ms_first_applied_wins),
@@ -824,7 +1094,10 @@ int main(void)
         cmocka_unit_test(round_end_puts_the_pile_and_columns_under_the_draw_pile),
         cmocka_unit_test(player_with_zero_or_one_card_at_round_end_wins),
         cmocka_unit_test(new_round_while_everyone_has_two_cards_or_more),
+        cmocka_unit_test(players_with_zero_and_one_card_at_round_end_win_together),
+        cmocka_unit_test(one_card_players_win_together_two_cards_do_not),
         cmocka_unit_test(after_max_rounds_the_fewest_cards_win),
+        cmocka_unit_test(after_max_rounds_a_tie_on_the_fewest_cards_shares_the_win),
         cmocka_unit_test(face_down_cards_never_reach_anyone_over_random_games),
         cmocka_unit_test(greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning),
         cmocka_unit_test(reaction_time_is_read_from_the_strategy_string_not_played),
