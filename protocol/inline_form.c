@@ -478,10 +478,18 @@ char *inline_render_action(const json_t *action)
     free(l.s);
     l = (line_t){0};
     size_t n;
-    char *json = proto_encode(action, &n); /* compact: no blank, no control byte */
+    char *json = proto_encode(action, &n); /* compact: no blank, no control byte... */
     if (!json) return NULL;
     line_puts(&l, "act ");
-    line_put(&l, json, n - 1);
+    /* ...but DEL (0x7f), which jansson leaves raw and the inline form refuses. It
+       can only stand inside a string: write it as an escape. */
+    for (const char *p = json, *end = json + n - 1; p < end;) {
+        const char *del = memchr(p, 0x7f, (size_t)(end - p));
+        line_put(&l, p, (size_t)((del ? del : end) - p));
+        if (!del) break;
+        line_puts(&l, "\\u007f");
+        p = del + 1;
+    }
     free(json);
     if (l.failed) {
         free(l.s);

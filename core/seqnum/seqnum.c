@@ -256,7 +256,12 @@ void seqnum_run(seqnum_t *g, int seat, const act_t *a)
 
 static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
-    int teams = (int)json_integer_value(json_object_get(o, "teams"));
+    json_int_t teams64 = json_integer_value(json_object_get(o, "teams"));
+    if (teams64 < 0 || teams64 > SEQNUM_MAX_SEATS) { /* before any narrowing to int */
+        game_fail(err, "bad_option", "teams: 0, or 2 or 3 with 4 or 6 players");
+        return NULL;
+    }
+    int teams = (int)teams64;
     json_int_t max_turns = json_integer_value(json_object_get(o, "max_turns"));
     if (seats == 5 || seats < 2 || seats > SEQNUM_MAX_SEATS) {
         game_fail(err, "bad_players",
