@@ -214,7 +214,7 @@ static void corpus_add(corpus_t *c, const char *path)
         names[n++] = full;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_names);
+    if (n > 1) qsort(names, n, sizeof *names, cmp_names);
     for (size_t i = 0; i < n; i++) {
         corpus_add_file(c, names[i]);
         free(names[i]);
