@@ -47,12 +47,42 @@ typedef struct write_req {
     size_t len;
 } write_req_t;
 
-/* Connections from one client address (--max-conns-per-ip). */
+/*
+ * One client address: its open connections (--max-conns-per-ip) and the
+ * budget of its new connections (--conn-rate). An entry outlives its last
+ * connection until its budget is full again (swept in peer_sweep()), so that
+ * closing and reconnecting at once does not start a fresh budget.
+ */
 struct peer_count {
     char addr[48];
     int n;
+    budget_t accepts;
     UT_hash_handle hh;
 };
+
+#define PEER_SWEEP_EVERY 256 /* accepts between two sweeps of idle entries */
+
+static uint64_t conn_rate_interval(const server_t *srv)
+{
+    return srv->opts.conn_rate ? 1000000 / srv->opts.conn_rate : 0;
+}
+
+/* Free an entry with no connection once its budget has refilled. */
+static void peer_release(server_t *srv, peer_count_t *p, uint64_t now)
+{
+    if (p->n == 0 && p->accepts.tat <= now) {
+        HASH_DEL(srv->peers, p);
+        free(p);
+    }
+}
+
+static void peer_sweep(server_t *srv)
+{
+    uint64_t now = server_now_us(srv);
+    peer_count_t *p, *tmp;
+    HASH_ITER(hh, srv->peers, p, tmp)
+    peer_release(srv, p, now);
+}
 
 static size_t read_pause_bytes(const conn_t *c)
 {
@@ -156,9 +186,9 @@ void conn_close(conn_t *c, const char *why)
             }
     log_info("conn %llu closed: %s", (unsigned long long)c->id, why);
     ready_remove(c);
-    if (c->peer_count && --c->peer_count->n == 0) {
-        HASH_DEL(srv->peers, c->peer_count);
-        free(c->peer_count);
+    if (c->peer_count) {
+        c->peer_count->n--;
+        peer_release(srv, c->peer_count, server_now_us(srv));
     }
     c->peer_count = NULL;
     flush_remove(c);
@@ -558,8 +588,12 @@ static void peer_name(conn_t *c)
     snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
 }
 
-/* Count c against its address. Returns false when the address has too many. */
-static bool count_peer(conn_t *c)
+/*
+ * Count c against its address. Returns NULL when it may stay, or the error
+ * code that refuses it: too_many_connections (open at once) or rate_limited
+ * (new connections too fast).
+ */
+static const char *count_peer(conn_t *c)
 {
     server_t *srv = c->srv;
     char addr[48];
@@ -568,20 +602,26 @@ static bool count_peer(conn_t *c)
     if (n >= sizeof addr) n = sizeof addr - 1;
     memcpy(addr, c->peer, n);
     addr[n] = 0;
+    if (srv->next_conn_id % PEER_SWEEP_EVERY == 0) peer_sweep(srv);
     peer_count_t *p;
     HASH_FIND_STR(srv->peers, addr, p);
     if (!p) {
-        if (!(p = calloc(1, sizeof *p))) return true; /* no memory: do not refuse for that */
+        if (!(p = calloc(1, sizeof *p))) return NULL; /* no memory: do not refuse for that */
         memcpy(p->addr, addr, n + 1);
         HASH_ADD_STR(srv->peers, addr, p);
         if (!p->hh.tbl) { /* the table could not grow (HASH_NONFATAL_OOM) */
             free(p);
-            return true;
+            return NULL;
         }
     }
     p->n++;
     c->peer_count = p;
-    return srv->opts.max_conns_per_ip == 0 || p->n <= srv->opts.max_conns_per_ip;
+    if (srv->opts.max_conns_per_ip > 0 && p->n > srv->opts.max_conns_per_ip)
+        return "too_many_connections";
+    if (!budget_take(&p->accepts, server_now_us(srv), conn_rate_interval(srv),
+                     2 * srv->opts.conn_rate))
+        return "rate_limited";
+    return NULL;
 }
 
 void conn_on_connection(uv_stream_t *listener, int status)
@@ -624,11 +664,17 @@ void conn_on_connection(uv_stream_t *listener, int status)
         close_with_error(c, "server_full", "too many connections; try again later");
         return;
     }
-    if (!count_peer(c)) {
+    const char *refused = count_peer(c);
+    if (refused && strcmp(refused, "too_many_connections") == 0) {
         log_warn("conn %llu from %s refused: %d connections from one address is the cap",
                  (unsigned long long)c->id, c->peer, srv->opts.max_conns_per_ip);
-        close_with_error(c, "too_many_connections",
-                         "too many connections from your address; try again later");
+        close_with_error(c, refused, "too many connections from your address; try again later");
+        return;
+    }
+    if (refused) {
+        log_debug("conn %llu from %s refused: new connections too fast", (unsigned long long)c->id,
+                  c->peer);
+        close_with_error(c, refused, "too many new connections from your address; wait a little");
         return;
     }
     log_info("conn %llu from %s", (unsigned long long)c->id, c->peer);

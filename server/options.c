@@ -39,6 +39,7 @@ static void defaults(server_opts_t *o)
     o->waiting_timeout = 10 * 60 * 1000;
     o->idle_timeout = 10 * 60 * 1000;
     o->max_conns_per_ip = 64;
+    o->conn_rate = 20;
     o->log_level = LOG_INFO;
 }
 
@@ -83,6 +84,8 @@ static void usage(FILE *f)
                "  --idle-timeout TIME     close a connection silent this long after hello\n"
                "                          (default 10m; 0 = never)\n"
                "  --max-conns-per-ip N    connections from one address (default 64; 0 = off)\n"
+               "  --conn-rate N           new connections per second from one address,\n"
+               "                          bursts of 2N (default 20; 0 = off)\n"
                "\n"
                "  --log-level LEVEL       debug, info, warn or error (default info)\n"
                "  --seed N                deterministic game seeds (tests and replays)\n"
@@ -178,6 +181,7 @@ enum {
     OPT_WAITING_TIMEOUT,
     OPT_IDLE_TIMEOUT,
     OPT_MAX_CONNS_PER_IP,
+    OPT_CONN_RATE,
     OPT_LOG_LEVEL,
     OPT_SEED,
     OPT_HELP,
@@ -203,6 +207,7 @@ static const struct option longopts[] = {
     {"waiting-timeout", required_argument, NULL, OPT_WAITING_TIMEOUT},
     {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
     {"max-conns-per-ip", required_argument, NULL, OPT_MAX_CONNS_PER_IP},
+    {"conn-rate", required_argument, NULL, OPT_CONN_RATE},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"seed", required_argument, NULL, OPT_SEED},
     {"help", no_argument, NULL, OPT_HELP},
@@ -303,6 +308,9 @@ int options_parse(server_opts_t *o, int argc, char **argv)
         case OPT_MAX_CONNS_PER_IP:
             if (parse_u64(optarg, 1000000, &v) < 0) return bad(name, optarg);
             o->max_conns_per_ip = (int)v;
+            break;
+        case OPT_CONN_RATE:
+            if (parse_u64(optarg, 1000000, &o->conn_rate) < 0) return bad(name, optarg);
             break;
         case OPT_LOG_LEVEL:
             if ((o->log_level = log_parse_level(optarg)) < 0) return bad(name, optarg);

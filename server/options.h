@@ -30,6 +30,7 @@ typedef struct server_opts {
     uint64_t waiting_timeout;  /* ms a waiting room may stay with no connected person */
     uint64_t idle_timeout;     /* ms a connection may stay silent after hello; 0 = never */
     int max_conns_per_ip;      /* connections from one address; 0 = no limit */
+    uint64_t conn_rate;        /* new connections per second per address (burst 2N); 0 = off */
     int log_level;
     bool seeded; /* --seed given: deterministic game seeds (tests) */
     uint64_t seed;

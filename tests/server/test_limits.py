@@ -127,7 +127,7 @@ def ping_storm_beside_a_bot_table_does_not_freeze_it(exe):
     # table runs. (The abuse benchmark runs the 1,000-client version.)
     n = 150
     srv = Server(exe, "--turn-timer", "30ms", "--bot-delay", "0-2", "--log-level", "warn",
-                 "--max-conns-per-ip", "0")
+                 "--max-conns-per-ip", "0", "--conn-rate", "0")
     socks = []
     try:
         host, room = bot_table(srv)
@@ -350,6 +350,29 @@ def connections_per_address_are_capped(exe):
         srv.finish()
 
 
+@test
+def new_connections_from_one_address_are_rate_limited(exe):
+    # Closing and reconnecting at once got around every per-connection and
+    # per-session budget (the abuse benchmark's reconnect floods): new
+    # connections from one address have a budget of their own.
+    srv = Server(exe, "--conn-rate", "5", "--max-conns-per-ip", "0")
+    try:
+        codes = []
+        for _ in range(14):
+            c = srv.connect()
+            c.send_raw("ping\n")
+            m = c.recv()
+            codes.append(m.get("ok") or m["error"]["code"])
+            c.close()
+        assert codes[:10] == [True] * 10, codes  # a burst of twice the rate
+        assert "rate_limited" in codes[10:], codes
+        time.sleep(0.5)  # the budget refills: 5 a second
+        c = srv.connect()
+        assert c.request("ping")["ok"]
+    finally:
+        srv.finish()
+
+
 # ---------------------------------------------------------------------------
 # Scale without cliffs: lookups and pages
 # ---------------------------------------------------------------------------
@@ -405,7 +428,8 @@ def a_page_of_rooms_weighs_on_the_line_budget(exe):
 def many_rooms_do_not_slow_a_lookup(exe):
     # Rooms and sessions are found by hash: a missing room costs the same
     # with 3,000 rooms as with none (the 47 ms lookup of a linear scan is gone).
-    srv = Server(exe, "--create-rate", "0", "--line-rate", "0", "--error-rate", "0")
+    srv = Server(exe, "--create-rate", "0", "--line-rate", "0", "--error-rate", "0",
+                 "--conn-rate", "0")
     try:
         cs = [srv.connect("u%d" % i) for i in range(50)]
         for c in cs:

@@ -68,7 +68,7 @@ def thousand_concurrent_connections(exe):
     n = 1000
     have = raise_nofile(n + 200)
     assert have >= n + 50, "cannot open %d sockets (RLIMIT_NOFILE %d)" % (n, have)
-    srv = Server(exe, "--log-level", "warn", "--max-conns-per-ip", "0")
+    srv = Server(exe, "--log-level", "warn", "--max-conns-per-ip", "0", "--conn-rate", "0")
     socks = []
     try:
         for i in range(n):
