@@ -296,6 +296,30 @@ static int outbuf_put(const char *s, size_t n, void *data)
     return 0;
 }
 
+size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size)
+{
+    size_t n = 0, k = re ? strlen(re) : 0;
+    if (k == 0 || k > 64 || size < k + 32) return 0;
+    for (size_t i = 0; i < k; i++)
+        if (!((re[i] >= 'a' && re[i] <= 'z') || re[i] == '_')) return 0;
+    memcpy(buf, "{\"re\":\"", 7);
+    n = 7;
+    memcpy(buf + n, re, k);
+    n += k;
+    buf[n++] = '"';
+    if (id) {
+        memcpy(buf + n, ",\"id\":", 6);
+        n += 6;
+        size_t w = json_dumpb(id, buf + n, size - n, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (w == 0 || w > size - n) return 0;
+        n += w;
+    }
+    static const char tail[] = ",\"ok\":true}\n";
+    if (size - n < sizeof tail - 1) return 0;
+    memcpy(buf + n, tail, sizeof tail - 1);
+    return n + sizeof tail - 1;
+}
+
 char *proto_encode(const json_t *msg, size_t *len)
 {
     outbuf_t b = {0};

@@ -110,6 +110,15 @@ json_t *proto_event(const char *ev);
  */
 char *proto_encode(const json_t *msg, size_t *len);
 
+/*
+ * The line of proto_reply(re, id) with no other field -- {"re":RE,"id":ID,"ok":true}
+ * and its newline -- written into buf (size bytes) without building the
+ * object: the common reply (ping, leave...) costs no allocation. `re` must be
+ * a command name (lower-case letters and '_'). Returns the length, or 0 when
+ * it does not fit or `re` is not such a name (then build the reply instead).
+ */
+size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size);
+
 /* Fill err (printf-style message) and return PROTO_ERROR. */
 int proto_fail(proto_error_t *err, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

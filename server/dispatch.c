@@ -22,6 +22,15 @@
 
 void req_ok(request_t *req, json_t *fields)
 {
+    if (!fields) { /* the common case (ping, leave...): no object to build */
+        char line[512];
+        size_t n = proto_encode_ok(req->re, req->id, line, sizeof line);
+        if (n > 0) {
+            req->replied = true;
+            conn_send_encoded(req->conn, line, n);
+            return;
+        }
+    }
     json_t *m = proto_reply(req->re, req->id);
     if (fields) {
         json_object_update_missing(m, fields);

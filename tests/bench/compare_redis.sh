@@ -63,15 +63,19 @@ done
 
 echo "# redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), $("$tapisd" --version 2>&1 | head -n 1); client: loadgen, ${duration}s each"
 status=0
-for n in 50 1000; do
+# One request in flight per connection, then 16 (pipelined, redis-benchmark -P 16).
+runs="50:1 1000:1 50:16"
+for r in $runs; do
+    n=${r%:*} p=${r#*:}
     # shellcheck disable=SC2086
-    $client_pin "$loadgen" ping --port "$port" --conns "$n" --duration "$duration" \
-        --label "redis ping-$n" || status=1
+    $client_pin "$loadgen" ping --port "$port" --conns "$n" --pipeline "$p" \
+        --duration "$duration" --label "redis ping-$n-P$p" || status=1
 done
 cleanup
 redis_pid=""
-for n in 50 1000; do
-    "$here/run_bench.sh" "$tapisd" "$loadgen" ping --conns "$n" --duration "$duration" \
-        --label "tapisd ping-$n" || status=1
+for r in $runs; do
+    n=${r%:*} p=${r#*:}
+    "$here/run_bench.sh" "$tapisd" "$loadgen" ping --conns "$n" --pipeline "$p" \
+        --duration "$duration" --label "tapisd ping-$n-P$p" || status=1
 done
 exit $status

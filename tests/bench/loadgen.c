@@ -7,7 +7,8 @@
  *
  *   loadgen ping   [options]   N connections, each sends `ping\n` and waits
  *                              for one reply line before the next (closed
- *                              loop, one request outstanding per connection).
+ *                              loop, one request outstanding per connection;
+ *                              --pipeline N: N at once).
  *   loadgen tables [options]   T tables of 233 with two human connections
  *                              each; the player whose turn it is sends the
  *                              first legal action of its view (never a
@@ -23,6 +24,8 @@
  *          --target N (the 233 game's target score; default: the game's, 233;
  *          a small one makes games end, and restart, often)
  *          --label TEXT (printed with the figures)
+ *          --pipeline N (ping: each connection writes N pings at once and
+ *          writes the next N when all are answered; default 1)
  *
  * Output: one line of key=value figures on stdout; latencies are in µs,
  * from a log-linear histogram (relative error under 1/64). Exit status 0
@@ -40,61 +43,7 @@
 #include <jansson.h>
 #include <uv.h>
 
-/* ------------------------------------------------------------------------ */
-/* Histogram: values in ns; exact below 128, then 64 sub-buckets per power
- * of two.                                                                  */
-/* ------------------------------------------------------------------------ */
-
-#define HIST_SUB 64
-#define HIST_SIZE (128 + 64 * HIST_SUB)
-
-typedef struct {
-    uint64_t n[HIST_SIZE];
-    uint64_t count, max, sum;
-} hist_t;
-
-static int hist_index(uint64_t v)
-{
-    if (v < 128) return (int)v;
-    int msb = 63 - __builtin_clzll(v);
-    int e = msb - 6;
-    uint64_t m = v >> e; /* 64..127 */
-    return 128 + (e - 1) * HIST_SUB + (int)(m - 64);
-}
-
-static uint64_t hist_value(int i)
-{
-    if (i < 128) return (uint64_t)i;
-    int e = (i - 128) / HIST_SUB + 1;
-    uint64_t m = (uint64_t)((i - 128) % HIST_SUB + 64);
-    return (m << e) + ((uint64_t)1 << e) / 2;
-}
-
-static void hist_add(hist_t *h, uint64_t v)
-{
-    int i = hist_index(v);
-    if (i >= HIST_SIZE) i = HIST_SIZE - 1;
-    h->n[i]++;
-    h->count++;
-    h->sum += v;
-    if (v > h->max) h->max = v;
-}
-
-static double hist_pct_us(const hist_t *h, double p)
-{
-    if (!h->count) return 0;
-    uint64_t want = (uint64_t)((double)h->count * p / 100.0 + 0.5);
-    if (want < 1) want = 1;
-    uint64_t seen = 0;
-    for (int i = 0; i < HIST_SIZE; i++) {
-        seen += h->n[i];
-        if (seen >= want) {
-            uint64_t v = hist_value(i);
-            return (double)(v > h->max ? h->max : v) / 1000.0;
-        }
-    }
-    return (double)h->max / 1000.0;
-}
+#include "hist.h"
 
 /* ------------------------------------------------------------------------ */
 /* Options and global state                                                  */
@@ -113,7 +62,8 @@ static struct {
     int think_ms;
     int target;
     const char *label;
-} opt = {MODE_PING, "127.0.0.1", 7233, 50, 500, 10.0, 1.0, 0, 0, NULL};
+    int pipeline;
+} opt = {MODE_PING, "127.0.0.1", 7233, 50, 500, 10.0, 1.0, 0, 0, NULL, 1};
 
 typedef struct conn conn_t;
 typedef struct table table_t;
@@ -127,7 +77,8 @@ struct conn {
     char *buf; /* partial line */
     size_t len, cap;
     /* ping */
-    uint64_t sent_at;
+    uint64_t sent_at; /* when the batch in flight was written */
+    int in_flight;    /* its requests not yet answered */
     /* tables */
     table_t *table;
     int role; /* 0 = creator, 1 = joiner */
@@ -241,12 +192,19 @@ static void send_json(conn_t *c, json_t *msg)
 /* Ping mode                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* Write a batch of --pipeline pings in one write (redis-benchmark -P does the same). */
 static void ping_send(conn_t *c)
 {
+    static char batch[5 * 64];
+    if (!batch[0])
+        for (int i = 0; i < 64; i++)
+            memcpy(batch + 5 * i, "ping\n", 5);
     c->sent_at = uv_hrtime();
-    send_bytes(c, "ping\n", 5);
+    c->in_flight = opt.pipeline;
+    send_bytes(c, batch, (size_t)(5 * opt.pipeline));
 }
 
+/* A reply: its latency counts from its batch's write; the last one sends the next batch. */
 static void ping_line(conn_t *c, const char *line, size_t len)
 {
     (void)line;
@@ -256,6 +214,7 @@ static void ping_line(conn_t *c, const char *line, size_t len)
         hist_add(&hist, now - c->sent_at);
         measured_ops++;
     }
+    if (--c->in_flight > 0) return;
     if (phase != PH_DONE) ping_send(c);
 }
 
@@ -645,7 +604,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: loadgen ping|tables [--host H] [--port P] [--conns N] [--tables T]\n"
                     "               [--duration S] [--warmup S] [--think MS] [--target N]\n"
-                    "               [--label TEXT]\n");
+                    "               [--label TEXT] [--pipeline N]\n");
     exit(2);
 }
 
@@ -690,11 +649,13 @@ int main(int argc, char **argv)
             opt.target = atoi(v);
         else if (strcmp(a, "--label") == 0)
             opt.label = v;
+        else if (strcmp(a, "--pipeline") == 0)
+            opt.pipeline = atoi(v);
         else
             usage();
     }
     if (opt.port <= 0 || opt.port > 65535 || opt.conns < 1 || opt.tables < 1 || opt.duration <= 0 ||
-        opt.warmup < 0 || opt.think_ms < 0)
+        opt.warmup < 0 || opt.think_ms < 0 || opt.pipeline < 1 || opt.pipeline > 64)
         usage();
     srand(12345);
 
@@ -743,7 +704,7 @@ int main(int argc, char **argv)
     if (opt.label) printf("[%s] ", opt.label);
     printf("mode=%s target=%s:%d ", what, opt.host, opt.port);
     if (opt.mode == MODE_PING)
-        printf("conns=%d ", nconns);
+        printf("conns=%d pipeline=%d ", nconns, opt.pipeline);
     else
         printf("tables=%d conns=%d think_ms=%d games_over=%" PRIu64 " act_errors=%" PRIu64 " ",
                opt.tables, nconns, opt.think_ms, games_over, act_errors);

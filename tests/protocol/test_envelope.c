@@ -431,6 +431,41 @@ static void random_lines_always_get_one_line_reply(void **state)
     }
 }
 
+/* The allocation-free ok reply is byte for byte the built one, whatever the id. */
+static void encode_ok_equals_the_built_reply(void **state)
+{
+    (void)state;
+    const char *ids[] = {NULL,           "7",         "-12345678901234", "\"abc\"",
+                         "\"é\\n\\u0001\"", "null",      "true",            "1.5",
+                         "[1,{\"a\":[]}]", "{\"k\":\"v\"}", "\"\\u007f\""};
+    const char *names[] = {"ping", "leave", "say", "hello"};
+    for (size_t n = 0; n < sizeof names / sizeof *names; n++)
+        for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+            json_t *id = ids[i] ? json_loads(ids[i], JSON_DECODE_ANY, NULL) : NULL;
+            assert_true(!ids[i] || id);
+            json_t *built = proto_reply(names[n], id);
+            size_t want_len;
+            char *want = proto_encode(built, &want_len);
+            char got[256];
+            size_t len = proto_encode_ok(names[n], id, got, sizeof got);
+            assert_int_equal(len, want_len);
+            got[len] = 0;
+            assert_string_equal(got, want);
+            free(want);
+            json_decref(built);
+            json_decref(id);
+        }
+    /* what it does not do: names it cannot write as they are, buffers too small */
+    char buf[64];
+    assert_int_equal(proto_encode_ok("Ping", NULL, buf, sizeof buf), 0);
+    assert_int_equal(proto_encode_ok("pi\"ng", NULL, buf, sizeof buf), 0);
+    assert_int_equal(proto_encode_ok(NULL, NULL, buf, sizeof buf), 0);
+    json_t *big = json_string("0123456789012345678901234567890123456789");
+    assert_int_equal(proto_encode_ok("ping", big, buf, sizeof buf), 0);
+    json_decref(big);
+    assert_int_equal(proto_encode_ok("ping", NULL, buf, 20), 0);
+}
+
 int main(void)
 {
     enum { N = sizeof(catalogue) / sizeof(catalogue[0]) };
@@ -452,6 +487,7 @@ int main(void)
         cmocka_unit_test(said_text_with_newline_escapes_in_event),
         cmocka_unit_test(error_message_with_invalid_utf8_is_scrubbed),
         cmocka_unit_test(reply_fields_come_in_order),
+        cmocka_unit_test(encode_ok_equals_the_built_reply),
         cmocka_unit_test(utf8_validator_agrees_with_the_rules),
         cmocka_unit_test(random_lines_always_get_one_line_reply),
     };
