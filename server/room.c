@@ -12,6 +12,7 @@
 #include "session.h"
 
 static void reschedule(room_t *r);
+static bool attended(const room_t *r);
 
 /* ------------------------------------------------------------------------ */
 /* Creation, lookup, destruction                                            */
@@ -371,6 +372,7 @@ void room_release(room_t *r, session_t *s)
 
 static void member_event(room_t *r, session_t *s, const char *ev)
 {
+    if (!attended(r)) return; /* nobody to tell: build nothing */
     json_t *m = proto_event(ev);
     json_object_set_new(m, "room", json_string(r->id));
     json_object_set_new(m, "seat", json_integer(room_seat_of(r, s)));
@@ -464,7 +466,9 @@ void room_broadcast(room_t *r, const json_t *ev)
 
 void room_notify(room_t *r)
 {
-    if (r->closed) return;
+    if (r->closed || !attended(r))
+        return; /* (thousands of rooms may lose their last
+                    connection at once: build nothing then) */
     json_t *ev = room_event(r);
     room_broadcast(r, ev);
     json_decref(ev);

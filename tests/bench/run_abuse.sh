@@ -12,7 +12,8 @@
 #   meson test -C build-release --benchmark --suite abuse -v
 #
 # Server options per attack: idle-10k runs with --max-conns 20000
-# --max-conns-per-ip 0 --conn-rate 0, ping-storm with --max-conns-per-ip 0 --conn-rate 0; every other
+# --max-conns-per-ip 0 --conn-rate 0, ping-storm with --max-conns-per-ip 0 --conn-rate 0,
+# room-flood-50 with --conn-rate 0; every other
 # attack meets the server's defaults. An option this tapisd does not list in
 # --help is left out, with a note (an older server). TAPISD_ARGS adds server
 # options (after these, unfiltered), e.g. TAPISD_ARGS="--line-rate 0".
@@ -32,6 +33,9 @@ duration=${ABUSE_DURATION:-5}
 case $attack in
 idle-10k) wanted="--max-conns 20000 --max-conns-per-ip 0 --conn-rate 0" ;;
 ping-storm) wanted="--max-conns-per-ip 0 --conn-rate 0" ;;
+# 50 sessions from one address at once: the per-address budget of new
+# connections would refuse the tenth on; the room budgets are what is measured.
+room-flood-50) wanted="--conn-rate 0" ;;
 *) wanted="" ;;
 esac
 
