@@ -435,9 +435,9 @@ static void random_lines_always_get_one_line_reply(void **state)
 static void encode_ok_equals_the_built_reply(void **state)
 {
     (void)state;
-    const char *ids[] = {NULL,           "7",         "-12345678901234", "\"abc\"",
-                         "\"é\\n\\u0001\"", "null",      "true",            "1.5",
-                         "[1,{\"a\":[]}]", "{\"k\":\"v\"}", "\"\\u007f\""};
+    const char *ids[] = {
+        NULL,   "7",   "-12345678901234", "\"abc\"",       "\"é\\n\\u0001\"", "null",
+        "true", "1.5", "[1,{\"a\":[]}]",  "{\"k\":\"v\"}", "\"\\u007f\""};
     const char *names[] = {"ping", "leave", "say", "hello"};
     for (size_t n = 0; n < sizeof names / sizeof *names; n++)
         for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
