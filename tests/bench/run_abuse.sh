@@ -20,6 +20,8 @@
 # Environment: BENCH_SERVER_CPU (default 1), BENCH_CLIENT_CPU (default 0),
 # ABUSE_DURATION (seconds of attack, default 5).
 set -u
+# shellcheck source=tests/bench/server_port.sh
+. "$(dirname "$0")/server_port.sh"
 if [ $# -lt 3 ]; then
     echo "usage: $0 TAPISD ABUSE ATTACK [abuse options...]" >&2
     exit 2
@@ -83,9 +85,7 @@ $server_pin "$tapisd" --listen 127.0.0.1:0 --log-level info $server_args ${TAPIS
     2>"$log" &
 server=$!
 
-alive() { # running, not a zombie
-    [ -r "/proc/$server/status" ] && ! grep -Eq '^State:[[:space:]]*[ZX]' "/proc/$server/status" 2>/dev/null
-}
+alive() { tapisd_running "$server"; }
 
 cleanup() {
     if alive; then
@@ -103,35 +103,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-port=""
-i=0
-while [ $i -lt 100 ]; do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
-    [ -n "$port" ] && break
-    if ! alive; then
-        echo "run_abuse: tapisd exited at start:" >&2
-        cat "$log" >&2
-        exit 1
-    fi
-    sleep 0.05
-    i=$((i + 1))
-done
-if [ -z "$port" ]; then
-    echo "run_abuse: tapisd did not say where it listens:" >&2
-    cat "$log" >&2
-    exit 1
-fi
+tapisd_port run_abuse "$log" "$server"
 
-cpu_ticks() { # utime + stime of the server, in clock ticks
-    awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$server/stat" 2>/dev/null || echo 0
-}
 t0=$(date +%s.%N)
-c0=$(cpu_ticks)
+c0=$(cpu_ticks "$server")
 l0=$(wc -l <"$log")
 # shellcheck disable=SC2086
 $bound $client_pin "$abuse" "$attack" --port "$port" --pid "$server" --duration "$duration" "$@"
 status=$?
-c1=$(cpu_ticks)
+c1=$(cpu_ticks "$server")
 t1=$(date +%s.%N)
 l1=$(wc -l <"$log")
 awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" \

@@ -17,6 +17,8 @@
 # of its way, not turned off, so that their cost is in the figures.
 budgets="--line-rate 1000000 --conn-rate 1000000 --create-rate 100000 --max-conns-per-ip 0"
 set -u
+# shellcheck source=tests/bench/server_port.sh
+. "$(dirname "$0")/server_port.sh"
 if [ $# -lt 3 ]; then
     echo "usage: $0 TAPISD LOADGEN MODE [loadgen options...]" >&2
     exit 2
@@ -58,34 +60,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-port=""
-i=0
-while [ $i -lt 100 ]; do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
-    [ -n "$port" ] && break
-    if ! kill -0 "$server" 2>/dev/null; then
-        echo "run_bench: tapisd exited at start:" >&2
-        cat "$log" >&2
-        exit 1
-    fi
-    sleep 0.05
-    i=$((i + 1))
-done
-if [ -z "$port" ]; then
-    echo "run_bench: tapisd did not say where it listens:" >&2
-    cat "$log" >&2
-    exit 1
-fi
+tapisd_port run_bench "$log" "$server"
 
-cpu_ticks() { # utime + stime of the server, in clock ticks
-    awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$server/stat" 2>/dev/null || echo 0
-}
 t0=$(date +%s.%N)
-c0=$(cpu_ticks)
+c0=$(cpu_ticks "$server")
 # shellcheck disable=SC2086
 $client_pin "$loadgen" "$@" --port "$port"
 status=$?
-c1=$(cpu_ticks)
+c1=$(cpu_ticks "$server")
 t1=$(date +%s.%N)
 # The server's CPU over the whole run (set-up and warm-up included): near
 # 100% means the server, not the client, set the pace.
