@@ -91,3 +91,25 @@ game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t s
     json_decref(opts);
     return g;
 }
+
+json_t *game_view_own(const game_t *g, int seat)
+{
+    json_t *own = json_object();
+    json_object_set_new(own, "seat", json_integer(seat));
+    json_t *mine = g->desc->view_seat ? g->desc->view_seat(g, seat) : NULL;
+    json_object_update(own, mine);
+    json_decref(mine);
+    json_t *legal = game_legal(g, seat);
+    json_object_set_new(own, "legal", legal ? legal : json_array());
+    return own;
+}
+
+json_t *game_view(const game_t *g, int seat)
+{
+    json_t *v = g->desc->view_public(g);
+    if (!v || seat < 0 || seat >= g->seats) return v;
+    json_t *own = game_view_own(g, seat);
+    json_object_update(v, own);
+    json_decref(own);
+    return v;
+}

@@ -90,13 +90,16 @@ struct game_desc {
     json_t *(*legal)(const game_t *g, int seat);
 
     /*
-     * What `seat` may see (GAME_SPECTATOR for a spectator): the ONLY route by
-     * which state reaches a client. A seated player's own hidden cards are
-     * under the key "hand"; nothing else carries cards the viewer may not see.
-     * A view may share immutable parts with the state: callers may add or
-     * replace its top-level keys but must not change anything below them.
+     * What a seat may see comes ONLY from these two (game_view() assembles it):
+     * view_public is the table as a spectator sees it, identical for every
+     * viewer; view_seat (optional) is what only `seat` sees, as the keys added
+     * after "seat" and before "legal" (its hidden cards under "hand"). Nothing
+     * else carries cards the viewer may not see. A view may share immutable
+     * parts with the state: callers may add or replace its top-level keys but
+     * must not change anything below them.
      */
-    json_t *(*view)(const game_t *g, int seat);
+    json_t *(*view_public)(const game_t *g);
+    json_t *(*view_seat)(const game_t *g, int seat);
 
     /* The earliest time at which tick() has something to do, or GAME_NO_DEADLINE. */
     int64_t (*next_deadline)(const game_t *g);
@@ -164,6 +167,15 @@ game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t s
 /* The descriptor's default options as a new object. */
 json_t *game_default_options(const game_desc_t *d);
 
+/*
+ * The view skeleton: view_public(), then for a seat (0 <= seat < seats)
+ * "seat", the keys of view_seat() and "legal". GAME_SPECTATOR (or any other
+ * seat) gets the public part alone.
+ */
+json_t *game_view(const game_t *g, int seat);
+/* The seat's own part of its view: {"seat", view_seat()'s keys, "legal"}. */
+json_t *game_view_own(const game_t *g, int seat);
+
 static inline int game_apply(game_t *g, int seat, const json_t *a, int64_t now, game_error_t *e)
 {
     return g->desc->apply(g, seat, a, now, e);
@@ -171,10 +183,6 @@ static inline int game_apply(game_t *g, int seat, const json_t *a, int64_t now, 
 static inline json_t *game_legal(const game_t *g, int seat)
 {
     return g->desc->legal(g, seat);
-}
-static inline json_t *game_view(const game_t *g, int seat)
-{
-    return g->desc->view(g, seat);
 }
 static inline int64_t game_next_deadline(const game_t *g)
 {

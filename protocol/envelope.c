@@ -2,6 +2,7 @@
  * envelope.c — line -> request, replies and events -> line. See envelope.h.
  */
 #include "envelope.h"
+#include "json_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -270,32 +271,6 @@ json_t *proto_event(const char *ev)
 
 /* -------------------------------------------------------------- encoding --- */
 
-typedef struct outbuf {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} outbuf_t;
-
-static int outbuf_put(const char *s, size_t n, void *data)
-{
-    outbuf_t *b = data;
-    if (b->cap - b->len < n + 1) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap - b->len < n + 1)
-            cap *= 2;
-        char *p = realloc(b->data, cap);
-        if (!p) {
-            b->failed = true;
-            return -1;
-        }
-        b->data = p;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    return 0;
-}
-
 size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size)
 {
     size_t n = 0, k = re ? strlen(re) : 0;
@@ -310,7 +285,7 @@ size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size)
     if (id) {
         memcpy(buf + n, ",\"id\":", 6);
         n += 6;
-        size_t w = json_dumpb(id, buf + n, size - n, JSON_COMPACT | JSON_ENCODE_ANY);
+        size_t w = json_text(id, buf + n, size - n);
         if (w == 0 || w > size - n) return 0;
         n += w;
     }
@@ -322,13 +297,17 @@ size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size)
 
 char *proto_encode(const json_t *msg, size_t *len)
 {
-    outbuf_t b = {0};
-    if (!msg || json_dump_callback(msg, outbuf_put, &b, JSON_COMPACT) < 0 ||
-        outbuf_put("\n", 1, &b) < 0 || b.failed) {
-        free(b.data);
-        return NULL;
-    }
-    b.data[b.len] = '\0';
-    if (len) *len = b.len;
-    return b.data;
+    if (!msg) return NULL;
+    char tmp[4096];
+    size_t n = json_text(msg, tmp, sizeof tmp);
+    char *line = malloc(n + 2);
+    if (!line) return NULL;
+    if (n <= sizeof tmp)
+        memcpy(line, tmp, n);
+    else
+        json_text(msg, line, n);
+    line[n] = '\n';
+    line[n + 1] = '\0';
+    if (len) *len = n + 1;
+    return line;
 }

@@ -29,6 +29,7 @@
 #include "conn.h"
 #include "dispatch.h"
 #include "envelope.h"
+#include "json_text.h"
 #include "log.h"
 #include "scheduler.h"
 #include "session.h"
@@ -313,7 +314,7 @@ static int out_reserve(conn_t *c, size_t n)
     return 0;
 }
 
-/* json_dump_callback()'s sink: append to the connection's output. */
+/* Append to the connection's output. */
 static int out_put(const char *s, size_t n, void *data)
 {
     conn_t *c = data;
@@ -412,26 +413,21 @@ static int out_queued(conn_t *c)
 int conn_send(conn_t *c, const json_t *msg)
 {
     if (!c || c->state != CONN_OPEN) return -1;
-    /* The encoding of proto_encode(): compact JSON, then the newline. jansson
-       writes into one scratch buffer, cheaper than a callback per token (8% of
-       the server's CPU at 1,000 tables); a message too big for it takes the
-       callback road. */
-    static char scratch[64 * 1024];
-    size_t mark = c->out_len;
-    size_t n = msg ? json_dumpb(msg, scratch, sizeof scratch - 1, JSON_COMPACT) : 0;
-    if (n > 0 && n < sizeof scratch - 1) {
-        scratch[n] = '\n';
-        if (out_put(scratch, n + 1, c) < 0) {
+    if (!msg) return -1;
+    /* The encoding of proto_encode() (compact JSON, then the newline), written
+       straight into the output buffer; a message longer than the room left
+       is encoded again once the buffer has grown. */
+    size_t room = c->out_size - c->out_len;
+    size_t n = json_text(msg, c->out ? c->out + c->out_len : NULL, room);
+    if (n + 1 > room) {
+        if (out_reserve(c, n + 1) < 0) {
             conn_doom(c, "out of memory");
             return -1;
         }
-        return out_queued(c);
+        json_text(msg, c->out + c->out_len, n);
     }
-    if (!msg || json_dump_callback(msg, out_put, c, JSON_COMPACT) < 0 || out_put("\n", 1, c) < 0) {
-        c->out_len = mark;
-        log_error("conn %llu: cannot encode a message", (unsigned long long)c->id);
-        return -1;
-    }
+    c->out[c->out_len + n] = '\n';
+    c->out_len += n + 1;
     return out_queued(c);
 }
 

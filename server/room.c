@@ -7,6 +7,7 @@
 
 #include "conn.h"
 #include "envelope.h"
+#include "json_text.h"
 #include "log.h"
 #include "room.h"
 #include "session.h"
@@ -480,22 +481,21 @@ static bool at_once(const room_t *r, int seat)
     return r->status == ROOM_PLAYING && r->desc->at_once && r->desc->at_once(r->game, seat);
 }
 
-/*
- * A seat's view: game_view() only, plus "seat"/"legal" if the game left them
- * out, and "at_once": true when the seat's next action is part of its move.
- */
+/* A seat's own keys (game_view_own()), plus "at_once": true when its next
+   action is part of its move. */
+static json_t *own_view(room_t *r, int seat)
+{
+    json_t *own = game_view_own(r->game, seat);
+    if (at_once(r, seat)) json_object_set_new(own, "at_once", json_true());
+    return own;
+}
+
+/* A seat's view (GAME_SPECTATOR: the public part alone). */
 static json_t *view_for(room_t *r, int seat)
 {
-    json_t *v = game_view(r->game, seat);
+    json_t *v = r->desc->view_public(r->game);
     if (!v) v = json_object();
-    if (seat >= 0 && at_once(r, seat)) json_object_set_new(v, "at_once", json_true());
-    if (seat >= 0) {
-        if (!json_object_get(v, "seat")) json_object_set_new(v, "seat", json_integer(seat));
-        if (!json_object_get(v, "legal")) {
-            json_t *legal = r->status == ROOM_PLAYING ? game_legal(r->game, seat) : NULL;
-            json_object_set_new(v, "legal", legal ? legal : json_array());
-        }
-    }
+    if (seat >= 0) json_object_update_new(v, own_view(r, seat));
     return v;
 }
 
@@ -551,14 +551,89 @@ static void add_turn_clock(room_t *r, json_t *ev)
                         left >= 0 ? json_integer((json_int_t)left) : json_null());
 }
 
-json_t *room_state_event(room_t *r, int seat)
+/* The envelope of a state event, without its view. */
+static json_t *state_head(room_t *r)
 {
     json_t *ev = proto_event("state");
     json_object_set_new(ev, "room", json_string(r->id));
     json_object_set_new(ev, "seq", json_integer((json_int_t)r->seq));
     add_turn_clock(r, ev);
+    return ev;
+}
+
+json_t *room_state_event(room_t *r, int seat)
+{
+    json_t *ev = state_head(r);
     json_object_set_new(ev, "view", view_for(r, seat));
     return ev;
+}
+
+/*
+ * Encoded state events, built from ONE encoding of the envelope and of the
+ * public view for everyone (encoding each seat's whole view was most of the
+ * server's work). jansson writes a compact object as {"k":v,...}, so joining
+ * encoded objects is textual: {H} + "view" + {P} + {O} gives
+ * {H,"view":{P,O}}, byte for byte the encoding of room_state_event().
+ */
+typedef struct state_text {
+    char head[512], pub[96 * 1024], line[128 * 1024];
+    size_t nhead, npub; /* without their closing '}' */
+} state_text_t;
+
+static state_text_t state_text;
+
+/* Encode v into buf without its closing brace; 0 if it does not fit. */
+static size_t encode_open(const json_t *v, char *buf, size_t size)
+{
+    size_t n = json_text(v, buf, size);
+    return n >= 2 && n < size && buf[n - 1] == '}' ? n - 1 : 0;
+}
+
+static bool state_text_begin(room_t *r, state_text_t *t)
+{
+    json_t *head = state_head(r), *pub = r->desc->view_public(r->game);
+    t->nhead = encode_open(head, t->head, sizeof t->head);
+    t->npub = encode_open(pub, t->pub, sizeof t->pub);
+    json_decref(head);
+    json_decref(pub);
+    return t->nhead > 1 && t->npub > 1; /* two non-empty objects */
+}
+
+/* The line for `seat` (GAME_SPECTATOR: the public view alone); 0 if too big. */
+static size_t state_text_line(room_t *r, state_text_t *t, int seat)
+{
+    char own[32 * 1024];
+    size_t nown = 1; /* the '{' of an empty own part */
+    if (seat >= 0) {
+        json_t *o = own_view(r, seat);
+        nown = encode_open(o, own, sizeof own);
+        json_decref(o);
+        if (nown == 0) return 0;
+    }
+    static const char key[] = ",\"view\":";
+    if (nown == 1) nown = 0; /* nothing to join */
+    size_t n = t->nhead + sizeof key - 1 + t->npub + nown + 3;
+    if (n > sizeof t->line) return 0;
+    char *p = t->line;
+    memcpy(p, t->head, t->nhead), p += t->nhead;
+    memcpy(p, key, sizeof key - 1), p += sizeof key - 1;
+    memcpy(p, t->pub, t->npub), p += t->npub;
+    if (nown > 0) { /* ',' in place of the own part's '{' */
+        *p++ = ',';
+        memcpy(p, own + 1, nown - 1), p += nown - 1;
+    }
+    memcpy(p, "}}\n", 3);
+    return n;
+}
+
+/* Send seat's state event to c (the whole view in one go when it is too big to join). */
+static void send_state(room_t *r, state_text_t *t, bool joined, int seat, conn_t *c)
+{
+    size_t n = joined ? state_text_line(r, t, seat) : 0;
+    if (n > 0)
+        conn_send_encoded(c, t->line, n);
+    else
+        conn_send_new(c, room_state_event(r, seat));
 }
 
 void room_changed(room_t *r)
@@ -566,15 +641,18 @@ void room_changed(room_t *r)
     if (r->closed) return;
     r->seq++;
     update_waits(r, room_clock(r)); /* the events tell the turn timer: start it first */
+    state_text_t *t = &state_text;
+    bool joined = state_text_begin(r, t);
     for (int i = 0; i < r->nseats; i++) {
         session_t *s = r->seats[i].session;
-        if (s && s->conn) conn_send_new(s->conn, room_state_event(r, i));
+        if (s && s->conn) send_state(r, t, joined, i, s->conn);
     }
-    if (r->nwatchers > 0) {
-        json_t *ev = room_state_event(r, GAME_SPECTATOR);
-        send_members(r, ev, false);
-        json_decref(ev);
-    }
+    size_t n = r->nwatchers > 0 && joined ? state_text_line(r, t, GAME_SPECTATOR) : 0;
+    for (int i = 0; i < r->nwatchers; i++)
+        if (n > 0)
+            conn_send_encoded(r->watchers[i]->conn, t->line, n);
+        else
+            conn_send_new(r->watchers[i]->conn, room_state_event(r, GAME_SPECTATOR));
     if (r->status == ROOM_PLAYING && game_is_over(r->game)) {
         r->status = ROOM_OVER;
         json_t *result = r->desc->result(r->game);

@@ -132,23 +132,27 @@ int g233_parse(const json_t *o, act_t *a, game_error_t *err)
     return bad(err, "unknown action");
 }
 
+/* Built for every legal action of every view: static ASCII keys and names. */
 json_t *g233_act_json(const act_t *a)
 {
-    json_t *o = json_pack("{s:s}", "type", type_names[a->type]);
+    json_t *o = json_object();
+    json_object_set_new_nocheck(o, "type", json_string_nocheck(type_names[a->type]));
     switch (a->type) {
     case ACT_DISCARD:
-        json_object_set_new(o, "card", json_string(card_name((card_t)a->card)));
-        if (a->declare) json_object_set_new(o, "declare", json_true());
+        json_object_set_new_nocheck(o, "card", json_string_nocheck(card_name((card_t)a->card)));
+        if (a->declare) json_object_set_new_nocheck(o, "declare", json_true());
         break;
     case ACT_CLAIM:
         if (a->final) {
-            json_object_set_new(o, "final", json_true());
+            json_object_set_new_nocheck(o, "final", json_true());
             break;
         }
         /* fall through */
-    case ACT_LAY: json_object_set_new(o, "cards", g233_cards_json(a->cards, a->ncards)); break;
+    case ACT_LAY:
+        json_object_set_new_nocheck(o, "cards", g233_cards_json(a->cards, a->ncards));
+        break;
     case ACT_GIFT:
-        if (a->to >= 0) json_object_set_new(o, "to", json_integer(a->to));
+        if (a->to >= 0) json_object_set_new_nocheck(o, "to", json_integer(a->to));
         break;
     default: break;
     }

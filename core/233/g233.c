@@ -668,7 +668,7 @@ static json_t *g233_default_action(const game_t *base, int seat)
     const g233_t *g = (const g233_t *)base;
     if (seat < 0 || seat >= base->seats || !(g233_waiting(base) & (1u << seat)) || g->nclaims)
         return NULL;
-    json_t *view = g233_desc.view(base, seat);
+    json_t *view = game_view(base, seat);
     rng_t r;
     rng_seed(&r, 233);
     json_t *a = g233_bot(view, "greedy", &r);
@@ -722,7 +722,8 @@ const game_desc_t g233_desc = {
     .create = g233_create,
     .apply = g233_apply,
     .legal = g233_legal,
-    .view = g233_view,
+    .view_public = g233_view_public,
+    .view_seat = g233_view_seat,
     .next_deadline = g233_next_deadline,
     .tick = g233_tick,
     .waiting = g233_waiting,

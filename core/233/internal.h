@@ -46,7 +46,8 @@ combo_t g233_combo(const g233_t *g, int seat, const hand_t *h);
 /* view.c */
 json_t *g233_cards_json(const card_t *cards, int n);
 json_t *g233_hand_json(const hand_t *h);
-json_t *g233_view(const game_t *g, int seat);
+json_t *g233_view_public(const game_t *g);
+json_t *g233_view_seat(const game_t *g, int seat);
 json_t *g233_dump(const game_t *g);
 game_t *g233_resample(const game_t *g, int seat, uint64_t seed);
 int g233_audit(const game_t *g, game_error_t *err);

@@ -15,11 +15,26 @@
 
 static const char *const phase_names[] = {"draw", "gift", "discard", "over"};
 
+/*
+ * Views are built on every change for every seat: keys and card names are
+ * static ASCII, so they skip jansson's UTF-8 checks (the _nocheck calls) and
+ * json_pack()'s format parsing.
+ */
+static void set(json_t *o, const char *key, json_t *v)
+{
+    json_object_set_new_nocheck(o, key, v);
+}
+
+static json_t *card_json(card_t c)
+{
+    return json_string_nocheck(card_name(c));
+}
+
 json_t *g233_cards_json(const card_t *cards, int n)
 {
     json_t *a = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_string(card_name(cards[i])));
+        json_array_append_new(a, card_json(cards[i]));
     return a;
 }
 
@@ -28,7 +43,7 @@ json_t *g233_hand_json(const hand_t *h)
     json_t *a = json_array();
     for (int c = 0; c < G233_KINDS; c++)
         for (int i = 0; i < h->n[c]; i++)
-            json_array_append_new(a, json_string(card_name((card_t)c)));
+            json_array_append_new(a, card_json((card_t)c));
     return a;
 }
 
@@ -65,46 +80,63 @@ static json_t *public_view(const g233_t *g)
     json_t *players = json_array();
     for (int s = 0; s < g->base.seats; s++) {
         const g233_player_t *p = &g->p[s];
-        json_array_append_new(players, json_pack("{s:i, s:i, s:o, s:i, s:i, s:i}", "seat", s,
-                                                 "cards", hand_size(&p->hand), "melds",
-                                                 melds_json(p), "gifts_plus", p->gifts_plus,
-                                                 "gifts_minus", p->gifts_minus, "score", p->score));
+        json_t *o = json_object();
+        set(o, "seat", json_integer(s));
+        set(o, "cards", json_integer(hand_size(&p->hand)));
+        set(o, "melds", melds_json(p));
+        set(o, "gifts_plus", json_integer(p->gifts_plus));
+        set(o, "gifts_minus", json_integer(p->gifts_minus));
+        set(o, "score", json_integer(p->score));
+        json_array_append_new(players, o);
     }
     json_t *claims = json_array();
     for (int i = 0; i < g->nclaims; i++)
         json_array_append_new(claims, json_integer(g->claims[i].seat));
     int top = g->ndiscard ? g->discard[g->ndiscard - 1] : -1;
-    json_t *v = json_pack(
-        "{s:s, s:i, s:i, s:i, s:i, s:s, s:b, s:i, s:o, s:i, s:o, s:i, s:b, s:o, s:o, s:o, s:o, "
-        "s:i}",
-        "game", "233", "round", g->round, "dealer", g->dealer, "turn", g->turn, "direction", g->dir,
-        "phase", phase_names[g->phase], "last_draws", g->declarer >= 0, "draw_pile", g->ndraw,
-        "discard", top >= 0 ? json_string(card_name((card_t)top)) : json_null(), "discard_pile",
-        g->ndiscard, "discarder", seat_or_null(g->discarder), "rebuilds", g->rebuilds, "claim_open",
-        g->open && g->phase == PH_DRAW && g->declarer < 0 && top >= 0 && !g233_placing(g), "claims",
-        claims, "declarer", seat_or_null(g->declarer), "players", players, "events", events_json(g),
-        "target", g->target);
-    if (g->declarer >= 0) json_object_set_new(v, "combo", json_string(combo_name(g->declared)));
+    json_t *v = json_object();
+    set(v, "game", json_string_nocheck("233"));
+    set(v, "round", json_integer(g->round));
+    set(v, "dealer", json_integer(g->dealer));
+    set(v, "turn", json_integer(g->turn));
+    set(v, "direction", json_integer(g->dir));
+    set(v, "phase", json_string_nocheck(phase_names[g->phase]));
+    set(v, "last_draws", json_boolean(g->declarer >= 0));
+    set(v, "draw_pile", json_integer(g->ndraw));
+    set(v, "discard", top >= 0 ? card_json((card_t)top) : json_null());
+    set(v, "discard_pile", json_integer(g->ndiscard));
+    set(v, "discarder", seat_or_null(g->discarder));
+    set(v, "rebuilds", json_integer(g->rebuilds));
+    set(v, "claim_open",
+        json_boolean(g->open && g->phase == PH_DRAW && g->declarer < 0 && top >= 0 &&
+                     !g233_placing(g)));
+    set(v, "claims", claims);
+    set(v, "declarer", seat_or_null(g->declarer));
+    set(v, "players", players);
+    set(v, "events", events_json(g));
+    set(v, "target", json_integer(g->target));
+    if (g->declarer >= 0) set(v, "combo", json_string_nocheck(combo_name(g->declared)));
     if (g->phase == PH_GIFT) {
         /* A drawn gift is shown to everyone: it is placed face up. */
         const hand_t *h = &g->p[g->turn].hand;
-        json_object_set_new(v, "pending_gift",
-                            json_string(h->n[CARD_GIFT_MINUS] ? "gift-5" : "gift+5"));
+        set(v, "pending_gift", json_string_nocheck(h->n[CARD_GIFT_MINUS] ? "gift-5" : "gift+5"));
     }
-    if (g->last_round) json_object_set(v, "last_round", g->last_round); /* shared, see above */
-    if (g->phase == PH_OVER) json_object_set_new(v, "result", g233_desc.result(&g->base));
+    if (g->last_round) set(v, "last_round", json_incref(g->last_round)); /* shared, see above */
+    if (g->phase == PH_OVER) set(v, "result", g233_desc.result(&g->base));
     return v;
 }
 
-json_t *g233_view(const game_t *base, int seat)
+json_t *g233_view_public(const game_t *base)
+{
+    return public_view((const g233_t *)base);
+}
+
+/* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
+json_t *g233_view_seat(const game_t *base, int seat)
 {
     const g233_t *g = (const g233_t *)base;
-    json_t *v = public_view(g);
-    if (seat < 0 || seat >= base->seats) return v;
-    json_object_set_new(v, "seat", json_integer(seat));
-    json_object_set_new(v, "hand", g233_hand_json(&g->p[seat].hand));
-    if (seat == g->turn && g->must_win) json_object_set_new(v, "must_win", json_true());
-    json_object_set_new(v, "legal", g233_legal(base, seat));
+    json_t *v = json_object();
+    set(v, "hand", g233_hand_json(&g->p[seat].hand));
+    if (seat == g->turn && g->must_win) set(v, "must_win", json_true());
     return v;
 }
 

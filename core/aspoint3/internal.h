@@ -29,7 +29,8 @@ const char *ap3_pack_scoring_name(const ap3_t *g);
 /* view.c */
 json_t *ap3_cards_json(const ap3_card_t *cards, int n);
 json_t *ap3_card_json(ap3_card_t c); /* a name, or null for AP3_NONE */
-json_t *ap3_view(const game_t *g, int seat);
+json_t *ap3_view_public(const game_t *g);
+json_t *ap3_view_seat(const game_t *g, int seat);
 json_t *ap3_dump(const game_t *g);
 game_t *ap3_resample(const game_t *g, int seat, uint64_t seed);
 int ap3_audit(const game_t *g, game_error_t *err);

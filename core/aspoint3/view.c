@@ -65,16 +65,19 @@ static json_t *public_view(const ap3_t *g)
     return v;
 }
 
-json_t *ap3_view(const game_t *base, int seat)
+json_t *ap3_view_public(const game_t *base)
+{
+    return public_view((const ap3_t *)base);
+}
+
+/* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
+json_t *ap3_view_seat(const game_t *base, int seat)
 {
     const ap3_t *g = (const ap3_t *)base;
-    json_t *v = public_view(g);
-    if (seat < 0 || seat >= base->seats) return v;
-    json_object_set_new(v, "seat", json_integer(seat));
+    json_t *v = json_object();
     json_object_set_new(v, "hand", ap3_cards_json(g->hand[seat], 2));
     if (seat == g->starter && g->swapped_out != AP3_NONE)
         json_object_set_new(v, "swapped_out", ap3_card_json(g->swapped_out));
-    json_object_set_new(v, "legal", ap3_legal(base, seat));
     return v;
 }
 

@@ -30,7 +30,8 @@ void seqnum_hand_remove(seqnum_player_t *p, int kind);
 
 /* view.c */
 json_t *seqnum_cards_json(const uint8_t *cards, int n);
-json_t *seqnum_view(const game_t *g, int seat);
+json_t *seqnum_view_public(const game_t *g);
+json_t *seqnum_view_seat(const game_t *g, int seat);
 json_t *seqnum_dump(const game_t *g);
 game_t *seqnum_resample(const game_t *g, int seat, uint64_t seed);
 int seqnum_audit(const game_t *g, game_error_t *err);

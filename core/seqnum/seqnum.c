@@ -354,7 +354,7 @@ static json_t *seqnum_default_action(const game_t *base, int seat)
     if (g->over || seat < 0 || seat >= base->seats) return NULL;
     if (g->p[seat].owe >= 0) return json_pack("{s:s}", "type", "draw");
     if (seat != g->turn) return NULL;
-    json_t *view = seqnum_desc.view(base, seat);
+    json_t *view = game_view(base, seat);
     rng_t r;
     rng_seed(&r, 48);
     json_t *a = seqnum_bot(view, "greedy", &r);
@@ -415,7 +415,8 @@ const game_desc_t seqnum_desc = {
     .create = seqnum_create,
     .apply = seqnum_apply,
     .legal = seqnum_legal,
-    .view = seqnum_view,
+    .view_public = seqnum_view_public,
+    .view_seat = seqnum_view_seat,
     .next_deadline = seqnum_next_deadline,
     .tick = seqnum_tick,
     .waiting = seqnum_waiting,

@@ -62,15 +62,18 @@ static json_t *public_view(const seqnum_t *g)
     return v;
 }
 
-json_t *seqnum_view(const game_t *base, int seat)
+json_t *seqnum_view_public(const game_t *base)
+{
+    return public_view((const seqnum_t *)base);
+}
+
+/* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
+json_t *seqnum_view_seat(const game_t *base, int seat)
 {
     const seqnum_t *g = (const seqnum_t *)base;
-    json_t *v = public_view(g);
-    if (seat < 0 || seat >= base->seats) return v;
-    json_object_set_new(v, "seat", json_integer(seat));
+    json_t *v = json_object();
     json_object_set_new(v, "team", json_integer(seqnum_team(g, seat)));
     json_object_set_new(v, "hand", seqnum_cards_json(g->p[seat].hand, g->p[seat].nhand));
-    json_object_set_new(v, "legal", seqnum_legal(base, seat));
     return v;
 }
 

@@ -33,7 +33,8 @@ void slap_update_stall(slap_t *g, int64_t t);
 
 /* view.c */
 json_t *slap_cards_json(const slap_card_t *cards, int n);
-json_t *slap_view(const game_t *g, int seat);
+json_t *slap_view_public(const game_t *g);
+json_t *slap_view_seat(const game_t *g, int seat);
 json_t *slap_dump(const game_t *g);
 game_t *slap_resample(const game_t *g, int seat, uint64_t seed);
 int slap_audit(const game_t *g, game_error_t *err);

@@ -538,7 +538,7 @@ static unsigned slap_waiting(const game_t *base)
 static json_t *slap_default_action(const game_t *base, int seat)
 {
     if (!slap_can_act((const slap_t *)base, seat)) return NULL;
-    json_t *view = slap_view(base, seat);
+    json_t *view = game_view(base, seat);
     rng_t r;
     rng_seed(&r, 4);
     json_t *a = slap_bot(view, "greedy", &r);
@@ -596,7 +596,8 @@ const game_desc_t slap_desc = {
     .create = slap_create,
     .apply = slap_apply,
     .legal = slap_legal,
-    .view = slap_view,
+    .view_public = slap_view_public,
+    .view_seat = slap_view_seat,
     .next_deadline = slap_next_deadline,
     .tick = slap_tick,
     .waiting = slap_waiting,

@@ -93,14 +93,18 @@ static json_t *public_view(const slap_t *g)
     return v;
 }
 
-json_t *slap_view(const game_t *base, int seat)
+json_t *slap_view_public(const game_t *base)
 {
-    const slap_t *g = (const slap_t *)base;
-    json_t *v = public_view(g);
-    if (seat < 0 || seat >= base->seats) return v;
-    json_object_set_new(v, "seat", json_integer(seat));
+    return public_view((const slap_t *)base);
+}
+
+/* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
+json_t *slap_view_seat(const game_t *base, int seat)
+{
+    (void)base;
+    (void)seat;
+    json_t *v = json_object();
     json_object_set_new(v, "hand", json_array()); /* no card is private to its owner */
-    json_object_set_new(v, "legal", slap_legal(base, seat));
     return v;
 }
 

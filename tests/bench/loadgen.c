@@ -266,9 +266,8 @@ static void on_think(uv_timer_t *tm)
 }
 
 /* The first legal action that is not an out-of-turn claim, or NULL. */
-static json_t *choose(json_t *view)
+static json_t *choose(json_t *legal)
 {
-    json_t *legal = json_object_get(view, "legal");
     size_t i;
     json_t *a;
     json_array_foreach(legal, i, a)
@@ -279,12 +278,10 @@ static json_t *choose(json_t *view)
     return NULL;
 }
 
-static void on_state(conn_t *c, json_t *ev)
+/* A state event of c's room at `seq`; `legal` is its view's legal actions. */
+static void on_state(conn_t *c, int64_t seq, json_t *legal)
 {
     table_t *t = c->table;
-    const char *room = json_string_value(json_object_get(ev, "room"));
-    if (!room || strcmp(room, t->room) != 0) return;
-    int64_t seq = (int64_t)json_integer_value(json_object_get(ev, "seq"));
     if (!t->started) {
         t->started = true;
         if (t->games == 0) tables_started++;
@@ -299,7 +296,7 @@ static void on_state(conn_t *c, json_t *ev)
         }
     }
     if (phase == PH_DONE || c->next_action) return;
-    json_t *a = choose(json_object_get(ev, "view"));
+    json_t *a = choose(legal);
     if (!a) return;
     if (opt.think_ms <= 0) {
         act_now(c, json_incref(a), seq);
@@ -368,8 +365,43 @@ static void on_game_over(conn_t *c, json_t *ev)
     }
 }
 
+/*
+ * A state event read the way a lean bot reads it: the room and the seq from
+ * the envelope's head, and the view's "legal" array (the last key of a 233
+ * view), the only part of the view the loadgen acts on. Parsing each whole
+ * view (900 bytes, 40,000 a second at 2,000 tables) made the loadgen, not the
+ * server, the limit. Returns false if the line is not such an event.
+ */
+static bool fast_state(conn_t *c, const char *line, size_t len)
+{
+    static const char head[] = "{\"ev\":\"state\",\"room\":\"";
+    static const char key[] = "\"legal\":";
+    size_t nroom = strlen(c->table->room);
+    if (len < sizeof head + nroom + 8 || memcmp(line, head, sizeof head - 1) != 0) return false;
+    const char *p = line + sizeof head - 1;
+    if (memcmp(p, c->table->room, nroom) != 0 || memcmp(p + nroom, "\",\"seq\":", 8) != 0)
+        return false;
+    int64_t seq = strtoll(p + nroom + 8, NULL, 10);
+    const char *legal = NULL;
+    for (const char *q = line + len - (sizeof key - 1); q > p; q--)
+        if (*q == '"' && memcmp(q, key, sizeof key - 1) == 0) {
+            legal = q + sizeof key - 1;
+            break;
+        }
+    if (!legal) return false;
+    json_t *a = json_loadb(legal, (size_t)(line + len - legal), JSON_DISABLE_EOF_CHECK, NULL);
+    if (!json_is_array(a)) {
+        json_decref(a);
+        return false;
+    }
+    on_state(c, seq, a);
+    json_decref(a);
+    return true;
+}
+
 static void tables_line(conn_t *c, const char *line, size_t len)
 {
+    if (fast_state(c, line, len)) return;
     json_error_t jerr;
     json_t *msg = json_loadb(line, len, 0, &jerr);
     if (!json_is_object(msg)) {
@@ -379,8 +411,10 @@ static void tables_line(conn_t *c, const char *line, size_t len)
     }
     const char *ev = json_string_value(json_object_get(msg, "ev"));
     if (ev) {
-        if (strcmp(ev, "state") == 0)
-            on_state(c, msg);
+        const char *room = json_string_value(json_object_get(msg, "room"));
+        if (strcmp(ev, "state") == 0 && room && strcmp(room, c->table->room) == 0)
+            on_state(c, (int64_t)json_integer_value(json_object_get(msg, "seq")),
+                     json_object_get(json_object_get(msg, "view"), "legal"));
         else if (strcmp(ev, "game_over") == 0)
             on_game_over(c, msg);
         else if (strcmp(ev, "error") == 0 || strcmp(ev, "shutdown") == 0) {

@@ -46,7 +46,7 @@ static g233_t *table(int seats)
 /* What the greedy bot plays for `seat`, as compact JSON text (caller frees). */
 static char *bot_says(g233_t *g, int seat)
 {
-    json_t *v = g233_desc.view(&g->base, seat);
+    json_t *v = game_view(&g->base, seat);
     rng_t r;
     rng_seed(&r, 1);
     json_t *a = g233_bot(v, "greedy", &r);

@@ -228,7 +228,7 @@ static void dealt_plus_gift_is_laid_at_once_and_replaced(void **state)
     assert_true(laid > 0);
     /* Laid face up: everyone sees it among the events and in front of its holder. */
     assert_int_equal(count_events(g, "gift", "gift+5"), laid);
-    json_t *v = g233_desc.view(&g->base, GAME_SPECTATOR);
+    json_t *v = game_view(&g->base, GAME_SPECTATOR);
     int shown = 0;
     for (int s = 0; s < 3; s++)
         shown += (int)json_integer_value(json_object_get(
@@ -281,7 +281,7 @@ static void dealt_minus_gift_is_given_before_the_dealers_first_draw(void **state
     assert_int_equal(gt_legal_count(&g->base, 0), 0);
     assert_int_equal(gt_legal_count(&g->base, 2), 3);
     assert_true(legal_has(g, 2, "{\"type\":\"gift\",\"to\":3}"));
-    json_t *v = g233_desc.view(&g->base, GAME_SPECTATOR);
+    json_t *v = game_view(&g->base, GAME_SPECTATOR);
     assert_false(json_is_true(json_object_get(v, "claim_open")));
     json_decref(v);
     OK(g, 2, "{\"type\":\"gift\",\"args\":[\"3\"]}", 0);
@@ -347,7 +347,7 @@ static void dealt_minus_gift_is_shown_to_its_holder_only(void **state)
     g233_t *g = table(4, NULL);
     hand(g, 2, "Y1 Y5 B2 B7 G3 G8 red pink gift-5");
     for (int s = GAME_SPECTATOR; s < 4; s++) {
-        json_t *v = g233_desc.view(&g->base, s);
+        json_t *v = game_view(&g->base, s);
         char *text = json_dumps(v, JSON_COMPACT);
         if (s == 2)
             assert_non_null(strstr(text, "gift-5")); /* in its hand, and its legal gifts */
@@ -358,7 +358,7 @@ static void dealt_minus_gift_is_shown_to_its_holder_only(void **state)
     }
     /* Once given, it lies face up for everyone to see. */
     OK(g, 2, "{\"type\":\"gift\",\"to\":1}", 0);
-    json_t *v = g233_desc.view(&g->base, GAME_SPECTATOR);
+    json_t *v = game_view(&g->base, GAME_SPECTATOR);
     char *text = json_dumps(v, JSON_COMPACT);
     assert_non_null(strstr(text, "gift-5"));
     free(text);
@@ -802,7 +802,7 @@ static void minus_gift_goes_to_a_named_player(void **state)
     next_draw(g, "gift-5");
     OK(g, 0, "{\"type\":\"draw\"}", 0);
     assert_int_equal(g->phase, PH_GIFT);
-    json_t *v = g233_desc.view(&g->base, 1);
+    json_t *v = game_view(&g->base, 1);
     assert_string_equal(json_string_value(json_object_get(v, "pending_gift")), "gift-5");
     json_decref(v);
     refused(g, 0, "{\"type\":\"draw\"}", 0, "must_place_gift");
@@ -888,7 +888,7 @@ static void round_winner_deals_and_opens_the_next_round(void **state)
     assert_int_equal(g->declarer, 1); /* seat 1 wins as its turn comes, before drawing */
     OK(g, 2, "{\"type\":\"draw\"}", 0);
     while (g->round == 1) { /* seats 2 then 0 finish their last draw with the bot */
-        json_t *v = g233_desc.view(&g->base, g->turn);
+        json_t *v = game_view(&g->base, g->turn);
         rng_t r;
         rng_seed(&r, 1);
         json_t *a = g233_bot(v, "greedy", &r);
@@ -1205,7 +1205,7 @@ static void views_show_a_hand_only_to_its_owner(void **state)
     (void)state;
     g233_t *g = table(4, NULL);
     for (int s = -1; s < 4; s++) {
-        json_t *v = g233_desc.view(&g->base, s);
+        json_t *v = game_view(&g->base, s);
         json_t *h = json_object_get(v, "hand");
         if (s < 0) {
             assert_null(h);

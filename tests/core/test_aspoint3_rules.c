@@ -203,7 +203,7 @@ static void deal_gives_two_hidden_cards_each_and_two_centre_cards(void **state)
     assert_int_equal(g->starter, 0);
     assert_int_equal(g->phase, AP3_SWAP);
     assert_int_equal(aspoint3_desc.waiting(&g->base), 1u);
-    json_t *v = aspoint3_desc.view(&g->base, 1);
+    json_t *v = game_view(&g->base, 1);
     assert_int_equal(json_array_size(json_object_get(v, "hand")), 2);
     assert_string_equal(json_string_value(json_object_get(v, "up")), ap3_card_name(g->up));
     assert_true(json_is_true(json_object_get(v, "down")));
@@ -245,8 +245,8 @@ static void starter_swaps_blind_with_the_face_down_card(void **state)
     assert_int_equal(g->hand[0][0], ap3_card_parse("AH"));
     assert_int_equal(g->down, ap3_card_parse("2S"));
     /* The swapper sees the card taken and knows the card given; nobody else does. */
-    json_t *v0 = aspoint3_desc.view(&g->base, 0), *v1 = aspoint3_desc.view(&g->base, 1),
-           *vs = aspoint3_desc.view(&g->base, GAME_SPECTATOR);
+    json_t *v0 = game_view(&g->base, 0), *v1 = game_view(&g->base, 1),
+           *vs = game_view(&g->base, GAME_SPECTATOR);
     json_t *want = json_pack("[s,s]", "AH", "9H");
     assert_true(json_equal(json_object_get(v0, "hand"), want));
     assert_string_equal(json_string_value(json_object_get(v0, "swapped_out")), "2S");
@@ -272,7 +272,7 @@ static void starter_may_keep(void **state)
     deal(g, "2S 9H", "KD QC", "5S", "AH");
     assert_true(legal_has(g, 0, KEEP));
     OK(g, 0, KEEP);
-    json_t *v1 = aspoint3_desc.view(&g->base, 1);
+    json_t *v1 = game_view(&g->base, 1);
     assert_true(json_is_false(json_object_get(v1, "swapped")));
     json_decref(v1);
     OK(g, 1, DOWN);
@@ -406,7 +406,7 @@ static void reveal_is_public_after_each_deal(void **state)
                               "\"bonus\":null,\"scores\":[0,40]}",
                               0, NULL);
     for (int s = GAME_SPECTATOR; s < 2; s++) {
-        json_t *v = aspoint3_desc.view(&g->base, s);
+        json_t *v = game_view(&g->base, s);
         json_t *got = json_object_get(v, "last_deal");
         if (!json_equal(got, want)) {
             char *t = json_dumps(got, JSON_SORT_KEYS);
@@ -573,7 +573,7 @@ static void rounds_are_three_or_five_other_counts_an_option_beyond_the_text(void
         snprintf(o, sizeof o, "{\"rounds\":%d}", counts[i]);
         ap3_t *g = table(o);
         assert_int_equal(g->rounds, counts[i]);
-        json_t *v = aspoint3_desc.view(&g->base, GAME_SPECTATOR);
+        json_t *v = game_view(&g->base, GAME_SPECTATOR);
         assert_int_equal(json_integer_value(json_object_get(v, "rounds")), counts[i]);
         json_decref(v);
         /* Each round won in one deal: the game ends after exactly `rounds` rounds. */
@@ -776,7 +776,7 @@ static void default_options_advertise_pack_scoring_by_manche(void **state)
     json_decref(want);
     for (int total = 0; total <= 1; total++) {
         ap3_t *g = table(total ? "{\"packs\":2,\"pack_scoring\":\"total\"}" : "{\"packs\":2}");
-        json_t *v = aspoint3_desc.view(&g->base, 0);
+        json_t *v = game_view(&g->base, 0);
         assert_string_equal(json_string_value(json_object_get(v, "pack_scoring")),
                             total ? "total" : "manche");
         assert_string_equal(json_string_value(json_object_get(v, "mode")), "packs");
@@ -806,7 +806,7 @@ static void packs_by_manche_more_deals_won_on_a_pack_wins_it(void **state)
     assert_int_equal(g->pack, 2);
     assert_int_equal(g->nstock, 46);
     assert_int_equal(g->starter, 0); /* the alternation goes on */
-    json_t *v = aspoint3_desc.view(&g->base, GAME_SPECTATOR);
+    json_t *v = game_view(&g->base, GAME_SPECTATOR);
     json_t *p0 = json_array_get(json_object_get(v, "players"), 0);
     assert_int_equal(json_integer_value(json_object_get(p0, "total")), 1);
     assert_int_equal(json_integer_value(json_object_get(p0, "score")), 0);
@@ -951,7 +951,7 @@ static void packs_by_manche_random_games_end_when_a_seat_has_won_n_packs(void **
         json_decref(o);
         while (!aspoint3_desc.is_over(&g->base)) {
             int s = (int)__builtin_ctz(aspoint3_desc.waiting(&g->base));
-            json_t *v = aspoint3_desc.view(&g->base, s);
+            json_t *v = game_view(&g->base, s);
             json_t *a = aspoint3_desc.bot(v, seed % 2 ? "greedy" : "random", &rng);
             assert_int_equal(game_apply(&g->base, s, a, 0, &err), 0);
             audit_ok(g);
@@ -1027,7 +1027,7 @@ static void held_view_does_not_change_as_play_goes_on(void **state)
                 }
             }
             for (int s = GAME_SPECTATOR; s < 2; s++) {
-                held[nheld][s + 1] = aspoint3_desc.view(&g->base, s);
+                held[nheld][s + 1] = game_view(&g->base, s);
                 copy[nheld][s + 1] = json_deep_copy(held[nheld][s + 1]);
             }
             nheld++;
@@ -1173,7 +1173,7 @@ static void check_hidden(ap3_t *g)
                 if (o != s) hidden[g->hand[o][0]] = hidden[g->hand[o][1]] = true;
             if (!(s == g->starter && g->swapped_out != AP3_NONE)) hidden[g->down] = true;
         }
-        json_t *v = aspoint3_desc.view(&g->base, s), *scan = json_copy(v);
+        json_t *v = game_view(&g->base, s), *scan = json_copy(v);
         json_object_del(scan, "last_deal");
         const char *leak = leaks(scan, hidden);
         json_decref(scan);
@@ -1183,7 +1183,7 @@ static void check_hidden(ap3_t *g)
         }
         /* Resampling what s cannot see leaves s's view as it was. */
         game_t *r = aspoint3_desc.resample(&g->base, s, (uint64_t)g->deal * 7 + 3);
-        json_t *w = aspoint3_desc.view(r, s);
+        json_t *w = game_view(r, s);
         assert_true(json_equal(v, w));
         game_error_t err;
         if (aspoint3_desc.audit(r, &err))
@@ -1209,7 +1209,7 @@ static void hidden_cards_reach_nobody_before_the_reveal(void **state)
         while (!aspoint3_desc.is_over(&g->base)) {
             check_hidden(g);
             int s = (int)__builtin_ctz(aspoint3_desc.waiting(&g->base));
-            json_t *v = aspoint3_desc.view(&g->base, s);
+            json_t *v = game_view(&g->base, s);
             json_t *a = aspoint3_desc.bot(v, seed % 2 ? "greedy" : "random", &rng);
             assert_int_equal(game_apply(&g->base, s, a, 0, &err), 0);
             audit_ok(g);
@@ -1240,7 +1240,7 @@ static json_t *bot_choice(ap3_t *g, int seat, const char *strategy)
 {
     rng_t r;
     rng_seed(&r, 5);
-    json_t *v = aspoint3_desc.view(&g->base, seat);
+    json_t *v = game_view(&g->base, seat);
     json_t *a = aspoint3_desc.bot(v, strategy, &r);
     json_decref(v);
     return a;
@@ -1298,7 +1298,7 @@ static void random_bot_plays_a_legal_action(void **state)
     for (int i = 0; i < 20; i++) {
         rng_t r;
         rng_seed(&r, (uint64_t)i);
-        json_t *v = aspoint3_desc.view(&g->base, 0);
+        json_t *v = game_view(&g->base, 0);
         json_t *a = aspoint3_desc.bot(v, "random", &r);
         bool found = false;
         size_t k;
@@ -1308,7 +1308,7 @@ static void random_bot_plays_a_legal_action(void **state)
         json_decref(a);
         json_decref(v);
     }
-    json_t *v = aspoint3_desc.view(&g->base, 1);
+    json_t *v = game_view(&g->base, 1);
     rng_t r;
     rng_seed(&r, 1);
     assert_null(aspoint3_desc.bot(v, "greedy", &r));

@@ -932,7 +932,7 @@ static bool descriptor_complete(const game_desc_t *d)
     json_t *def = json_loads(d->default_options ? d->default_options : "", 0, NULL);
     bool ok = d->id && d->title && d->min_seats >= 1 && d->min_seats <= d->max_seats &&
               d->max_seats <= GAME_MAX_SEATS && json_is_object(def) && d->create && d->apply &&
-              d->legal && d->view && d->next_deadline && d->tick && d->waiting &&
+              d->legal && d->view_public && d->next_deadline && d->tick && d->waiting &&
               d->default_action && d->is_over && d->result && d->bot && d->dump && d->resample &&
               d->audit && d->free;
     json_decref(def);

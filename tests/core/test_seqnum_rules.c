@@ -207,7 +207,7 @@ static void teams_are_seated_alternately(void **state)
     g = table(4, "{\"teams\":2}");
     for (int s = 0; s < 4; s++)
         assert_int_equal(seqnum_team(g, s), s % 2);
-    json_t *v = seqnum_desc.view(&g->base, 3);
+    json_t *v = game_view(&g->base, 3);
     assert_int_equal(json_integer_value(json_object_get(v, "team")), 1);
     json_decref(v);
     game_free(&g->base);
@@ -863,7 +863,7 @@ static void greedy_bot_completes_a_sequence_and_blocks(void **state)
     hand(g, 0, "plus 1+0 2+0 2+1 3+1");
     chips(g, 0, (const int[]){51, 52, 53, 54}, 4);
     chips(g, 1, (const int[]){71, 72, 73, 74}, 4);
-    json_t *v = seqnum_desc.view(&g->base, 0);
+    json_t *v = game_view(&g->base, 0);
     rng_t r;
     rng_seed(&r, 1);
     json_t *a = seqnum_desc.bot(v, "greedy", &r);
@@ -878,7 +878,7 @@ static void greedy_bot_completes_a_sequence_and_blocks(void **state)
     seqnum_put_chip(g, 54, NO_CHIP);
     seqnum_put_chip(g, 53, NO_CHIP);
     hand(g, 0, "plus minus 2+0 2+1 3+1");
-    v = seqnum_desc.view(&g->base, 0);
+    v = game_view(&g->base, 0);
     a = seqnum_desc.bot(v, "greedy", &r);
     int cell = (int)json_integer_value(json_object_get(a, "cell"));
     const char *card = json_string_value(json_object_get(a, "card"));

@@ -996,7 +996,7 @@ static void greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning(voi
     seat0_finishes(g, 1200); /* pile 1: G2 R3 */
     rng_t r;
     rng_seed(&r, 1);
-    json_t *v = slap_desc.view(&g->base, 0);
+    json_t *v = game_view(&g->base, 0);
     json_t *a = slap_bot(v, "greedy", &r);
     assert_string_equal(json_string_value(json_object_get(a, "type")), "slap");
     assert_int_equal(json_integer_value(json_object_get(a, "pile")), 0); /* one card */
@@ -1012,7 +1012,7 @@ static void greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning(voi
     columns(h, 0, "R9", "B1 R3", "B1 B2 B9", "Y1 Y2 Y3 Y9");
     h->p[0].col[3].up = false;
     slap_refresh(h);
-    v = slap_desc.view(&h->base, 0);
+    v = game_view(&h->base, 0);
     a = slap_bot(v, "greedy", &r);
     assert_string_equal(json_string_value(json_object_get(a, "type")), "play");
     json_decref(a);
@@ -1031,7 +1031,7 @@ static void reaction_time_is_read_from_the_strategy_string_not_played(void **sta
     assert_int_equal(slap_bot_reaction_ms(NULL), -1);
     /* The bot is pure: the delay is the caller's; the choice is plain greedy's. */
     slap_t *g = playing(4, NULL);
-    json_t *v = slap_desc.view(&g->base, 2);
+    json_t *v = game_view(&g->base, 2);
     rng_t r1, r2;
     rng_seed(&r1, 3);
     rng_seed(&r2, 3);
@@ -1048,7 +1048,7 @@ static void views_show_counts_for_face_down_cards_and_legal_for_the_seat(void **
     (void)state;
     slap_t *g = playing(3, NULL);
     for (int s = -1; s < 3; s++) {
-        json_t *v = slap_desc.view(&g->base, s);
+        json_t *v = game_view(&g->base, s);
         if (s < 0) {
             assert_null(json_object_get(v, "legal"));
             assert_null(json_object_get(v, "hand"));

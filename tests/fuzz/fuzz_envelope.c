@@ -19,7 +19,7 @@
  *    no command; a JSON line's bad_json has no "re" and no "id";
  *  - the reply (proto_reply / proto_reply_from_error) echoes re, id and the
  *    error, and proto_encode() gives one valid UTF-8 line, "\n" last and only,
- *    that parses back to the same reply.
+ *    that parses back to the same reply, byte for byte jansson's encoding.
  */
 #include "fuzz.h"
 
@@ -46,6 +46,11 @@ static void check_encoded(const json_t *msg)
     FZ_CHECK(back && json_equal(back, (json_t *)msg), "encoded message does not decode back: %s",
              line);
     json_decref(back);
+    /* The same bytes as jansson's own encoder (json_text.c replaces it). */
+    char *want = json_dumps(msg, JSON_COMPACT);
+    FZ_CHECK(want && strlen(want) == len - 1 && memcmp(want, line, len - 1) == 0,
+             "proto_encode differs from json_dumps: %s", line);
+    free(want);
     free(line);
 }
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """test_play.py — whole games of 233 over real sockets: four people choosing
 from "legal", one person with three built-in bots, and a spectator who must
-never receive a hand. Usage: test_play.py PATH/TO/tapisd"""
+never receive a hand; and, for every game, state events (encoded for all
+members from one encoding of the public view) equal to the `state` reply
+(built whole), key order included. Usage: test_play.py PATH/TO/tapisd"""
+import json
 import os
 import random
 import sys
@@ -145,6 +148,41 @@ def many_tables_at_once(exe):
         assert over == set(rooms)
     finally:
         srv.finish()
+
+
+
+@test
+def state_events_equal_the_state_reply_in_every_game(exe):
+    """room_changed() joins encoded parts; `state` builds the view whole."""
+    def text(v):
+        return json.dumps(v, separators=(",", ":"))
+    for game in ("233", "aspoint3", "seqnum", "slap"):
+        srv = Server(exe, "--turn-timer", "0")
+        try:
+            a, b, w = srv.connect("a"), srv.connect("b"), srv.connect("w")
+            room = a.ok("create", game=game, players=2)["room"]
+            w.ok("watch", room=room)
+            b.ok("join", room=room)
+            rng = random.Random(5)
+            compared = 0
+            for step in range(40):
+                for c in (a, b, w):
+                    st = c.ok("state", room=room)
+                    got = [e for e in c.events if is_ev("state", room)(e)]
+                    del c.events[:]
+                    assert got, "%s: no state event before seq %d" % (game, st["seq"])
+                    last = got[-1]
+                    assert last["seq"] == st["seq"], (game, last["seq"], st["seq"])
+                    assert text(last["view"]) == text(st["view"]), (game, last, st)
+                    assert last["waiting"] == st["waiting"], (game, last, st)
+                    compared += 1
+                    c.events.append(last)  # still the latest
+                    legal = st["view"].get("legal") or []
+                    if c is not w and legal:
+                        c.request("act", room=room, action=rng.choice(legal))
+            assert compared == 120
+        finally:
+            srv.finish()
 
 
 if __name__ == "__main__":

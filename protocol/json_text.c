@@ -1,0 +1,138 @@
+/*
+ * json_text.c — compact JSON text of a jansson value, the same bytes as
+ * json_dumpb(v, ..., JSON_COMPACT | JSON_ENCODE_ANY).
+ *
+ * Why not json_dumpb: jansson 2.14 guards every object and array it writes
+ * against reference loops by printing the container's address with snprintf
+ * into a key of a hash table of "parents", then removing it. For the small
+ * nested objects of a view that guard is most of the work: encoding was 39%
+ * of the server's CPU at 2,000 tables, and the loop guard dominated it. The
+ * server's values are trees built by the server (no loops), so this writer
+ * walks them directly.
+ *
+ * Same output, checked against jansson by tests/protocol/test_json_text.c and
+ * the envelope fuzzer: keys in insertion order, no spaces, the escapes \" \\
+ * \b \f \n \r \t and \u00XX (upper-case hex) for other bytes below 0x20,
+ * everything else (UTF-8 included) as is; reals through jansson itself.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "json_text.h"
+
+typedef struct out {
+    char *buf;
+    size_t size, len;
+} out_t;
+
+static void put(out_t *o, const char *s, size_t n)
+{
+    if (o->len < o->size) {
+        size_t room = o->size - o->len;
+        memcpy(o->buf + o->len, s, n < room ? n : room);
+    }
+    o->len += n;
+}
+
+static void put_char(out_t *o, char c)
+{
+    if (o->len < o->size) o->buf[o->len] = c;
+    o->len++;
+}
+
+static void put_string(out_t *o, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    put_char(o, '"');
+    size_t run = 0; /* bytes written as they are, not yet copied */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        put(o, s + run, i - run);
+        run = i + 1;
+        char esc[6] = {'\\', 0, '0', '0', 0, 0};
+        switch (c) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        default:
+            esc[1] = 'u';
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            put(o, esc, 6);
+            continue;
+        }
+        put(o, esc, 2);
+    }
+    put(o, s + run, n - run);
+    put_char(o, '"');
+}
+
+static void put_integer(out_t *o, json_int_t v)
+{
+    char tmp[24], *p = tmp + sizeof tmp;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--p = '-';
+    put(o, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+static void put_value(out_t *o, const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        const char *key;
+        json_t *item;
+        bool first = true;
+        put_char(o, '{');
+        json_object_foreach((json_t *)v, key, item)
+        {
+            if (!first) put_char(o, ',');
+            first = false;
+            put_string(o, key, strlen(key));
+            put_char(o, ':');
+            put_value(o, item);
+        }
+        put_char(o, '}');
+        break;
+    }
+    case JSON_ARRAY: {
+        size_t i;
+        json_t *item;
+        put_char(o, '[');
+        json_array_foreach(v, i, item)
+        {
+            if (i) put_char(o, ',');
+            put_value(o, item);
+        }
+        put_char(o, ']');
+        break;
+    }
+    case JSON_STRING: put_string(o, json_string_value(v), json_string_length(v)); break;
+    case JSON_INTEGER: put_integer(o, json_integer_value(v)); break;
+    case JSON_REAL: {
+        char tmp[64];
+        size_t n = json_dumpb(v, tmp, sizeof tmp, JSON_COMPACT | JSON_ENCODE_ANY);
+        put(o, tmp, n <= sizeof tmp ? n : 0);
+        break;
+    }
+    case JSON_TRUE: put(o, "true", 4); break;
+    case JSON_FALSE: put(o, "false", 5); break;
+    case JSON_NULL: put(o, "null", 4); break;
+    }
+}
+
+size_t json_text(const json_t *v, char *buf, size_t size)
+{
+    out_t o = {buf, size, 0};
+    if (v) put_value(&o, v);
+    return o.len;
+}
