@@ -1,9 +1,15 @@
-/* game.c — what every game shares: option merging and the refusal helper. */
+/*
+ * game.c — the kit: what every game shares. Refusals and action parsing,
+ * the option table (checking, defaults, description), the view skeleton,
+ * the kit's defaults for optional functions, the "random" bot, results and
+ * the immutable event log. core/README.md says what a game gets from it.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "game.h"
+#include "tapis_alloc.h"
 
 int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
 {
@@ -43,18 +49,114 @@ bool game_action_keys_ok(const json_t *action, const char *const *keys)
     return true;
 }
 
-json_t *game_default_options(const game_desc_t *d)
+/* ------------------------------------------------------------------ */
+/* Options                                                              */
+/* ------------------------------------------------------------------ */
+
+static const char *const option_type_names[] = {"int", "bool", "string"};
+
+static const game_option_t *option_row(const game_desc_t *d, const char *name)
 {
-    json_t *o = json_loads(d->default_options, 0, NULL);
-    return o ? o : json_object();
+    for (const game_option_t *o = d->options; o && o->name; o++)
+        if (strcmp(o->name, name) == 0) return o;
+    return NULL;
 }
 
-static bool same_kind(const json_t *def, const json_t *v)
+static json_t *option_default(const game_option_t *o)
 {
-    if (json_is_boolean(def)) return json_is_boolean(v);
-    if (json_is_integer(def)) return json_is_integer(v);
-    if (json_is_number(def)) return json_is_number(v);
-    return json_typeof(def) == json_typeof(v);
+    switch (o->type) {
+    case GAME_OPT_INT: return json_integer(o->def);
+    case GAME_OPT_BOOL: return json_boolean(o->def);
+    case GAME_OPT_STRING: return json_string(o->def_string ? o->def_string : "");
+    }
+    return json_null();
+}
+
+/* "\"must\" or \"may\"", "\"a\", \"b\" or \"c\"" */
+static void choices_text(const game_option_t *o, char *buf, size_t size)
+{
+    size_t n = 0, count = 0;
+    buf[0] = 0;
+    while (o->choices && o->choices[count])
+        count++;
+    for (size_t i = 0; i < count && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s\"%s\"",
+                              i == 0           ? ""
+                              : i + 1 == count ? " or "
+                                               : ", ",
+                              o->choices[i]);
+}
+
+int game_option_check(const game_desc_t *d, const char *name, const json_t *v, game_error_t *err)
+{
+    const game_option_t *o = option_row(d, name);
+    if (!o) return game_fail(err, "bad_option", "%s has no option \"%.40s\"", d->title, name);
+    switch (o->type) {
+    case GAME_OPT_INT:
+        if (!json_is_integer(v))
+            return game_fail(err, "bad_option",
+                             "option \"%s\" is an integer, %" JSON_INTEGER_FORMAT
+                             "..%" JSON_INTEGER_FORMAT,
+                             name, o->min, o->max);
+        if (json_integer_value(v) < o->min || json_integer_value(v) > o->max)
+            return game_fail(err, "bad_option",
+                             "option \"%s\" must be %" JSON_INTEGER_FORMAT "..%" JSON_INTEGER_FORMAT
+                             ", not %" JSON_INTEGER_FORMAT,
+                             name, o->min, o->max, json_integer_value(v));
+        return 0;
+    case GAME_OPT_BOOL:
+        if (!json_is_boolean(v))
+            return game_fail(err, "bad_option", "option \"%s\" is true or false", name);
+        return 0;
+    case GAME_OPT_STRING: {
+        char list[128];
+        choices_text(o, list, sizeof list);
+        const char *s = json_string_value(v);
+        for (size_t i = 0; s && o->choices && o->choices[i]; i++)
+            if (strcmp(s, o->choices[i]) == 0) return 0;
+        return game_fail(err, "bad_option", "option \"%s\" must be %s", name, list);
+    }
+    }
+    return game_fail(err, "bad_option", "option \"%s\" has an unknown type", name);
+}
+
+json_t *game_default_options(const game_desc_t *d)
+{
+    json_t *opts = json_object();
+    for (const game_option_t *o = d->options; opts && o && o->name; o++)
+        if (json_object_set_new(opts, o->name, option_default(o)) < 0) {
+            json_decref(opts); /* out of memory */
+            opts = NULL;
+        }
+    return opts;
+}
+
+json_t *game_options_json(const game_desc_t *d)
+{
+    unsigned long mark = tapis_alloc_failures();
+    json_t *list = json_array();
+    for (const game_option_t *o = d->options; o && o->name; o++) {
+        json_t *row = json_object();
+        json_object_set_new(row, "name", json_string(o->name));
+        json_object_set_new(row, "type", json_string(option_type_names[o->type]));
+        json_object_set_new(row, "default", option_default(o));
+        if (o->type == GAME_OPT_INT) {
+            json_object_set_new(row, "min", json_integer(o->min));
+            json_object_set_new(row, "max", json_integer(o->max));
+        } else if (o->type == GAME_OPT_STRING) {
+            json_t *choices = json_array();
+            for (size_t i = 0; o->choices && o->choices[i]; i++)
+                json_array_append_new(choices, json_string(o->choices[i]));
+            json_object_set_new(row, "choices", choices);
+        }
+        json_object_set_new(row, "help", json_string(o->help ? o->help : ""));
+        json_array_append_new(list, row);
+    }
+    if (tapis_alloc_failed_since(mark)) {
+        json_decref(list); /* some part may be missing */
+        return NULL;
+    }
+    return list;
 }
 
 game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t seed,
@@ -70,46 +172,182 @@ game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t s
         return NULL;
     }
     json_t *opts = game_default_options(d);
+    if (!opts) {
+        game_fail(err, "no_memory", "out of memory");
+        return NULL;
+    }
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)user, key, v)
     {
-        json_t *def = json_object_get(opts, key);
-        if (!def) {
-            game_fail(err, "bad_option", "%s has no option \"%s\"", d->title, key);
+        if (game_option_check(d, key, v, err)) {
             json_decref(opts);
             return NULL;
         }
-        if (!same_kind(def, v)) {
-            game_fail(err, "bad_option", "option \"%s\" has the wrong type", key);
+        if (json_object_set(opts, key, v) < 0) {
             json_decref(opts);
+            game_fail(err, "no_memory", "out of memory");
             return NULL;
         }
-        json_object_set(opts, key, v);
     }
     game_t *g = d->create(seats, opts, seed, err);
     json_decref(opts);
     return g;
 }
 
+/* ------------------------------------------------------------------ */
+/* Views                                                                */
+/* ------------------------------------------------------------------ */
+
+/* A view part: view_seat() and legal() return NULL only when memory runs out. */
 json_t *game_view_own(const game_t *g, int seat)
 {
+    unsigned long mark = tapis_alloc_failures();
     json_t *own = json_object();
-    json_object_set_new(own, "seat", json_integer(seat));
-    json_t *mine = g->desc->view_seat ? g->desc->view_seat(g, seat) : NULL;
-    json_object_update(own, mine);
-    json_decref(mine);
-    json_t *legal = game_legal(g, seat);
-    json_object_set_new(own, "legal", legal ? legal : json_array());
+    if (!own || json_object_set_new(own, "seat", json_integer(seat)) < 0) goto fail;
+    if (g->desc->view_seat) {
+        json_t *mine = g->desc->view_seat(g, seat);
+        int r = mine ? json_object_update(own, mine) : -1;
+        json_decref(mine);
+        if (r < 0) goto fail;
+    }
+    if (json_object_set_new(own, "legal", game_legal(g, seat)) < 0) goto fail;
+    if (tapis_alloc_failed_since(mark)) goto fail; /* some part may be missing */
     return own;
+fail:
+    json_decref(own);
+    return NULL;
 }
 
 json_t *game_view(const game_t *g, int seat)
 {
+    unsigned long mark = tapis_alloc_failures();
     json_t *v = g->desc->view_public(g);
-    if (!v || seat < 0 || seat >= g->seats) return v;
+    if (!v) return NULL;
+    if (seat < 0 || seat >= g->seats) {
+        if (!tapis_alloc_failed_since(mark)) return v;
+        json_decref(v); /* some part may be missing */
+        return NULL;
+    }
     json_t *own = game_view_own(g, seat);
-    json_object_update(v, own);
+    int r = own && !tapis_alloc_failed_since(mark) ? json_object_update(v, own) : -1;
     json_decref(own);
+    if (r < 0 || tapis_alloc_failed_since(mark)) {
+        json_decref(v);
+        return NULL;
+    }
     return v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Bots and default actions                                             */
+/* ------------------------------------------------------------------ */
+
+json_t *game_bot_random(const json_t *view, rng_t *rng)
+{
+    const json_t *legal = json_object_get(view, "legal");
+    size_t n = json_array_size(legal);
+    if (n == 0) return NULL;
+    return json_deep_copy(json_array_get(legal, rng_below(rng, (uint32_t)n)));
+}
+
+json_t *game_bot_run(const json_t *view, const char *strategy, rng_t *rng, game_strategy_fn *own)
+{
+    const json_t *legal = json_object_get(view, "legal");
+    if (json_array_size(legal) == 0) return NULL;
+    if (strategy && strncmp(strategy, "random", 6) == 0 && (strategy[6] == 0 || strategy[6] == ':'))
+        return game_bot_random(view, rng);
+    return own(view, legal, strategy, rng);
+}
+
+json_t *game_default_bot_action(const game_t *g, int seat)
+{
+    if (seat < 0 || seat >= g->seats || !(game_waiting(g) & (1u << seat))) return NULL;
+    const game_bot_level_t *first = g->desc->bot_levels;
+    const char *strategy = first && first->name ? first->strategy : "greedy";
+    json_t *view = game_view(g, seat);
+    rng_t r;
+    rng_seed(&r, GAME_DEFAULT_ACTION_SEED);
+    json_t *a = game_bot(g->desc, view, strategy, &r);
+    json_decref(view);
+    return a;
+}
+
+/* ------------------------------------------------------------------ */
+/* Results and logs                                                     */
+/* ------------------------------------------------------------------ */
+
+json_t *game_winners_json(unsigned mask, int seats)
+{
+    json_t *a = json_array();
+    for (int s = 0; a && s < seats && s < 32; s++)
+        if ((mask & (1u << s)) && json_array_append_new(a, json_integer(s)) < 0) {
+            json_decref(a); /* out of memory */
+            a = NULL;
+        }
+    return a;
+}
+
+void game_log_init(game_log_t *l, size_t cap)
+{
+    l->entries = json_array();
+    l->cap = cap;
+}
+
+/* Out of memory, the log stays as it was (entry is released): the caller sees the
+   failure in tapis_alloc_failures(). */
+void game_log_append(game_log_t *l, json_t *entry)
+{
+    size_t n = json_array_size(l->entries);
+    size_t from = l->cap && n >= l->cap ? n + 1 - l->cap : 0;
+    json_t *next = json_array();
+    int r = next ? 0 : -1;
+    for (size_t i = from; i < n && r == 0; i++)
+        r = json_array_append(next, json_array_get(l->entries, i));
+    if (r < 0 || json_array_append_new(next, entry) < 0) {
+        if (r < 0) json_decref(entry);
+        json_decref(next);
+        return;
+    }
+    json_decref(l->entries);
+    l->entries = next;
+}
+
+json_t *game_log_json(const game_log_t *l)
+{
+    return json_incref(l->entries);
+}
+
+size_t game_log_size(const game_log_t *l)
+{
+    return json_array_size(l->entries);
+}
+
+void game_log_share(game_log_t *dst, const game_log_t *src)
+{
+    dst->entries = json_incref(src->entries);
+    dst->cap = src->cap;
+}
+
+void game_log_free(game_log_t *l)
+{
+    json_decref(l->entries);
+    l->entries = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Out of memory                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Every function of a game that builds JSON (views, legal lists, results,
+ * dumps) ends with this: jansson's setters and appenders fail quietly, so a
+ * failed allocation anywhere in the build may have left a part out, and the
+ * only safe answer is none (NULL: out of memory).
+ */
+json_t *game_json_checked(json_t *v, unsigned long mark)
+{
+    if (!tapis_alloc_failed_since(mark)) return v;
+    json_decref(v);
+    return NULL;
 }

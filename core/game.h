@@ -44,6 +44,43 @@ typedef struct game_bot_level {
 
 #define GAME_MAX_BOT_LEVELS 8
 
+/*
+ * The seed of the generator a default action's bot draws from (see
+ * game_default_bot_action): one fixed seed, so a timed-out seat plays the same
+ * move on replay.
+ */
+#define GAME_DEFAULT_ACTION_SEED 233
+
+/*
+ * A game's options: one typed table (Redis's command table idea) that
+ * game_new() checks before create() runs, game_default_options() turns into
+ * the defaults object and game_options_json() advertises. An int lies in
+ * [min, max]; a bool is true or false; a string is one of `choices`
+ * (NULL-terminated). The table ends with a NULL name.
+ */
+typedef enum game_option_type { GAME_OPT_INT, GAME_OPT_BOOL, GAME_OPT_STRING } game_option_type_t;
+
+typedef struct game_option {
+    const char *name;
+    game_option_type_t type;
+    json_int_t def;         /* int: the default; bool: 0 or 1 */
+    json_int_t min, max;    /* int */
+    const char *def_string; /* string: the default, one of choices */
+    const char *const *choices;
+    const char *help;
+} game_option_t;
+
+/* Rows of the table, in game_option_t's field order. */
+/* clang-format off */
+#define GAME_OPTION_INT(name, def, min, max, help) \
+    {(name), GAME_OPT_INT, (def), (min), (max), NULL, NULL, (help)}
+#define GAME_OPTION_BOOL(name, def, help) \
+    {(name), GAME_OPT_BOOL, (def) ? 1 : 0, 0, 1, NULL, NULL, (help)}
+#define GAME_OPTION_STRING(name, def, choices, help) \
+    {(name), GAME_OPT_STRING, 0, 0, 0, (def), (choices), (help)}
+#define GAME_OPTION_END {NULL, GAME_OPT_INT, 0, 0, 0, NULL, NULL, NULL}
+/* clang-format on */
+
 /* The head of every game's state: a game's own struct starts with a game_t. */
 typedef struct game {
     const game_desc_t *desc;
@@ -52,18 +89,18 @@ typedef struct game {
 
 /*
  * A refusal: `code` is a stable snake_case word with static storage (the
- * protocol sends it as the error code), `message` is for people.
+ * protocol sends it as the error code), `message` is for people. It is the
+ * one error type of tapis (include/tapis_error.h), shared with the protocol
+ * and the server.
  */
-typedef struct game_error {
-    const char *code;
-    char message[192];
-} game_error_t;
+#include "tapis_error.h"
+typedef tapis_error_t game_error_t;
 
 struct game_desc {
     const char *id;    /* protocol name, e.g. "233" */
     const char *title; /* human name */
     int min_seats, max_seats;
-    const char *default_options; /* JSON object text: every option and its default */
+    const game_option_t *options; /* the option table (NULL: no option) */
     /*
      * Seats act at any time, not in turns (slap): a turn timer then measures
      * each seat's inactivity, restarting with every action of that seat.
@@ -73,9 +110,9 @@ struct game_desc {
 
     /*
      * Create a table for `seats` players. `options` is the complete option
-     * object (defaults merged with the creator's choices by game_new(), types
-     * already checked against the defaults). Returns NULL and fills err when an
-     * option's value is out of range.
+     * object (defaults merged with the creator's choices by game_new(), every
+     * type, range and choice already checked against the table). Returns NULL
+     * and fills err when options do not fit together or the seat count.
      */
     game_t *(*create)(int seats, const json_t *options, uint64_t seed, game_error_t *err);
 
@@ -101,14 +138,23 @@ struct game_desc {
     json_t *(*view_public)(const game_t *g);
     json_t *(*view_seat)(const game_t *g, int seat);
 
-    /* The earliest time at which tick() has something to do, or GAME_NO_DEADLINE. */
+    /*
+     * Optional functions: NULL takes the kit's default, and callers go through
+     * the game_*() wrappers below, never through these pointers.
+     */
+
+    /* The earliest time at which tick() has something to do, or GAME_NO_DEADLINE
+       (NULL: no timer, never a deadline). */
     int64_t (*next_deadline)(const game_t *g);
-    /* Settle everything due at or before `now`. Returns true if the state changed. */
+    /* Settle everything due at or before `now`. Returns true if the state changed
+       (NULL: nothing ever due, false). */
     bool (*tick)(game_t *g, int64_t now);
 
-    /* Bit mask of the seats the game is waiting on (a turn timer runs for them). */
+    /* Bit mask of the seats the game is waiting on (a turn timer runs for them;
+       NULL: nobody). */
     unsigned (*waiting)(const game_t *g);
-    /* What a seat that ran out of time plays: a new action object, or NULL. */
+    /* What a seat that ran out of time plays: a new action object, or NULL
+       (NULL: game_default_bot_action, the first bot level's choice). */
     json_t *(*default_action)(const game_t *g, int seat);
     /*
      * Optional (NULL: never). True when the seat's next action follows its
@@ -126,7 +172,9 @@ struct game_desc {
     /*
      * Bot strategy: a pure function of one seat's view (never the state).
      * `strategy` names a level ("greedy", "random"); randomness only from rng.
-     * Returns an action from view["legal"], or NULL if there is none.
+     * Returns an action from view["legal"], or NULL if there is none. A game
+     * writes it as game_bot_run(view, strategy, rng, its own strategies): the
+     * kit answers "random" (optional; NULL: "random" whatever the strategy).
      */
     json_t *(*bot)(const json_t *view, const char *strategy, rng_t *rng);
     /* The bot's levels (NULL-name terminated, at most GAME_MAX_BOT_LEVELS); the first is the
@@ -158,14 +206,22 @@ const game_desc_t *game_find(const char *id);
 /* --- generic helpers (game.c) --- */
 
 /*
- * Merge `user` (may be NULL) over the descriptor's defaults, checking that every
- * key exists and has the default's JSON type, then create. Errors: "bad_players",
- * "bad_option" (and whatever the game's create reports).
+ * Merge `user` (may be NULL) over the descriptor's defaults, checking every key
+ * against the option table (it exists, has the type, lies in the range or is
+ * one of the choices), then create. Errors: "bad_players", "bad_option" with a
+ * message naming the option and what it accepts (and whatever create reports).
  */
 game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t seed,
                  game_error_t *err);
-/* The descriptor's default options as a new object. */
+/* The descriptor's default options as a new object {name: default}. */
 json_t *game_default_options(const game_desc_t *d);
+/*
+ * The option table as JSON, for clients: [{"name", "type": "int"|"bool"|
+ * "string", "default", "min" and "max" (int), "choices" (string), "help"}].
+ */
+json_t *game_options_json(const game_desc_t *d);
+/* Check one option's value against its table row: 0, or -1 with "bad_option". */
+int game_option_check(const game_desc_t *d, const char *name, const json_t *v, game_error_t *err);
 
 /*
  * The view skeleton: view_public(), then for a seat (0 <= seat < seats)
@@ -186,11 +242,27 @@ static inline json_t *game_legal(const game_t *g, int seat)
 }
 static inline int64_t game_next_deadline(const game_t *g)
 {
-    return g->desc->next_deadline(g);
+    return g->desc->next_deadline ? g->desc->next_deadline(g) : GAME_NO_DEADLINE;
 }
 static inline bool game_tick(game_t *g, int64_t now)
 {
-    return g->desc->tick(g, now);
+    return g->desc->tick ? g->desc->tick(g, now) : false;
+}
+static inline unsigned game_waiting(const game_t *g)
+{
+    return g->desc->waiting ? g->desc->waiting(g) : 0u;
+}
+/* The kit's default action: what the game's first bot level plays from the seat's
+   view (seeded with GAME_DEFAULT_ACTION_SEED); NULL unless the game waits on seat. */
+json_t *game_default_bot_action(const game_t *g, int seat);
+static inline json_t *game_default_action(const game_t *g, int seat)
+{
+    return g->desc->default_action ? g->desc->default_action(g, seat)
+                                   : game_default_bot_action(g, seat);
+}
+static inline bool game_at_once(const game_t *g, int seat)
+{
+    return g->desc->at_once ? g->desc->at_once(g, seat) : false;
 }
 static inline bool game_is_over(const game_t *g)
 {
@@ -214,6 +286,62 @@ int game_action_type(const json_t *action, const char *const *names, int n, cons
  * error, not a surprise.
  */
 bool game_action_keys_ok(const json_t *action, const char *const *keys);
+
+/* --- bots (game.c) --- */
+
+/* A game's own strategies: `legal` is view["legal"], never empty. */
+typedef json_t *game_strategy_fn(const json_t *view, const json_t *legal, const char *strategy,
+                                 rng_t *rng);
+/* The "random" level, for every game: a uniformly drawn element of view["legal"]
+   (a copy), or NULL when it is empty. */
+json_t *game_bot_random(const json_t *view, rng_t *rng);
+/*
+ * The body of every game's bot(): NULL when view["legal"] is empty; "random"
+ * (or "random:..." with a reaction time) is game_bot_random(); any other
+ * strategy goes to `own`.
+ */
+json_t *game_bot_run(const json_t *view, const char *strategy, rng_t *rng, game_strategy_fn *own);
+/* The descriptor's bot, or game_bot_random() for a game without one. */
+static inline json_t *game_bot(const game_desc_t *d, const json_t *view, const char *strategy,
+                               rng_t *rng)
+{
+    return d->bot ? d->bot(view, strategy, rng) : game_bot_random(view, rng);
+}
+
+/* --- results and logs (game.c) --- */
+
+/* The seats of a bit mask as a JSON array, lowest first: the "winners" of a result. */
+json_t *game_winners_json(unsigned mask, int seats);
+
+/*
+ * An immutable, shareable log (events, history): every append makes a new
+ * array (the old one is left as it was), so a view may hold the log by
+ * reference (game_log_json) and never sees a later entry. An entry is
+ * complete when appended and never changed after. `cap` > 0 keeps the last
+ * `cap` entries; 0 keeps them all.
+ */
+typedef struct game_log {
+    json_t *entries; /* a JSON array, never changed once made */
+    size_t cap;
+} game_log_t;
+
+void game_log_init(game_log_t *l, size_t cap);
+/* Append `entry` (the log takes the reference). */
+void game_log_append(game_log_t *l, json_t *entry);
+/* The entries as a JSON array (a new reference to the shared, immutable array). */
+json_t *game_log_json(const game_log_t *l);
+size_t game_log_size(const game_log_t *l);
+/* dst shares src's entries (for resample: a copy of the state). */
+void game_log_share(game_log_t *dst, const game_log_t *src);
+void game_log_free(game_log_t *l);
+
+/*
+ * v, or NULL with v released if an allocation failed since `mark`
+ * (tapis_alloc_failures(), include/tapis_alloc.h): jansson's setters fail
+ * quietly, so a game's JSON builders end with this rather than send a part
+ * with a key missing.
+ */
+json_t *game_json_checked(json_t *v, unsigned long mark);
 
 /* Fill err (printf-style message) and return -1: the one way core code refuses. */
 int game_fail(game_error_t *err, const char *code, const char *fmt, ...)

@@ -1,25 +1,24 @@
-/* registry.c — the one table of games. Immutable: a game is added here once. */
+/*
+ * registry.c — the one table of games. Immutable.
+ *
+ * The games are listed once, in core/meson.build (tapis_games), which builds
+ * each game's folder and generates tapis_games.h: TAPIS_GAMES(X) expands to
+ * X(prefix) once per game, in the list's order. This file turns that into the
+ * table, so adding a game never touches it; a game listed without its
+ * descriptor <prefix>_desc is a link error.
+ */
 #include <string.h>
 
 #include "game.h"
+#include "tapis_games.h"
 
-extern const game_desc_t g233_desc;
-extern const game_desc_t aspoint3_desc;
-extern const game_desc_t seqnum_desc;
-extern const game_desc_t slap_desc;
+#define TAPIS_GAME_DECLARE(prefix) extern const game_desc_t prefix##_desc;
+TAPIS_GAMES(TAPIS_GAME_DECLARE)
+#undef TAPIS_GAME_DECLARE
 
-static const game_desc_t *const games[] = {
-    &g233_desc,
-#ifdef TAPIS_GAME_ASPOINT3
-    &aspoint3_desc,
-#endif
-#ifdef TAPIS_GAME_SEQNUM
-    &seqnum_desc,
-#endif
-#ifdef TAPIS_GAME_SLAP
-    &slap_desc,
-#endif
-};
+#define TAPIS_GAME_ENTRY(prefix) &prefix##_desc,
+static const game_desc_t *const games[] = {TAPIS_GAMES(TAPIS_GAME_ENTRY)};
+#undef TAPIS_GAME_ENTRY
 
 const game_desc_t *const *game_registry(int *n)
 {

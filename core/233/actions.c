@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tapis_alloc.h"
 
 static const char *const type_names[] = {"draw", "take",  "declare", "discard",
                                          "lay",  "claim", "gift"};
@@ -31,11 +32,11 @@ static int bad(game_error_t *err, const char *what)
 
 static int cmp_card(const void *a, const void *b)
 {
-    return (int)*(const card_t *)a - (int)*(const card_t *)b;
+    return (int)*(const g233_card_t *)a - (int)*(const g233_card_t *)b;
 }
 
 /* Read the card names of `list` (an array of strings) into a->cards. */
-static int parse_cards(const json_t *list, size_t from, act_t *a, int min, int max,
+static int parse_cards(const json_t *list, size_t from, g233_act_t *a, int min, int max,
                        game_error_t *err)
 {
     if (!json_is_array(list)) return bad(err, "\"cards\" must be a list of card names");
@@ -44,15 +45,15 @@ static int parse_cards(const json_t *list, size_t from, act_t *a, int min, int m
         return game_fail(err, "bad_action", "give %d to %d cards", min, max);
     a->ncards = 0;
     for (size_t i = from; i < n; i++) {
-        int c = card_parse(json_string_value(json_array_get(list, i)));
+        int c = g233_card_parse(json_string_value(json_array_get(list, i)));
         if (c < 0) return game_fail(err, "unknown_card", "no such card in 233");
-        a->cards[a->ncards++] = (card_t)c;
+        a->cards[a->ncards++] = (g233_card_t)c;
     }
     qsort(a->cards, (size_t)a->ncards, 1, cmp_card);
     return 0;
 }
 
-int g233_parse(const json_t *o, act_t *a, game_error_t *err)
+int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
 {
     memset(a, 0, sizeof *a);
     a->card = -1;
@@ -60,7 +61,7 @@ int g233_parse(const json_t *o, act_t *a, game_error_t *err)
     int t = game_action_type(o, type_names, (int)(sizeof type_names / sizeof type_names[0]), "233",
                              err);
     if (t < 0) return -1;
-    a->type = (act_type_t)t;
+    a->type = (g233_act_type_t)t;
 
     const json_t *args = json_object_get(o, "args");
     if (args && !json_is_array(args)) return bad(err, "\"args\" must be a list");
@@ -71,18 +72,18 @@ int g233_parse(const json_t *o, act_t *a, game_error_t *err)
     static const char *const gift_keys[] = {"to", NULL};
 
     switch (a->type) {
-    case ACT_DRAW:
-    case ACT_TAKE:
-    case ACT_DECLARE:
+    case G233_ACT_DRAW:
+    case G233_ACT_TAKE:
+    case G233_ACT_DECLARE:
         if (!game_action_keys_ok(o, none) || nargs)
             return bad(err, "this action takes no arguments");
         return 0;
-    case ACT_DISCARD: {
+    case G233_ACT_DISCARD: {
         if (!game_action_keys_ok(o, discard_keys))
             return bad(err, "discard takes \"card\" and \"declare\"");
         const json_t *card = nargs ? json_array_get(args, 0) : json_object_get(o, "card");
         if (!json_is_string(card)) return bad(err, "discard needs a \"card\"");
-        a->card = card_parse(json_string_value(card));
+        a->card = g233_card_parse(json_string_value(card));
         if (a->card < 0) return game_fail(err, "unknown_card", "no such card in 233");
         const json_t *d = json_object_get(o, "declare");
         if (d && !json_is_true(d)) return bad(err, "\"declare\" is true, or left out");
@@ -92,11 +93,11 @@ int g233_parse(const json_t *o, act_t *a, game_error_t *err)
         a->declare = json_is_true(d) || nargs == 2;
         return 0;
     }
-    case ACT_LAY:
+    case G233_ACT_LAY:
         if (!game_action_keys_ok(o, cards_keys) || json_object_get(o, "final"))
             return bad(err, "lay takes \"cards\"");
         return parse_cards(nargs ? args : json_object_get(o, "cards"), 0, a, 4, 4, err);
-    case ACT_CLAIM: {
+    case G233_ACT_CLAIM: {
         if (!game_action_keys_ok(o, cards_keys))
             return bad(err, "claim takes \"cards\" or \"final\"");
         const json_t *f = json_object_get(o, "final");
@@ -111,7 +112,7 @@ int g233_parse(const json_t *o, act_t *a, game_error_t *err)
         }
         return parse_cards(nargs ? args : json_object_get(o, "cards"), 0, a, 1, 3, err);
     }
-    case ACT_GIFT: {
+    case G233_ACT_GIFT: {
         if (!game_action_keys_ok(o, gift_keys)) return bad(err, "gift takes \"to\"");
         const json_t *to = nargs ? json_array_get(args, 0) : json_object_get(o, "to");
         if (nargs > 1) return bad(err, "inline: gift [SEAT]");
@@ -133,25 +134,26 @@ int g233_parse(const json_t *o, act_t *a, game_error_t *err)
 }
 
 /* Built for every legal action of every view: static ASCII keys and names. */
-json_t *g233_act_json(const act_t *a)
+json_t *g233_act_json(const g233_act_t *a)
 {
     json_t *o = json_object();
     json_object_set_new_nocheck(o, "type", json_string_nocheck(type_names[a->type]));
     switch (a->type) {
-    case ACT_DISCARD:
-        json_object_set_new_nocheck(o, "card", json_string_nocheck(card_name((card_t)a->card)));
+    case G233_ACT_DISCARD:
+        json_object_set_new_nocheck(o, "card",
+                                    json_string_nocheck(g233_card_name((g233_card_t)a->card)));
         if (a->declare) json_object_set_new_nocheck(o, "declare", json_true());
         break;
-    case ACT_CLAIM:
+    case G233_ACT_CLAIM:
         if (a->final) {
             json_object_set_new_nocheck(o, "final", json_true());
             break;
         }
         /* fall through */
-    case ACT_LAY:
+    case G233_ACT_LAY:
         json_object_set_new_nocheck(o, "cards", g233_cards_json(a->cards, a->ncards));
         break;
-    case ACT_GIFT:
+    case G233_ACT_GIFT:
         if (a->to >= 0) json_object_set_new_nocheck(o, "to", json_integer(a->to));
         break;
     default: break;
@@ -163,27 +165,27 @@ json_t *g233_act_json(const act_t *a)
 /* Legal actions: candidates the referee accepts                        */
 /* ------------------------------------------------------------------ */
 
-static void offer(const g233_t *g, int seat, const act_t *a, json_t *out)
+static void offer(const g233_t *g, int seat, const g233_act_t *a, json_t *out)
 {
     game_error_t err;
     if (g233_check(g, seat, a, &err) == 0) json_array_append_new(out, g233_act_json(a));
 }
 
 /* Every multiset of `size` cards from the kinds in `pool` that seat holds. */
-static void claim_sets(const g233_t *g, int seat, const int *pool, int npool, int from, act_t *a,
-                       int size, json_t *out)
+static void claim_sets(const g233_t *g, int seat, const int *pool, int npool, int from,
+                       g233_act_t *a, int size, json_t *out)
 {
     if (a->ncards == size) {
         offer(g, seat, a, out);
         return;
     }
-    const hand_t *h = &g->p[seat].hand;
+    const g233_hand_t *h = &g->p[seat].hand;
     for (int i = from; i < npool; i++) {
         int used = 0;
         for (int k = 0; k < a->ncards; k++)
             used += a->cards[k] == pool[i];
         if (h->n[pool[i]] <= used) continue;
-        a->cards[a->ncards++] = (card_t)pool[i];
+        a->cards[a->ncards++] = (g233_card_t)pool[i];
         claim_sets(g, seat, pool, npool, i, a, size, out);
         a->ncards--;
     }
@@ -193,32 +195,33 @@ static void legal_claims(const g233_t *g, int seat, json_t *out)
 {
     if (!g->ndiscard) return;
     int t = g->discard[g->ndiscard - 1];
-    act_t a = {.type = ACT_CLAIM, .card = -1, .to = -1};
+    g233_act_t a = {.type = G233_ACT_CLAIM, .card = -1, .to = -1};
     if (g233_claim_gate(g, seat, NULL)) return;
     a.final = true;
     offer(g, seat, &a, out);
     a.final = false;
 
     int pool[G233_KINDS], npool = 0;
-    for (int c = 0; c < CARD_REVERSE; c++) {
-        bool useful = c == t || t == CARD_JOKER;
-        if (g->claim_sequences && card_is_number((card_t)c) && card_is_number((card_t)t) &&
-            card_colour((card_t)c) == card_colour((card_t)t) && abs(c - t) <= 2)
+    for (int c = 0; c < G233_CARD_REVERSE; c++) {
+        bool useful = c == t || t == G233_CARD_JOKER;
+        if (g->claim_sequences && g233_card_is_number((g233_card_t)c) &&
+            g233_card_is_number((g233_card_t)t) &&
+            g233_card_colour((g233_card_t)c) == g233_card_colour((g233_card_t)t) && abs(c - t) <= 2)
             useful = true;
         if (useful && g->p[seat].hand.n[c]) pool[npool++] = c;
     }
-    if (g->p[seat].hand.n[CARD_JOKER]) pool[npool++] = CARD_JOKER;
+    if (g->p[seat].hand.n[G233_CARD_JOKER]) pool[npool++] = G233_CARD_JOKER;
     for (int size = 2; size <= 3; size++)
         claim_sets(g, seat, pool, npool, 0, &a, size, out);
 }
 
-json_t *g233_legal(const game_t *base, int seat)
+static json_t *legal_unchecked(const game_t *base, int seat)
 {
     const g233_t *g = (const g233_t *)base;
     json_t *out = json_array();
-    if (g->phase == PH_OVER || seat < 0 || seat >= base->seats) return out;
+    if (g->phase == G233_PH_OVER || seat < 0 || seat >= base->seats) return out;
     if (g233_placing(g)) { /* dealt -5s first: their holders give them, nobody else acts */
-        act_t a = {.type = ACT_GIFT, .card = -1};
+        g233_act_t a = {.type = G233_ACT_GIFT, .card = -1};
         for (a.to = 0; a.to < base->seats && g->p[seat].to_place; a.to++)
             offer(g, seat, &a, out);
         return out;
@@ -227,18 +230,18 @@ json_t *g233_legal(const game_t *base, int seat)
         legal_claims(g, seat, out);
         return out;
     }
-    const hand_t *h = &g->p[seat].hand;
-    act_t a = {.card = -1, .to = -1};
+    const g233_hand_t *h = &g->p[seat].hand;
+    g233_act_t a = {.card = -1, .to = -1};
     switch (g->phase) {
-    case PH_DRAW:
-        for (int t = ACT_DRAW; t <= ACT_DECLARE; t++) {
-            a.type = (act_type_t)t;
+    case G233_PH_DRAW:
+        for (int t = G233_ACT_DRAW; t <= G233_ACT_DECLARE; t++) {
+            a.type = (g233_act_type_t)t;
             offer(g, seat, &a, out);
         }
         break;
-    case PH_GIFT:
-        a.type = ACT_GIFT;
-        if (h->n[CARD_GIFT_MINUS]) {
+    case G233_PH_GIFT:
+        a.type = G233_ACT_GIFT;
+        if (h->n[G233_CARD_GIFT_MINUS]) {
             for (int s = 0; s < base->seats; s++) {
                 a.to = s;
                 offer(g, seat, &a, out);
@@ -248,18 +251,18 @@ json_t *g233_legal(const game_t *base, int seat)
         }
         /* A rainbow may be declared with the gift: */
         /* fall through */
-    case PH_DISCARD:
+    case G233_PH_DISCARD:
         a.to = -1;
-        a.type = ACT_LAY;
-        for (int c = 0; c < CARD_REVERSE && g->phase == PH_DISCARD; c++)
-            for (int j = 0; j <= h->n[CARD_JOKER] && j <= 2; j++) {
+        a.type = G233_ACT_LAY;
+        for (int c = 0; c < G233_CARD_REVERSE && g->phase == G233_PH_DISCARD; c++)
+            for (int j = 0; j <= h->n[G233_CARD_JOKER] && j <= 2; j++) {
                 if (h->n[c] < 4 - j) continue;
                 for (int i = 0; i < 4; i++)
-                    a.cards[i] = (card_t)(i < 4 - j ? c : CARD_JOKER);
+                    a.cards[i] = (g233_card_t)(i < 4 - j ? c : G233_CARD_JOKER);
                 a.ncards = 4;
                 offer(g, seat, &a, out);
             }
-        a.type = ACT_DISCARD;
+        a.type = G233_ACT_DISCARD;
         for (int d = 0; d <= 1; d++)
             for (int c = 0; c < G233_KINDS; c++) {
                 if (!h->n[c]) continue;
@@ -268,7 +271,13 @@ json_t *g233_legal(const game_t *base, int seat)
                 offer(g, seat, &a, out);
             }
         break;
-    case PH_OVER: break;
+    case G233_PH_OVER: break;
     }
     return out;
+}
+
+json_t *g233_legal(const game_t *base, int seat)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(legal_unchecked(base, seat), mark);
 }

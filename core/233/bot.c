@@ -2,7 +2,7 @@
  * bot.c — the 233 bot: a pure function of one seat's view (never the state).
  * The server's built-in bots and tapis-bot both call it.
  *
- * "random" plays a uniformly random legal action. "greedy" declares as soon as
+ * "random" is the kit's (a uniformly drawn legal action). "greedy" declares as soon as
  * it can, claims every discard that completes a meld, lays squares, takes the
  * discard when it improves the hand, gives -5 gifts to the leader, and
  * otherwise discards the card whose loss hurts the hand least: the best
@@ -18,31 +18,31 @@ static const char *type_of(const json_t *a)
     return json_string_value(json_object_get(a, "type"));
 }
 
-static void view_hand(const json_t *view, hand_t *h)
+static void view_hand(const json_t *view, g233_hand_t *h)
 {
     memset(h, 0, sizeof *h);
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(view, "hand"), i, c)
     {
-        int k = card_parse(json_string_value(c));
+        int k = g233_card_parse(json_string_value(c));
         if (k >= 0) h->n[k]++;
     }
 }
 
 /* How promising a hand is: its points now, then what may become points. */
-static int hand_value(const hand_t *h)
+static int hand_value(const g233_hand_t *h)
 {
-    int v = score_best(h, NULL, NULL) * 8;
-    for (int c = 0; c < CARD_SYMBOL; c++) {
+    int v = g233_score_best(h, NULL, NULL) * 8;
+    for (int c = 0; c < G233_CARD_SYMBOL; c++) {
         if (h->n[c] >= 2) v += 6 * (h->n[c] - 1);
-        int val = card_value((card_t)c);
+        int val = g233_card_value((g233_card_t)c);
         if (h->n[c] && val < 8 && h->n[c + 1]) v += 4;
         if (h->n[c] && val < 7 && h->n[c + 2]) v += 2;
     }
-    for (int c = CARD_SYMBOL; c < CARD_REVERSE; c++)
+    for (int c = G233_CARD_SYMBOL; c < G233_CARD_REVERSE; c++)
         if (h->n[c] >= 2) v += 5 * (h->n[c] - 1);
-    v += 30 * h->n[CARD_JOKER];
+    v += 30 * h->n[G233_CARD_JOKER];
     return v;
 }
 
@@ -51,11 +51,13 @@ static json_t *pick(json_t *a)
     return a ? json_deep_copy(a) : NULL;
 }
 
-static json_t *greedy(const json_t *view, const json_t *legal)
+static json_t *greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
 {
+    (void)strategy;
+    (void)rng;
     size_t i;
     json_t *a, *draw = NULL, *take = NULL, *best = NULL;
-    hand_t h;
+    g233_hand_t h;
     view_hand(view, &h);
     int best_value = -1, best_claim = -1;
 
@@ -77,7 +79,8 @@ static json_t *greedy(const json_t *view, const json_t *legal)
             json_t *c;
             size_t k;
             json_array_foreach(json_object_get(a, "cards"), k,
-                               c) if (card_parse(json_string_value(c)) == CARD_JOKER) rank -= 5;
+                               c) if (g233_card_parse(json_string_value(c)) == G233_CARD_JOKER)
+                rank -= 5;
             if (rank > best_claim) {
                 best_claim = rank;
                 best = a;
@@ -107,8 +110,8 @@ static json_t *greedy(const json_t *view, const json_t *legal)
         } else if (strcmp(t, "take") == 0) {
             take = a;
         } else if (strcmp(t, "discard") == 0) {
-            int c = card_parse(json_string_value(json_object_get(a, "card")));
-            hand_t rest = h;
+            int c = g233_card_parse(json_string_value(json_object_get(a, "card")));
+            g233_hand_t rest = h;
             rest.n[c]--;
             int v = hand_value(&rest);
             if (!best || v > best_value) {
@@ -121,9 +124,9 @@ static json_t *greedy(const json_t *view, const json_t *legal)
 
     /* Take the discard only when the hand is better for it. */
     if (take) {
-        int top = card_parse(json_string_value(json_object_get(view, "discard")));
+        int top = g233_card_parse(json_string_value(json_object_get(view, "discard")));
         if (top >= 0) {
-            hand_t more = h;
+            g233_hand_t more = h;
             more.n[top]++;
             int gain = 0, now = hand_value(&h);
             for (int c = 0; c < G233_KINDS; c++) {
@@ -141,10 +144,5 @@ static json_t *greedy(const json_t *view, const json_t *legal)
 
 json_t *g233_bot(const json_t *view, const char *strategy, rng_t *rng)
 {
-    const json_t *legal = json_object_get(view, "legal");
-    size_t n = json_array_size(legal);
-    if (n == 0) return NULL;
-    if (strategy && strcmp(strategy, "random") == 0)
-        return pick(json_array_get(legal, rng_below(rng, (uint32_t)n)));
-    return greedy(view, legal);
+    return game_bot_run(view, strategy, rng, greedy); /* "random": the kit's */
 }

@@ -9,25 +9,25 @@ static const char *const names[G233_KINDS] = {
     "G7", "G8", "red", "pink", "purple", "orange", "reverse", "joker", "gift+5", "gift-5", "stop",
 };
 
-int card_copies(card_t c)
+int g233_card_copies(g233_card_t c)
 {
-    if (card_is_number(c)) return 4;
+    if (g233_card_is_number(c)) return 4;
     switch (c) {
-    case CARD_REVERSE: return 6;
-    case CARD_JOKER: return 2;
-    case CARD_GIFT_PLUS:
-    case CARD_GIFT_MINUS: return 5;
-    case CARD_STOP: return 6;
+    case G233_CARD_REVERSE: return 6;
+    case G233_CARD_JOKER: return 2;
+    case G233_CARD_GIFT_PLUS:
+    case G233_CARD_GIFT_MINUS: return 5;
+    case G233_CARD_STOP: return 6;
     default: return c < G233_KINDS ? 5 : 0; /* symbols */
     }
 }
 
-const char *card_name(card_t c)
+const char *g233_card_name(g233_card_t c)
 {
     return c < G233_KINDS ? names[c] : NULL;
 }
 
-int card_parse(const char *name)
+int g233_card_parse(const char *name)
 {
     if (!name) return -1;
     for (int c = 0; c < G233_KINDS; c++)
@@ -35,7 +35,7 @@ int card_parse(const char *name)
     return -1;
 }
 
-int hand_size(const hand_t *h)
+int g233_hand_size(const g233_hand_t *h)
 {
     int n = 0;
     for (int c = 0; c < G233_KINDS; c++)

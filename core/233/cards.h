@@ -1,8 +1,8 @@
 /*
  * cards.h — the 140 cards of 233 (seed 000, French, authoritative).
  *
- * Cards of one kind are indistinguishable, so a card is its kind (card_t,
- * 0..G233_KINDS-1) and a hand is a count per kind (hand_t).
+ * Cards of one kind are indistinguishable, so a card is its kind (g233_card_t,
+ * 0..G233_KINDS-1) and a hand is a count per kind (g233_hand_t).
  *
  *   0..23   number cards: colour * 8 + (value - 1); colours yellow, blue, green;
  *           four copies of each (96)
@@ -18,54 +18,54 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef uint8_t card_t;
+typedef uint8_t g233_card_t;
 
 enum {
-    CARD_NUMBER = 0, /* first number card */
-    CARD_SYMBOL = 24,
-    CARD_REVERSE = 28,
-    CARD_JOKER = 29,
-    CARD_GIFT_PLUS = 30,
-    CARD_GIFT_MINUS = 31,
-    CARD_STOP = 32,
+    G233_CARD_NUMBER = 0, /* first number card */
+    G233_CARD_SYMBOL = 24,
+    G233_CARD_REVERSE = 28,
+    G233_CARD_JOKER = 29,
+    G233_CARD_GIFT_PLUS = 30,
+    G233_CARD_GIFT_MINUS = 31,
+    G233_CARD_STOP = 32,
     G233_KINDS = 33,
     G233_DECK = 140,
     G233_COLOURS = 3,
     G233_SYMBOLS = 4,
 };
 
-typedef struct hand {
+typedef struct g233_hand {
     uint8_t n[G233_KINDS];
-} hand_t;
+} g233_hand_t;
 
-static inline bool card_is_number(card_t c)
+static inline bool g233_card_is_number(g233_card_t c)
 {
-    return c < CARD_SYMBOL;
+    return c < G233_CARD_SYMBOL;
 }
-static inline bool card_is_symbol(card_t c)
+static inline bool g233_card_is_symbol(g233_card_t c)
 {
-    return c >= CARD_SYMBOL && c < CARD_REVERSE;
+    return c >= G233_CARD_SYMBOL && c < G233_CARD_REVERSE;
 }
-static inline int card_colour(card_t c) /* 0 yellow, 1 blue, 2 green */
+static inline int g233_card_colour(g233_card_t c) /* 0 yellow, 1 blue, 2 green */
 {
     return c / 8;
 }
-static inline int card_value(card_t c) /* 1..8 */
+static inline int g233_card_value(g233_card_t c) /* 1..8 */
 {
     return c % 8 + 1;
 }
-static inline card_t card_number(int colour, int value)
+static inline g233_card_t g233_card_number(int colour, int value)
 {
-    return (card_t)(colour * 8 + value - 1);
+    return (g233_card_t)(colour * 8 + value - 1);
 }
 
 /* Copies of kind c in a full deck. */
-int card_copies(card_t c);
+int g233_card_copies(g233_card_t c);
 /* The name of a kind, or NULL when c is out of range. */
-const char *card_name(card_t c);
+const char *g233_card_name(g233_card_t c);
 /* The kind a name stands for (case-insensitive), or -1. */
-int card_parse(const char *name);
+int g233_card_parse(const char *name);
 
-int hand_size(const hand_t *h);
+int g233_hand_size(const g233_hand_t *h);
 
 #endif

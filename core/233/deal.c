@@ -11,16 +11,16 @@
 /* The turned-up card is never a gift or a stop (RULES.md, "the turned-up card"). */
 static bool acts_when_drawn(int c)
 {
-    return c == CARD_GIFT_PLUS || c == CARD_GIFT_MINUS || c == CARD_STOP;
+    return c == G233_CARD_GIFT_PLUS || c == G233_CARD_GIFT_MINUS || c == G233_CARD_STOP;
 }
 
 /* Take the topmost card of the draw pile that is not a gift or a stop. */
-static card_t pop_plain(g233_t *g)
+static g233_card_t pop_plain(g233_t *g)
 {
     int i = g->ndraw - 1;
     while (acts_when_drawn(g->draw[i]))
         i--;
-    card_t c = g->draw[i];
+    g233_card_t c = g->draw[i];
     memmove(&g->draw[i], &g->draw[i + 1], (size_t)(g->ndraw - 1 - i));
     g->ndraw--;
     return c;
@@ -46,8 +46,8 @@ static void deal_one(g233_t *g, int s)
 {
     g233_player_t *p = &g->p[s];
     for (;;) {
-        card_t c = g->draw[--g->ndraw];
-        if (c == CARD_GIFT_PLUS) {
+        g233_card_t c = g->draw[--g->ndraw];
+        if (c == G233_CARD_GIFT_PLUS) {
             p->gifts_plus++;
             p->score += 5;
             g233_event(g, json_pack("{s:i, s:s, s:s, s:i}", "seat", s, "did", "gift", "card",
@@ -55,7 +55,7 @@ static void deal_one(g233_t *g, int s)
             continue;
         }
         p->hand.n[c]++;
-        if (c != CARD_GIFT_MINUS) return;
+        if (c != G233_CARD_GIFT_MINUS) return;
         p->to_place++;
     }
 }
@@ -64,8 +64,8 @@ void g233_start_round(g233_t *g, int dealer)
 {
     int n = g->base.seats, k = 0;
     for (int c = 0; c < G233_KINDS; c++)
-        for (int i = 0; i < card_copies((card_t)c); i++)
-            g->draw[k++] = (card_t)c;
+        for (int i = 0; i < g233_card_copies((g233_card_t)c); i++)
+            g->draw[k++] = (g233_card_t)c;
     g->ndraw = k;
     rng_shuffle_u8(&g->rng, g->draw, g->ndraw);
     g->ndiscard = 0;
@@ -90,11 +90,11 @@ void g233_start_round(g233_t *g, int dealer)
     g->turn = dealer;
     g->dir = 1;
     g->rebuilds = 0;
-    g->phase = PH_DRAW;
+    g->phase = G233_PH_DRAW;
     g->open = true;
     g->must_win = false;
     g->drawn = 0;
     g->nclaims = 0;
     g->declarer = -1;
-    g->declared = COMBO_NONE;
+    g->declared = G233_COMBO_NONE;
 }

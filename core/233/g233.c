@@ -3,7 +3,7 @@
  * a round and of the game. The deal is in deal.c; the view, dump, resample
  * and audit in view.c; the points in score.c.
  *
- * Every action goes through one path: parse (wire form to act_t), check (the
+ * Every action goes through one path: parse (wire form to g233_act_t), check (the
  * rules: refuse with a stable code and change nothing), then run. legal()
  * enumerates candidate actions and keeps those that check() accepts, so the
  * list and the referee can never disagree.
@@ -13,6 +13,7 @@
 
 #include "g233.h"
 #include "internal.h"
+#include "tapis_alloc.h"
 
 /* ------------------------------------------------------------------ */
 /* Seats, piles, events                                                 */
@@ -26,15 +27,13 @@ int g233_next(const g233_t *g, int seat, int k)
 
 void g233_event(g233_t *g, json_t *ev)
 {
-    json_array_append_new(g->events, ev);
-    while (json_array_size(g->events) > G233_EVENTS)
-        json_array_remove(g->events, 0);
+    game_log_append(&g->events, ev);
 }
 
 static void event_seat(g233_t *g, int seat, const char *did, int card)
 {
     json_t *ev = json_pack("{s:i, s:s}", "seat", seat, "did", did);
-    if (card >= 0) json_object_set_new(ev, "card", json_string(card_name((card_t)card)));
+    if (card >= 0) json_object_set_new(ev, "card", json_string(g233_card_name((g233_card_t)card)));
     g233_event(g, ev);
 }
 
@@ -45,36 +44,37 @@ static int top_discard(const g233_t *g)
 
 static bool is_gift(int c)
 {
-    return c == CARD_GIFT_PLUS || c == CARD_GIFT_MINUS;
+    return c == G233_CARD_GIFT_PLUS || c == G233_CARD_GIFT_MINUS;
 }
 
 /* ------------------------------------------------------------------ */
 /* Combinations                                                         */
 /* ------------------------------------------------------------------ */
 
-combo_t g233_combo(const g233_t *g, int seat, const hand_t *h)
+g233_combo_t g233_combo(const g233_t *g, int seat, const g233_hand_t *h)
 {
     const g233_player_t *p = &g->p[seat];
-    return score_combo(h, p->melds, p->nmelds, p->last_drawn);
+    return g233_score_combo(h, p->melds, p->nmelds, p->last_drawn);
 }
 
 /* Four identical number or symbol cards in hand must be laid. */
-static bool holds_natural_square(const hand_t *h)
+static bool holds_natural_square(const g233_hand_t *h)
 {
-    for (int c = 0; c < CARD_REVERSE; c++)
+    for (int c = 0; c < G233_CARD_REVERSE; c++)
         if (h->n[c] >= 4) return true;
     return false;
 }
 
 /* Could `seat`, holding h plus card c, discard one card and hold a rainbow? */
-static bool rainbow_with(const g233_t *g, int seat, card_t c)
+static bool rainbow_with(const g233_t *g, int seat, g233_card_t c)
 {
-    hand_t h = g->p[seat].hand;
+    g233_hand_t h = g->p[seat].hand;
     h.n[c]++;
     for (int x = 0; x < G233_KINDS; x++) {
         if (!h.n[x] || x == c) continue;
         h.n[x]--;
-        bool ok = score_combo(&h, g->p[seat].melds, g->p[seat].nmelds, c) == COMBO_RAINBOW;
+        bool ok =
+            g233_score_combo(&h, g->p[seat].melds, g->p[seat].nmelds, c) == G233_COMBO_RAINBOW;
         h.n[x]++;
         if (ok) return true;
     }
@@ -82,14 +82,14 @@ static bool rainbow_with(const g233_t *g, int seat, card_t c)
 }
 
 /* Does taking the top discard t complete a winning combination for seat? */
-static bool completes_combo(const g233_t *g, int seat, card_t t)
+static bool completes_combo(const g233_t *g, int seat, g233_card_t t)
 {
-    hand_t h = g->p[seat].hand;
+    g233_hand_t h = g->p[seat].hand;
     h.n[t]++;
     for (int x = 0; x < G233_KINDS; x++) {
         if (!h.n[x] || x == t) continue;
         h.n[x]--;
-        bool ok = score_combo(&h, g->p[seat].melds, g->p[seat].nmelds, -1) != COMBO_NONE;
+        bool ok = g233_score_combo(&h, g->p[seat].melds, g->p[seat].nmelds, -1) != G233_COMBO_NONE;
         h.n[x]++;
         if (ok) return true;
     }
@@ -100,9 +100,9 @@ static bool completes_combo(const g233_t *g, int seat, card_t t)
 /* Checking an action                                                   */
 /* ------------------------------------------------------------------ */
 
-static bool in_hand(const hand_t *h, const card_t *cards, int n)
+static bool in_hand(const g233_hand_t *h, const g233_card_t *cards, int n)
 {
-    hand_t need = {{0}};
+    g233_hand_t need = {{0}};
     for (int i = 0; i < n; i++)
         if (++need.n[cards[i]] > h->n[cards[i]]) return false;
     return true;
@@ -114,14 +114,14 @@ static int check_turn(const g233_t *g, int seat, g233_phase_t phase, bool pendin
     if (seat != g->turn)
         return game_fail(err, "not_your_turn", "it is seat %d's turn, not yours", g->turn);
     if (g->phase != phase) {
-        if (g->phase == PH_GIFT)
+        if (g->phase == G233_PH_GIFT)
             return game_fail(err, "must_place_gift", "place the gift you drew first");
-        if (phase == PH_DRAW)
+        if (phase == G233_PH_DRAW)
             return game_fail(err, "must_discard",
                              "you have drawn: discard a card (or lay a square)");
         return game_fail(err, "must_draw", "draw a card first");
     }
-    if (g->nclaims > 0 && phase == PH_DRAW && !pending_ok)
+    if (g->nclaims > 0 && phase == G233_PH_DRAW && !pending_ok)
         return game_fail(err, "claim_pending", "a claim on the discard is being settled");
     return 0;
 }
@@ -133,7 +133,7 @@ static int check_discard_available(const g233_t *g, int seat, game_error_t *err)
     bool last_draws = g->declarer >= 0;
     if (t < 0 || (!g->open && !last_draws))
         return game_fail(err, "too_late", "the discard is no longer available");
-    if (t == CARD_STOP) return game_fail(err, "cannot_take", "a stop cannot be kept");
+    if (t == G233_CARD_STOP) return game_fail(err, "cannot_take", "a stop cannot be kept");
     if (g->discarder == seat)
         return game_fail(err, "own_discard", "you cannot take back your own discard");
     for (int i = 0; i < g->nclaims; i++)
@@ -148,20 +148,20 @@ int g233_claim_gate(const g233_t *g, int seat, game_error_t *err)
         return game_fail(err, "use_take", "on your turn, take the discard with \"take\"");
     if (g->declarer >= 0)
         return game_fail(err, "round_ending", "the round is ending: no more claims");
-    if (g->phase != PH_DRAW)
+    if (g->phase != G233_PH_DRAW)
         return game_fail(err, "too_late", "the discard is no longer available");
     return check_discard_available(g, seat, err);
 }
 
-static int check_claim(const g233_t *g, int seat, const act_t *a, game_error_t *err)
+static int check_claim(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
 {
     if (g233_claim_gate(g, seat, err)) return -1;
-    card_t t = (card_t)top_discard(g);
-    const hand_t *h = &g->p[seat].hand;
+    g233_card_t t = (g233_card_t)top_discard(g);
+    const g233_hand_t *h = &g->p[seat].hand;
     if (a->final) {
         if (!completes_combo(g, seat, t))
             return game_fail(err, "cannot_claim", "%s does not complete a winning combination",
-                             card_name(t));
+                             g233_card_name(t));
         return 0;
     }
     if (!in_hand(h, a->cards, a->ncards))
@@ -169,31 +169,32 @@ static int check_claim(const g233_t *g, int seat, const act_t *a, game_error_t *
     if (a->ncards == 1)
         return game_fail(err, "cannot_claim",
                          "a discard never makes a double during the round (claim final instead)");
-    if (a->ncards == 2 && hand_size(h) < 3)
+    if (a->ncards == 2 && g233_hand_size(h) < 3)
         return game_fail(err, "cannot_claim", "you would have no card left to discard");
-    card_t meld[4];
+    g233_card_t meld[4];
     memcpy(meld, a->cards, (size_t)a->ncards);
     meld[a->ncards] = t;
     int n = a->ncards + 1;
-    if ((n == 3 && group_check(GROUP_TRIPLE, meld, n)) ||
-        (n == 4 && group_check(GROUP_SQUARE, meld, n)) ||
-        (n == 3 && g->claim_sequences && group_check(GROUP_SEQUENCE, meld, n)))
+    if ((n == 3 && g233_group_check(G233_GROUP_TRIPLE, meld, n)) ||
+        (n == 4 && g233_group_check(G233_GROUP_SQUARE, meld, n)) ||
+        (n == 3 && g->claim_sequences && g233_group_check(G233_GROUP_SEQUENCE, meld, n)))
         return 0;
     return game_fail(err, "cannot_claim",
                      g->claim_sequences ? "a claimed discard must make a triple, sequence or square"
                                         : "a claimed discard must make a triple or a square");
 }
 
-static int check_discard(const g233_t *g, int seat, const act_t *a, game_error_t *err)
+static int check_discard(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
 {
     if (seat != g->turn)
         return game_fail(err, "not_your_turn", "it is seat %d's turn, not yours", g->turn);
-    const hand_t *h = &g->p[seat].hand;
-    if (g->phase == PH_GIFT && !a->declare)
+    const g233_hand_t *h = &g->p[seat].hand;
+    if (g->phase == G233_PH_GIFT && !a->declare)
         return game_fail(err, "must_place_gift", "place the gift you drew first");
-    if (g->phase != PH_DISCARD && g->phase != PH_GIFT)
+    if (g->phase != G233_PH_DISCARD && g->phase != G233_PH_GIFT)
         return game_fail(err, "must_draw", "draw a card first");
-    if (!h->n[a->card]) return game_fail(err, "not_in_hand", "you hold no %s", card_name(a->card));
+    if (!h->n[a->card])
+        return game_fail(err, "not_in_hand", "you hold no %s", g233_card_name(a->card));
     if (is_gift(a->card))
         return game_fail(err, "cannot_discard_gift", "a gift is placed face up, not discarded");
     if (g->must_win && !a->declare)
@@ -201,13 +202,13 @@ static int check_discard(const g233_t *g, int seat, const act_t *a, game_error_t
                          "you claimed the discard to win: discard and declare");
     if (holds_natural_square(h) && !g->must_win)
         return game_fail(err, "must_lay_square", "four identical cards must be laid first");
-    if (h->n[CARD_STOP] && a->card != CARD_STOP && !a->declare)
+    if (h->n[G233_CARD_STOP] && a->card != G233_CARD_STOP && !a->declare)
         return game_fail(err, "must_discard_stop", "a stop cannot be kept: discard it");
     if (a->declare) {
-        hand_t rest = *h;
+        g233_hand_t rest = *h;
         rest.n[a->card]--;
-        combo_t c = g233_combo(g, seat, &rest);
-        if (c == COMBO_NONE || (g->declarer >= 0 && c != COMBO_RAINBOW))
+        g233_combo_t c = g233_combo(g, seat, &rest);
+        if (c == G233_COMBO_NONE || (g->declarer >= 0 && c != G233_COMBO_RAINBOW))
             return game_fail(err, "no_combination", "those cards are not a winning combination");
     }
     return 0;
@@ -218,11 +219,11 @@ static int check_discard(const g233_t *g, int seat, const act_t *a, game_error_t
  * once (RULES.md, "dealt -5s are given all at once"): their holders give them,
  * nobody else acts.
  */
-static int check_placing(const g233_t *g, int seat, const act_t *a, game_error_t *err)
+static int check_placing(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
 {
     if (!g->p[seat].to_place)
         return game_fail(err, "deal_pending", "wait: the deal is not settled yet");
-    if (a->type != ACT_GIFT)
+    if (a->type != G233_ACT_GIFT)
         return game_fail(err, "must_place_gift", "give the -5 gift you were dealt first");
     if (a->to < 0 || a->to >= g->base.seats || a->to == seat)
         return game_fail(err, "bad_target", "give the -5 gift to another seat (0..%d)",
@@ -230,40 +231,40 @@ static int check_placing(const g233_t *g, int seat, const act_t *a, game_error_t
     return 0;
 }
 
-int g233_check(const g233_t *g, int seat, const act_t *a, game_error_t *err)
+int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
 {
-    if (g->phase == PH_OVER) return game_fail(err, "game_over", "the game is over");
+    if (g->phase == G233_PH_OVER) return game_fail(err, "game_over", "the game is over");
     if (seat < 0 || seat >= g->base.seats)
         return game_fail(err, "not_seated", "only seated players act");
     if (g233_placing(g)) return check_placing(g, seat, a, err);
-    const hand_t *h = &g->p[seat].hand;
+    const g233_hand_t *h = &g->p[seat].hand;
     switch (a->type) {
-    case ACT_DRAW: return check_turn(g, seat, PH_DRAW, false, err);
-    case ACT_TAKE:
-        if (check_turn(g, seat, PH_DRAW, true, err)) return -1;
+    case G233_ACT_DRAW: return check_turn(g, seat, G233_PH_DRAW, false, err);
+    case G233_ACT_TAKE:
+        if (check_turn(g, seat, G233_PH_DRAW, true, err)) return -1;
         return check_discard_available(g, seat, err);
-    case ACT_DECLARE:
-        if (check_turn(g, seat, PH_DRAW, false, err)) return -1;
+    case G233_ACT_DECLARE:
+        if (check_turn(g, seat, G233_PH_DRAW, false, err)) return -1;
         if (g->declarer >= 0)
             return game_fail(err, "round_ending", "seat %d has already declared", g->declarer);
-        if (g233_combo(g, seat, h) == COMBO_NONE)
+        if (g233_combo(g, seat, h) == G233_COMBO_NONE)
             return game_fail(err, "no_combination", "your cards are not a winning combination");
         return 0;
-    case ACT_DISCARD: return check_discard(g, seat, a, err);
-    case ACT_LAY:
-        if (check_turn(g, seat, PH_DISCARD, false, err)) return -1;
+    case G233_ACT_DISCARD: return check_discard(g, seat, a, err);
+    case G233_ACT_LAY:
+        if (check_turn(g, seat, G233_PH_DISCARD, false, err)) return -1;
         if (g->must_win)
             return game_fail(err, "must_declare",
                              "you claimed the discard to win: discard and declare");
         if (!in_hand(h, a->cards, a->ncards))
             return game_fail(err, "not_in_hand", "you do not hold those cards");
-        if (a->ncards != 4 || !group_check(GROUP_SQUARE, a->cards, 4))
+        if (a->ncards != 4 || !g233_group_check(G233_GROUP_SQUARE, a->cards, 4))
             return game_fail(err, "not_a_square", "only four identical cards are laid");
         return 0;
-    case ACT_CLAIM: return check_claim(g, seat, a, err);
-    case ACT_GIFT:
-        if (check_turn(g, seat, PH_GIFT, false, err)) return -1;
-        if (h->n[CARD_GIFT_MINUS]) {
+    case G233_ACT_CLAIM: return check_claim(g, seat, a, err);
+    case G233_ACT_GIFT:
+        if (check_turn(g, seat, G233_PH_GIFT, false, err)) return -1;
+        if (h->n[G233_CARD_GIFT_MINUS]) {
             if (a->to < 0 || a->to >= g->base.seats || a->to == seat)
                 return game_fail(err, "bad_target", "give the -5 gift to another seat (0..%d)",
                                  g->base.seats - 1);
@@ -284,7 +285,7 @@ static void end_round(g233_t *g, const char *reason);
 static void next_turn(g233_t *g, int seat)
 {
     g->turn = seat;
-    g->phase = PH_DRAW;
+    g->phase = G233_PH_DRAW;
     g->drawn = 0;
     g->must_win = false;
 }
@@ -302,7 +303,7 @@ static void next_last_draw(g233_t *g)
     end_round(g, "declared");
 }
 
-static void start_last_draws(g233_t *g, int seat, combo_t c)
+static void start_last_draws(g233_t *g, int seat, g233_combo_t c)
 {
     g->declarer = seat;
     g->declared = c;
@@ -310,7 +311,7 @@ static void start_last_draws(g233_t *g, int seat, combo_t c)
         g->p[s].last_done = (s == seat);
     g->turn = seat;
     json_t *ev =
-        json_pack("{s:i, s:s, s:s}", "seat", seat, "did", "declare", "combo", combo_name(c));
+        json_pack("{s:i, s:s, s:s}", "seat", seat, "did", "declare", "combo", g233_combo_name(c));
     g233_event(g, ev);
     next_last_draw(g);
 }
@@ -323,7 +324,7 @@ static bool refill(g233_t *g)
         end_round(g, g->declarer >= 0 ? "declared" : "draw_pile_exhausted");
         return false;
     }
-    card_t top = g->discard[g->ndiscard - 1];
+    g233_card_t top = g->discard[g->ndiscard - 1];
     memcpy(g->draw, g->discard, (size_t)(g->ndiscard - 1));
     g->ndraw = g->ndiscard - 1;
     rng_shuffle_u8(&g->rng, g->draw, g->ndraw);
@@ -338,24 +339,24 @@ static void run_draw(g233_t *g, int seat)
 {
     g233_player_t *p = &g->p[seat];
     if (!refill(g)) return;
-    card_t c = g->draw[--g->ndraw];
+    g233_card_t c = g->draw[--g->ndraw];
     g->open = false;
     g->drawn++;
     p->last_drawn = c;
     if (is_gift(c)) {
         event_seat(g, seat, "draw", c); /* gifts are placed face up: everyone sees them */
-        if (c == CARD_GIFT_PLUS && !rainbow_with(g, seat, c)) {
+        if (c == G233_CARD_GIFT_PLUS && !rainbow_with(g, seat, c)) {
             p->gifts_plus++;
             p->score += 5;
             return; /* and draws again */
         }
         p->hand.n[c]++;
-        g->phase = PH_GIFT;
+        g->phase = G233_PH_GIFT;
         return;
     }
     event_seat(g, seat, "draw", -1);
     p->hand.n[c]++;
-    g->phase = PH_DISCARD;
+    g->phase = G233_PH_DISCARD;
 }
 
 static void run_gift(g233_t *g, int seat, int to)
@@ -363,30 +364,30 @@ static void run_gift(g233_t *g, int seat, int to)
     g233_player_t *p = &g->p[seat];
     if (p->to_place) { /* dealt: the turn does not move */
         p->to_place--;
-        p->hand.n[CARD_GIFT_MINUS]--;
+        p->hand.n[G233_CARD_GIFT_MINUS]--;
         g->p[to].gifts_minus++;
         g->p[to].score -= 5;
         g233_event(g, json_pack("{s:i, s:s, s:s, s:i}", "seat", seat, "did", "gift", "card",
                                 "gift-5", "to", to));
         return;
     }
-    if (p->hand.n[CARD_GIFT_MINUS]) {
-        p->hand.n[CARD_GIFT_MINUS]--;
+    if (p->hand.n[G233_CARD_GIFT_MINUS]) {
+        p->hand.n[G233_CARD_GIFT_MINUS]--;
         g->p[to].gifts_minus++;
         g->p[to].score -= 5;
         g233_event(g, json_pack("{s:i, s:s, s:s, s:i}", "seat", seat, "did", "gift", "card",
                                 "gift-5", "to", to));
     } else {
-        p->hand.n[CARD_GIFT_PLUS]--;
+        p->hand.n[G233_CARD_GIFT_PLUS]--;
         p->gifts_plus++;
         p->score += 5;
         g233_event(g, json_pack("{s:i, s:s, s:s, s:i}", "seat", seat, "did", "gift", "card",
                                 "gift+5", "to", seat));
     }
-    g->phase = PH_DRAW;
+    g->phase = G233_PH_DRAW;
 }
 
-static void run_discard(g233_t *g, int seat, card_t c, bool declare)
+static void run_discard(g233_t *g, int seat, g233_card_t c, bool declare)
 {
     g233_player_t *p = &g->p[seat];
     p->hand.n[c]--;
@@ -401,18 +402,19 @@ static void run_discard(g233_t *g, int seat, card_t c, bool declare)
     }
     /* Option declare=must: cards that form a winning combination at the end of
      * a turn are declared (RULES.md, "Declaring"). */
-    combo_t combo = declare || g->declare_must ? g233_combo(g, seat, &p->hand) : COMBO_NONE;
-    if (combo != COMBO_NONE) {
+    g233_combo_t combo =
+        declare || g->declare_must ? g233_combo(g, seat, &p->hand) : G233_COMBO_NONE;
+    if (combo != G233_COMBO_NONE) {
         g->open = false;
         start_last_draws(g, seat, combo);
         return;
     }
     g->open = true;
     int next;
-    if (c == CARD_REVERSE) {
+    if (c == G233_CARD_REVERSE) {
         g->dir = -g->dir;
         next = g->base.seats == 2 ? seat : g233_next(g, seat, 1);
-    } else if (c == CARD_STOP) {
+    } else if (c == G233_CARD_STOP) {
         next = g->base.seats == 2 ? seat : g233_next(g, seat, 2);
     } else {
         next = g233_next(g, seat, 1);
@@ -420,18 +422,18 @@ static void run_discard(g233_t *g, int seat, card_t c, bool declare)
     next_turn(g, next);
 }
 
-static void run_lay(g233_t *g, int seat, const card_t *cards)
+static void run_lay(g233_t *g, int seat, const g233_card_t *cards)
 {
     g233_player_t *p = &g->p[seat];
-    group_t *m = &p->melds[p->nmelds++];
-    m->kind = GROUP_SQUARE;
+    g233_group_t *m = &p->melds[p->nmelds++];
+    m->kind = G233_GROUP_SQUARE;
     m->n = 4;
     for (int i = 0; i < 4; i++) {
         p->hand.n[cards[i]]--;
         m->cards[i] = cards[i];
     }
     p->squares++;
-    g->phase = PH_DRAW; /* a square takes the place of the discard: play again */
+    g->phase = G233_PH_DRAW; /* a square takes the place of the discard: play again */
     json_t *ev = json_pack("{s:i, s:s}", "seat", seat, "did", "lay");
     json_object_set_new(ev, "cards", g233_cards_json(cards, 4));
     g233_event(g, ev);
@@ -446,53 +448,55 @@ static void resolve_claims(g233_t *g)
     g233_claim_t win = *w;
     int contenders = g->nclaims;
     g->nclaims = 0;
-    card_t t = g->discard[--g->ndiscard];
+    g233_card_t t = g->discard[--g->ndiscard];
     g233_player_t *p = &g->p[win.seat];
     g->open = false;
     json_t *ev = json_pack("{s:i, s:s, s:s, s:i}", "seat", win.seat, "did",
-                           win.kind == CLAIM_TAKE ? "take" : "claim", "card", card_name(t),
-                           "contenders", contenders);
-    g233_event(g, ev);
-    if (win.kind != CLAIM_TAKE) next_turn(g, win.seat);
+                           win.kind == G233_CLAIM_TAKE ? "take" : "claim", "card",
+                           g233_card_name(t), "contenders", contenders);
+    if (win.kind != G233_CLAIM_TAKE) next_turn(g, win.seat);
     g->drawn = 1;
     p->last_drawn = -1;
-    if (win.kind == CLAIM_MELD) {
-        group_t *m = &p->melds[p->nmelds++];
+    if (win.kind == G233_CLAIM_MELD) {
+        g233_group_t *m = &p->melds[p->nmelds++];
         *m = win.meld;
         for (int i = 0; i < m->n - 1; i++)
             p->hand.n[m->cards[i]]--;
-        if (m->kind == GROUP_SQUARE) {
+        if (m->kind == G233_GROUP_SQUARE) {
             p->squares++;
-            g->phase = PH_DRAW; /* a square: play again */
+            g->phase = G233_PH_DRAW; /* a square: play again */
         } else {
-            g->phase = PH_DISCARD;
+            g->phase = G233_PH_DISCARD;
         }
         json_object_set_new(ev, "meld", g233_cards_json(m->cards, m->n));
+        g233_event(g, ev); /* complete: a logged event never changes */
         return;
     }
+    g233_event(g, ev);
     p->hand.n[t]++;
-    g->phase = PH_DISCARD;
-    g->must_win = (win.kind == CLAIM_FINAL);
+    g->phase = G233_PH_DISCARD;
+    g->must_win = (win.kind == G233_CLAIM_FINAL);
 }
 
-static void add_claim(g233_t *g, int seat, const act_t *a, int64_t now)
+static void add_claim(g233_t *g, int seat, const g233_act_t *a, int64_t now)
 {
     g233_claim_t *c = &g->claims[g->nclaims++];
     memset(c, 0, sizeof *c);
     c->seat = seat;
     c->at = now;
-    if (a->type == ACT_TAKE) {
-        c->kind = CLAIM_TAKE;
+    if (a->type == G233_ACT_TAKE) {
+        c->kind = G233_CLAIM_TAKE;
     } else if (a->final) {
-        c->kind = CLAIM_FINAL;
+        c->kind = G233_CLAIM_FINAL;
     } else {
-        c->kind = CLAIM_MELD;
+        c->kind = G233_CLAIM_MELD;
         c->meld.n = (uint8_t)(a->ncards + 1);
         memcpy(c->meld.cards, a->cards, (size_t)a->ncards);
-        c->meld.cards[a->ncards] = (card_t)top_discard(g);
-        c->meld.kind = c->meld.n == 4                                ? GROUP_SQUARE
-                       : group_check(GROUP_TRIPLE, c->meld.cards, 3) ? GROUP_TRIPLE
-                                                                     : GROUP_SEQUENCE;
+        c->meld.cards[a->ncards] = (g233_card_t)top_discard(g);
+        c->meld.kind = c->meld.n == 4 ? G233_GROUP_SQUARE
+                       : g233_group_check(G233_GROUP_TRIPLE, c->meld.cards, 3)
+                           ? G233_GROUP_TRIPLE
+                           : G233_GROUP_SEQUENCE;
     }
     /* Claims received up to and including window_end join the dispute. */
     if (g->nclaims == 1) g->window_end = now + g->dispute_ms;
@@ -508,23 +512,23 @@ static void add_claim(g233_t *g, int seat, const act_t *a, int64_t now)
  */
 static void declare_if_must(g233_t *g)
 {
-    if (!g->declare_must || g->phase != PH_DRAW || g->declarer >= 0 || g->nclaims ||
+    if (!g->declare_must || g->phase != G233_PH_DRAW || g->declarer >= 0 || g->nclaims ||
         g233_placing(g))
         return;
-    combo_t c = g233_combo(g, g->turn, &g->p[g->turn].hand);
-    if (c != COMBO_NONE) start_last_draws(g, g->turn, c);
+    g233_combo_t c = g233_combo(g, g->turn, &g->p[g->turn].hand);
+    if (c != G233_COMBO_NONE) start_last_draws(g, g->turn, c);
 }
 
-void g233_run(g233_t *g, int seat, const act_t *a, int64_t now)
+void g233_run(g233_t *g, int seat, const g233_act_t *a, int64_t now)
 {
     switch (a->type) {
-    case ACT_DRAW: run_draw(g, seat); break;
-    case ACT_TAKE:
-    case ACT_CLAIM: add_claim(g, seat, a, now); break;
-    case ACT_DECLARE: start_last_draws(g, seat, g233_combo(g, seat, &g->p[seat].hand)); break;
-    case ACT_DISCARD: run_discard(g, seat, (card_t)a->card, a->declare); break;
-    case ACT_LAY: run_lay(g, seat, a->cards); break;
-    case ACT_GIFT: run_gift(g, seat, a->to); break;
+    case G233_ACT_DRAW: run_draw(g, seat); break;
+    case G233_ACT_TAKE:
+    case G233_ACT_CLAIM: add_claim(g, seat, a, now); break;
+    case G233_ACT_DECLARE: start_last_draws(g, seat, g233_combo(g, seat, &g->p[seat].hand)); break;
+    case G233_ACT_DISCARD: run_discard(g, seat, (g233_card_t)a->card, a->declare); break;
+    case G233_ACT_LAY: run_lay(g, seat, a->cards); break;
+    case G233_ACT_GIFT: run_gift(g, seat, a->to); break;
     }
     declare_if_must(g);
 }
@@ -539,18 +543,19 @@ static void end_round(g233_t *g, const char *reason)
     json_t *hands = json_array();
     for (int s = 0; s < n; s++) {
         g233_player_t *p = &g->p[s];
-        combo_t c = s == g->declarer ? g->declared : COMBO_NONE;
-        if (c == COMBO_NONE && g233_combo(g, s, &p->hand) == COMBO_RAINBOW) c = COMBO_RAINBOW;
-        int points = score_round(&p->hand, p->melds, p->nmelds, c);
+        g233_combo_t c = s == g->declarer ? g->declared : G233_COMBO_NONE;
+        if (c == G233_COMBO_NONE && g233_combo(g, s, &p->hand) == G233_COMBO_RAINBOW)
+            c = G233_COMBO_RAINBOW;
+        int points = g233_score_round(&p->hand, p->melds, p->nmelds, c);
         p->score += points;
         json_t *melds = json_array();
         for (int i = 0; i < p->nmelds; i++)
             json_array_append_new(melds, g233_cards_json(p->melds[i].cards, p->melds[i].n));
         json_array_append_new(hands, json_pack("{s:i, s:o, s:o, s:s, s:i, s:i, s:i, s:i}", "seat",
                                                s, "cards", g233_hand_json(&p->hand), "melds", melds,
-                                               "combo", combo_name(c), "points", points, "gifts",
-                                               5 * (p->gifts_plus - p->gifts_minus), "score",
-                                               p->score, "last_drawn", p->last_drawn));
+                                               "combo", g233_combo_name(c), "points", points,
+                                               "gifts", 5 * (p->gifts_plus - p->gifts_minus),
+                                               "score", p->score, "last_drawn", p->last_drawn));
     }
     json_decref(g->last_round);
     g->last_round =
@@ -572,7 +577,7 @@ static void end_round(g233_t *g, const char *reason)
         }
     }
     if (best > g->target && nbest == 1) {
-        g->phase = PH_OVER;
+        g->phase = G233_PH_OVER;
         g->winners = mask;
         g->nclaims = 0;
         return;
@@ -584,67 +589,110 @@ static void end_round(g233_t *g, const char *reason)
 /* The descriptor's functions                                           */
 /* ------------------------------------------------------------------ */
 
+/* Options: game_new() has checked them against this table. */
+static const char *const declare_choices[] = {"must", "may", NULL};
+static const game_option_t g233_options[] = {
+    GAME_OPTION_INT("dispute_ms", 200, 0, 60000,
+                    "claims received within this many ms of the first make a dispute"),
+    GAME_OPTION_INT("max_rebuilds", 3, 0, 100,
+                    "a round ends with no winner when the draw pile runs out after this many "
+                    "rebuilds"),
+    GAME_OPTION_INT("target", 233, 1, 100000,
+                    "the game ends after a round in which a total passes this"),
+    GAME_OPTION_BOOL("claim_sequences", false,
+                     "out-of-turn claims may also form a sequence (the English text)"),
+    GAME_OPTION_STRING("declare", "must", declare_choices,
+                       "\"must\": a winning combination at the end of a turn is declared by the "
+                       "game; \"may\": declaring is the player's choice"),
+    GAME_OPTION_END,
+};
+
+static void g233_free(game_t *base);
+
+/*
+ * The events and the last round's summary are immutable and shared: a copy
+ * of the struct that holds them once more is a snapshot, which apply (and
+ * tick) restore when memory ran out halfway, so that a refusal changes nothing.
+ */
+static void g233_hold(g233_t *copy, const g233_t *g)
+{
+    *copy = *g;
+    game_log_share(&copy->events, &g->events);
+    json_incref(copy->last_round);
+}
+
+static void g233_drop(g233_t *copy)
+{
+    game_log_free(&copy->events);
+    json_decref(copy->last_round);
+}
+
+/* Back to the snapshot if an allocation failed since mark (true), else drop it. */
+static bool g233_restore(g233_t *g, g233_t *saved, unsigned long mark)
+{
+    if (!tapis_alloc_failed_since(mark)) {
+        g233_drop(saved);
+        return false;
+    }
+    g233_drop(g);
+    *g = *saved;
+    return true;
+}
+
 static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
-    /* Ranges are checked on the 64-bit values, before any narrowing. */
-    json_int_t dispute = json_integer_value(json_object_get(o, "dispute_ms"));
-    json_int_t rebuilds = json_integer_value(json_object_get(o, "max_rebuilds"));
-    json_int_t target = json_integer_value(json_object_get(o, "target"));
-    const char *declare = json_string_value(json_object_get(o, "declare"));
-    if (!declare || (strcmp(declare, "must") != 0 && strcmp(declare, "may") != 0)) {
-        game_fail(err, "bad_option", "declare must be \"must\" or \"may\"");
-        return NULL;
-    }
-    if (dispute < 0 || dispute > 60000) {
-        game_fail(err, "bad_option", "dispute_ms must be 0..60000");
-        return NULL;
-    }
-    if (rebuilds < 0 || rebuilds > 100) {
-        game_fail(err, "bad_option", "max_rebuilds must be 0..100");
-        return NULL;
-    }
-    if (target < 1 || target > 100000) {
-        game_fail(err, "bad_option", "target must be 1..100000");
-        return NULL;
-    }
-    g233_t *g = calloc(1, sizeof *g);
+    unsigned long mark = tapis_alloc_failures();
+    g233_t *g = tapis_calloc(1, sizeof *g);
     if (!g) {
         game_fail(err, "no_memory", "out of memory");
         return NULL;
     }
     g->base.desc = &g233_desc;
     g->base.seats = seats;
-    g->dispute_ms = (int)dispute;
-    g->max_rebuilds = (int)rebuilds;
-    g->target = (int)target;
+    g->dispute_ms = (int)json_integer_value(json_object_get(o, "dispute_ms"));
+    g->max_rebuilds = (int)json_integer_value(json_object_get(o, "max_rebuilds"));
+    g->target = (int)json_integer_value(json_object_get(o, "target"));
     g->claim_sequences = json_is_true(json_object_get(o, "claim_sequences"));
-    g->declare_must = strcmp(declare, "must") == 0;
+    g->declare_must = strcmp(json_string_value(json_object_get(o, "declare")), "must") == 0;
     rng_seed(&g->rng, seed);
-    g->events = json_array();
+    game_log_init(&g->events, G233_EVENTS);
     g->round = 0;
     g233_start_round(g, 0);
     declare_if_must(g);
+    if (tapis_alloc_failed_since(mark)) {
+        g233_free(&g->base);
+        game_fail(err, "no_memory", "out of memory");
+        return NULL;
+    }
     return &g->base;
 }
 
+/* Settle the claims due. Out of memory, nothing changes: the deadline stays due. */
 static bool g233_tick(game_t *base, int64_t now)
 {
     g233_t *g = (g233_t *)base;
     if (g->nclaims == 0 || now <= g->window_end) return false;
+    g233_t saved;
+    g233_hold(&saved, g);
+    unsigned long mark = tapis_alloc_failures();
     resolve_claims(g);
     declare_if_must(g);
-    return true;
+    return !g233_restore(g, &saved, mark);
 }
 
 static int g233_apply(game_t *base, int seat, const json_t *action, int64_t now, game_error_t *err)
 {
     g233_t *g = (g233_t *)base;
-    act_t a;
+    g233_act_t a;
     if (g233_parse(action, &a, err)) return -1;
+    g233_t saved;
+    g233_hold(&saved, g);
+    unsigned long mark = tapis_alloc_failures();
     g233_tick(base, now);
-    if (g233_check(g, seat, &a, err)) return -1;
-    g233_run(g, seat, &a, now);
-    return 0;
+    int r = g233_check(g, seat, &a, err);
+    if (r == 0) g233_run(g, seat, &a, now);
+    if (g233_restore(g, &saved, mark)) return game_fail(err, "no_memory", "out of memory");
+    return r;
 }
 
 static int64_t g233_next_deadline(const game_t *base)
@@ -657,48 +705,54 @@ static int64_t g233_next_deadline(const game_t *base)
 static unsigned g233_waiting(const game_t *base)
 {
     const g233_t *g = (const g233_t *)base;
-    if (g->phase == PH_OVER) return 0u;
+    if (g->phase == G233_PH_OVER) return 0u;
     unsigned placing = g233_placing(g);
     return placing ? placing : 1u << g->turn;
 }
 
-/* What the greedy bot would play (a dealt -5 goes to the leader among the others). */
+/* The kit's (the greedy bot's: a dealt -5 goes to the leader among the others),
+   but nothing while a claim is being settled. */
+static json_t *default_action_unchecked(const game_t *base, int seat)
+{
+    if (((const g233_t *)base)->nclaims) return NULL;
+    return game_default_bot_action(base, seat);
+}
+
 static json_t *g233_default_action(const game_t *base, int seat)
 {
-    const g233_t *g = (const g233_t *)base;
-    if (seat < 0 || seat >= base->seats || !(g233_waiting(base) & (1u << seat)) || g->nclaims)
-        return NULL;
-    json_t *view = game_view(base, seat);
-    rng_t r;
-    rng_seed(&r, 233);
-    json_t *a = g233_bot(view, "greedy", &r);
-    json_decref(view);
-    return a;
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(default_action_unchecked(base, seat), mark);
 }
 
 static bool g233_is_over(const game_t *base)
 {
-    return ((const g233_t *)base)->phase == PH_OVER;
+    return ((const g233_t *)base)->phase == G233_PH_OVER;
+}
+
+static json_t *result_unchecked(const game_t *base)
+{
+    const g233_t *g = (const g233_t *)base;
+    if (g->phase != G233_PH_OVER) return NULL;
+    json_t *scores = json_array();
+    for (int s = 0; s < g->base.seats; s++)
+        json_array_append_new(scores, json_integer(g->p[s].score));
+    return json_pack("{s:o, s:o, s:i}", "winners",
+                     game_winners_json((unsigned)g->winners, base->seats), "scores", scores,
+                     "rounds", g->round);
 }
 
 static json_t *g233_result(const game_t *base)
 {
-    const g233_t *g = (const g233_t *)base;
-    if (g->phase != PH_OVER) return NULL;
-    json_t *winners = json_array(), *scores = json_array();
-    for (int s = 0; s < g->base.seats; s++) {
-        if (g->winners & (1 << s)) json_array_append_new(winners, json_integer(s));
-        json_array_append_new(scores, json_integer(g->p[s].score));
-    }
-    return json_pack("{s:o, s:o, s:i}", "winners", winners, "scores", scores, "rounds", g->round);
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(result_unchecked(base), mark);
 }
 
 static void g233_free(game_t *base)
 {
     g233_t *g = (g233_t *)base;
-    json_decref(g->events);
+    game_log_free(&g->events);
     json_decref(g->last_round);
-    free(g);
+    tapis_free(g);
 }
 
 /* Bot levels and their pace (a person draws, discards and claims in a second or two). */
@@ -716,9 +770,7 @@ const game_desc_t g233_desc = {
     .title = "233",
     .min_seats = 2,
     .max_seats = G233_MAX_SEATS,
-    .default_options =
-        "{\"dispute_ms\": 200, \"max_rebuilds\": 3, \"target\": 233, \"claim_sequences\": false, "
-        "\"declare\": \"must\"}",
+    .options = g233_options,
     .create = g233_create,
     .apply = g233_apply,
     .legal = g233_legal,

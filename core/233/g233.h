@@ -4,7 +4,7 @@
  *
  * Rules: ../../shared/seeds/000 (French, authoritative) and 001 (English);
  * what is implemented, and every interpretation, is in RULES.md beside this.
- * Options (defaults in g233_desc.default_options):
+ * Options (the table g233_options in g233.c):
  *   dispute_ms       claims received within this many ms of the first make a dispute (200)
  *   max_rebuilds     a round ends with no winner when the draw pile runs out after
  *                    this many rebuilds (3)
@@ -25,24 +25,28 @@
 #define G233_EVENTS 8
 
 typedef enum g233_phase {
-    PH_DRAW,    /* the turn player draws (or takes the discard, or declares) */
-    PH_GIFT,    /* the turn player holds a drawn gift to place */
-    PH_DISCARD, /* the turn player discards (or lays a square) */
-    PH_OVER,
+    G233_PH_DRAW,    /* the turn player draws (or takes the discard, or declares) */
+    G233_PH_GIFT,    /* the turn player holds a drawn gift to place */
+    G233_PH_DISCARD, /* the turn player discards (or lays a square) */
+    G233_PH_OVER,
 } g233_phase_t;
 
-typedef enum g233_claim_kind { CLAIM_TAKE, CLAIM_MELD, CLAIM_FINAL } g233_claim_kind_t;
+typedef enum g233_claim_kind {
+    G233_CLAIM_TAKE,
+    G233_CLAIM_MELD,
+    G233_CLAIM_FINAL
+} g233_claim_kind_t;
 
 typedef struct g233_claim {
     int seat;
     g233_claim_kind_t kind;
-    group_t meld; /* CLAIM_MELD: the cards from hand plus the discard */
+    g233_group_t meld; /* G233_CLAIM_MELD: the cards from hand plus the discard */
     int64_t at;
 } g233_claim_t;
 
 typedef struct g233_player {
-    hand_t hand;
-    group_t melds[G233_MAX_MELDS];
+    g233_hand_t hand;
+    g233_group_t melds[G233_MAX_MELDS];
     int nmelds;
     int squares;    /* squares laid this round: each lets the player hold one card more */
     int gifts_plus; /* gift cards lying face up in front of the player this round */
@@ -61,9 +65,9 @@ typedef struct g233 {
     bool declare_must; /* option declare: "must" (true) or "may" */
 
     rng_t rng;
-    card_t draw[G233_DECK]; /* top is draw[ndraw - 1] */
+    g233_card_t draw[G233_DECK]; /* top is draw[ndraw - 1] */
     int ndraw;
-    card_t discard[G233_DECK]; /* top is discard[ndiscard - 1] */
+    g233_card_t discard[G233_DECK]; /* top is discard[ndiscard - 1] */
     int ndiscard;
     int discarder; /* seat that discarded the top card; -1 for the turned-up card */
     g233_player_t p[G233_MAX_SEATS];
@@ -79,10 +83,10 @@ typedef struct g233 {
     int64_t window_end;
 
     int declarer; /* -1 until a player declares */
-    combo_t declared;
+    g233_combo_t declared;
 
     json_t *last_round; /* summary of the previous round (hands revealed), or NULL */
-    json_t *events;     /* the last public events, oldest first */
+    game_log_t events;  /* the last public events, oldest first (shared by views) */
     int winners;        /* bit mask, once over */
 } g233_t;
 
@@ -91,7 +95,7 @@ extern const game_desc_t g233_desc;
 /* --- for tests: hand-built states --- */
 
 /* Parse "Y1 Y2 red joker" into a hand; returns -1 on an unknown name. */
-int g233_hand_parse(hand_t *h, const char *names);
+int g233_hand_parse(g233_hand_t *h, const char *names);
 /*
  * Give `seat` exactly the cards named, taking them from the draw pile and
  * putting the seat's old hand back into it (so every card stays accounted

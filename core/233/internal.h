@@ -4,30 +4,30 @@
 
 #include "g233.h"
 
-typedef enum act_type {
-    ACT_DRAW,
-    ACT_TAKE,
-    ACT_DECLARE,
-    ACT_DISCARD,
-    ACT_LAY,
-    ACT_CLAIM,
-    ACT_GIFT,
-} act_type_t;
+typedef enum g233_act_type {
+    G233_ACT_DRAW,
+    G233_ACT_TAKE,
+    G233_ACT_DECLARE,
+    G233_ACT_DISCARD,
+    G233_ACT_LAY,
+    G233_ACT_CLAIM,
+    G233_ACT_GIFT,
+} g233_act_type_t;
 
 /* An action, parsed. */
-typedef struct act {
-    act_type_t type;
-    card_t cards[4]; /* claim (cards from hand), lay */
+typedef struct g233_act {
+    g233_act_type_t type;
+    g233_card_t cards[4]; /* claim (cards from hand), lay */
     int ncards;
     int card;     /* discard */
     bool declare; /* discard and declare */
     bool final;   /* claim to complete a winning combination */
     int to;       /* gift: target seat, or -1 */
-} act_t;
+} g233_act_t;
 
 /* actions.c */
-int g233_parse(const json_t *action, act_t *a, game_error_t *err);
-json_t *g233_act_json(const act_t *a);
+int g233_parse(const json_t *action, g233_act_t *a, game_error_t *err);
+json_t *g233_act_json(const g233_act_t *a);
 json_t *g233_legal(const game_t *g, int seat);
 
 /* deal.c */
@@ -37,15 +37,15 @@ void g233_start_round(g233_t *g, int dealer);
 /* g233.c */
 /* The claim-independent conditions of an out-of-turn claim. */
 int g233_claim_gate(const g233_t *g, int seat, game_error_t *err);
-int g233_check(const g233_t *g, int seat, const act_t *a, game_error_t *err);
-void g233_run(g233_t *g, int seat, const act_t *a, int64_t now);
+int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err);
+void g233_run(g233_t *g, int seat, const g233_act_t *a, int64_t now);
 int g233_next(const g233_t *g, int seat, int k);
 void g233_event(g233_t *g, json_t *ev);
-combo_t g233_combo(const g233_t *g, int seat, const hand_t *h);
+g233_combo_t g233_combo(const g233_t *g, int seat, const g233_hand_t *h);
 
 /* view.c */
-json_t *g233_cards_json(const card_t *cards, int n);
-json_t *g233_hand_json(const hand_t *h);
+json_t *g233_cards_json(const g233_card_t *cards, int n);
+json_t *g233_hand_json(const g233_hand_t *h);
 json_t *g233_view_public(const game_t *g);
 json_t *g233_view_seat(const game_t *g, int seat);
 json_t *g233_dump(const game_t *g);

@@ -1,7 +1,7 @@
 /*
  * score.c — groups, winning combinations and round points of 233.
  *
- * The best grouping (score_best) is a depth-first search over the hand held as
+ * The best grouping (g233_score_best) is a depth-first search over the hand held as
  * a count per kind. At each step it takes the lowest kind c still held, jokers
  * aside, and either
  *   - forms one group holding c: a double (symbols only), a triple or a square
@@ -18,12 +18,12 @@
  * A typical 8-10 card hand takes a fraction of a microsecond (see
  * tests/bench/bench_233_score.c).
  *
- * Winning combinations (score_combo) walk the same tree, but every card must be
+ * Winning combinations (g233_score_combo) walk the same tree, but every card must be
  * placed and the groups formed must be exactly those the combination still
  * needs once the locked melds are counted. The super sequence and the rainbow
  * are plain counts.
  *
- * Assumption: at most SCORE_MAX_GROUPS groups are formed, which a hand of up to
+ * Assumption: at most G233_MAX_GROUPS groups are formed, which a hand of up to
  * 16 cards cannot exceed (hands in play hold at most 10).
  */
 #include <stddef.h>
@@ -32,17 +32,17 @@
 #include "score.h"
 
 enum {
-    GROUPABLE = CARD_REVERSE, /* kinds below this (and jokers) can be grouped */
-    SQUARE_RATE = 5,          /* points per card of a square: no group does better */
+    GROUPABLE = G233_CARD_REVERSE, /* kinds below this (and jokers) can be grouped */
+    SQUARE_RATE = 5,               /* points per card of a square: no group does better */
     RAINBOW_POINTS = 100,
 };
 
-static const uint8_t group_size[] = {2, 3, 3, 4}; /* by group_kind_t */
+static const uint8_t group_size[] = {2, 3, 3, 4}; /* by g233_group_kind_t */
 
 /* Slots of a combination's needs: doubles, groups of three, squares. */
 enum { NEED_DOUBLE, NEED_THREE, NEED_SQUARE, NEEDS };
 
-static int need_slot(group_kind_t k)
+static int need_slot(g233_group_kind_t k)
 {
     return group_size[k] - 2;
 }
@@ -51,52 +51,52 @@ static int need_slot(group_kind_t k)
 /* Tables                                                                    */
 /* ------------------------------------------------------------------------ */
 
-int group_points(group_kind_t k)
+int g233_group_points(g233_group_kind_t k)
 {
     switch (k) {
-    case GROUP_DOUBLE: return 5;
-    case GROUP_TRIPLE:
-    case GROUP_SEQUENCE: return 10;
-    case GROUP_SQUARE: return 20;
+    case G233_GROUP_DOUBLE: return 5;
+    case G233_GROUP_TRIPLE:
+    case G233_GROUP_SEQUENCE: return 10;
+    case G233_GROUP_SQUARE: return 20;
     }
     return 0;
 }
 
-int combo_bonus(combo_t c)
+int g233_combo_bonus(g233_combo_t c)
 {
     switch (c) {
-    case COMBO_NONE: return 0;
-    case COMBO_233:
-    case COMBO_234:
-    case COMBO_244: return 25;
-    case COMBO_SUPER: return 50;
-    case COMBO_RAINBOW: return RAINBOW_POINTS;
+    case G233_COMBO_NONE: return 0;
+    case G233_COMBO_233:
+    case G233_COMBO_234:
+    case G233_COMBO_244: return 25;
+    case G233_COMBO_SUPER: return 50;
+    case G233_COMBO_RAINBOW: return RAINBOW_POINTS;
     }
     return 0;
 }
 
-int combo_points(combo_t c)
+int g233_combo_points(g233_combo_t c)
 {
     switch (c) {
-    case COMBO_NONE: return 0;
-    case COMBO_233: return 25 + 5 + 10 + 10;
-    case COMBO_234: return 25 + 5 + 10 + 20;
-    case COMBO_244: return 25 + 5 + 20 + 20;
-    case COMBO_SUPER: return 50 + 10 + 10;
-    case COMBO_RAINBOW: return RAINBOW_POINTS;
+    case G233_COMBO_NONE: return 0;
+    case G233_COMBO_233: return 25 + 5 + 10 + 10;
+    case G233_COMBO_234: return 25 + 5 + 10 + 20;
+    case G233_COMBO_244: return 25 + 5 + 20 + 20;
+    case G233_COMBO_SUPER: return 50 + 10 + 10;
+    case G233_COMBO_RAINBOW: return RAINBOW_POINTS;
     }
     return 0;
 }
 
-const char *combo_name(combo_t c)
+const char *g233_combo_name(g233_combo_t c)
 {
     switch (c) {
-    case COMBO_NONE: return "none";
-    case COMBO_233: return "2-3-3";
-    case COMBO_234: return "2-3-4";
-    case COMBO_244: return "2-4-4";
-    case COMBO_SUPER: return "super sequence";
-    case COMBO_RAINBOW: return "rainbow";
+    case G233_COMBO_NONE: return "none";
+    case G233_COMBO_233: return "2-3-3";
+    case G233_COMBO_234: return "2-3-4";
+    case G233_COMBO_244: return "2-4-4";
+    case G233_COMBO_SUPER: return "super sequence";
+    case G233_COMBO_RAINBOW: return "rainbow";
     }
     return "none";
 }
@@ -105,39 +105,40 @@ const char *combo_name(combo_t c)
 /* One group                                                                 */
 /* ------------------------------------------------------------------------ */
 
-bool group_check(group_kind_t k, const card_t *cards, int n)
+bool g233_group_check(g233_group_kind_t k, const g233_card_t *cards, int n)
 {
-    if (!cards || (unsigned)k > GROUP_SQUARE || n != group_size[k]) return false;
+    if (!cards || (unsigned)k > G233_GROUP_SQUARE || n != group_size[k]) return false;
     int first = -1;
     unsigned values = 0; /* bit v: value v seen (sequences) */
     int lo = 8, hi = 1;
     for (int i = 0; i < n; i++) {
-        card_t c = cards[i];
-        if (c == CARD_JOKER) continue;
+        g233_card_t c = cards[i];
+        if (c == G233_CARD_JOKER) continue;
         if (c >= GROUPABLE) return false; /* reverse, gifts, stop, or no card */
-        if (k == GROUP_SEQUENCE) {
-            int v = card_value(c);
-            if (!card_is_number(c) || (values & (1u << v))) return false;
-            if (first >= 0 && card_colour(c) != card_colour((card_t)first)) return false;
+        if (k == G233_GROUP_SEQUENCE) {
+            int v = g233_card_value(c);
+            if (!g233_card_is_number(c) || (values & (1u << v))) return false;
+            if (first >= 0 && g233_card_colour(c) != g233_card_colour((g233_card_t)first))
+                return false;
             values |= 1u << v;
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
         } else {
-            if (k == GROUP_DOUBLE && !card_is_symbol(c)) return false;
+            if (k == G233_GROUP_DOUBLE && !g233_card_is_symbol(c)) return false;
             if (first >= 0 && c != first) return false;
         }
         first = c;
     }
     /* Distinct values spanning at most 3 fit one window of 1..8 (no wrap). */
-    return k != GROUP_SEQUENCE || first < 0 || hi - lo <= 2;
+    return k != G233_GROUP_SEQUENCE || first < 0 || hi - lo <= 2;
 }
 
 /* A group of kind k: `held` copies of c, jokers for the rest. */
-static group_t same_group(group_kind_t k, card_t c, int held)
+static g233_group_t same_group(g233_group_kind_t k, g233_card_t c, int held)
 {
-    group_t g = {.kind = (uint8_t)k, .n = group_size[k]};
+    g233_group_t g = {.kind = (uint8_t)k, .n = group_size[k]};
     for (int i = 0; i < g.n; i++)
-        g.cards[i] = i < held ? c : CARD_JOKER;
+        g.cards[i] = i < held ? c : G233_CARD_JOKER;
     return g;
 }
 
@@ -146,44 +147,44 @@ static group_t same_group(group_kind_t k, card_t c, int held)
  * the file): held cards first, jokers where none is held. Best-paying first,
  * so the search finds a good bound early. Returns how many (at most 4).
  */
-static int groups_with(const uint8_t *n, int jokers, card_t c, group_t *out)
+static int groups_with(const uint8_t *n, int jokers, g233_card_t c, g233_group_t *out)
 {
     int k = 0;
     int held = n[c];
     for (int i = 0; i < 2; i++) { /* square, triple */
-        group_kind_t kind = i == 0 ? GROUP_SQUARE : GROUP_TRIPLE;
+        g233_group_kind_t kind = i == 0 ? G233_GROUP_SQUARE : G233_GROUP_TRIPLE;
         int real = held < group_size[kind] ? held : group_size[kind];
         if (group_size[kind] - real <= jokers) out[k++] = same_group(kind, c, real);
     }
-    if (card_is_number(c)) {
+    if (g233_card_is_number(c)) {
         /* Only sequences with two held cards: one with a single held card
          * uses the same cards as the triple {c, joker, joker}. */
-        int v = card_value(c);
-        group_t g = {.kind = GROUP_SEQUENCE, .n = 3};
+        int v = g233_card_value(c);
+        g233_group_t g = {.kind = G233_GROUP_SEQUENCE, .n = 3};
         if (v <= 6) {
             int missing = !n[c + 1] + !n[c + 2];
             g.cards[0] = c;
-            g.cards[1] = n[c + 1] ? (card_t)(c + 1) : (card_t)CARD_JOKER;
-            g.cards[2] = n[c + 2] ? (card_t)(c + 2) : (card_t)CARD_JOKER;
+            g.cards[1] = n[c + 1] ? (g233_card_t)(c + 1) : (g233_card_t)G233_CARD_JOKER;
+            g.cards[2] = n[c + 2] ? (g233_card_t)(c + 2) : (g233_card_t)G233_CARD_JOKER;
             if (missing < 2 && missing <= jokers) out[k++] = g;
         } else if (v == 7 && n[c + 1] && jokers > 0) {
-            g.cards[0] = CARD_JOKER;
+            g.cards[0] = G233_CARD_JOKER;
             g.cards[1] = c;
-            g.cards[2] = (card_t)(c + 1);
+            g.cards[2] = (g233_card_t)(c + 1);
             out[k++] = g;
         }
     } else {
         int real = held < 2 ? held : 2;
-        if (2 - real <= jokers) out[k++] = same_group(GROUP_DOUBLE, c, real);
+        if (2 - real <= jokers) out[k++] = same_group(G233_GROUP_DOUBLE, c, real);
     }
     return k;
 }
 
 /* Takes g's cards out of n / *jokers (put back with sign -1). */
-static void take(uint8_t *n, int *jokers, const group_t *g, int sign)
+static void take(uint8_t *n, int *jokers, const g233_group_t *g, int sign)
 {
     for (int i = 0; i < g->n; i++) {
-        if (g->cards[i] == CARD_JOKER)
+        if (g->cards[i] == G233_CARD_JOKER)
             *jokers -= sign;
         else
             n[g->cards[i]] = (uint8_t)(n[g->cards[i]] - sign);
@@ -200,9 +201,9 @@ typedef struct best_search {
     int left;   /* cards in n */
     int points; /* of the groups on the stack */
     int depth;
-    group_t stack[SCORE_MAX_GROUPS];
+    g233_group_t stack[G233_MAX_GROUPS];
     int best;
-    group_t *out; /* NULL when the groups are not wanted */
+    g233_group_t *out; /* NULL when the groups are not wanted */
     int nout;
 } best_search_t;
 
@@ -212,11 +213,13 @@ static void best_leaf(best_search_t *s)
     int points = s->points;
     int depth = s->depth;
     int jokers = s->jokers;
-    while (jokers >= 2 && depth < SCORE_MAX_GROUPS) {
-        group_kind_t k = jokers >= 4 ? GROUP_SQUARE : jokers == 3 ? GROUP_TRIPLE : GROUP_DOUBLE;
-        s->stack[depth++] = same_group(k, CARD_JOKER, 0);
+    while (jokers >= 2 && depth < G233_MAX_GROUPS) {
+        g233_group_kind_t k = jokers >= 4   ? G233_GROUP_SQUARE
+                              : jokers == 3 ? G233_GROUP_TRIPLE
+                                            : G233_GROUP_DOUBLE;
+        s->stack[depth++] = same_group(k, G233_CARD_JOKER, 0);
         jokers -= group_size[k];
-        points += group_points(k);
+        points += g233_group_points(k);
     }
     if (points <= s->best) return;
     s->best = points;
@@ -232,24 +235,24 @@ static void best_walk(best_search_t *s, int from)
     int c = from;
     while (c < GROUPABLE && !s->n[c])
         c++;
-    if (c == GROUPABLE || s->depth == SCORE_MAX_GROUPS) {
+    if (c == GROUPABLE || s->depth == G233_MAX_GROUPS) {
         best_leaf(s);
         return;
     }
-    group_t groups[4];
-    int ng = groups_with(s->n, s->jokers, (card_t)c, groups);
+    g233_group_t groups[4];
+    int ng = groups_with(s->n, s->jokers, (g233_card_t)c, groups);
     for (int i = 0; i < ng; i++) {
-        const group_t *g = &groups[i];
+        const g233_group_t *g = &groups[i];
         int real = 0;
         for (int j = 0; j < g->n; j++)
-            real += g->cards[j] != CARD_JOKER;
+            real += g->cards[j] != G233_CARD_JOKER;
         take(s->n, &s->jokers, g, 1);
         s->left -= real;
-        s->points += group_points((group_kind_t)g->kind);
+        s->points += g233_group_points((g233_group_kind_t)g->kind);
         s->stack[s->depth++] = *g;
         best_walk(s, c);
         s->depth--;
-        s->points -= group_points((group_kind_t)g->kind);
+        s->points -= g233_group_points((g233_group_kind_t)g->kind);
         s->left += real;
         take(s->n, &s->jokers, g, -1);
     }
@@ -261,11 +264,11 @@ static void best_walk(best_search_t *s, int from)
     s->n[c] = (uint8_t)held;
 }
 
-int score_best(const hand_t *h, group_t *out, int *nout)
+int g233_score_best(const g233_hand_t *h, g233_group_t *out, int *nout)
 {
     if (nout) *nout = 0;
     if (!h) return 0;
-    best_search_t s = {.jokers = h->n[CARD_JOKER], .best = -1, .out = out};
+    best_search_t s = {.jokers = h->n[G233_CARD_JOKER], .best = -1, .out = out};
     memcpy(s.n, h->n, sizeof s.n);
     for (int c = 0; c < GROUPABLE; c++)
         s.left += s.n[c];
@@ -286,11 +289,11 @@ static bool fits(uint8_t *n, int jokers, int *need, int from)
         c++;
     if (c == GROUPABLE)
         return jokers == 2 * need[NEED_DOUBLE] + 3 * need[NEED_THREE] + 4 * need[NEED_SQUARE];
-    group_t groups[4];
-    int ng = groups_with(n, jokers, (card_t)c, groups);
+    g233_group_t groups[4];
+    int ng = groups_with(n, jokers, (g233_card_t)c, groups);
     for (int i = 0; i < ng; i++) {
-        const group_t *g = &groups[i];
-        int slot = need_slot((group_kind_t)g->kind);
+        const g233_group_t *g = &groups[i];
+        int slot = need_slot((g233_group_kind_t)g->kind);
         if (!need[slot]) continue;
         take(n, &jokers, g, 1);
         need[slot]--;
@@ -307,19 +310,19 @@ static bool fits(uint8_t *n, int jokers, int *need, int from)
  * other than a joker has a single slot it can take, so it is enough that no
  * slot is claimed twice; the jokers fill the empty ones.
  */
-static bool is_rainbow(const hand_t *h, int last_drawn)
+static bool is_rainbow(const g233_hand_t *h, int last_drawn)
 {
-    if (hand_size(h) != 8) return false;
-    for (int c = CARD_SYMBOL; c < CARD_REVERSE; c++)
+    if (g233_hand_size(h) != 8) return false;
+    for (int c = G233_CARD_SYMBOL; c < G233_CARD_REVERSE; c++)
         if (h->n[c] > 1) return false;
     for (int col = 0; col < G233_COLOURS; col++) {
         int held = 0;
         for (int v = 1; v <= 8; v++)
-            held += h->n[card_number(col, v)];
+            held += h->n[g233_card_number(col, v)];
         if (held > 1) return false;
     }
-    int special = h->n[CARD_REVERSE];
-    for (int c = CARD_GIFT_PLUS; c <= CARD_STOP; c++) {
+    int special = h->n[G233_CARD_REVERSE];
+    for (int c = G233_CARD_GIFT_PLUS; c <= G233_CARD_STOP; c++) {
         if (h->n[c] && c != last_drawn) return false;
         special += h->n[c];
     }
@@ -328,7 +331,7 @@ static bool is_rainbow(const hand_t *h, int last_drawn)
 
 /* Super sequence: the numbers 1..8 of one colour, jokers for missing ones. The
  * caller has checked there are 8 cards in all and no special card in h. */
-static bool is_super(const hand_t *h, const group_t *melds, int nmelds)
+static bool is_super(const g233_hand_t *h, const g233_group_t *melds, int nmelds)
 {
     uint8_t n[G233_KINDS];
     memcpy(n, h->n, sizeof n);
@@ -336,55 +339,57 @@ static bool is_super(const hand_t *h, const group_t *melds, int nmelds)
         for (int j = 0; j < melds[i].n; j++)
             n[melds[i].cards[j]]++;
     int colour = -1;
-    for (int c = 0; c < CARD_SYMBOL; c++) {
+    for (int c = 0; c < G233_CARD_SYMBOL; c++) {
         if (!n[c]) continue;
-        if (n[c] > 1 || (colour >= 0 && card_colour((card_t)c) != colour)) return false;
-        colour = card_colour((card_t)c);
+        if (n[c] > 1 || (colour >= 0 && g233_card_colour((g233_card_t)c) != colour)) return false;
+        colour = g233_card_colour((g233_card_t)c);
     }
-    for (int c = CARD_SYMBOL; c < G233_KINDS; c++)
-        if (c != CARD_JOKER && n[c]) return false;
+    for (int c = G233_CARD_SYMBOL; c < G233_KINDS; c++)
+        if (c != G233_CARD_JOKER && n[c]) return false;
     return true;
 }
 
-combo_t score_combo(const hand_t *h, const group_t *melds, int nmelds, int last_drawn)
+g233_combo_t g233_score_combo(const g233_hand_t *h, const g233_group_t *melds, int nmelds,
+                              int last_drawn)
 {
-    if (!h || nmelds < 0 || (nmelds > 0 && !melds)) return COMBO_NONE;
-    int total = hand_size(h);
+    if (!h || nmelds < 0 || (nmelds > 0 && !melds)) return G233_COMBO_NONE;
+    int total = g233_hand_size(h);
     int need[NEEDS] = {1, 0, 0}; /* one double, set below by size */
     for (int i = 0; i < nmelds; i++) {
-        if (!group_check((group_kind_t)melds[i].kind, melds[i].cards, melds[i].n))
-            return COMBO_NONE;
+        if (!g233_group_check((g233_group_kind_t)melds[i].kind, melds[i].cards, melds[i].n))
+            return G233_COMBO_NONE;
         total += melds[i].n;
     }
     /* The rainbow pays most: 100 flat. */
-    if (nmelds == 0 && is_rainbow(h, last_drawn)) return COMBO_RAINBOW;
-    for (int c = CARD_REVERSE; c < G233_KINDS; c++)
-        if (c != CARD_JOKER && h->n[c]) return COMBO_NONE; /* cannot be grouped */
+    if (nmelds == 0 && is_rainbow(h, last_drawn)) return G233_COMBO_RAINBOW;
+    for (int c = G233_CARD_REVERSE; c < G233_KINDS; c++)
+        if (c != G233_CARD_JOKER && h->n[c]) return G233_COMBO_NONE; /* cannot be grouped */
     /* A super sequence (70) pays more than a 2-3-3 (50) made of the same cards. */
-    if (total == 8 && is_super(h, melds, nmelds)) return COMBO_SUPER;
-    combo_t combo;
+    if (total == 8 && is_super(h, melds, nmelds)) return G233_COMBO_SUPER;
+    g233_combo_t combo;
     switch (total) {
-    case 8: combo = COMBO_233, need[NEED_THREE] = 2; break;
-    case 9: combo = COMBO_234, need[NEED_THREE] = 1, need[NEED_SQUARE] = 1; break;
-    case 10: combo = COMBO_244, need[NEED_SQUARE] = 2; break;
-    default: return COMBO_NONE;
+    case 8: combo = G233_COMBO_233, need[NEED_THREE] = 2; break;
+    case 9: combo = G233_COMBO_234, need[NEED_THREE] = 1, need[NEED_SQUARE] = 1; break;
+    case 10: combo = G233_COMBO_244, need[NEED_SQUARE] = 2; break;
+    default: return G233_COMBO_NONE;
     }
     for (int i = 0; i < nmelds; i++)
-        if (--need[need_slot((group_kind_t)melds[i].kind)] < 0) return COMBO_NONE;
+        if (--need[need_slot((g233_group_kind_t)melds[i].kind)] < 0) return G233_COMBO_NONE;
     uint8_t n[GROUPABLE];
     memcpy(n, h->n, sizeof n);
-    return fits(n, h->n[CARD_JOKER], need, 0) ? combo : COMBO_NONE;
+    return fits(n, h->n[G233_CARD_JOKER], need, 0) ? combo : G233_COMBO_NONE;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Round points                                                              */
 /* ------------------------------------------------------------------------ */
 
-int score_round(const hand_t *h, const group_t *melds, int nmelds, combo_t combo)
+int g233_score_round(const g233_hand_t *h, const g233_group_t *melds, int nmelds,
+                     g233_combo_t combo)
 {
-    if (combo != COMBO_NONE) return combo_points(combo);
+    if (combo != G233_COMBO_NONE) return g233_combo_points(combo);
     int points = 0;
     for (int i = 0; melds && i < nmelds; i++)
-        points += group_points((group_kind_t)melds[i].kind);
-    return points + score_best(h, NULL, NULL);
+        points += g233_group_points((g233_group_kind_t)melds[i].kind);
+    return points + g233_score_best(h, NULL, NULL);
 }

@@ -12,7 +12,7 @@
  *   2-4-4   a double + two squares                                    25 bonus
  *   super sequence  the 8 numbers 1..8 of one colour                  50 bonus
  *   rainbow  the 4 symbols, the 3 number colours, 1 special card      100 flat
- * The maker of a combination scores its fixed total (combo_points): 50, 60, 70,
+ * The maker of a combination scores its fixed total (g233_combo_points): 50, 60, 70,
  * 70 and 100; everyone else scores the best grouping of their cards.
  * Reverse, gift and stop cards form no group. In a rainbow the special card is a
  * joker or a reverse, or a gift or stop only when it is the last card drawn.
@@ -22,74 +22,76 @@
 
 #include "cards.h"
 
-typedef enum group_kind {
-    GROUP_DOUBLE,
-    GROUP_TRIPLE,
-    GROUP_SEQUENCE,
-    GROUP_SQUARE,
-} group_kind_t;
+typedef enum g233_group_kind {
+    G233_GROUP_DOUBLE,
+    G233_GROUP_TRIPLE,
+    G233_GROUP_SEQUENCE,
+    G233_GROUP_SQUARE,
+} g233_group_kind_t;
 
-/* A group as held: its cards (jokers appear as CARD_JOKER). */
-typedef struct group {
-    uint8_t kind; /* group_kind_t */
+/* A group as held: its cards (jokers appear as G233_CARD_JOKER). */
+typedef struct g233_group {
+    uint8_t kind; /* g233_group_kind_t */
     uint8_t n;    /* 2, 3 or 4 */
-    card_t cards[4];
-} group_t;
+    g233_card_t cards[4];
+} g233_group_t;
 
-typedef enum combo {
-    COMBO_NONE,
-    COMBO_233,
-    COMBO_234,
-    COMBO_244,
-    COMBO_SUPER,
-    COMBO_RAINBOW,
-} combo_t;
+typedef enum g233_combo {
+    G233_COMBO_NONE,
+    G233_COMBO_233,
+    G233_COMBO_234,
+    G233_COMBO_244,
+    G233_COMBO_SUPER,
+    G233_COMBO_RAINBOW,
+} g233_combo_t;
 
-#define SCORE_MAX_GROUPS 8
+#define G233_MAX_GROUPS 8
 
 /* Points of one group kind: 5, 10, 10, 20. */
-int group_points(group_kind_t k);
+int g233_group_points(g233_group_kind_t k);
 /* Bonus of a combination: 25, 25, 25, 50; a rainbow is 100 flat; NONE is 0. */
-int combo_bonus(combo_t c);
+int g233_combo_bonus(g233_combo_t c);
 /*
  * What a combination pays its maker, fixed by seed 000's table: the bonus plus
  * the groups the combination is made of — 2-3-3 50, 2-3-4 60, 2-4-4 70,
  * super sequence 70, rainbow 100; NONE is 0.
  */
-int combo_points(combo_t c);
+int g233_combo_points(g233_combo_t c);
 /* "2-3-3", "2-3-4", "2-4-4", "super sequence", "rainbow", or "none". */
-const char *combo_name(combo_t c);
+const char *g233_combo_name(g233_combo_t c);
 
 /*
  * Is `cards` (2..4 cards, any order) a group of kind k? Used to check a meld a
  * player lays or claims with.
  */
-bool group_check(group_kind_t k, const card_t *cards, int n);
+bool g233_group_check(g233_group_kind_t k, const g233_card_t *cards, int n);
 
 /*
  * The best grouping of hand h: the largest total of points of disjoint groups.
  * Returns that total; when out is not NULL, stores the groups there (at most
- * SCORE_MAX_GROUPS) and their count in *nout.
+ * G233_MAX_GROUPS) and their count in *nout.
  */
-int score_best(const hand_t *h, group_t *out, int *nout);
+int g233_score_best(const g233_hand_t *h, g233_group_t *out, int *nout);
 
 /*
  * The winning combination formed by ALL of: hand h plus the locked melds
  * (fixed groups, which stay as they were laid). `last_drawn` is the kind of the
  * last card drawn from the draw pile, or -1: a gift or stop in h counts as a
- * rainbow's special card only when it is that card. Returns COMBO_NONE if the
+ * rainbow's special card only when it is that card. Returns G233_COMBO_NONE if the
  * cards form no winning combination. When several fit, the best-scoring one.
  */
-combo_t score_combo(const hand_t *h, const group_t *melds, int nmelds, int last_drawn);
+g233_combo_t g233_score_combo(const g233_hand_t *h, const g233_group_t *melds, int nmelds,
+                              int last_drawn);
 
 /*
- * Round points of a player holding h and melds: with combo != COMBO_NONE (the
- * declared winner, or anyone holding a rainbow), exactly combo_points(combo),
+ * Round points of a player holding h and melds: with combo != G233_COMBO_NONE (the
+ * declared winner, or anyone holding a rainbow), exactly g233_combo_points(combo),
  * whatever else the same cards could be regrouped into (two jokers beside a
  * double of symbols do not make it a square); otherwise the locked melds as
  * laid plus the best grouping of the hand. Gifts are not counted here (they
  * are scored when placed).
  */
-int score_round(const hand_t *h, const group_t *melds, int nmelds, combo_t combo);
+int g233_score_round(const g233_hand_t *h, const g233_group_t *melds, int nmelds,
+                     g233_combo_t combo);
 
 #endif

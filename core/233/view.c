@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tapis_alloc.h"
 
 static const char *const phase_names[] = {"draw", "gift", "discard", "over"};
 
@@ -25,12 +26,12 @@ static void set(json_t *o, const char *key, json_t *v)
     json_object_set_new_nocheck(o, key, v);
 }
 
-static json_t *card_json(card_t c)
+static json_t *card_json(g233_card_t c)
 {
-    return json_string_nocheck(card_name(c));
+    return json_string_nocheck(g233_card_name(c));
 }
 
-json_t *g233_cards_json(const card_t *cards, int n)
+json_t *g233_cards_json(const g233_card_t *cards, int n)
 {
     json_t *a = json_array();
     for (int i = 0; i < n; i++)
@@ -38,12 +39,12 @@ json_t *g233_cards_json(const card_t *cards, int n)
     return a;
 }
 
-json_t *g233_hand_json(const hand_t *h)
+json_t *g233_hand_json(const g233_hand_t *h)
 {
     json_t *a = json_array();
     for (int c = 0; c < G233_KINDS; c++)
         for (int i = 0; i < h->n[c]; i++)
-            json_array_append_new(a, card_json((card_t)c));
+            json_array_append_new(a, card_json((g233_card_t)c));
     return a;
 }
 
@@ -60,20 +61,6 @@ static json_t *seat_or_null(int s)
     return s >= 0 ? json_integer(s) : json_null();
 }
 
-/*
- * Events and the last round's summary are never changed once made, so views
- * share them (a reference, not a copy): copying them was most of a view's cost.
- * A view is read-only below its top-level keys (core/game.h).
- */
-static json_t *events_json(const g233_t *g)
-{
-    json_t *a = json_array();
-    size_t i;
-    json_t *e;
-    json_array_foreach(g->events, i, e) json_array_append(a, e);
-    return a;
-}
-
 /* The public part of the table: identical for every viewer. */
 static json_t *public_view(const g233_t *g)
 {
@@ -82,7 +69,7 @@ static json_t *public_view(const g233_t *g)
         const g233_player_t *p = &g->p[s];
         json_t *o = json_object();
         set(o, "seat", json_integer(s));
-        set(o, "cards", json_integer(hand_size(&p->hand)));
+        set(o, "cards", json_integer(g233_hand_size(&p->hand)));
         set(o, "melds", melds_json(p));
         set(o, "gifts_plus", json_integer(p->gifts_plus));
         set(o, "gifts_minus", json_integer(p->gifts_minus));
@@ -102,36 +89,45 @@ static json_t *public_view(const g233_t *g)
     set(v, "phase", json_string_nocheck(phase_names[g->phase]));
     set(v, "last_draws", json_boolean(g->declarer >= 0));
     set(v, "draw_pile", json_integer(g->ndraw));
-    set(v, "discard", top >= 0 ? card_json((card_t)top) : json_null());
+    set(v, "discard", top >= 0 ? card_json((g233_card_t)top) : json_null());
     set(v, "discard_pile", json_integer(g->ndiscard));
     set(v, "discarder", seat_or_null(g->discarder));
     set(v, "rebuilds", json_integer(g->rebuilds));
     set(v, "claim_open",
-        json_boolean(g->open && g->phase == PH_DRAW && g->declarer < 0 && top >= 0 &&
+        json_boolean(g->open && g->phase == G233_PH_DRAW && g->declarer < 0 && top >= 0 &&
                      !g233_placing(g)));
     set(v, "claims", claims);
     set(v, "declarer", seat_or_null(g->declarer));
     set(v, "players", players);
-    set(v, "events", events_json(g));
+    /* The events (a game_log_t) and the last round's summary are never changed
+       once made, so views share them: a reference, not a copy. */
+    set(v, "events", game_log_json(&g->events));
     set(v, "target", json_integer(g->target));
-    if (g->declarer >= 0) set(v, "combo", json_string_nocheck(combo_name(g->declared)));
-    if (g->phase == PH_GIFT) {
+    if (g->declarer >= 0) set(v, "combo", json_string_nocheck(g233_combo_name(g->declared)));
+    if (g->phase == G233_PH_GIFT) {
         /* A drawn gift is shown to everyone: it is placed face up. */
-        const hand_t *h = &g->p[g->turn].hand;
-        set(v, "pending_gift", json_string_nocheck(h->n[CARD_GIFT_MINUS] ? "gift-5" : "gift+5"));
+        const g233_hand_t *h = &g->p[g->turn].hand;
+        set(v, "pending_gift",
+            json_string_nocheck(h->n[G233_CARD_GIFT_MINUS] ? "gift-5" : "gift+5"));
     }
     if (g->last_round) set(v, "last_round", json_incref(g->last_round)); /* shared, see above */
-    if (g->phase == PH_OVER) set(v, "result", g233_desc.result(&g->base));
+    if (g->phase == G233_PH_OVER) set(v, "result", g233_desc.result(&g->base));
     return v;
 }
 
-json_t *g233_view_public(const game_t *base)
+static json_t *view_public_unchecked(const game_t *base)
 {
     return public_view((const g233_t *)base);
 }
 
+json_t *g233_view_public(const game_t *base)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(view_public_unchecked(base), mark);
+}
+
 /* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
-json_t *g233_view_seat(const game_t *base, int seat)
+static json_t *view_seat_unchecked(const game_t *base, int seat)
 {
     const g233_t *g = (const g233_t *)base;
     json_t *v = json_object();
@@ -140,11 +136,17 @@ json_t *g233_view_seat(const game_t *base, int seat)
     return v;
 }
 
+json_t *g233_view_seat(const game_t *base, int seat)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(view_seat_unchecked(base, seat), mark);
+}
+
 /* ------------------------------------------------------------------ */
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-json_t *g233_dump(const game_t *base)
+static json_t *dump_unchecked(const game_t *base)
 {
     const g233_t *g = (const g233_t *)base;
     json_t *d = public_view(g);
@@ -184,17 +186,23 @@ json_t *g233_dump(const game_t *base)
     return d;
 }
 
+json_t *g233_dump(const game_t *base)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(dump_unchecked(base), mark);
+}
+
 /* ------------------------------------------------------------------ */
 /* Resample: redraw what `seat` cannot see                              */
 /* ------------------------------------------------------------------ */
 
 static g233_t *copy(const g233_t *g)
 {
-    g233_t *c = malloc(sizeof *c);
+    g233_t *c = tapis_malloc(sizeof *c);
     if (!c) return NULL;
     *c = *g;
-    c->events = json_deep_copy(g->events);
-    c->last_round = g->last_round ? json_deep_copy(g->last_round) : NULL;
+    game_log_share(&c->events, &g->events);
+    json_incref(c->last_round); /* immutable: replaced, never changed */
     return c;
 }
 
@@ -203,9 +211,9 @@ game_t *g233_resample(const game_t *base, int seat, uint64_t seed)
     g233_t *g = copy((const g233_t *)base);
     if (!g) return NULL;
     int n = base->seats;
-    card_t pool[G233_DECK];
+    g233_card_t pool[G233_DECK];
     int npool = 0, want[G233_MAX_SEATS] = {0};
-    hand_t keep[G233_MAX_SEATS];
+    g233_hand_t keep[G233_MAX_SEATS];
     memcpy(pool, g->draw, (size_t)g->ndraw);
     npool = g->ndraw;
     for (int s = 0; s < n; s++) {
@@ -214,20 +222,20 @@ game_t *g233_resample(const game_t *base, int seat, uint64_t seed)
         /* Kept in place: gifts (a drawn one is public; a dealt -5 not yet given
          * is why the table waits on its holder) and cards a pending claim has
          * named. Stops are hidden cards like any other: dealt ones sit in hands. */
-        hand_t reserved = {{0}};
-        reserved.n[CARD_GIFT_PLUS] = keep[s].n[CARD_GIFT_PLUS];
-        reserved.n[CARD_GIFT_MINUS] = keep[s].n[CARD_GIFT_MINUS];
+        g233_hand_t reserved = {{0}};
+        reserved.n[G233_CARD_GIFT_PLUS] = keep[s].n[G233_CARD_GIFT_PLUS];
+        reserved.n[G233_CARD_GIFT_MINUS] = keep[s].n[G233_CARD_GIFT_MINUS];
         for (int i = 0; i < g->nclaims; i++)
-            if (g->claims[i].seat == s && g->claims[i].kind == CLAIM_MELD)
+            if (g->claims[i].seat == s && g->claims[i].kind == G233_CLAIM_MELD)
                 for (int k = 0; k < g->claims[i].meld.n - 1; k++)
                     reserved.n[g->claims[i].meld.cards[k]]++;
         /* A final claim keeps its whole hand. */
         for (int i = 0; i < g->nclaims; i++)
-            if (g->claims[i].seat == s && g->claims[i].kind == CLAIM_FINAL) reserved = keep[s];
+            if (g->claims[i].seat == s && g->claims[i].kind == G233_CLAIM_FINAL) reserved = keep[s];
         for (int c = 0; c < G233_KINDS; c++) {
             int free_n = keep[s].n[c] - reserved.n[c];
             for (int i = 0; i < free_n; i++)
-                pool[npool++] = (card_t)c;
+                pool[npool++] = (g233_card_t)c;
             want[s] += free_n;
         }
         keep[s] = reserved;
@@ -241,7 +249,8 @@ game_t *g233_resample(const game_t *base, int seat, uint64_t seed)
     for (int s = 0; s < n; s++) {
         if (s == seat) continue;
         for (int i = 0; i < npool && want[s] > 0; i++) {
-            if (used[i] || pool[i] == CARD_GIFT_PLUS || pool[i] == CARD_GIFT_MINUS) continue;
+            if (used[i] || pool[i] == G233_CARD_GIFT_PLUS || pool[i] == G233_CARD_GIFT_MINUS)
+                continue;
             used[i] = true;
             keep[s].n[pool[i]]++;
             want[s]--;
@@ -268,7 +277,7 @@ int g233_audit(const game_t *base, game_error_t *err)
         count[g->discard[i]]++;
     for (int s = 0; s < base->seats; s++) {
         const g233_player_t *p = &g->p[s];
-        int held = hand_size(&p->hand);
+        int held = g233_hand_size(&p->hand);
         for (int c = 0; c < G233_KINDS; c++)
             count[c] += p->hand.n[c];
         for (int i = 0; i < p->nmelds; i++) {
@@ -276,22 +285,23 @@ int g233_audit(const game_t *base, game_error_t *err)
             for (int k = 0; k < p->melds[i].n; k++)
                 count[p->melds[i].cards[k]]++;
         }
-        count[CARD_GIFT_PLUS] += p->gifts_plus;
-        count[CARD_GIFT_MINUS] += p->gifts_minus;
-        if (g->phase == PH_OVER) continue;
-        if (p->to_place > p->hand.n[CARD_GIFT_MINUS] ||
-            (p->to_place && (g->phase != PH_DRAW || g->ndiscard != 1 || g->drawn)))
+        count[G233_CARD_GIFT_PLUS] += p->gifts_plus;
+        count[G233_CARD_GIFT_MINUS] += p->gifts_minus;
+        if (g->phase == G233_PH_OVER) continue;
+        if (p->to_place > p->hand.n[G233_CARD_GIFT_MINUS] ||
+            (p->to_place && (g->phase != G233_PH_DRAW || g->ndiscard != 1 || g->drawn)))
             return game_fail(err, "bad_gift", "seat %d has %d dealt -5 to give, at the wrong time",
                              s, p->to_place);
-        int expect = 8 + p->squares + p->to_place + (s == g->turn && g->phase != PH_DRAW ? 1 : 0);
+        int expect =
+            8 + p->squares + p->to_place + (s == g->turn && g->phase != G233_PH_DRAW ? 1 : 0);
         if (held != expect)
             return game_fail(err, "bad_hand_size", "seat %d holds %d cards, not %d", s, held,
                              expect);
     }
     for (int c = 0; c < G233_KINDS; c++)
-        if (count[c] != card_copies((card_t)c))
+        if (count[c] != g233_card_copies((g233_card_t)c))
             return game_fail(err, "cards_lost", "%d %s in play, not %d", count[c],
-                             card_name((card_t)c), card_copies((card_t)c));
+                             g233_card_name((g233_card_t)c), g233_card_copies((g233_card_t)c));
     return 0;
 }
 
@@ -299,13 +309,13 @@ int g233_audit(const game_t *base, game_error_t *err)
 /* Test constructors                                                    */
 /* ------------------------------------------------------------------ */
 
-int g233_hand_parse(hand_t *h, const char *names)
+int g233_hand_parse(g233_hand_t *h, const char *names)
 {
     memset(h, 0, sizeof *h);
     char buf[512];
     snprintf(buf, sizeof buf, "%s", names);
     for (char *save, *w = strtok_r(buf, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
-        int c = card_parse(w);
+        int c = g233_card_parse(w);
         if (c < 0) return -1;
         h->n[c]++;
     }
@@ -325,7 +335,7 @@ static int take_card(g233_t *g, int c, int except)
     for (int s = 0; s < g->base.seats; s++) {
         if (s == except || !g->p[s].hand.n[c]) continue;
         for (int i = g->ndraw - 1; i >= 0; i--) {
-            if (g->draw[i] >= CARD_GIFT_PLUS) continue;
+            if (g->draw[i] >= G233_CARD_GIFT_PLUS) continue;
             g->p[s].hand.n[g->draw[i]]++;
             g->p[s].hand.n[c]--;
             memmove(&g->draw[i], &g->draw[i + 1], (size_t)(g->ndraw - 1 - i));
@@ -338,34 +348,34 @@ static int take_card(g233_t *g, int c, int except)
 
 int g233_give_hand(g233_t *g, int seat, const char *names)
 {
-    hand_t want;
+    g233_hand_t want;
     if (g233_hand_parse(&want, names)) return -1;
-    hand_t *h = &g->p[seat].hand;
+    g233_hand_t *h = &g->p[seat].hand;
     for (int c = 0; c < G233_KINDS; c++)
         for (; h->n[c]; h->n[c]--)
-            g->draw[g->ndraw++] = (card_t)c;
+            g->draw[g->ndraw++] = (g233_card_t)c;
     for (int c = 0; c < G233_KINDS; c++)
         for (int i = 0; i < want.n[c]; i++) {
             if (take_card(g, c, seat)) return -1;
             h->n[c]++;
         }
-    g->p[seat].to_place = want.n[CARD_GIFT_MINUS];
+    g->p[seat].to_place = want.n[G233_CARD_GIFT_MINUS];
     return 0;
 }
 
 int g233_stack_draw(g233_t *g, const char *name)
 {
-    int c = card_parse(name);
+    int c = g233_card_parse(name);
     if (c < 0 || take_card(g, c, g->turn)) return -1;
-    g->draw[g->ndraw++] = (card_t)c;
+    g->draw[g->ndraw++] = (g233_card_t)c;
     return 0;
 }
 
 int g233_stack_discard(g233_t *g, const char *name, int discarder)
 {
-    int c = card_parse(name);
+    int c = g233_card_parse(name);
     if (c < 0 || take_card(g, c, g->turn)) return -1;
-    g->discard[g->ndiscard++] = (card_t)c;
+    g->discard[g->ndiscard++] = (g233_card_t)c;
     g->discarder = discarder;
     g->open = true;
     return 0;

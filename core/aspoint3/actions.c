@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tapis_alloc.h"
 
 static const char *const type_names[] = {"swap", "keep", "pick"};
 
@@ -52,7 +53,7 @@ int ap3_parse(const json_t *o, ap3_act_t *a, game_error_t *err)
     const json_t *args = json_object_get(o, "args");
     if (args && !json_is_array(args)) return bad(err, "\"args\" must be a list");
 
-    if (a->type == ACT_KEEP) {
+    if (a->type == AP3_ACT_KEEP) {
         if (!game_action_keys_ok(o, NULL) || json_array_size(args))
             return bad(err, "keep takes no arguments");
         return 0;
@@ -62,7 +63,7 @@ int ap3_parse(const json_t *o, ap3_act_t *a, game_error_t *err)
     const json_t *v = one_arg(o, args, err);
     if (!v) return -1;
     const char *s = json_string_value(v);
-    if (a->type == ACT_PICK) {
+    if (a->type == AP3_ACT_PICK) {
         if (strcmp(s, "up") && strcmp(s, "down"))
             return bad(err, "pick takes the card \"down\" or \"up\"");
         a->up = strcmp(s, "up") == 0;
@@ -77,9 +78,9 @@ int ap3_parse(const json_t *o, ap3_act_t *a, game_error_t *err)
 json_t *ap3_act_json(const ap3_act_t *a)
 {
     json_t *o = json_pack("{s:s}", "type", type_names[a->type]);
-    if (a->type == ACT_SWAP)
+    if (a->type == AP3_ACT_SWAP)
         json_object_set_new(o, "card", json_string(ap3_card_name((ap3_card_t)a->card)));
-    else if (a->type == ACT_PICK)
+    else if (a->type == AP3_ACT_PICK)
         json_object_set_new(o, "card", json_string(a->up ? "up" : "down"));
     return o;
 }
@@ -97,20 +98,21 @@ static void offer(const ap3_t *g, int seat, const ap3_act_t *a, json_t *out)
 json_t *ap3_legal(const game_t *base, int seat)
 {
     const ap3_t *g = (const ap3_t *)base;
+    unsigned long mark = tapis_alloc_failures();
     json_t *out = json_array();
     if (seat < 0 || seat >= base->seats || seat != ap3_turn(g)) return out;
-    ap3_act_t a = {.type = ACT_KEEP, .card = -1};
+    ap3_act_t a = {.type = AP3_ACT_KEEP, .card = -1};
     offer(g, seat, &a, out);
-    a.type = ACT_SWAP;
+    a.type = AP3_ACT_SWAP;
     for (int i = 0; i < 2; i++) {
         a.card = g->hand[seat][i];
         offer(g, seat, &a, out);
     }
-    a.type = ACT_PICK;
+    a.type = AP3_ACT_PICK;
     a.card = -1;
     for (int up = 0; up <= 1; up++) {
         a.up = up;
         offer(g, seat, &a, out);
     }
-    return out;
+    return game_json_checked(out, mark);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tapis_alloc.h"
 
 /* ------------------------------------------------------------------ */
 /* Deck and deal                                                        */
@@ -98,13 +99,13 @@ int ap3_check(const ap3_t *g, int seat, const ap3_act_t *a, game_error_t *err)
     int turn = ap3_turn(g);
     if (seat != turn)
         return game_fail(err, "not_your_turn", "it is seat %d's turn, not yours", turn);
-    bool pick = a->type == ACT_PICK;
+    bool pick = a->type == AP3_ACT_PICK;
     if (pick != (g->phase == AP3_PICK))
         return game_fail(err, "wrong_step",
                          g->phase == AP3_SWAP
                              ? "you start this deal: swap a card with the face-down one, or keep"
                              : "take the face-down card or the face-up card");
-    if (a->type == ACT_SWAP && g->hand[seat][0] != a->card && g->hand[seat][1] != a->card)
+    if (a->type == AP3_ACT_SWAP && g->hand[seat][0] != a->card && g->hand[seat][1] != a->card)
         return game_fail(err, "not_in_hand", "you do not hold %s",
                          ap3_card_name((ap3_card_t)a->card));
     return 0;
@@ -144,9 +145,8 @@ static json_t *bonus_rule(ap3_t *g)
 
 /*
  * A round is over: `winner` (or -1, a drawn round) scores `points`. The entry
- * goes to the history and to the reveal. The history is copied on write
- * (a shallow copy: its entries are never changed), because views and results
- * hold it by reference and must not see later rounds.
+ * goes to the history and to the reveal. The history is a game_log_t: views
+ * and results hold it by reference and never see later rounds.
  */
 static void end_round(ap3_t *g, json_t *reveal, int winner, int points)
 {
@@ -155,10 +155,7 @@ static void end_round(ap3_t *g, json_t *reveal, int winner, int points)
     json_t *r = json_pack("{s:i, s:o, s:[i,i], s:i, s:[i,i]}", "round", g->round, "winner",
                           winner >= 0 ? json_integer(winner) : json_null(), "scores", g->score[0],
                           g->score[1], "points", points, "totals", g->total[0], g->total[1]);
-    json_t *history = json_copy(g->history);
-    json_array_append(history, r);
-    json_decref(g->history);
-    g->history = history;
+    game_log_append(&g->history, json_incref(r));
     json_object_set_new(reveal, "round_over", r);
 }
 
@@ -267,7 +264,7 @@ static void run_pick(ap3_t *g, bool up)
 void ap3_run(ap3_t *g, int seat, const ap3_act_t *a)
 {
     switch (a->type) {
-    case ACT_SWAP: {
+    case AP3_ACT_SWAP: {
         /* Blind: the face-down card joins the hand, the given card lies face down. */
         ap3_card_t *h = g->hand[seat];
         int i = h[0] == a->card ? 0 : 1;
@@ -278,8 +275,8 @@ void ap3_run(ap3_t *g, int seat, const ap3_act_t *a)
         g->phase = AP3_PICK;
         break;
     }
-    case ACT_KEEP: g->phase = AP3_PICK; break;
-    case ACT_PICK: run_pick(g, a->up); break;
+    case AP3_ACT_KEEP: g->phase = AP3_PICK; break;
+    case AP3_ACT_PICK: run_pick(g, a->up); break;
     }
 }
 
@@ -287,69 +284,85 @@ void ap3_run(ap3_t *g, int seat, const ap3_act_t *a)
 /* The descriptor's functions                                           */
 /* ------------------------------------------------------------------ */
 
+/* Options: game_new() has checked them against this table. */
+static const char *const pack_scoring_choices[] = {"manche", "total", NULL};
+static const game_option_t ap3_options[] = {
+    GAME_OPTION_INT("rounds", 3, 1, AP3_MAX_ROUNDS,
+                    "rounds (\"manches\") of the points game (the text: 3 or 5)"),
+    GAME_OPTION_INT("target", 350, 0, 10000, "a round is won by the first total over this"),
+    GAME_OPTION_INT("packs", 0, 0, 20,
+                    "0: the points game; N > 0: the packs variant, one point per deal won"),
+    GAME_OPTION_STRING("pack_scoring", "manche", pack_scoring_choices,
+                       "the packs variant's count: \"manche\", the first to win N packs wins; "
+                       "\"total\", N packs are played, more deals won wins"),
+    GAME_OPTION_END,
+};
+
+static void ap3_free(game_t *base);
+
+/*
+ * The state's JSON parts are immutable and shared (the history, the last
+ * reveal): a copy of the struct that holds them once more is a snapshot,
+ * which apply restores when memory ran out halfway (refusals change nothing).
+ */
+static void ap3_hold(ap3_t *copy, const ap3_t *g)
+{
+    *copy = *g;
+    json_incref(copy->last_deal);
+    game_log_share(&copy->history, &g->history);
+}
+
+static void ap3_drop(ap3_t *copy)
+{
+    json_decref(copy->last_deal);
+    game_log_free(&copy->history);
+}
+
 static game_t *ap3_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
-    json_int_t rounds = json_integer_value(json_object_get(o, "rounds"));
-    json_int_t target = json_integer_value(json_object_get(o, "target"));
-    json_int_t packs = json_integer_value(json_object_get(o, "packs"));
-    const char *scoring = json_string_value(json_object_get(o, "pack_scoring"));
-    if (rounds < 1 || rounds > AP3_MAX_ROUNDS) {
-        game_fail(err, "bad_option", "rounds must be 1..%d (the text: 3 or 5)", AP3_MAX_ROUNDS);
-        return NULL;
-    }
-    if (target < 0 || target > 10000) {
-        game_fail(err, "bad_option", "target must be 0..10000");
-        return NULL;
-    }
-    if (packs < 0 || packs > 20) {
-        game_fail(err, "bad_option", "packs must be 0..20 (0: the points game)");
-        return NULL;
-    }
-    bool manche = scoring && strcmp(scoring, "manche") == 0;
-    if (!manche && !(scoring && strcmp(scoring, "total") == 0)) {
-        game_fail(err, "bad_option", "pack_scoring must be \"manche\" or \"total\"");
-        return NULL;
-    }
-    ap3_t *g = calloc(1, sizeof *g);
+    unsigned long mark = tapis_alloc_failures();
+    ap3_t *g = tapis_calloc(1, sizeof *g);
     if (!g) {
         game_fail(err, "no_memory", "out of memory");
         return NULL;
     }
     g->base.desc = &aspoint3_desc;
     g->base.seats = seats;
-    g->rounds = (int)rounds;
-    g->target = (int)target;
-    g->packs = (int)packs;
-    g->pack_scoring = manche ? AP3_PACK_MANCHE : AP3_PACK_TOTAL;
+    g->rounds = (int)json_integer_value(json_object_get(o, "rounds"));
+    g->target = (int)json_integer_value(json_object_get(o, "target"));
+    g->packs = (int)json_integer_value(json_object_get(o, "packs"));
+    const char *scoring = json_string_value(json_object_get(o, "pack_scoring"));
+    g->pack_scoring = strcmp(scoring, "manche") == 0 ? AP3_PACK_MANCHE : AP3_PACK_TOTAL;
     rng_seed(&g->rng, seed);
-    g->history = json_array();
+    game_log_init(&g->history, 0);
     start_round(g);
     start_deal(g);
+    if (tapis_alloc_failed_since(mark)) {
+        ap3_free(&g->base);
+        game_fail(err, "no_memory", "out of memory");
+        return NULL;
+    }
     return &g->base;
 }
 
 static int ap3_apply(game_t *base, int seat, const json_t *action, int64_t now, game_error_t *err)
 {
-    (void)now; /* no timers: the server's turn timer plays default_action() */
+    (void)now; /* no timers (no tick): the server's turn timer plays default_action() */
     ap3_t *g = (ap3_t *)base;
     ap3_act_t a;
     if (ap3_parse(action, &a, err)) return -1;
     if (ap3_check(g, seat, &a, err)) return -1;
+    ap3_t saved;
+    ap3_hold(&saved, g);
+    unsigned long mark = tapis_alloc_failures();
     ap3_run(g, seat, &a);
+    if (tapis_alloc_failed_since(mark)) {
+        ap3_drop(g);
+        *g = saved;
+        return game_fail(err, "no_memory", "out of memory");
+    }
+    ap3_drop(&saved);
     return 0;
-}
-
-static int64_t ap3_next_deadline(const game_t *base)
-{
-    (void)base;
-    return GAME_NO_DEADLINE;
-}
-
-static bool ap3_tick(game_t *base, int64_t now)
-{
-    (void)base;
-    (void)now;
-    return false;
 }
 
 static unsigned ap3_waiting(const game_t *base)
@@ -363,8 +376,10 @@ static json_t *ap3_default_action(const game_t *base, int seat)
 {
     const ap3_t *g = (const ap3_t *)base;
     if (seat != ap3_turn(g)) return NULL;
-    ap3_act_t a = {.type = g->phase == AP3_SWAP ? ACT_KEEP : ACT_PICK, .card = -1, .up = false};
-    return ap3_act_json(&a);
+    ap3_act_t a = {
+        .type = g->phase == AP3_SWAP ? AP3_ACT_KEEP : AP3_ACT_PICK, .card = -1, .up = false};
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(ap3_act_json(&a), mark);
 }
 
 static bool ap3_is_over(const game_t *base)
@@ -376,24 +391,23 @@ static json_t *ap3_result(const game_t *base)
 {
     const ap3_t *g = (const ap3_t *)base;
     if (g->phase != AP3_OVER) return NULL;
-    json_t *winners = json_array();
-    for (int s = 0; s < 2; s++)
-        if (g->winners & (1 << s)) json_array_append_new(winners, json_integer(s));
-    /* The history is shared: it is never changed in place (end_round). */
+    unsigned long mark = tapis_alloc_failures();
+    /* The history is shared: a game_log_t is never changed in place. */
     const int *by = g->packs && g->pack_scoring == AP3_PACK_TOTAL ? g->score : g->total;
-    json_t *r = json_pack("{s:o, s:[i,i], s:s, s:i, s:i, s:O}", "winners", winners, "scores", by[0],
-                          by[1], "mode", g->packs ? "packs" : "points", "rounds", g->round, "deals",
-                          g->deal, "history", g->history);
+    json_t *r = json_pack("{s:o, s:[i,i], s:s, s:i, s:i, s:o}", "winners",
+                          game_winners_json((unsigned)g->winners, 2), "scores", by[0], by[1],
+                          "mode", g->packs ? "packs" : "points", "rounds", g->round, "deals",
+                          g->deal, "history", game_log_json(&g->history));
     if (g->packs) json_object_set_new(r, "pack_scoring", json_string(ap3_pack_scoring_name(g)));
-    return r;
+    return game_json_checked(r, mark);
 }
 
 static void ap3_free(game_t *base)
 {
     ap3_t *g = (ap3_t *)base;
     json_decref(g->last_deal);
-    json_decref(g->history);
-    free(g);
+    game_log_free(&g->history);
+    tapis_free(g);
 }
 
 /* Bot levels and their pace (a person takes a second or two to look and swap). */
@@ -411,15 +425,12 @@ const game_desc_t aspoint3_desc = {
     .title = "As.point3",
     .min_seats = 2,
     .max_seats = 2,
-    .default_options =
-        "{\"rounds\": 3, \"target\": 350, \"packs\": 0, \"pack_scoring\": \"manche\"}",
+    .options = ap3_options,
     .create = ap3_create,
     .apply = ap3_apply,
     .legal = ap3_legal,
     .view_public = ap3_view_public,
     .view_seat = ap3_view_seat,
-    .next_deadline = ap3_next_deadline,
-    .tick = ap3_tick,
     .waiting = ap3_waiting,
     .default_action = ap3_default_action,
     .is_over = ap3_is_over,

@@ -4,7 +4,7 @@
  *
  * Rules: ../../shared/seeds/002 (French); what is implemented, and every
  * interpretation, is in RULES.md beside this.
- * Options (defaults in aspoint3_desc.default_options):
+ * Options (the table ap3_options in aspoint3.c):
  *   rounds        rounds ("manches") of the points game (3; the text: 3 or 5;
  *                 1..15 as an option beyond the text)
  *   target        a round is won by the first total over this (350; 0..10000)
@@ -91,9 +91,9 @@ typedef struct ap3 {
 
     /* Both immutable once stored (views and results share them): replaced,
      * never changed in place. */
-    json_t *last_deal; /* the reveal of the last deal, or NULL */
-    json_t *history;   /* one entry per finished round (packs by manche: per pack) */
-    int winners;       /* bit mask, once over */
+    json_t *last_deal;  /* the reveal of the last deal, or NULL */
+    game_log_t history; /* one entry per finished round (packs by manche: per pack) */
+    int winners;        /* bit mask, once over */
 } ap3_t;
 
 extern const game_desc_t aspoint3_desc;

@@ -2,7 +2,7 @@
  * bot.c — the As.point3 bot: a pure function of one seat's view (never the
  * state). The server's built-in bots and tapis-bot both call it.
  *
- * "random" plays a uniformly random legal action. "greedy" compares its hand's
+ * "random" is the kit's (a uniformly drawn legal action). "greedy" compares its hand's
  * value with the expected value of the cards it cannot see: the unseen cards
  * are those of the deck minus its hand, the face-up card, the discard pile
  * (every card of it was revealed) and the card it put face down, if any.
@@ -160,14 +160,15 @@ static json_t *greedy_picker(const json_t *view, const json_t *legal, rng_t *rng
     return pick(up_margin > down_margin ? up_a : down_a);
 }
 
-json_t *ap3_bot(const json_t *view, const char *strategy, rng_t *rng)
+static json_t *greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
 {
-    const json_t *legal = json_object_get(view, "legal");
-    size_t n = json_array_size(legal);
-    if (n == 0) return NULL;
-    if (strategy && strcmp(strategy, "random") == 0)
-        return pick(json_array_get(legal, rng_below(rng, (uint32_t)n)));
+    (void)strategy;
     if (strcmp(str(view, "phase") ? str(view, "phase") : "", "pick") == 0)
         return greedy_picker(view, legal, rng);
     return greedy_starter(view, legal);
+}
+
+json_t *ap3_bot(const json_t *view, const char *strategy, rng_t *rng)
+{
+    return game_bot_run(view, strategy, rng, greedy); /* "random": the kit's */
 }

@@ -4,7 +4,7 @@
 
 #include "aspoint3.h"
 
-typedef enum ap3_act_type { ACT_SWAP, ACT_KEEP, ACT_PICK } ap3_act_type_t;
+typedef enum ap3_act_type { AP3_ACT_SWAP, AP3_ACT_KEEP, AP3_ACT_PICK } ap3_act_type_t;
 
 /* An action, parsed. */
 typedef struct ap3_act {

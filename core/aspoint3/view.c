@@ -14,8 +14,19 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tapis_alloc.h"
 
 static const char *const phase_names[] = {"swap", "pick", "over"};
+
+/*
+ * Views are built on every change for every seat: keys are static ASCII, so
+ * they skip jansson's UTF-8 checks (the _nocheck call) and json_pack()'s
+ * format parsing.
+ */
+static void set(json_t *o, const char *key, json_t *v)
+{
+    json_object_set_new_nocheck(o, key, v);
+}
 
 json_t *ap3_card_json(ap3_card_t c)
 {
@@ -40,45 +51,62 @@ static json_t *public_view(const ap3_t *g)
 {
     bool live = g->phase != AP3_OVER;
     json_t *players = json_array();
-    for (int s = 0; s < 2; s++)
-        json_array_append_new(players,
-                              json_pack("{s:i, s:i, s:i, s:i}", "seat", s, "score", g->score[s],
-                                        "total", g->total[s], "cards", live ? 2 : 0));
-    json_t *swapped = g->phase == AP3_PICK ? json_boolean(g->swapped_out != AP3_NONE) : json_null();
+    for (int s = 0; s < 2; s++) {
+        json_t *o = json_object();
+        set(o, "seat", json_integer(s));
+        set(o, "score", json_integer(g->score[s]));
+        set(o, "total", json_integer(g->total[s]));
+        set(o, "cards", json_integer(live ? 2 : 0));
+        json_array_append_new(players, o);
+    }
+    json_t *v = json_object();
+    set(v, "game", json_string_nocheck("aspoint3"));
+    set(v, "mode", json_string_nocheck(g->packs ? "packs" : "points"));
+    set(v, "phase", json_string_nocheck(phase_names[g->phase]));
+    set(v, "round", json_integer(g->round));
+    set(v, "rounds", json_integer(g->rounds));
+    set(v, "target", json_integer(g->target));
+    set(v, "packs", json_integer(g->packs));
+    set(v, "pack_scoring", json_string_nocheck(ap3_pack_scoring_name(g)));
+    set(v, "pack", json_integer(g->pack));
+    set(v, "deal", json_integer(g->deal));
+    set(v, "deal_in_pack", json_integer(g->deal_in_pack));
+    set(v, "starter", seat_or_null(live ? g->starter : -1));
+    set(v, "turn", seat_or_null(ap3_turn(g)));
+    set(v, "up", ap3_card_json(g->up));
+    set(v, "down", json_boolean(live));
+    set(v, "swapped",
+        g->phase == AP3_PICK ? json_boolean(g->swapped_out != AP3_NONE) : json_null());
+    set(v, "stock", json_integer(g->nstock));
+    set(v, "discards", ap3_cards_json(g->discard, g->ndiscard));
+    set(v, "players", players);
+    set(v, "bonus_by", seat_or_null(g->bonus_by < 2 ? g->bonus_by : -1));
     /* history and last_deal are shared, not copied: the state never changes
      * them in place, it replaces them (aspoint3.h), so a view taken now stays
      * as it was. */
-    json_t *v = json_pack(
-        "{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:b, s:o, s:i, "
-        "s:o, s:o, s:o, s:O}",
-        "game", "aspoint3", "mode", g->packs ? "packs" : "points", "phase", phase_names[g->phase],
-        "round", g->round, "rounds", g->rounds, "target", g->target, "packs", g->packs,
-        "pack_scoring", ap3_pack_scoring_name(g), "pack", g->pack, "deal", g->deal, "deal_in_pack",
-        g->deal_in_pack, "starter", seat_or_null(live ? g->starter : -1), "turn",
-        seat_or_null(ap3_turn(g)), "up", ap3_card_json(g->up), "down", live, "swapped", swapped,
-        "stock", g->nstock, "discards", ap3_cards_json(g->discard, g->ndiscard), "players", players,
-        "bonus_by", g->bonus_by >= 0 && g->bonus_by < 2 ? json_integer(g->bonus_by) : json_null(),
-        "history", g->history);
-    json_object_set_new(v, "bonus_spent", json_boolean(g->bonus_by >= 0));
-    json_object_set_new(v, "last_deal", g->last_deal ? json_incref(g->last_deal) : json_null());
-    if (g->phase == AP3_OVER) json_object_set_new(v, "result", aspoint3_desc.result(&g->base));
+    set(v, "history", game_log_json(&g->history));
+    set(v, "bonus_spent", json_boolean(g->bonus_by >= 0));
+    set(v, "last_deal", g->last_deal ? json_incref(g->last_deal) : json_null());
+    if (g->phase == AP3_OVER) set(v, "result", aspoint3_desc.result(&g->base));
     return v;
 }
 
 json_t *ap3_view_public(const game_t *base)
 {
-    return public_view((const ap3_t *)base);
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(public_view((const ap3_t *)base), mark);
 }
 
 /* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
 json_t *ap3_view_seat(const game_t *base, int seat)
 {
     const ap3_t *g = (const ap3_t *)base;
+    unsigned long mark = tapis_alloc_failures();
     json_t *v = json_object();
-    json_object_set_new(v, "hand", ap3_cards_json(g->hand[seat], 2));
+    set(v, "hand", ap3_cards_json(g->hand[seat], 2));
     if (seat == g->starter && g->swapped_out != AP3_NONE)
-        json_object_set_new(v, "swapped_out", ap3_card_json(g->swapped_out));
-    return v;
+        set(v, "swapped_out", ap3_card_json(g->swapped_out));
+    return game_json_checked(v, mark);
 }
 
 /* ------------------------------------------------------------------ */
@@ -88,6 +116,7 @@ json_t *ap3_view_seat(const game_t *base, int seat)
 json_t *ap3_dump(const game_t *base)
 {
     const ap3_t *g = (const ap3_t *)base;
+    unsigned long mark = tapis_alloc_failures();
     json_t *d = public_view(g);
     json_t *rng = json_array();
     for (int i = 0; i < 4; i++)
@@ -101,7 +130,7 @@ json_t *ap3_dump(const game_t *base)
     json_object_set_new(d, "stock_cards", ap3_cards_json(g->stock, g->nstock));
     json_object_set_new(d, "bonus_state", json_integer(g->bonus_by));
     json_object_set_new(d, "winners", json_integer(g->winners));
-    return d;
+    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */
@@ -111,12 +140,12 @@ json_t *ap3_dump(const game_t *base)
 game_t *ap3_resample(const game_t *base, int seat, uint64_t seed)
 {
     const ap3_t *src = (const ap3_t *)base;
-    ap3_t *g = malloc(sizeof *g);
+    ap3_t *g = tapis_malloc(sizeof *g);
     if (!g) return NULL;
     *g = *src;
     /* Immutable once stored: the copy shares them. */
     json_incref(g->last_deal);
-    json_incref(g->history);
+    game_log_share(&g->history, &src->history);
 
     /* The unseen cards: the stock, the other hands, the face-down card unless
      * the viewer is the starter who put it there. */

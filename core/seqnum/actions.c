@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tapis_alloc.h"
 
 static const char *const type_names[] = {"play", "trade", "draw", "pass"};
 
@@ -35,7 +36,7 @@ static const json_t *field(const json_t *o, const char *key, size_t *pos, bool *
     return v ? v : json_array_get(json_object_get(o, "args"), (*pos)++);
 }
 
-static int parse_card(const json_t *v, act_t *a, game_error_t *err)
+static int parse_card(const json_t *v, seqnum_act_t *a, game_error_t *err)
 {
     if (!json_is_string(v)) return bad(err, "give the card by name, e.g. \"card\":\"25-24\"");
     a->card = seqnum_card_parse(json_string_value(v));
@@ -45,7 +46,7 @@ static int parse_card(const json_t *v, act_t *a, game_error_t *err)
 }
 
 /* A cell: an integer field, or in the inline form a number or its digits. */
-static int parse_cell(const json_t *v, bool inline_arg, act_t *a, game_error_t *err)
+static int parse_cell(const json_t *v, bool inline_arg, seqnum_act_t *a, game_error_t *err)
 {
     json_int_t n;
     if (json_is_integer(v)) {
@@ -62,7 +63,7 @@ static int parse_cell(const json_t *v, bool inline_arg, act_t *a, game_error_t *
     return 0;
 }
 
-int seqnum_parse(const json_t *o, act_t *a, game_error_t *err)
+int seqnum_parse(const json_t *o, seqnum_act_t *a, game_error_t *err)
 {
     memset(a, 0, sizeof *a);
     a->card = -1;
@@ -70,7 +71,7 @@ int seqnum_parse(const json_t *o, act_t *a, game_error_t *err)
     int t = game_action_type(o, type_names, (int)(sizeof type_names / sizeof type_names[0]),
                              "seqnum", err);
     if (t < 0) return -1;
-    a->type = (act_type_t)t;
+    a->type = (seqnum_act_type_t)t;
 
     const json_t *args = json_object_get(o, "args");
     if (args && (!json_is_array(args) || json_array_size(args) == 0))
@@ -83,18 +84,18 @@ int seqnum_parse(const json_t *o, act_t *a, game_error_t *err)
     bool positional = false;
 
     switch (a->type) {
-    case ACT_DRAW:
-    case ACT_PASS:
+    case SEQNUM_ACT_DRAW:
+    case SEQNUM_ACT_PASS:
         if (!game_action_keys_ok(o, none) || nargs)
             return bad(err, "this action takes no arguments");
         return 0;
-    case ACT_TRADE: {
+    case SEQNUM_ACT_TRADE: {
         if (!game_action_keys_ok(o, trade_keys)) return bad(err, "trade takes a \"card\"");
         const json_t *card = field(o, "card", &pos, &positional);
         if (pos != nargs) return bad(err, "inline: trade CARD");
         return parse_card(card, a, err);
     }
-    case ACT_PLAY: {
+    case SEQNUM_ACT_PLAY: {
         if (!game_action_keys_ok(o, play_keys))
             return bad(err, "play takes a \"card\" and a \"cell\"");
         const json_t *card = field(o, "card", &pos, &positional);
@@ -108,12 +109,12 @@ int seqnum_parse(const json_t *o, act_t *a, game_error_t *err)
     return bad(err, "unknown action");
 }
 
-json_t *seqnum_act_json(const act_t *a)
+json_t *seqnum_act_json(const seqnum_act_t *a)
 {
     json_t *o = json_pack("{s:s}", "type", type_names[a->type]);
-    if (a->type == ACT_PLAY || a->type == ACT_TRADE)
+    if (a->type == SEQNUM_ACT_PLAY || a->type == SEQNUM_ACT_TRADE)
         json_object_set_new(o, "card", json_string(seqnum_card_name(a->card)));
-    if (a->type == ACT_PLAY) json_object_set_new(o, "cell", json_integer(a->cell));
+    if (a->type == SEQNUM_ACT_PLAY) json_object_set_new(o, "cell", json_integer(a->cell));
     return o;
 }
 
@@ -135,10 +136,11 @@ static int candidate_cells(int kind, int *cells)
 }
 
 /* Calls out(a) for every play the turn seat may make; stops when out returns true. */
-static bool each_play(const seqnum_t *g, int seat, bool (*out)(const act_t *, void *), void *ctx)
+static bool each_play(const seqnum_t *g, int seat, bool (*out)(const seqnum_act_t *, void *),
+                      void *ctx)
 {
     const seqnum_player_t *p = &g->p[seat];
-    act_t a = {.type = ACT_PLAY};
+    seqnum_act_t a = {.type = SEQNUM_ACT_PLAY};
     for (int i = 0; i < p->nhand; i++) {
         if (i > 0 && p->hand[i] == p->hand[i - 1]) continue;
         int cells[SEQNUM_CELLS], n = candidate_cells(p->hand[i], cells);
@@ -151,14 +153,14 @@ static bool each_play(const seqnum_t *g, int seat, bool (*out)(const act_t *, vo
     return false;
 }
 
-static bool stop_at_first(const act_t *a, void *ctx)
+static bool stop_at_first(const seqnum_act_t *a, void *ctx)
 {
     (void)a;
     (void)ctx;
     return true;
 }
 
-static bool append(const act_t *a, void *ctx)
+static bool append(const seqnum_act_t *a, void *ctx)
 {
     json_array_append_new(ctx, seqnum_act_json(a));
     return false;
@@ -169,16 +171,16 @@ bool seqnum_can_play(const seqnum_t *g, int seat)
     return each_play(g, seat, stop_at_first, NULL);
 }
 
-json_t *seqnum_legal(const game_t *base, int seat)
+static json_t *legal_unchecked(const game_t *base, int seat)
 {
     const seqnum_t *g = (const seqnum_t *)base;
     json_t *out = json_array();
     if (g->over || seat < 0 || seat >= base->seats) return out;
     const seqnum_player_t *p = &g->p[seat];
-    act_t a = {.type = ACT_DRAW, .card = -1, .cell = -1};
+    seqnum_act_t a = {.type = SEQNUM_ACT_DRAW, .card = -1, .cell = -1};
     if (p->owe >= 0) json_array_append_new(out, seqnum_act_json(&a));
     if (seat != g->turn) return out;
-    a.type = ACT_TRADE;
+    a.type = SEQNUM_ACT_TRADE;
     for (int i = 0; i < p->nhand; i++) {
         if (i > 0 && p->hand[i] == p->hand[i - 1]) continue;
         a.card = p->hand[i];
@@ -187,8 +189,14 @@ json_t *seqnum_legal(const game_t *base, int seat)
     size_t before = json_array_size(out);
     each_play(g, seat, append, out);
     if (json_array_size(out) == before) {
-        a.type = ACT_PASS;
+        a.type = SEQNUM_ACT_PASS;
         json_array_append_new(out, seqnum_act_json(&a));
     }
     return out;
+}
+
+json_t *seqnum_legal(const game_t *base, int seat)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(legal_unchecked(base, seat), mark);
 }

@@ -75,7 +75,7 @@ void seqnum_operands(int kind, int *a, int *b)
 
 int seqnum_copies(int kind)
 {
-    return kind >= CARD_PLUS ? 2 : 1;
+    return kind >= SEQNUM_CARD_PLUS ? 2 : 1;
 }
 
 /* Generated from the rule above (test_seqnum_rules checks that they agree). */
@@ -94,8 +94,8 @@ static const char *const names[2 * SEQNUM_TOP] = {
 
 const char *seqnum_card_name(int kind)
 {
-    if (kind == CARD_PLUS) return "plus";
-    if (kind == CARD_MINUS) return "minus";
+    if (kind == SEQNUM_CARD_PLUS) return "plus";
+    if (kind == SEQNUM_CARD_MINUS) return "minus";
     if (kind < 0 || kind >= 2 * SEQNUM_TOP) return "?";
     return names[kind];
 }
@@ -103,8 +103,8 @@ const char *seqnum_card_name(int kind)
 int seqnum_card_parse(const char *name)
 {
     if (!name) return -1;
-    if (strcasecmp(name, "plus") == 0) return CARD_PLUS;
-    if (strcasecmp(name, "minus") == 0) return CARD_MINUS;
+    if (strcasecmp(name, "plus") == 0) return SEQNUM_CARD_PLUS;
+    if (strcasecmp(name, "minus") == 0) return SEQNUM_CARD_MINUS;
     /* "A+B" or "A-B": digits, one sign, digits, and no more. */
     int a = 0, b = 0, i = 0, da = 0, db = 0;
     for (; isdigit((unsigned char)name[i]) && da < 3; i++, da++)
@@ -131,7 +131,7 @@ int seqnum_team(const seqnum_t *g, int seat)
 
 bool seqnum_locked(const seqnum_t *g, int cell)
 {
-    if (seqnum_corner(cell) || g->chip[cell] == NO_CHIP) return false;
+    if (seqnum_corner(cell) || g->chip[cell] == SEQNUM_NO_CHIP) return false;
     for (int i = 0; i < g->nseqs; i++)
         for (int k = 0; k < 5; k++)
             if (g->seqs[i].cells[k] == cell) return true;
@@ -143,7 +143,7 @@ bool seqnum_dead(const seqnum_t *g, int kind)
     int n = seqnum_answer(kind), c[2];
     if (!n) return false;
     seqnum_cells_of(n, c);
-    return g->chip[c[0]] != NO_CHIP && g->chip[c[1]] != NO_CHIP;
+    return g->chip[c[0]] != SEQNUM_NO_CHIP && g->chip[c[1]] != SEQNUM_NO_CHIP;
 }
 
 int seqnum_team_sequences(const seqnum_t *g, int team)

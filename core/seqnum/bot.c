@@ -2,7 +2,7 @@
  * bot.c — the seqnum bot: a pure function of one seat's view (never the
  * state). The server's built-in bots and tapis-bot both call it.
  *
- * "random" plays a uniformly random legal action. "greedy" draws as soon as
+ * "random" is the kit's (a uniformly drawn legal action). "greedy" draws as soon as
  * it owes a draw, trades a dead card, then plays the card and cell that score
  * best: every line of five through the cell that holds no opponent chip
  * counts by how many of its own chips (or free corners) it already has (a
@@ -50,7 +50,7 @@ static int lines(const board_t *b, int c, int team, const int *weight)
                 if (x == c) continue;
                 if (corner(x) || b->chip[x] == team)
                     held++;
-                else if (b->chip[x] != NO_CHIP)
+                else if (b->chip[x] != SEQNUM_NO_CHIP)
                     ok = 0;
             }
             if (ok) total += weight[held];
@@ -66,13 +66,15 @@ static int place_value(const board_t *b, int c, int team, int nteams)
     return v;
 }
 
-static json_t *greedy(const json_t *view, const json_t *legal)
+static json_t *greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
 {
+    (void)strategy;
+    (void)rng;
     board_t b;
     const json_t *chips = json_object_get(view, "chips");
     for (int c = 0; c < SEQNUM_CELLS; c++) {
         json_t *x = json_array_get(chips, (size_t)c);
-        b.chip[c] = x ? (int)json_integer_value(x) : NO_CHIP;
+        b.chip[c] = x ? (int)json_integer_value(x) : SEQNUM_NO_CHIP;
     }
     int team = (int)json_integer_value(json_object_get(view, "team"));
     int nteams = (int)json_integer_value(json_object_get(view, "teams"));
@@ -89,10 +91,10 @@ static json_t *greedy(const json_t *view, const json_t *legal)
         int c = (int)json_integer_value(json_object_get(a, "cell"));
         if (c < 0 || c >= SEQNUM_CELLS) continue;
         long v;
-        if (card == CARD_MINUS) {
+        if (card == SEQNUM_CARD_MINUS) {
             v = lines(&b, c, b.chip[c], block_weight) - MINUS_FEE;
         } else {
-            v = place_value(&b, c, team, nteams) - (card == CARD_PLUS ? PLUS_FEE : 0);
+            v = place_value(&b, c, team, nteams) - (card == SEQNUM_CARD_PLUS ? PLUS_FEE : 0);
         }
         if (!best || v > best_value) {
             best = a;
@@ -105,10 +107,5 @@ static json_t *greedy(const json_t *view, const json_t *legal)
 
 json_t *seqnum_bot(const json_t *view, const char *strategy, rng_t *rng)
 {
-    const json_t *legal = json_object_get(view, "legal");
-    size_t n = json_array_size(legal);
-    if (n == 0) return NULL;
-    if (strategy && strcmp(strategy, "random") == 0)
-        return json_deep_copy(json_array_get(legal, rng_below(rng, (uint32_t)n)));
-    return greedy(view, legal);
+    return game_bot_run(view, strategy, rng, greedy); /* "random": the kit's */
 }

@@ -4,25 +4,30 @@
 
 #include "seqnum.h"
 
-typedef enum act_type { ACT_PLAY, ACT_TRADE, ACT_DRAW, ACT_PASS } act_type_t;
+typedef enum seqnum_act_type {
+    SEQNUM_ACT_PLAY,
+    SEQNUM_ACT_TRADE,
+    SEQNUM_ACT_DRAW,
+    SEQNUM_ACT_PASS
+} seqnum_act_type_t;
 
 /* An action, parsed. */
-typedef struct act {
-    act_type_t type;
+typedef struct seqnum_act {
+    seqnum_act_type_t type;
     int card; /* play, trade: a card kind */
     int cell; /* play: 0..99, or -1 when out of range */
-} act_t;
+} seqnum_act_t;
 
 /* actions.c */
-int seqnum_parse(const json_t *action, act_t *a, game_error_t *err);
-json_t *seqnum_act_json(const act_t *a);
+int seqnum_parse(const json_t *action, seqnum_act_t *a, game_error_t *err);
+json_t *seqnum_act_json(const seqnum_act_t *a);
 json_t *seqnum_legal(const game_t *g, int seat);
 /* Has the turn seat a card it can play now? */
 bool seqnum_can_play(const seqnum_t *g, int seat);
 
 /* seqnum.c */
-int seqnum_check(const seqnum_t *g, int seat, const act_t *a, game_error_t *err);
-void seqnum_run(seqnum_t *g, int seat, const act_t *a);
+int seqnum_check(const seqnum_t *g, int seat, const seqnum_act_t *a, game_error_t *err);
+void seqnum_run(seqnum_t *g, int seat, const seqnum_act_t *a);
 bool seqnum_holds(const seqnum_player_t *p, int kind);
 /* Hands are kept sorted by kind. */
 void seqnum_hand_add(seqnum_player_t *p, int kind);

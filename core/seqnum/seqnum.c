@@ -4,7 +4,7 @@
  * resample and audit live in view.c; the board, cards and sequence search in
  * board.c.
  *
- * Every action goes through one path: parse (wire form to act_t), check (the
+ * Every action goes through one path: parse (wire form to seqnum_act_t), check (the
  * rules: refuse with a stable code and change nothing), then run. legal()
  * enumerates candidate actions and keeps those that check() accepts, so the
  * list and the referee can never disagree.
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tapis_alloc.h"
 
 /* ------------------------------------------------------------------ */
 /* Hands, piles, events                                                 */
@@ -48,9 +49,7 @@ void seqnum_hand_remove(seqnum_player_t *p, int kind)
 
 static void event(seqnum_t *g, json_t *ev)
 {
-    json_array_append_new(g->events, ev);
-    while (json_array_size(g->events) > SEQNUM_EVENTS)
-        json_array_remove(g->events, 0);
+    game_log_append(&g->events, ev);
 }
 
 static json_t *seat_event(int seat, const char *did)
@@ -97,13 +96,14 @@ static void lapse(seqnum_t *g, int seat)
 /* Checking an action                                                   */
 /* ------------------------------------------------------------------ */
 
-static int check_cell(const seqnum_t *g, int seat, const act_t *a, game_error_t *err)
+static int check_cell(const seqnum_t *g, int seat, const seqnum_act_t *a, game_error_t *err)
 {
     int c = a->cell;
     if (c < 0 || c >= SEQNUM_CELLS)
         return game_fail(err, "bad_cell", "cells are numbered 0 to 99 (row * 10 + column)");
-    if (a->card == CARD_MINUS) {
-        if (g->chip[c] == NO_CHIP) return game_fail(err, "no_chip", "cell %d holds no chip", c);
+    if (a->card == SEQNUM_CARD_MINUS) {
+        if (g->chip[c] == SEQNUM_NO_CHIP)
+            return game_fail(err, "no_chip", "cell %d holds no chip", c);
         if (g->chip[c] == seqnum_team(g, seat))
             return game_fail(err, "own_chip", "a minus removes an opponent's chip, not yours");
         if (seqnum_locked(g, c))
@@ -117,17 +117,17 @@ static int check_cell(const seqnum_t *g, int seat, const act_t *a, game_error_t 
     if (n && seqnum_number(c) != n)
         return game_fail(err, "wrong_cell", "%s makes %d, and cell %d shows %d",
                          seqnum_card_name(a->card), n, c, seqnum_number(c));
-    if (g->chip[c] != NO_CHIP) return game_fail(err, "occupied", "cell %d is taken", c);
+    if (g->chip[c] != SEQNUM_NO_CHIP) return game_fail(err, "occupied", "cell %d is taken", c);
     return 0;
 }
 
-int seqnum_check(const seqnum_t *g, int seat, const act_t *a, game_error_t *err)
+int seqnum_check(const seqnum_t *g, int seat, const seqnum_act_t *a, game_error_t *err)
 {
     if (g->over) return game_fail(err, "game_over", "the game is over");
     if (seat < 0 || seat >= g->base.seats)
         return game_fail(err, "not_seated", "only seated players act");
     const seqnum_player_t *p = &g->p[seat];
-    if (a->type == ACT_DRAW) {
+    if (a->type == SEQNUM_ACT_DRAW) {
         if (p->owe < 0)
             return game_fail(err, "nothing_to_draw",
                              "you draw once after each play, before the next player has played "
@@ -137,7 +137,7 @@ int seqnum_check(const seqnum_t *g, int seat, const act_t *a, game_error_t *err)
     if (seat != g->turn)
         return game_fail(err, "not_your_turn", "it is seat %d's turn, not yours", g->turn);
     switch (a->type) {
-    case ACT_TRADE:
+    case SEQNUM_ACT_TRADE:
         if (g->traded) return game_fail(err, "already_traded", "one dead card per turn");
         if (!seqnum_holds(p, a->card))
             return game_fail(err, "not_in_hand", "you hold no %s", seqnum_card_name(a->card));
@@ -145,15 +145,15 @@ int seqnum_check(const seqnum_t *g, int seat, const act_t *a, game_error_t *err)
             return game_fail(err, "not_dead", "%s is not dead: a free cell still shows its answer",
                              seqnum_card_name(a->card));
         return 0;
-    case ACT_PLAY:
+    case SEQNUM_ACT_PLAY:
         if (!seqnum_holds(p, a->card))
             return game_fail(err, "not_in_hand", "you hold no %s", seqnum_card_name(a->card));
         return check_cell(g, seat, a, err);
-    case ACT_PASS:
+    case SEQNUM_ACT_PASS:
         if (seqnum_can_play(g, seat))
             return game_fail(err, "must_play", "you hold a card you can play");
         return 0;
-    case ACT_DRAW: break;
+    case SEQNUM_ACT_DRAW: break;
     }
     return game_fail(err, "unknown_action", "unknown action");
 }
@@ -193,12 +193,12 @@ static void run_play(seqnum_t *g, int seat, int kind, int cell)
     discard(g, seat, kind);
     g->turns++;
     p->owe = g->turns;
-    json_t *ev = seat_event(seat, kind == CARD_MINUS ? "remove" : "play");
+    json_t *ev = seat_event(seat, kind == SEQNUM_CARD_MINUS ? "remove" : "play");
     json_object_set_new(ev, "card", json_string(seqnum_card_name(kind)));
     json_object_set_new(ev, "cell", json_integer(cell));
-    if (kind == CARD_MINUS) {
+    if (kind == SEQNUM_CARD_MINUS) {
         json_object_set_new(ev, "team", json_integer(g->chip[cell]));
-        g->chip[cell] = NO_CHIP;
+        g->chip[cell] = SEQNUM_NO_CHIP;
         event(g, ev);
         end_turn(g);
         return;
@@ -228,12 +228,12 @@ static void run_draw(seqnum_t *g, int seat)
     event(g, seat_event(seat, "draw"));
 }
 
-void seqnum_run(seqnum_t *g, int seat, const act_t *a)
+void seqnum_run(seqnum_t *g, int seat, const seqnum_act_t *a)
 {
     switch (a->type) {
-    case ACT_PLAY: run_play(g, seat, a->card, a->cell); break;
-    case ACT_DRAW: run_draw(g, seat); break;
-    case ACT_TRADE: {
+    case SEQNUM_ACT_PLAY: run_play(g, seat, a->card, a->cell); break;
+    case SEQNUM_ACT_DRAW: run_draw(g, seat); break;
+    case SEQNUM_ACT_TRADE: {
         discard(g, seat, a->card);
         draw_card(g, seat);
         g->traded = true;
@@ -242,7 +242,7 @@ void seqnum_run(seqnum_t *g, int seat, const act_t *a)
         event(g, ev);
         break;
     }
-    case ACT_PASS:
+    case SEQNUM_ACT_PASS:
         g->turns++;
         event(g, seat_event(seat, "pass"));
         end_turn(g);
@@ -254,15 +254,54 @@ void seqnum_run(seqnum_t *g, int seat, const act_t *a)
 /* The descriptor's functions                                           */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Options: game_new() has checked them against this table; create() checks
+ * what depends on the seat count (teams).
+ */
+static const game_option_t seqnum_options[] = {
+    GAME_OPTION_INT("teams", 0, 0, SEQNUM_MAX_SEATS,
+                    "0: automatic (alone at 2-3, two teams at 4 and 6); otherwise the number of "
+                    "teams: 2 or 3 players alone, 4 players in 2 teams, 6 players in 2 or 3"),
+    GAME_OPTION_INT("max_turns", 400, 1, 10000,
+                    "server rule: the game ends as a draw after this many turns (plays and "
+                    "passes)"),
+    GAME_OPTION_END,
+};
+
+static void seqnum_free(game_t *base);
+
+/*
+ * The events are immutable and shared: a copy of the struct that holds them
+ * once more is a snapshot, which apply (and tick) restore when memory ran out
+ * halfway, so that a refusal changes nothing.
+ */
+static void seqnum_hold(seqnum_t *copy, const seqnum_t *g)
+{
+    *copy = *g;
+    game_log_share(&copy->events, &g->events);
+}
+
+static void seqnum_drop(seqnum_t *copy)
+{
+    game_log_free(&copy->events);
+}
+
+/* Back to the snapshot if an allocation failed since mark (true), else drop it. */
+static bool seqnum_restore(seqnum_t *g, seqnum_t *saved, unsigned long mark)
+{
+    if (!tapis_alloc_failed_since(mark)) {
+        seqnum_drop(saved);
+        return false;
+    }
+    seqnum_drop(g);
+    *g = *saved;
+    return true;
+}
+
 static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
-    json_int_t teams64 = json_integer_value(json_object_get(o, "teams"));
-    if (teams64 < 0 || teams64 > SEQNUM_MAX_SEATS) { /* before any narrowing to int */
-        game_fail(err, "bad_option", "teams: 0, or 2 or 3 with 4 or 6 players");
-        return NULL;
-    }
-    int teams = (int)teams64;
-    json_int_t max_turns = json_integer_value(json_object_get(o, "max_turns"));
+    unsigned long mark = tapis_alloc_failures();
+    int teams = (int)json_integer_value(json_object_get(o, "teams"));
     if (seats == 5 || seats < 2 || seats > SEQNUM_MAX_SEATS) {
         game_fail(err, "bad_players",
                   "seqnum is played by 2 or 3 players alone, or 4 or 6 in teams; not %d", seats);
@@ -278,11 +317,7 @@ static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_err
                   seats, seats == 6 ? " or 3" : "", seats == 6 ? " or 3" : "");
         return NULL;
     }
-    if (max_turns < 1 || max_turns > 10000) {
-        game_fail(err, "bad_option", "max_turns must be 1..10000");
-        return NULL;
-    }
-    seqnum_t *g = calloc(1, sizeof *g);
+    seqnum_t *g = tapis_calloc(1, sizeof *g);
     if (!g) {
         game_fail(err, "no_memory", "out of memory");
         return NULL;
@@ -292,15 +327,15 @@ static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_err
     g->nteams = seats <= 3 ? seats : teams ? teams : 2;
     g->goal = seats <= 3 ? 1 : 2;
     g->deal = seats <= 3 ? 5 : 4;
-    g->max_turns = (int)max_turns;
+    g->max_turns = (int)json_integer_value(json_object_get(o, "max_turns"));
     g->winner = -1;
     rng_seed(&g->rng, seed);
-    g->events = json_array();
+    game_log_init(&g->events, SEQNUM_EVENTS);
     for (int k = 0; k < SEQNUM_KINDS; k++)
         for (int i = 0; i < seqnum_copies(k); i++)
             g->draw[g->ndraw++] = (uint8_t)k;
     rng_shuffle_u8(&g->rng, g->draw, g->ndraw);
-    memset(g->chip, NO_CHIP, sizeof g->chip);
+    memset(g->chip, SEQNUM_NO_CHIP, sizeof g->chip);
     for (int s = 0; s < seats; s++) {
         g->p[s].max_cards = g->deal;
         g->p[s].owe = -1;
@@ -309,6 +344,11 @@ static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_err
     for (int r = 0; r < g->deal; r++)
         for (int s = 0; s < seats; s++)
             draw_card(g, s);
+    if (tapis_alloc_failed_since(mark)) {
+        seqnum_free(&g->base);
+        game_fail(err, "no_memory", "out of memory");
+        return NULL;
+    }
     return &g->base;
 }
 
@@ -316,25 +356,16 @@ static int seqnum_apply(game_t *base, int seat, const json_t *action, int64_t no
                         game_error_t *err)
 {
     seqnum_t *g = (seqnum_t *)base;
-    act_t a;
+    seqnum_act_t a;
     (void)now;
     if (seqnum_parse(action, &a, err)) return -1;
     if (seqnum_check(g, seat, &a, err)) return -1;
+    seqnum_t saved;
+    seqnum_hold(&saved, g);
+    unsigned long mark = tapis_alloc_failures();
     seqnum_run(g, seat, &a);
+    if (seqnum_restore(g, &saved, mark)) return game_fail(err, "no_memory", "out of memory");
     return 0;
-}
-
-static int64_t seqnum_next_deadline(const game_t *base)
-{
-    (void)base;
-    return GAME_NO_DEADLINE;
-}
-
-static bool seqnum_tick(game_t *base, int64_t now)
-{
-    (void)base;
-    (void)now;
-    return false;
 }
 
 /* The turn seat, and every seat that owes a draw. */
@@ -348,18 +379,19 @@ static unsigned seqnum_waiting(const game_t *base)
     return m;
 }
 
-static json_t *seqnum_default_action(const game_t *base, int seat)
+/* A seat that owes a draw draws; otherwise the kit's (the greedy bot's choice). */
+static json_t *default_action_unchecked(const game_t *base, int seat)
 {
     const seqnum_t *g = (const seqnum_t *)base;
-    if (g->over || seat < 0 || seat >= base->seats) return NULL;
-    if (g->p[seat].owe >= 0) return json_pack("{s:s}", "type", "draw");
-    if (seat != g->turn) return NULL;
-    json_t *view = game_view(base, seat);
-    rng_t r;
-    rng_seed(&r, 48);
-    json_t *a = seqnum_bot(view, "greedy", &r);
-    json_decref(view);
-    return a;
+    if (!g->over && seat >= 0 && seat < base->seats && g->p[seat].owe >= 0)
+        return json_pack("{s:s}", "type", "draw");
+    return game_default_bot_action(base, seat);
+}
+
+static json_t *seqnum_default_action(const game_t *base, int seat)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(default_action_unchecked(base, seat), mark);
 }
 
 static bool seqnum_is_over(const game_t *base)
@@ -367,26 +399,33 @@ static bool seqnum_is_over(const game_t *base)
     return ((const seqnum_t *)base)->over;
 }
 
-static json_t *seqnum_result(const game_t *base)
+static json_t *result_unchecked(const game_t *base)
 {
     const seqnum_t *g = (const seqnum_t *)base;
     if (!g->over) return NULL;
-    json_t *winners = json_array(), *seqs = json_array();
+    json_t *seqs = json_array();
+    unsigned winners = 0;
     for (int s = 0; s < base->seats; s++)
-        if (g->winner >= 0 && seqnum_team(g, s) == g->winner)
-            json_array_append_new(winners, json_integer(s));
+        if (g->winner >= 0 && seqnum_team(g, s) == g->winner) winners |= 1u << s;
     for (int t = 0; t < g->nteams; t++)
         json_array_append_new(seqs, json_integer(seqnum_team_sequences(g, t)));
-    return json_pack("{s:o, s:o, s:o, s:s, s:i}", "winners", winners, "team",
+    return json_pack("{s:o, s:o, s:o, s:s, s:i}", "winners",
+                     game_winners_json(winners, base->seats), "team",
                      g->winner >= 0 ? json_integer(g->winner) : json_null(), "sequences", seqs,
                      "reason", g->reason, "turns", g->turns);
+}
+
+static json_t *seqnum_result(const game_t *base)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(result_unchecked(base), mark);
 }
 
 static void seqnum_free(game_t *base)
 {
     seqnum_t *g = (seqnum_t *)base;
-    json_decref(g->events);
-    free(g);
+    game_log_free(&g->events);
+    tapis_free(g);
 }
 
 /* A play's draw is part of the move: bots take it at once (game.h). */
@@ -411,14 +450,12 @@ const game_desc_t seqnum_desc = {
     .title = "Sequence numbers",
     .min_seats = 2,
     .max_seats = SEQNUM_MAX_SEATS,
-    .default_options = "{\"teams\": 0, \"max_turns\": 400}",
+    .options = seqnum_options,
     .create = seqnum_create,
     .apply = seqnum_apply,
     .legal = seqnum_legal,
     .view_public = seqnum_view_public,
     .view_seat = seqnum_view_seat,
-    .next_deadline = seqnum_next_deadline,
-    .tick = seqnum_tick,
     .waiting = seqnum_waiting,
     .at_once = seqnum_at_once,
     .default_action = seqnum_default_action,

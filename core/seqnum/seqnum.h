@@ -5,7 +5,7 @@
  *
  * Rules: ../../shared/seeds/003 (French); what is implemented, and every
  * interpretation, is in RULES.md beside this.
- * Options (defaults in seqnum_desc.default_options):
+ * Options (the table seqnum_options in seqnum.c):
  *   teams      0: automatic (players alone at 2-3, two teams at 4 and 6);
  *              otherwise the number of teams: 2 or 3 players alone (teams ==
  *              players), 4 players in 2 teams, 6 players in 2 or 3 teams (0)
@@ -29,11 +29,11 @@
 
 /* Card kinds: 0..47 the addition whose answer is k + 1, 48..95 the subtraction
  * whose answer is k - 47, then the two action cards. */
-#define CARD_PLUS 96
-#define CARD_MINUS 97
+#define SEQNUM_CARD_PLUS 96
+#define SEQNUM_CARD_MINUS 97
 
-/* A cell's chip: a team index, or NO_CHIP. */
-#define NO_CHIP (-1)
+/* A cell's chip: a team index, or SEQNUM_NO_CHIP. */
+#define SEQNUM_NO_CHIP (-1)
 
 typedef struct seqnum_seq {
     int team;
@@ -71,7 +71,7 @@ typedef struct seqnum {
     bool over;
     int winner;         /* winning team, or -1 (a draw) */
     const char *reason; /* why it ended: "sequences", "max_turns", "no_cards" */
-    json_t *events;     /* the last public events, oldest first */
+    game_log_t events;  /* the last public events, oldest first (shared by views) */
 } seqnum_t;
 
 extern const game_desc_t seqnum_desc;
@@ -116,7 +116,7 @@ int seqnum_team_sequences(const seqnum_t *g, int team);
 int seqnum_give_hand(seqnum_t *g, int seat, const char *names);
 /* Put the named card on top of the draw pile (taken from the pile). */
 int seqnum_stack_draw(seqnum_t *g, const char *name);
-/* Put a chip of `team` on cell (NO_CHIP clears it), with no sequence check. */
+/* Put a chip of `team` on cell (SEQNUM_NO_CHIP clears it), with no sequence check. */
 void seqnum_put_chip(seqnum_t *g, int cell, int team);
 
 /* The bot strategy (bot.c). */

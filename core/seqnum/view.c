@@ -13,6 +13,17 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tapis_alloc.h"
+
+/*
+ * Views are built on every change for every seat: keys are static ASCII, so
+ * they skip jansson's UTF-8 checks (the _nocheck call) and json_pack()'s
+ * format parsing.
+ */
+static void set(json_t *o, const char *key, json_t *v)
+{
+    json_object_set_new_nocheck(o, key, v);
+}
 
 json_t *seqnum_cards_json(const uint8_t *cards, int n)
 {
@@ -41,47 +52,75 @@ static json_t *public_view(const seqnum_t *g)
     json_t *players = json_array(), *seqs = json_array();
     for (int s = 0; s < g->base.seats; s++) {
         const seqnum_player_t *p = &g->p[s];
-        json_array_append_new(players,
-                              json_pack("{s:i, s:i, s:i, s:i, s:b, s:i, s:o}", "seat", s, "team",
-                                        seqnum_team(g, s), "cards", p->nhand, "max_cards",
-                                        p->max_cards, "owes_draw", p->owe >= 0, "lapsed", p->lapsed,
-                                        "discards", seqnum_cards_json(p->discards, p->ndiscards)));
+        json_t *o = json_object();
+        set(o, "seat", json_integer(s));
+        set(o, "team", json_integer(seqnum_team(g, s)));
+        set(o, "cards", json_integer(p->nhand));
+        set(o, "max_cards", json_integer(p->max_cards));
+        set(o, "owes_draw", json_boolean(p->owe >= 0));
+        set(o, "lapsed", json_integer(p->lapsed));
+        set(o, "discards", seqnum_cards_json(p->discards, p->ndiscards));
+        json_array_append_new(players, o);
     }
-    for (int i = 0; i < g->nseqs; i++)
-        json_array_append_new(seqs, json_pack("{s:i, s:o}", "team", g->seqs[i].team, "cells",
-                                              ints_json(g->seqs[i].cells, 5)));
-    json_t *v =
-        json_pack("{s:s, s:i, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:b, s:i, s:i, "
-                  "s:o, s:o, s:b}",
-                  "game", "seqnum", "side", SEQNUM_SIDE, "layout", ints_json(layout, SEQNUM_CELLS),
-                  "chips", ints_json(chips, SEQNUM_CELLS), "sequences", seqs, "teams", g->nteams,
-                  "goal", g->goal, "turn", g->turn, "turns", g->turns, "max_turns", g->max_turns,
-                  "traded", g->traded, "draw_pile", g->ndraw, "reshuffles", g->reshuffles,
-                  "players", players, "events", json_deep_copy(g->events), "over", g->over);
-    if (g->over) json_object_set_new(v, "result", seqnum_desc.result(&g->base));
+    for (int i = 0; i < g->nseqs; i++) {
+        json_t *o = json_object();
+        set(o, "team", json_integer(g->seqs[i].team));
+        set(o, "cells", ints_json(g->seqs[i].cells, 5));
+        json_array_append_new(seqs, o);
+    }
+    json_t *v = json_object();
+    set(v, "game", json_string_nocheck("seqnum"));
+    set(v, "side", json_integer(SEQNUM_SIDE));
+    set(v, "layout", ints_json(layout, SEQNUM_CELLS));
+    set(v, "chips", ints_json(chips, SEQNUM_CELLS));
+    set(v, "sequences", seqs);
+    set(v, "teams", json_integer(g->nteams));
+    set(v, "goal", json_integer(g->goal));
+    set(v, "turn", json_integer(g->turn));
+    set(v, "turns", json_integer(g->turns));
+    set(v, "max_turns", json_integer(g->max_turns));
+    set(v, "traded", json_boolean(g->traded));
+    set(v, "draw_pile", json_integer(g->ndraw));
+    set(v, "reshuffles", json_integer(g->reshuffles));
+    set(v, "players", players);
+    set(v, "events", game_log_json(&g->events));
+    set(v, "over", json_boolean(g->over));
+    if (g->over) set(v, "result", seqnum_desc.result(&g->base));
     return v;
 }
 
-json_t *seqnum_view_public(const game_t *base)
+static json_t *view_public_unchecked(const game_t *base)
 {
     return public_view((const seqnum_t *)base);
 }
 
+json_t *seqnum_view_public(const game_t *base)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(view_public_unchecked(base), mark);
+}
+
 /* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
-json_t *seqnum_view_seat(const game_t *base, int seat)
+static json_t *view_seat_unchecked(const game_t *base, int seat)
 {
     const seqnum_t *g = (const seqnum_t *)base;
     json_t *v = json_object();
-    json_object_set_new(v, "team", json_integer(seqnum_team(g, seat)));
-    json_object_set_new(v, "hand", seqnum_cards_json(g->p[seat].hand, g->p[seat].nhand));
+    set(v, "team", json_integer(seqnum_team(g, seat)));
+    set(v, "hand", seqnum_cards_json(g->p[seat].hand, g->p[seat].nhand));
     return v;
+}
+
+json_t *seqnum_view_seat(const game_t *base, int seat)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(view_seat_unchecked(base, seat), mark);
 }
 
 /* ------------------------------------------------------------------ */
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-json_t *seqnum_dump(const game_t *base)
+static json_t *dump_unchecked(const game_t *base)
 {
     const seqnum_t *g = (const seqnum_t *)base;
     json_t *d = public_view(g);
@@ -104,6 +143,12 @@ json_t *seqnum_dump(const game_t *base)
     return d;
 }
 
+json_t *seqnum_dump(const game_t *base)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(dump_unchecked(base), mark);
+}
+
 /* ------------------------------------------------------------------ */
 /* Resample: redraw what `seat` cannot see                              */
 /* ------------------------------------------------------------------ */
@@ -111,10 +156,10 @@ json_t *seqnum_dump(const game_t *base)
 game_t *seqnum_resample(const game_t *base, int seat, uint64_t seed)
 {
     const seqnum_t *src = (const seqnum_t *)base;
-    seqnum_t *g = malloc(sizeof *g);
+    seqnum_t *g = tapis_malloc(sizeof *g);
     if (!g) return NULL;
     *g = *src;
-    g->events = json_deep_copy(src->events);
+    game_log_share(&g->events, &src->events);
     /* The draw pile and the other hands are one pool of unseen cards. */
     uint8_t pool[SEQNUM_DECK];
     int npool = g->ndraw;
@@ -172,8 +217,8 @@ int seqnum_audit(const game_t *base, game_error_t *err)
             return game_fail(err, "cards_lost", "%d %s in play, not %d", count[k],
                              seqnum_card_name(k), seqnum_copies(k));
     for (int c = 0; c < SEQNUM_CELLS; c++)
-        if (g->chip[c] < NO_CHIP || g->chip[c] >= g->nteams ||
-            (seqnum_corner(c) && g->chip[c] != NO_CHIP))
+        if (g->chip[c] < SEQNUM_NO_CHIP || g->chip[c] >= g->nteams ||
+            (seqnum_corner(c) && g->chip[c] != SEQNUM_NO_CHIP))
             return game_fail(err, "bad_chip", "cell %d holds chip %d", c, g->chip[c]);
     for (int i = 0; i < g->nseqs; i++)
         for (int k = 0; k < 5; k++) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tapis_alloc.h"
 
 static const char *const type_names[] = {"play", "turn", "move", "slap"};
 
@@ -80,12 +81,12 @@ int slap_parse(const json_t *o, slap_act_t *a, game_error_t *err)
 json_t *slap_act_json(const slap_act_t *a)
 {
     switch (a->type) {
-    case ACT_PLAY:
+    case SLAP_ACT_PLAY:
         return json_pack("{s:s, s:i, s:i}", "type", "play", "column", a->column, "pile", a->pile);
-    case ACT_TURN: return json_pack("{s:s, s:i}", "type", "turn", "column", a->column);
-    case ACT_MOVE:
+    case SLAP_ACT_TURN: return json_pack("{s:s, s:i}", "type", "turn", "column", a->column);
+    case SLAP_ACT_MOVE:
         return json_pack("{s:s, s:i, s:i}", "type", "move", "column", a->column, "to", a->to);
-    case ACT_SLAP: return json_pack("{s:s, s:i}", "type", "slap", "pile", a->pile);
+    case SLAP_ACT_SLAP: return json_pack("{s:s, s:i}", "type", "slap", "pile", a->pile);
     }
     return NULL;
 }
@@ -101,7 +102,7 @@ static void offer(const slap_t *g, int seat, const slap_act_t *a, json_t *out)
 }
 
 /* Every candidate action, in the canonical order: plays, turns, moves, slaps. */
-json_t *slap_legal(const game_t *base, int seat)
+static json_t *legal_unchecked(const game_t *base, int seat)
 {
     const slap_t *g = (const slap_t *)base;
     json_t *out = json_array();
@@ -110,23 +111,29 @@ json_t *slap_legal(const game_t *base, int seat)
     int n = base->seats;
     slap_act_t a = {0};
     if (g->phase == SLAP_PLAY) {
-        a.type = ACT_PLAY;
+        a.type = SLAP_ACT_PLAY;
         for (a.column = 0; a.column < SLAP_COLUMNS; a.column++)
             for (a.pile = 0; a.pile < n; a.pile++)
                 offer(g, seat, &a, out);
-        a.type = ACT_TURN;
+        a.type = SLAP_ACT_TURN;
         a.pile = 0;
         for (a.column = 0; a.column < SLAP_COLUMNS; a.column++)
             offer(g, seat, &a, out);
-        a.type = ACT_MOVE;
+        a.type = SLAP_ACT_MOVE;
         for (a.column = 0; a.column < SLAP_COLUMNS; a.column++)
             for (a.to = 0; a.to < SLAP_COLUMNS; a.to++)
                 offer(g, seat, &a, out);
     }
-    a = (slap_act_t){.type = ACT_SLAP};
+    a = (slap_act_t){.type = SLAP_ACT_SLAP};
     for (a.pile = 0; a.pile < n; a.pile++)
         offer(g, seat, &a, out);
     return out;
+}
+
+json_t *slap_legal(const game_t *base, int seat)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(legal_unchecked(base, seat), mark);
 }
 
 /*

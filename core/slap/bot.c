@@ -12,8 +12,8 @@
  * takes the fewest cards home), else plays a face-up card — from the longest
  * column first (it uncovers the most), onto the pile where it fits most
  * tightly — else turns up a face-down top, else moves a card into an empty
- * column from the longest column. "random" plays a uniformly random legal
- * action.
+ * column from the longest column. "random" is the kit's (a uniformly drawn
+ * legal action).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -64,13 +64,10 @@ static int score(const json_t *view, const json_t *a)
     return 0;
 }
 
-json_t *slap_bot(const json_t *view, const char *strategy, rng_t *rng)
+static json_t *greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
 {
-    const json_t *legal = json_object_get(view, "legal");
-    size_t n = json_array_size(legal);
-    if (n == 0) return NULL;
-    if (strategy && strncmp(strategy, "random", 6) == 0 && (strategy[6] == 0 || strategy[6] == ':'))
-        return json_deep_copy(json_array_get(legal, rng_below(rng, (uint32_t)n)));
+    (void)strategy;
+    (void)rng;
     const json_t *best = NULL;
     int best_score = -1;
     size_t i;
@@ -84,6 +81,11 @@ json_t *slap_bot(const json_t *view, const char *strategy, rng_t *rng)
         }
     }
     return json_deep_copy(best);
+}
+
+json_t *slap_bot(const json_t *view, const char *strategy, rng_t *rng)
+{
+    return game_bot_run(view, strategy, rng, greedy); /* "random", "random:MS": the kit's */
 }
 
 int slap_bot_reaction_ms(const char *strategy)

@@ -5,10 +5,10 @@
 #include "slap.h"
 
 typedef enum slap_act_type {
-    ACT_PLAY, /* a column's face-up top card onto a discard pile */
-    ACT_TURN, /* turn up a column's face-down top card */
-    ACT_MOVE, /* a column's face-up top card into an empty column */
-    ACT_SLAP, /* slap a discard pile at the end of the round */
+    SLAP_ACT_PLAY, /* a column's face-up top card onto a discard pile */
+    SLAP_ACT_TURN, /* turn up a column's face-down top card */
+    SLAP_ACT_MOVE, /* a column's face-up top card into an empty column */
+    SLAP_ACT_SLAP, /* slap a discard pile at the end of the round */
 } slap_act_type_t;
 
 /* An action, parsed. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tapis_alloc.h"
 
 /* ------------------------------------------------------------------ */
 /* Cards, events                                                        */
@@ -63,20 +64,10 @@ bool slap_fits(slap_card_t card, slap_card_t top)
     return v % 2 == 1 && t % 2 == 0;
 }
 
-/*
- * Events are shared by every view (json_incref, not a copy: views are built
- * after every change), so neither the list nor an event is ever changed once
- * made: a new event makes a new list.
- */
+/* Events are a game_log_t, shared by every view: an event is complete when logged. */
 void slap_event(slap_t *g, json_t *ev)
 {
-    json_t *next = json_array();
-    size_t n = json_array_size(g->events), from = n >= SLAP_EVENTS ? n + 1 - SLAP_EVENTS : 0;
-    for (size_t i = from; i < n; i++)
-        json_array_append(next, json_array_get(g->events, i));
-    json_array_append_new(next, ev);
-    json_decref(g->events);
-    g->events = next;
+    game_log_append(&g->events, ev);
 }
 
 /* A seat's cards in play: draw pile and columns. */
@@ -315,21 +306,21 @@ int slap_check(const slap_t *g, int seat, const slap_act_t *a, game_error_t *err
     if (g->phase == SLAP_OVER) return game_fail(err, "game_over", "the game is over");
     if (seat < 0 || seat >= g->base.seats)
         return game_fail(err, "not_seated", "only seated players act");
-    if ((a->type == ACT_PLAY || a->type == ACT_SLAP) && a->pile >= g->base.seats)
+    if ((a->type == SLAP_ACT_PLAY || a->type == SLAP_ACT_SLAP) && a->pile >= g->base.seats)
         return game_fail(err, "no_such_pile", "the piles are 0..%d", g->base.seats - 1);
     if (g->phase == SLAP_SETUP) return game_fail(err, "too_early", "wait for the go");
-    if (a->type == ACT_SLAP) return check_slap(g, seat, a, err);
+    if (a->type == SLAP_ACT_SLAP) return check_slap(g, seat, a, err);
     if (g->phase == SLAP_RACE)
         return game_fail(err, "round_over", "seat %d has slapped: slap a pile", g->first);
     const slap_player_t *p = &g->p[seat];
     const slap_column_t *col = &p->col[a->column];
     switch (a->type) {
-    case ACT_PLAY: return check_play(g, seat, a, err);
-    case ACT_TURN:
+    case SLAP_ACT_PLAY: return check_play(g, seat, a, err);
+    case SLAP_ACT_TURN:
         if (!col->n) return game_fail(err, "empty_column", "column %d is empty", a->column);
         if (col->up) return game_fail(err, "already_up", "column %d's top is face up", a->column);
         return 0;
-    case ACT_MOVE:
+    case SLAP_ACT_MOVE:
         if (a->to == a->column)
             return game_fail(err, "same_column", "move a card to another column");
         if (check_column(col, a->column, err)) return -1;
@@ -339,7 +330,7 @@ int slap_check(const slap_t *g, int seat, const slap_act_t *a, game_error_t *err
             return game_fail(err, "pointless_move",
                              "moving a column's only card uncovers nothing (RULES.md)");
         return 0;
-    case ACT_SLAP: break;
+    case SLAP_ACT_SLAP: break;
     }
     return game_fail(err, "unknown_action", "unknown action");
 }
@@ -400,7 +391,7 @@ static void run(slap_t *g, int seat, const slap_act_t *a, int64_t t)
     json_t *ev;
     g->now = t;
     switch (a->type) {
-    case ACT_PLAY: {
+    case SLAP_ACT_PLAY: {
         slap_card_t c = col->cards[--col->n];
         col->up = false;
         slap_pile_t *k = &g->pile[a->pile];
@@ -412,14 +403,14 @@ static void run(slap_t *g, int seat, const slap_act_t *a, int64_t t)
         slap_event(g, ev);
         break;
     }
-    case ACT_TURN:
+    case SLAP_ACT_TURN:
         col->up = true;
         ev = seat_event(seat, "turn");
         json_object_set_new(ev, "card", json_string(slap_card_name(col->cards[col->n - 1])));
         json_object_set_new(ev, "column", json_integer(a->column));
         slap_event(g, ev);
         break;
-    case ACT_MOVE: {
+    case SLAP_ACT_MOVE: {
         slap_column_t *to = &p->col[a->to];
         slap_card_t c = col->cards[--col->n];
         col->up = false;
@@ -433,7 +424,7 @@ static void run(slap_t *g, int seat, const slap_act_t *a, int64_t t)
         slap_event(g, ev);
         break;
     }
-    case ACT_SLAP: run_slap(g, seat, a->pile, t); break;
+    case SLAP_ACT_SLAP: run_slap(g, seat, a->pile, t); break;
     }
     slap_update_stall(g, t);
 }
@@ -442,35 +433,70 @@ static void run(slap_t *g, int seat, const slap_act_t *a, int64_t t)
 /* The game interface                                                   */
 /* ------------------------------------------------------------------ */
 
-static int int_option(const json_t *o, const char *key, int lo, int hi, int *out, game_error_t *err)
+/* Options: game_new() has checked them against this table. */
+static const game_option_t slap_options[] = {
+    GAME_OPTION_INT("go_ms", 1000, 0, 60000,
+                    "the \"go\" of a round comes this many ms after its set-up"),
+    GAME_OPTION_INT("stall_ms", 1500, 0, 60000,
+                    "when nobody can play, new cards are turned up after this many ms"),
+    GAME_OPTION_INT("max_stalls", 30, 0, 1000,
+                    "a round in which nobody can play once more after this many stalls ends "
+                    "blocked"),
+    GAME_OPTION_INT("max_rounds", 20, 1, 1000, "the game ends after this many rounds at most"),
+    GAME_OPTION_END,
+};
+
+static int int_option(const json_t *o, const char *key)
 {
-    json_int_t v = json_integer_value(json_object_get(o, key));
-    if (v < lo || v > hi) return game_fail(err, "bad_option", "%s must be %d..%d", key, lo, hi);
-    *out = (int)v;
-    return 0;
+    return (int)json_integer_value(json_object_get(o, key));
+}
+
+static void slap_free(game_t *base);
+
+/*
+ * The events are immutable and shared: a copy of the struct that holds them
+ * once more is a snapshot, which apply (and tick) restore when memory ran out
+ * halfway, so that a refusal changes nothing.
+ */
+static void slap_hold(slap_t *copy, const slap_t *g)
+{
+    *copy = *g;
+    game_log_share(&copy->events, &g->events);
+}
+
+static void slap_drop(slap_t *copy)
+{
+    game_log_free(&copy->events);
+}
+
+/* Back to the snapshot if an allocation failed since mark (true), else drop it. */
+static bool slap_restore(slap_t *g, slap_t *saved, unsigned long mark)
+{
+    if (!tapis_alloc_failed_since(mark)) {
+        slap_drop(saved);
+        return false;
+    }
+    slap_drop(g);
+    *g = *saved;
+    return true;
 }
 
 static game_t *slap_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
-    int go_ms = 0, stall_ms = 0, max_stalls = 0, max_rounds = 0;
-    if (int_option(o, "go_ms", 0, 60000, &go_ms, err) ||
-        int_option(o, "stall_ms", 0, 60000, &stall_ms, err) ||
-        int_option(o, "max_stalls", 0, 1000, &max_stalls, err) ||
-        int_option(o, "max_rounds", 1, 1000, &max_rounds, err))
-        return NULL;
-    slap_t *g = calloc(1, sizeof *g);
+    unsigned long mark = tapis_alloc_failures();
+    slap_t *g = tapis_calloc(1, sizeof *g);
     if (!g) {
         game_fail(err, "no_memory", "out of memory");
         return NULL;
     }
     g->base.desc = &slap_desc;
     g->base.seats = seats;
-    g->go_ms = go_ms;
-    g->stall_ms = stall_ms;
-    g->max_stalls = max_stalls;
-    g->max_rounds = max_rounds;
+    g->go_ms = int_option(o, "go_ms");
+    g->stall_ms = int_option(o, "stall_ms");
+    g->max_stalls = int_option(o, "max_stalls");
+    g->max_rounds = int_option(o, "max_rounds");
     rng_seed(&g->rng, seed);
-    g->events = json_array();
+    game_log_init(&g->events, SLAP_EVENTS);
     slap_card_t deck[SLAP_DECK];
     for (int i = 0; i < SLAP_DECK; i++)
         deck[i] = (slap_card_t)(i % SLAP_KINDS);
@@ -485,12 +511,21 @@ static game_t *slap_create(int seats, const json_t *o, uint64_t seed, game_error
     memcpy(g->out, &deck[k], (size_t)g->nout);
     g->now = 0;
     start_round(g, SLAP_UNSET); /* the go is set by the first tick: the clock is unknown */
+    if (tapis_alloc_failed_since(mark)) {
+        slap_free(&g->base);
+        game_fail(err, "no_memory", "out of memory");
+        return NULL;
+    }
     return &g->base;
 }
 
+/* Settle what is due. Out of memory, nothing changes: the deadline stays due. */
 static bool slap_tick(game_t *base, int64_t now)
 {
     slap_t *g = (slap_t *)base;
+    slap_t saved;
+    slap_hold(&saved, g);
+    unsigned long mark = tapis_alloc_failures();
     bool changed = false;
     for (;;) {
         if (g->phase == SLAP_SETUP && g->go_at == SLAP_UNSET) {
@@ -501,7 +536,7 @@ static bool slap_tick(game_t *base, int64_t now)
         } else if (g->phase == SLAP_PLAY && g->stall_at != SLAP_UNSET && g->stall_at <= now) {
             stall(g, g->stall_at);
         } else {
-            return changed;
+            return slap_restore(g, &saved, mark) ? false : changed;
         }
         changed = true;
     }
@@ -512,10 +547,14 @@ static int slap_apply(game_t *base, int seat, const json_t *action, int64_t now,
     slap_t *g = (slap_t *)base;
     slap_act_t a;
     if (slap_parse(action, &a, err)) return -1;
+    slap_t saved;
+    slap_hold(&saved, g);
+    unsigned long mark = tapis_alloc_failures();
     slap_tick(base, now);
-    if (slap_check(g, seat, &a, err)) return -1;
-    run(g, seat, &a, now);
-    return 0;
+    int r = slap_check(g, seat, &a, err);
+    if (r == 0) run(g, seat, &a, now);
+    if (slap_restore(g, &saved, mark)) return game_fail(err, "no_memory", "out of memory");
+    return r;
 }
 
 static int64_t slap_next_deadline(const game_t *base)
@@ -535,39 +574,33 @@ static unsigned slap_waiting(const game_t *base)
     return w;
 }
 
-static json_t *slap_default_action(const game_t *base, int seat)
-{
-    if (!slap_can_act((const slap_t *)base, seat)) return NULL;
-    json_t *view = game_view(base, seat);
-    rng_t r;
-    rng_seed(&r, 4);
-    json_t *a = slap_bot(view, "greedy", &r);
-    json_decref(view);
-    return a;
-}
-
 static bool slap_is_over(const game_t *base)
 {
     return ((const slap_t *)base)->phase == SLAP_OVER;
 }
 
-static json_t *slap_result(const game_t *base)
+static json_t *result_unchecked(const game_t *base)
 {
     const slap_t *g = (const slap_t *)base;
     if (g->phase != SLAP_OVER) return NULL;
-    json_t *winners = json_array(), *cards = json_array();
-    for (int s = 0; s < base->seats; s++) {
-        if (g->winners & (1u << s)) json_array_append_new(winners, json_integer(s));
+    json_t *cards = json_array();
+    for (int s = 0; s < base->seats; s++)
         json_array_append_new(cards, json_integer(slap_cards_held(g, s)));
-    }
-    return json_pack("{s:o, s:o, s:i}", "winners", winners, "cards", cards, "rounds", g->round);
+    return json_pack("{s:o, s:o, s:i}", "winners", game_winners_json(g->winners, base->seats),
+                     "cards", cards, "rounds", g->round);
+}
+
+static json_t *slap_result(const game_t *base)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(result_unchecked(base), mark);
 }
 
 static void slap_free(game_t *base)
 {
     slap_t *g = (slap_t *)base;
-    json_decref(g->events);
-    free(g);
+    game_log_free(&g->events);
+    tapis_free(g);
 }
 
 void slap_refresh(slap_t *g)
@@ -591,8 +624,7 @@ const game_desc_t slap_desc = {
     .title = "Slap",
     .min_seats = 2,
     .max_seats = SLAP_MAX_SEATS,
-    .default_options =
-        "{\"go_ms\": 1000, \"stall_ms\": 1500, \"max_stalls\": 30, \"max_rounds\": 20}",
+    .options = slap_options,
     .create = slap_create,
     .apply = slap_apply,
     .legal = slap_legal,
@@ -602,7 +634,8 @@ const game_desc_t slap_desc = {
     .tick = slap_tick,
     .waiting = slap_waiting,
     .simultaneous = true,
-    .default_action = slap_default_action,
+    /* The kit's default (the first bot level's choice for a seat that can act),
+       named here while tests/fuzz/fuzz_games.c calls the pointer directly. */
     .is_over = slap_is_over,
     .result = slap_result,
     .bot = slap_bot,

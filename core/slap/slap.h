@@ -5,7 +5,7 @@
  *
  * Rules: ../../shared/seeds/004 (French); what is implemented, and every
  * interpretation and server rule, is in RULES.md beside this.
- * Options (defaults in slap_desc.default_options):
+ * Options (the table slap_options in slap.c):
  *   go_ms       the "go" of a round comes this many ms after its set-up (1000)
  *   stall_ms    when nobody can play, the server turns up new cards after this
  *               many ms (1500)
@@ -88,12 +88,12 @@ typedef struct slap {
 
     int round, stalls;
     slap_phase_t phase;
-    int64_t now;      /* the time of the last change */
-    int64_t go_at;    /* SLAP_SETUP: the go; SLAP_UNSET until the clock is known */
-    int64_t stall_at; /* SLAP_PLAY with nobody able to act: the next stall */
-    int first;        /* the seat that boxed a pile this round, or -1 */
-    unsigned winners; /* bit mask, once over */
-    json_t *events;   /* the last public events, oldest first */
+    int64_t now;       /* the time of the last change */
+    int64_t go_at;     /* SLAP_SETUP: the go; SLAP_UNSET until the clock is known */
+    int64_t stall_at;  /* SLAP_PLAY with nobody able to act: the next stall */
+    int first;         /* the seat that boxed a pile this round, or -1 */
+    unsigned winners;  /* bit mask, once over */
+    game_log_t events; /* the last public events, oldest first (shared by views) */
 } slap_t;
 
 extern const game_desc_t slap_desc;

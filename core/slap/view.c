@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tapis_alloc.h"
 
 static const char *const phase_names[] = {"setup", "play", "race", "over"};
 
@@ -88,31 +89,43 @@ static json_t *public_view(const slap_t *g)
     set(v, "players", players);
     set(v, "box", json_integer(g->nbox));
     set(v, "out", json_integer(g->nout));
-    set(v, "events", json_incref(g->events));
+    set(v, "events", game_log_json(&g->events));
     if (g->phase == SLAP_OVER) set(v, "result", slap_desc.result(&g->base));
     return v;
 }
 
-json_t *slap_view_public(const game_t *base)
+static json_t *view_public_unchecked(const game_t *base)
 {
     return public_view((const slap_t *)base);
 }
 
+json_t *slap_view_public(const game_t *base)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(view_public_unchecked(base), mark);
+}
+
 /* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
-json_t *slap_view_seat(const game_t *base, int seat)
+static json_t *view_seat_unchecked(const game_t *base, int seat)
 {
     (void)base;
     (void)seat;
     json_t *v = json_object();
-    json_object_set_new(v, "hand", json_array()); /* no card is private to its owner */
+    set(v, "hand", json_array()); /* no card is private to its owner */
     return v;
+}
+
+json_t *slap_view_seat(const game_t *base, int seat)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(view_seat_unchecked(base, seat), mark);
 }
 
 /* ------------------------------------------------------------------ */
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-json_t *slap_dump(const game_t *base)
+static json_t *dump_unchecked(const game_t *base)
 {
     const slap_t *g = (const slap_t *)base;
     json_t *d = public_view(g);
@@ -144,6 +157,12 @@ json_t *slap_dump(const game_t *base)
     return d;
 }
 
+json_t *slap_dump(const game_t *base)
+{
+    unsigned long mark = tapis_alloc_failures();
+    return game_json_checked(dump_unchecked(base), mark);
+}
+
 /* ------------------------------------------------------------------ */
 /* Resample: redraw what `seat` cannot see                              */
 /* ------------------------------------------------------------------ */
@@ -157,10 +176,10 @@ json_t *slap_dump(const game_t *base)
 game_t *slap_resample(const game_t *base, int seat, uint64_t seed)
 {
     (void)seat;
-    slap_t *g = malloc(sizeof *g);
+    slap_t *g = tapis_malloc(sizeof *g);
     if (!g) return NULL;
     *g = *(const slap_t *)base;
-    json_incref(g->events); /* never changed once made (slap_event) */
+    game_log_share(&g->events, &((const slap_t *)base)->events); /* never changed once made */
     slap_card_t pool[SLAP_DECK];
     int n = 0;
     for (int pass = 0; pass < 2; pass++) {

@@ -31,7 +31,7 @@ static long play(const game_desc_t *d, int seats, uint64_t seed, const char *str
         if (game_next_deadline(g) <= now) game_tick(g, now);
         /* Out-of-turn claims first (seats with a legal action other than the
          * turn player), as server bots would race for a discard. */
-        unsigned w = d->waiting(g);
+        unsigned w = game_waiting(g);
         int seat = w ? __builtin_ctz(w) : 0;
         json_t *a = NULL;
         for (int k = 1; k <= seats && !a; k++) {

@@ -1,5 +1,5 @@
 /*
- * bench_233_score.c — cost of score_best and score_combo on random 233 hands
+ * bench_233_score.c — cost of g233_score_best and g233_score_combo on random 233 hands
  * dealt from the real 140-card deck (fixed seed), 8 and 10 cards, plus 8-card
  * hands rich in groups and holding both jokers (the search's harder case).
  * Hands are dealt before the clock starts; each line is the mean over all.
@@ -14,7 +14,7 @@
 
 enum { HANDS = 200000, ROUNDS = 5 };
 
-static hand_t hands[HANDS];
+static g233_hand_t hands[HANDS];
 static volatile long sink; /* keeps the calls from being optimised away */
 
 static double now_ns(void)
@@ -25,12 +25,12 @@ static double now_ns(void)
 }
 
 /* The first `size` cards of a partial shuffle of pool[0..n). */
-static void deal(rng_t *r, card_t *pool, int n, int size, hand_t *h)
+static void deal(rng_t *r, g233_card_t *pool, int n, int size, g233_hand_t *h)
 {
-    *h = (hand_t){{0}};
+    *h = (g233_hand_t){{0}};
     for (int i = 0; i < size; i++) {
         int j = i + (int)rng_below(r, (uint32_t)(n - i));
-        card_t c = pool[j];
+        g233_card_t c = pool[j];
         pool[j] = pool[i];
         pool[i] = c;
         h->n[c]++;
@@ -39,11 +39,11 @@ static void deal(rng_t *r, card_t *pool, int n, int size, hand_t *h)
 
 static void deal_deck(uint64_t seed, int size)
 {
-    card_t deck[G233_DECK];
+    g233_card_t deck[G233_DECK];
     int n = 0;
     for (int k = 0; k < G233_KINDS; k++)
-        for (int i = 0; i < card_copies((card_t)k); i++)
-            deck[n++] = (card_t)k;
+        for (int i = 0; i < g233_card_copies((g233_card_t)k); i++)
+            deck[n++] = (g233_card_t)k;
     rng_t r;
     rng_seed(&r, seed);
     for (int i = 0; i < HANDS; i++)
@@ -53,20 +53,20 @@ static void deal_deck(uint64_t seed, int size)
 /* 6 cards from one colour's numbers and two symbols, plus both jokers. */
 static void deal_dense(uint64_t seed)
 {
-    card_t pool[64];
+    g233_card_t pool[64];
     int n = 0;
     for (int v = 1; v <= 8; v++)
         for (int i = 0; i < 4; i++)
-            pool[n++] = card_number(1, v);
+            pool[n++] = g233_card_number(1, v);
     for (int i = 0; i < 5; i++) {
-        pool[n++] = CARD_SYMBOL;
-        pool[n++] = CARD_SYMBOL + 2;
+        pool[n++] = G233_CARD_SYMBOL;
+        pool[n++] = G233_CARD_SYMBOL + 2;
     }
     rng_t r;
     rng_seed(&r, seed);
     for (int i = 0; i < HANDS; i++) {
         deal(&r, pool, n, 6, &hands[i]);
-        hands[i].n[CARD_JOKER] = 2;
+        hands[i].n[G233_CARD_JOKER] = 2;
     }
 }
 
@@ -76,18 +76,18 @@ static void report(const char *what, double ns)
     printf("%s: %.0f ns/hand (%.0f hands/s)\n", what, per, 1e9 / per);
 }
 
-static int best(const hand_t *h)
+static int best(const g233_hand_t *h)
 {
-    return score_best(h, NULL, NULL);
+    return g233_score_best(h, NULL, NULL);
 }
 
-static int combo(const hand_t *h)
+static int combo(const g233_hand_t *h)
 {
-    return (int)score_combo(h, NULL, 0, -1);
+    return (int)g233_score_combo(h, NULL, 0, -1);
 }
 
 /* Times ROUNDS passes of fn over the hands, after one untimed pass. */
-static void bench(const char *what, int (*fn)(const hand_t *))
+static void bench(const char *what, int (*fn)(const g233_hand_t *))
 {
     long sum = 0;
     for (int i = 0; i < HANDS; i++)
@@ -104,13 +104,13 @@ static void bench(const char *what, int (*fn)(const hand_t *))
 int main(void)
 {
     deal_deck(8, 8);
-    bench("score_best 8 cards", best);
-    bench("score_combo 8 cards", combo);
+    bench("g233_score_best 8 cards", best);
+    bench("g233_score_combo 8 cards", combo);
     deal_deck(10, 10);
-    bench("score_best 10 cards", best);
-    bench("score_combo 10 cards", combo);
+    bench("g233_score_best 10 cards", best);
+    bench("g233_score_combo 10 cards", combo);
     deal_dense(82);
-    bench("score_best 8 dense cards, 2 jokers", best);
-    bench("score_combo 8 dense cards, 2 jokers", combo);
+    bench("g233_score_best 8 dense cards, 2 jokers", best);
+    bench("g233_score_combo 8 dense cards, 2 jokers", combo);
     return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * game_test.h — what every game's rule tests need, over the generic game
  * interface: create a table, apply a JSON action, check a refusal changes
- * nothing, look for an action in a legal list. Include after <cmocka.h>.
+ * nothing, look for an action in a legal list (or any JSON list). Include
+ * after <cmocka.h>. With "233/g233.h" included first: 233's plain deals.
  */
 #ifndef TAPIS_TESTS_GAME_TEST_H
 #define TAPIS_TESTS_GAME_TEST_H
@@ -25,6 +26,18 @@ static inline void gt_audit_ok(game_t *g)
 {
     game_error_t err = {0};
     if (g->desc->audit(g, &err)) fail_msg("audit: %s", err.message);
+}
+
+/* Creating a table of `seats` with `opts` (JSON text, or NULL) is refused with `code`. */
+static inline void gt_new_refused(const game_desc_t *d, int seats, const char *opts,
+                                  const char *code)
+{
+    game_error_t err = {0};
+    json_t *o = opts ? json_loads(opts, 0, NULL) : NULL;
+    if (opts && !o) fail_msg("bad test JSON: %s", opts);
+    assert_null(game_new(d, seats, o, 1, &err));
+    assert_string_equal(err.code, code);
+    json_decref(o);
 }
 
 /* Apply `action` (JSON text); "ok", or the refusal's code. The state is audited. */
@@ -51,16 +64,33 @@ static inline void gt_refused(game_t *g, int seat, const char *action, int64_t n
     json_decref(after);
 }
 
+/* Is `a` equal to one of the items of the JSON array `list`? */
+static inline bool gt_json_in(const json_t *list, const json_t *a)
+{
+    bool found = false;
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x) found |= json_equal(x, a);
+    return found;
+}
+
 static inline bool gt_legal_has(game_t *g, int seat, const char *action)
 {
     json_t *want = json_loads(action, 0, NULL), *legal = game_legal(g, seat);
-    bool found = false;
-    size_t i;
-    json_t *a;
-    json_array_foreach(legal, i, a) found |= json_equal(a, want);
+    bool found = gt_json_in(legal, want);
     json_decref(want);
     json_decref(legal);
     return found;
+}
+
+/* The finished game's result names `want` (JSON text, "[0,2]") as its winners. */
+static inline void gt_winners(game_t *g, const char *want)
+{
+    json_t *res = g->desc->result(g), *w = json_loads(want, 0, NULL);
+    assert_non_null(w);
+    assert_true(json_equal(json_object_get(res, "winners"), w));
+    json_decref(w);
+    json_decref(res);
 }
 
 static inline size_t gt_legal_count(game_t *g, int seat)
@@ -70,5 +100,31 @@ static inline size_t gt_legal_count(game_t *g, int seat)
     json_decref(legal);
     return n;
 }
+
+#ifdef TAPIS_233_G233_H
+/* Did the deal leave the table plain: no gift laid or to give, no stop in a hand? */
+static inline bool gt_233_plain_deal(const g233_t *g)
+{
+    for (int s = 0; s < g->base.seats; s++) {
+        const g233_player_t *p = &g->p[s];
+        if (p->gifts_plus || p->gifts_minus || p->to_place || p->hand.n[G233_CARD_STOP])
+            return false;
+    }
+    return g->declarer < 0;
+}
+
+/* A table of 233 whose deal was plain, the first such seed from `seed` up:
+ * a test's hands and scores start clean. */
+static inline g233_t *gt_233_plain_table(int seats, const char *opts, uint64_t seed)
+{
+    for (uint64_t end = seed + 100000; seed < end; seed++) {
+        g233_t *g = (g233_t *)gt_table(&g233_desc, seats, opts, seed);
+        if (gt_233_plain_deal(g)) return g;
+        game_free(&g->base);
+    }
+    fail_msg("no plain deal for %d seats", seats);
+    return NULL;
+}
+#endif
 
 #endif

@@ -17,23 +17,13 @@
 
 #include <cmocka.h>
 
-#include "game_test.h"
-
 #include "233/g233.h"
+
+#include "game_test.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
 /* ------------------------------------------------------------------ */
-
-/* Did the deal leave the table plain: no gift laid or to give, no stop in a hand? */
-static bool plain_deal(const g233_t *g)
-{
-    for (int s = 0; s < g->base.seats; s++) {
-        const g233_player_t *p = &g->p[s];
-        if (p->gifts_plus || p->gifts_minus || p->to_place || p->hand.n[CARD_STOP]) return false;
-    }
-    return g->declarer < 0;
-}
 
 /*
  * A table whose deal was plain (the first such seed from 42 up), so that a
@@ -42,13 +32,7 @@ static bool plain_deal(const g233_t *g)
  */
 static g233_t *table(int seats, const char *opts)
 {
-    for (uint64_t seed = 42; seed < 42 + 100000; seed++) {
-        g233_t *g = (g233_t *)gt_table(&g233_desc, seats, opts, seed);
-        if (plain_deal(g)) return g;
-        game_free(&g->base);
-    }
-    fail_msg("no plain deal for %d seats", seats);
-    return NULL;
+    return gt_233_plain_table(seats, opts, 42);
 }
 
 /* The first table (seeds 1..20000) whose deal satisfies `want`, or NULL. */
@@ -67,7 +51,7 @@ static int count_events(const g233_t *g, const char *did, const char *card)
     int n = 0;
     size_t i;
     json_t *e;
-    json_array_foreach(g->events, i, e)
+    json_array_foreach(g->events.entries, i, e)
     {
         const char *c = json_string_value(json_object_get(e, "card"));
         n += strcmp(json_string_value(json_object_get(e, "did")), did) == 0 &&
@@ -120,7 +104,7 @@ static bool legal_has(g233_t *g, int seat, const char *action)
 
 static int held(g233_t *g, int seat)
 {
-    return hand_size(&g->p[seat].hand);
+    return g233_hand_size(&g->p[seat].hand);
 }
 
 /* Seat 0 (dealer) draws `drawn` and discards `discarded`. */
@@ -147,16 +131,17 @@ static void deck_has_the_140_cards_of_the_seed(void **state)
     (void)state;
     int total = 0;
     for (int c = 0; c < G233_KINDS; c++)
-        total += card_copies((card_t)c);
+        total += g233_card_copies((g233_card_t)c);
     assert_int_equal(total, 140);
-    assert_int_equal(card_copies(card_number(0, 1)) * 24, 96);
-    assert_int_equal(card_copies(CARD_SYMBOL) * 4, 20);
-    assert_int_equal(card_copies(CARD_REVERSE), 6);
-    assert_int_equal(card_copies(CARD_JOKER), 2);
-    assert_int_equal(card_copies(CARD_GIFT_PLUS) + card_copies(CARD_GIFT_MINUS), 10);
-    assert_int_equal(card_copies(CARD_STOP), 6);
+    assert_int_equal(g233_card_copies(g233_card_number(0, 1)) * 24, 96);
+    assert_int_equal(g233_card_copies(G233_CARD_SYMBOL) * 4, 20);
+    assert_int_equal(g233_card_copies(G233_CARD_REVERSE), 6);
+    assert_int_equal(g233_card_copies(G233_CARD_JOKER), 2);
+    assert_int_equal(g233_card_copies(G233_CARD_GIFT_PLUS) + g233_card_copies(G233_CARD_GIFT_MINUS),
+                     10);
+    assert_int_equal(g233_card_copies(G233_CARD_STOP), 6);
     for (int c = 0; c < G233_KINDS; c++)
-        assert_int_equal(card_parse(card_name((card_t)c)), c);
+        assert_int_equal(g233_card_parse(g233_card_name((g233_card_t)c)), c);
 }
 
 static void deal_gives_eight_each_and_turns_up_one(void **state)
@@ -170,15 +155,16 @@ static void deal_gives_eight_each_and_turns_up_one(void **state)
             const g233_player_t *p = &g->p[s];
             /* Eight cards kept, plus the -5s still to give; a +5 is never held. */
             assert_int_equal(held(g, s), 8 + p->to_place);
-            assert_int_equal(p->hand.n[CARD_GIFT_MINUS], p->to_place);
-            assert_int_equal(p->hand.n[CARD_GIFT_PLUS], 0);
+            assert_int_equal(p->hand.n[G233_CARD_GIFT_MINUS], p->to_place);
+            assert_int_equal(p->hand.n[G233_CARD_GIFT_PLUS], 0);
             assert_int_equal(p->score, 5 * p->gifts_plus);
             dealt += held(g, s);
             laid += p->gifts_plus;
         }
         assert_int_equal(g->ndiscard, 1);
         int up = g->discard[0];
-        assert_true(up != CARD_STOP && up != CARD_GIFT_PLUS && up != CARD_GIFT_MINUS);
+        assert_true(up != G233_CARD_STOP && up != G233_CARD_GIFT_PLUS &&
+                    up != G233_CARD_GIFT_MINUS);
         assert_int_equal(g->ndraw, 140 - dealt - laid - 1);
         game_free(&g->base);
     }
@@ -192,7 +178,7 @@ static void deal_is_from_all_140_cards(void **state)
     for (int i = 0; i < deals; i++) {
         g233_t *g = (g233_t *)gt_table(&g233_desc, 4, NULL, 5000 + (uint64_t)i);
         for (int s = 0; s < 4; s++) {
-            stops += g->p[s].hand.n[CARD_STOP];
+            stops += g->p[s].hand.n[G233_CARD_STOP];
             plus += g->p[s].gifts_plus;
             minus += g->p[s].to_place;
         }
@@ -222,7 +208,7 @@ static void dealt_plus_gift_is_laid_at_once_and_replaced(void **state)
         const g233_player_t *p = &g->p[s];
         laid += p->gifts_plus;
         assert_int_equal(p->score, 5 * p->gifts_plus);
-        assert_int_equal(p->hand.n[CARD_GIFT_PLUS], 0);
+        assert_int_equal(p->hand.n[G233_CARD_GIFT_PLUS], 0);
         assert_int_equal(held(g, s) - p->to_place, 8); /* replaced */
     }
     assert_true(laid > 0);
@@ -255,11 +241,11 @@ static void dealt_minus_gift_waits_in_its_holders_hand(void **state)
             continue;
         }
         holders |= 1u << s;
-        assert_int_equal(g->p[s].hand.n[CARD_GIFT_MINUS], g->p[s].to_place);
+        assert_int_equal(g->p[s].hand.n[G233_CARD_GIFT_MINUS], g->p[s].to_place);
         assert_int_equal(gt_legal_count(&g->base, s), 3); /* one gift per other seat */
     }
     assert_int_equal(waiting(g), holders);
-    assert_int_equal(g->phase, PH_DRAW);
+    assert_int_equal(g->phase, G233_PH_DRAW);
     assert_int_equal(g->turn, 0);
     game_free(&g->base);
 }
@@ -369,8 +355,8 @@ static void dealt_minus_gift_is_shown_to_its_holder_only(void **state)
 /* Seat 1 was dealt a stop; nobody has a -5 to give. */
 static bool deals_seat1_a_stop(const g233_t *g)
 {
-    return g->p[1].hand.n[CARD_STOP] == 1 && !g->p[0].hand.n[CARD_STOP] && !g233_placing(g) &&
-           g->declarer < 0;
+    return g->p[1].hand.n[G233_CARD_STOP] == 1 && !g->p[0].hand.n[G233_CARD_STOP] &&
+           !g233_placing(g) && g->declarer < 0;
 }
 
 static void dealt_stop_is_its_holders_forced_first_discard(void **state)
@@ -382,7 +368,7 @@ static void dealt_stop_is_its_holders_forced_first_discard(void **state)
     next_draw(g, "Y1");
     OK(g, 0, "{\"type\":\"draw\"}", 0);
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"Y1\"}", 0);
-    assert_int_equal(g->p[1].hand.n[CARD_STOP], 1);
+    assert_int_equal(g->p[1].hand.n[G233_CARD_STOP], 1);
     /* ...then it is the holder's discard at their first turn, and acts. */
     next_draw(g, "B1");
     OK(g, 1, "{\"type\":\"draw\"}", 0);
@@ -401,19 +387,10 @@ static void dealt_stop_is_its_holders_forced_first_discard(void **state)
 static void table_sizes_outside_two_to_six_are_refused(void **state)
 {
     (void)state;
-    game_error_t err = {0};
-    assert_null(game_new(&g233_desc, 1, NULL, 1, &err));
-    assert_string_equal(err.code, "bad_players");
-    assert_null(game_new(&g233_desc, 7, NULL, 1, &err));
-    assert_string_equal(err.code, "bad_players");
-    json_t *o = json_pack("{s:i}", "dispute_ms", -5);
-    assert_null(game_new(&g233_desc, 3, o, 1, &err));
-    assert_string_equal(err.code, "bad_option");
-    json_decref(o);
-    o = json_pack("{s:i}", "no_such_option", 1);
-    assert_null(game_new(&g233_desc, 3, o, 1, &err));
-    assert_string_equal(err.code, "bad_option");
-    json_decref(o);
+    gt_new_refused(&g233_desc, 1, NULL, "bad_players");
+    gt_new_refused(&g233_desc, 7, NULL, "bad_players");
+    gt_new_refused(&g233_desc, 3, "{\"dispute_ms\":-5}", "bad_option");
+    gt_new_refused(&g233_desc, 3, "{\"no_such_option\":1}", "bad_option");
 }
 
 static void passed_over_gifts_and_stops_are_shuffled_back(void **state)
@@ -427,7 +404,8 @@ static void passed_over_gifts_and_stops_are_shuffled_back(void **state)
         game_t *base = game_new(&g233_desc, 2, NULL, (uint64_t)i + 1000, &err);
         g233_t *g = (g233_t *)base;
         int top = g->draw[g->ndraw - 1];
-        special += top == CARD_STOP || top == CARD_GIFT_PLUS || top == CARD_GIFT_MINUS;
+        special +=
+            top == G233_CARD_STOP || top == G233_CARD_GIFT_PLUS || top == G233_CARD_GIFT_MINUS;
         game_free(base);
     }
     assert_in_range(special, 10, 120); /* expected ~52 */
@@ -457,7 +435,7 @@ static void turn_is_draw_one_then_discard_one_clockwise(void **state)
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"orange\"}", 0);
     assert_int_equal(held(g, 0), 8);
     assert_int_equal(g->turn, 1);
-    assert_int_equal(g->discard[g->ndiscard - 1], CARD_SYMBOL + 3);
+    assert_int_equal(g->discard[g->ndiscard - 1], G233_CARD_SYMBOL + 3);
     game_free(&g->base);
 }
 
@@ -483,8 +461,8 @@ static void own_turn_may_take_the_top_discard(void **state)
     top(g, "G4", -1);
     /* G4 makes no group with this hand: on one's own turn no laying rule applies. */
     OK(g, 0, "{\"type\":\"take\"}", 0);
-    assert_int_equal(g->p[0].hand.n[card_number(2, 4)], 1);
-    assert_int_equal(g->phase, PH_DISCARD);
+    assert_int_equal(g->p[0].hand.n[g233_card_number(2, 4)], 1);
+    assert_int_equal(g->phase, G233_PH_DISCARD);
     assert_int_equal(g->p[0].nmelds, 0);
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"Y1\"}", 0);
     assert_int_equal(held(g, 0), 8);
@@ -519,7 +497,7 @@ static void claim_lays_a_triple_discards_and_play_resumes_after_taker(void **sta
     OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"Y3\"]}", 10);
     assert_int_equal(g->turn, 2);
     assert_int_equal(g->p[2].nmelds, 1);
-    assert_int_equal(g->p[2].melds[0].kind, GROUP_TRIPLE);
+    assert_int_equal(g->p[2].melds[0].kind, G233_GROUP_TRIPLE);
     assert_int_equal(held(g, 2), 6);
     OK(g, 2, "{\"type\":\"discard\",\"card\":\"orange\"}", 20);
     assert_int_equal(held(g, 2), 5); /* 5 cards stay in hand */
@@ -533,17 +511,19 @@ static void claim_with_two_melds_leaves_two_in_hand(void **state)
     g233_t *g = table(3, "{\"dispute_ms\":0}");
     hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
     hand(g, 2, "Y3 Y3 B1 B5 G4 G6 orange purple");
-    g->p[2].hand.n[card_number(1, 1)]--; /* replace B1 by a locked triple of B8 */
-    g->p[2].hand.n[card_number(1, 5)]--;
-    g->p[2].hand.n[card_number(2, 4)]--;
-    g->draw[g->ndraw++] = card_number(1, 1);
-    g->draw[g->ndraw++] = card_number(1, 5);
-    g->draw[g->ndraw++] = card_number(2, 4);
-    group_t *m = &g->p[2].melds[g->p[2].nmelds++];
-    *m = (group_t){GROUP_TRIPLE, 3, {card_number(1, 8), card_number(1, 8), card_number(1, 8)}};
+    g->p[2].hand.n[g233_card_number(1, 1)]--; /* replace B1 by a locked triple of B8 */
+    g->p[2].hand.n[g233_card_number(1, 5)]--;
+    g->p[2].hand.n[g233_card_number(2, 4)]--;
+    g->draw[g->ndraw++] = g233_card_number(1, 1);
+    g->draw[g->ndraw++] = g233_card_number(1, 5);
+    g->draw[g->ndraw++] = g233_card_number(2, 4);
+    g233_group_t *m = &g->p[2].melds[g->p[2].nmelds++];
+    *m = (g233_group_t){G233_GROUP_TRIPLE,
+                        3,
+                        {g233_card_number(1, 8), g233_card_number(1, 8), g233_card_number(1, 8)}};
     for (int i = 0; i < 3; i++) {
         for (int k = g->ndraw - 1; k >= 0; k--)
-            if (g->draw[k] == card_number(1, 8)) {
+            if (g->draw[k] == g233_card_number(1, 8)) {
                 memmove(&g->draw[k], &g->draw[k + 1], (size_t)(g->ndraw - 1 - k));
                 g->ndraw--;
                 break;
@@ -566,11 +546,12 @@ static void claim_of_a_square_is_laid_and_taker_plays_again(void **state)
     turn0(g, "B4", "B4", 0);
     OK(g, 3, "{\"type\":\"claim\",\"cards\":[\"B4\",\"B4\",\"B4\"]}", 5);
     assert_int_equal(g->turn, 3);
-    assert_int_equal(g->phase, PH_DRAW); /* plays again: draws, then discards */
+    assert_int_equal(g->phase, G233_PH_DRAW); /* plays again: draws, then discards */
     assert_int_equal(g->p[3].squares, 1);
     assert_int_equal(held(g, 3), 5);
     OK(g, 3, "{\"type\":\"draw\"}", 6);
-    assert_int_equal(g->phase == PH_DISCARD || g->phase == PH_GIFT || g->phase == PH_DRAW, 1);
+    assert_int_equal(
+        g->phase == G233_PH_DISCARD || g->phase == G233_PH_GIFT || g->phase == G233_PH_DRAW, 1);
     game_free(&g->base);
 }
 
@@ -602,7 +583,7 @@ static void a_discard_may_complete_a_233_with_its_double(void **state)
     refused(g, 2, "{\"type\":\"discard\",\"card\":\"B1\"}", 2, "must_declare");
     OK(g, 2, "{\"type\":\"discard\",\"card\":\"B1\",\"declare\":true}", 2);
     assert_int_equal(g->declarer, 2);
-    assert_int_equal(g->declared, COMBO_233);
+    assert_int_equal(g->declared, G233_COMBO_233);
     game_free(&g->base);
 }
 
@@ -619,7 +600,7 @@ static void sequences_are_claimed_only_with_the_option(void **state)
         assert_int_equal(legal_has(g, 2, claim), opt);
         if (opt) {
             OK(g, 2, claim, 1);
-            assert_int_equal(g->p[2].melds[0].kind, GROUP_SEQUENCE);
+            assert_int_equal(g->p[2].melds[0].kind, G233_GROUP_SEQUENCE);
         } else {
             refused(g, 2, claim, 1, "cannot_claim");
         }
@@ -636,7 +617,7 @@ static void joker_claims_with_a_pair(void **state)
     turn0(g, "pink", "joker", 0);
     assert_true(legal_has(g, 2, "{\"type\":\"claim\",\"cards\":[\"G6\",\"G6\"]}"));
     OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"G6\",\"G6\"]}", 1);
-    assert_int_equal(g->p[2].melds[0].kind, GROUP_TRIPLE);
+    assert_int_equal(g->p[2].melds[0].kind, G233_GROUP_TRIPLE);
     game_free(&g->base);
 }
 
@@ -731,8 +712,8 @@ static void turn_players_take_races_with_claims(void **state)
     OK(g, 1, "{\"type\":\"take\"}", 150); /* within the window, lower score: seat 1 wins */
     g233_desc.tick(&g->base, 301);
     assert_int_equal(g->turn, 1);
-    assert_int_equal(g->phase, PH_DISCARD);
-    assert_int_equal(g->p[1].hand.n[card_number(0, 3)] >= 1, 1);
+    assert_int_equal(g->phase, G233_PH_DISCARD);
+    assert_int_equal(g->p[1].hand.n[g233_card_number(0, 3)] >= 1, 1);
     assert_int_equal(g->p[2].nmelds, 0);
     game_free(&g->base);
 }
@@ -759,7 +740,7 @@ static void reverse_with_two_players_lets_the_discarder_play_again(void **state)
     hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red reverse");
     turn0(g, "pink", "reverse", 0);
     assert_int_equal(g->turn, 0);
-    assert_int_equal(g->phase, PH_DRAW);
+    assert_int_equal(g->phase, G233_PH_DRAW);
     game_free(&g->base);
 }
 
@@ -787,7 +768,7 @@ static void plus_gift_scores_five_at_once_and_drawer_draws_again(void **state)
     OK(g, 0, "{\"type\":\"draw\"}", 0);
     assert_int_equal(g->p[0].score, 5);
     assert_int_equal(g->p[0].gifts_plus, 1);
-    assert_int_equal(g->phase, PH_DRAW);
+    assert_int_equal(g->phase, G233_PH_DRAW);
     assert_int_equal(held(g, 0), 8);
     refused(g, 0, "{\"type\":\"take\"}", 0, "too_late"); /* drawing closed the discard */
     OK(g, 0, "{\"type\":\"draw\"}", 0);
@@ -801,7 +782,7 @@ static void minus_gift_goes_to_a_named_player(void **state)
     hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
     next_draw(g, "gift-5");
     OK(g, 0, "{\"type\":\"draw\"}", 0);
-    assert_int_equal(g->phase, PH_GIFT);
+    assert_int_equal(g->phase, G233_PH_GIFT);
     json_t *v = game_view(&g->base, 1);
     assert_string_equal(json_string_value(json_object_get(v, "pending_gift")), "gift-5");
     json_decref(v);
@@ -812,7 +793,7 @@ static void minus_gift_goes_to_a_named_player(void **state)
     OK(g, 0, "{\"type\":\"gift\",\"to\":2}", 0);
     assert_int_equal(g->p[2].score, -5);
     assert_int_equal(g->p[2].gifts_minus, 1);
-    assert_int_equal(g->phase, PH_DRAW);
+    assert_int_equal(g->phase, G233_PH_DRAW);
     game_free(&g->base);
 }
 
@@ -828,7 +809,7 @@ static void natural_square_must_be_laid_and_owner_plays_again(void **state)
     OK(g, 0, "{\"type\":\"lay\",\"cards\":[\"G2\",\"G2\",\"G2\",\"G2\"]}", 0);
     assert_int_equal(g->p[0].squares, 1);
     assert_int_equal(g->turn, 0);
-    assert_int_equal(g->phase, PH_DRAW);
+    assert_int_equal(g->phase, G233_PH_DRAW);
     next_draw(g, "Y4");
     OK(g, 0, "{\"type\":\"draw\"}", 0);
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"red\"}", 0);
@@ -900,7 +881,7 @@ static void round_winner_deals_and_opens_the_next_round(void **state)
     assert_int_equal(json_integer_value(json_object_get(g->last_round, "winner")), 1);
     assert_int_equal(g->dealer, 1);
     assert_int_equal(g->turn, 1);
-    assert_int_equal(g->phase, PH_DRAW);
+    assert_int_equal(g->phase, G233_PH_DRAW);
     game_free(&g->base);
 }
 
@@ -937,15 +918,8 @@ static void declare_option_is_must_by_default(void **state)
     json_t *d = game_default_options(&g233_desc);
     assert_string_equal(json_string_value(json_object_get(d, "declare")), "must");
     json_decref(d);
-    game_error_t err = {0};
-    json_t *o = json_pack("{s:s}", "declare", "maybe");
-    assert_null(game_new(&g233_desc, 3, o, 1, &err));
-    assert_string_equal(err.code, "bad_option");
-    json_decref(o);
-    o = json_pack("{s:b}", "declare", 1);
-    assert_null(game_new(&g233_desc, 3, o, 1, &err));
-    assert_string_equal(err.code, "bad_option");
-    json_decref(o);
+    gt_new_refused(&g233_desc, 3, "{\"declare\":\"maybe\"}", "bad_option");
+    gt_new_refused(&g233_desc, 3, "{\"declare\":true}", "bad_option");
 }
 
 /* The seat 0 discards G1 without asking to declare, holding a 2-3-3 after it. */
@@ -964,7 +938,7 @@ static void combination_at_the_end_of_a_turn_is_declared(void **state)
     (void)state;
     g233_t *g = discard_leaving_a_233(NULL);
     assert_int_equal(g->declarer, 0);
-    assert_int_equal(g->declared, COMBO_233);
+    assert_int_equal(g->declared, G233_COMBO_233);
     assert_int_equal(count_events(g, "declare", NULL), 1);
     assert_int_equal(g->turn, 1); /* the last draws begin */
     refused(g, 2, "{\"type\":\"claim\",\"cards\":[\"G1\",\"G1\"]}", 0, "round_ending");
@@ -1010,7 +984,7 @@ static void square_laid_that_completes_a_234_is_declared(void **state)
         /* Laying the square takes the place of the discard: the turn ends on a 2-3-4. */
         OK(g, 0, "{\"type\":\"lay\",\"cards\":[\"Y8\",\"Y8\",\"Y8\",\"Y8\"]}", 0);
         assert_int_equal(g->declarer, may ? -1 : 0);
-        if (!may) assert_int_equal(g->declared, COMBO_234);
+        if (!may) assert_int_equal(g->declared, G233_COMBO_234);
         if (may) assert_true(legal_has(g, 0, "{\"type\":\"declare\"}"));
         game_free(&g->base);
     }
@@ -1087,7 +1061,7 @@ static void stop_drawn_last_completes_a_rainbow(void **state)
     next_draw(g, "stop");
     OK(g, 0, "{\"type\":\"draw\"}", 0);
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"G5\",\"declare\":true}", 0);
-    assert_int_equal(g->declared, COMBO_RAINBOW);
+    assert_int_equal(g->declared, G233_COMBO_RAINBOW);
     game_free(&g->base);
 }
 
@@ -1099,7 +1073,7 @@ static void gift_kept_only_as_the_last_card_drawn(void **state)
     next_draw(g, "gift+5");
     OK(g, 0, "{\"type\":\"draw\"}", 0);
     /* The +5 could make a rainbow: the player chooses. */
-    assert_int_equal(g->phase, PH_GIFT);
+    assert_int_equal(g->phase, G233_PH_GIFT);
     assert_true(legal_has(g, 0, "{\"type\":\"gift\"}"));
     assert_true(legal_has(g, 0, "{\"type\":\"discard\",\"card\":\"G5\",\"declare\":true}"));
     OK(g, 0, "{\"type\":\"gift\"}", 0); /* placed: no longer in hand */
@@ -1118,12 +1092,12 @@ static void draw_pile_is_rebuilt_from_the_discards_but_the_top(void **state)
     /* Move all but two cards of the draw pile onto the discard pile. */
     while (g->ndraw > 2)
         g->discard[g->ndiscard++] = g->draw[--g->ndraw];
-    g->discard[g->ndiscard++] = card_number(0, 1);
-    g->p[0].hand.n[card_number(0, 1)]--;
+    g->discard[g->ndiscard++] = g233_card_number(0, 1);
+    g->p[0].hand.n[g233_card_number(0, 1)]--;
     g->p[0].hand.n[g->draw[--g->ndraw]]++;
     audit_ok(g);
     int total_discards = g->ndiscard;
-    card_t topcard = g->discard[g->ndiscard - 1];
+    g233_card_t topcard = g->discard[g->ndiscard - 1];
     OK(g, 0, "{\"type\":\"draw\"}", 0); /* the last card */
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"Y5\"}", 0);
     int before = g->ndiscard;
@@ -1131,7 +1105,7 @@ static void draw_pile_is_rebuilt_from_the_discards_but_the_top(void **state)
     OK(g, 1, "{\"type\":\"draw\"}", 0); /* empty: rebuilt */
     assert_int_equal(g->rebuilds, 1);
     assert_int_equal(g->ndiscard, 1);
-    assert_int_equal(g->discard[0], card_number(0, 5));
+    assert_int_equal(g->discard[0], g233_card_number(0, 5));
     (void)topcard;
     game_free(&g->base);
 }

@@ -2,7 +2,7 @@
  * test_233_score.c — groups, best grouping, winning combinations and round
  * points of 233 (core/233/score.h), against seed 000's rules and examples.
  *
- * The last tests compare score_best and score_combo with a brute force written
+ * The last tests compare g233_score_best and g233_score_combo with a brute force written
  * here (section "Brute force"), which shares no code with score.c: it expands
  * the hand into a list of cards and tries every way to cut it into groups.
  *
@@ -26,7 +26,7 @@
 /* ------------------------------------------------------------------------ */
 
 /* Parses "Y1 y1 joker" into out; returns the count. */
-static int parse_cards(const char *spec, card_t *out, int max)
+static int parse_cards(const char *spec, g233_card_t *out, int max)
 {
     int n = 0;
     for (const char *p = spec; *p;) {
@@ -34,72 +34,72 @@ static int parse_cards(const char *spec, card_t *out, int max)
         char word[16] = "";
         assert_true(len < sizeof word && n < max);
         memcpy(word, p, len);
-        int c = card_parse(word);
+        int c = g233_card_parse(word);
         if (len && c < 0) fail_msg("unknown card \"%s\" in \"%s\"", word, spec);
-        if (len) out[n++] = (card_t)c;
+        if (len) out[n++] = (g233_card_t)c;
         p += len + (p[len] == ' ');
     }
     return n;
 }
 
-static hand_t hand_of(const char *spec)
+static g233_hand_t hand_of(const char *spec)
 {
-    card_t cards[40];
+    g233_card_t cards[40];
     int n = parse_cards(spec, cards, 40);
-    hand_t h = {{0}};
+    g233_hand_t h = {{0}};
     for (int i = 0; i < n; i++)
         h.n[cards[i]]++;
     return h;
 }
 
 /* The hand as text, for failure messages. */
-static const char *hand_text(const hand_t *h)
+static const char *hand_text(const g233_hand_t *h)
 {
     static char text[512];
     text[0] = '\0';
     for (int k = 0; k < G233_KINDS; k++)
         for (int i = 0; i < h->n[k] && strlen(text) < sizeof text - 16; i++)
-            strcat(strcat(text, card_name((card_t)k)), " ");
+            strcat(strcat(text, g233_card_name((g233_card_t)k)), " ");
     return text;
 }
 
-static bool is_group(group_kind_t k, const char *spec)
+static bool is_group(g233_group_kind_t k, const char *spec)
 {
-    card_t cards[8];
+    g233_card_t cards[8];
     int n = parse_cards(spec, cards, 8);
-    return group_check(k, cards, n);
+    return g233_group_check(k, cards, n);
 }
 
-static group_t meld_of(group_kind_t k, const char *spec)
+static g233_group_t meld_of(g233_group_kind_t k, const char *spec)
 {
-    group_t g = {.kind = (uint8_t)k};
+    g233_group_t g = {.kind = (uint8_t)k};
     g.n = (uint8_t)parse_cards(spec, g.cards, 4);
-    assert_true(group_check(k, g.cards, g.n));
+    assert_true(g233_group_check(k, g.cards, g.n));
     return g;
 }
 
 static int best_of(const char *spec)
 {
-    hand_t h = hand_of(spec);
-    return score_best(&h, NULL, NULL);
+    g233_hand_t h = hand_of(spec);
+    return g233_score_best(&h, NULL, NULL);
 }
 
-static combo_t combo_of(const char *spec, int last_drawn)
+static g233_combo_t combo_of(const char *spec, int last_drawn)
 {
-    hand_t h = hand_of(spec);
-    return score_combo(&h, NULL, 0, last_drawn);
+    g233_hand_t h = hand_of(spec);
+    return g233_score_combo(&h, NULL, 0, last_drawn);
 }
 
 /* The 8-10 cards of spec form `combo`, which scores `points`. */
-static void expect_combo(const char *spec, combo_t combo, int points)
+static void expect_combo(const char *spec, g233_combo_t combo, int points)
 {
-    hand_t h = hand_of(spec);
-    assert_string_equal(combo_name(score_combo(&h, NULL, 0, -1)), combo_name(combo));
-    assert_int_equal(score_round(&h, NULL, 0, combo), points);
+    g233_hand_t h = hand_of(spec);
+    assert_string_equal(g233_combo_name(g233_score_combo(&h, NULL, 0, -1)), g233_combo_name(combo));
+    assert_int_equal(g233_score_round(&h, NULL, 0, combo), points);
 }
 
 /* ------------------------------------------------------------------------ */
-/* Tables and group_check                                                    */
+/* Tables and g233_group_check                                                    */
 /* ------------------------------------------------------------------------ */
 
 static void points_follow_the_seed_table(void **state)
@@ -109,95 +109,95 @@ static void points_follow_the_seed_table(void **state)
     static const int bonus[] = {0, 25, 25, 25, 50, 100};
     static const char *const names[] = {"none",  "2-3-3",          "2-3-4",
                                         "2-4-4", "super sequence", "rainbow"};
-    for (int k = GROUP_DOUBLE; k <= GROUP_SQUARE; k++)
-        assert_int_equal(group_points((group_kind_t)k), points[k]);
+    for (int k = G233_GROUP_DOUBLE; k <= G233_GROUP_SQUARE; k++)
+        assert_int_equal(g233_group_points((g233_group_kind_t)k), points[k]);
     /* "2-3-3 ... = 50 points", "2-3-4 ... = 60", "2-4-4 ... = 70", "Pour les
      * supers suites, comptez 70 points", the rainbow 100. */
     static const int total[] = {0, 50, 60, 70, 70, 100};
-    for (int c = COMBO_NONE; c <= COMBO_RAINBOW; c++) {
-        assert_int_equal(combo_bonus((combo_t)c), bonus[c]);
-        assert_int_equal(combo_points((combo_t)c), total[c]);
-        assert_string_equal(combo_name((combo_t)c), names[c]);
+    for (int c = G233_COMBO_NONE; c <= G233_COMBO_RAINBOW; c++) {
+        assert_int_equal(g233_combo_bonus((g233_combo_t)c), bonus[c]);
+        assert_int_equal(g233_combo_points((g233_combo_t)c), total[c]);
+        assert_string_equal(g233_combo_name((g233_combo_t)c), names[c]);
     }
 }
 
 static void double_needs_symbols_not_numbers(void **state)
 {
     (void)state;
-    assert_true(is_group(GROUP_DOUBLE, "red red"));
-    assert_true(is_group(GROUP_DOUBLE, "red joker"));
-    assert_false(is_group(GROUP_DOUBLE, "Y1 Y1"));
-    assert_false(is_group(GROUP_DOUBLE, "Y1 joker"));
-    assert_false(is_group(GROUP_DOUBLE, "red pink"));
+    assert_true(is_group(G233_GROUP_DOUBLE, "red red"));
+    assert_true(is_group(G233_GROUP_DOUBLE, "red joker"));
+    assert_false(is_group(G233_GROUP_DOUBLE, "Y1 Y1"));
+    assert_false(is_group(G233_GROUP_DOUBLE, "Y1 joker"));
+    assert_false(is_group(G233_GROUP_DOUBLE, "red pink"));
 }
 
 static void two_jokers_form_a_double(void **state)
 {
     (void)state;
-    assert_true(is_group(GROUP_DOUBLE, "joker joker"));
+    assert_true(is_group(G233_GROUP_DOUBLE, "joker joker"));
     assert_int_equal(best_of("joker joker"), 5);
     /* ...and the double of a winning combination. */
-    assert_int_equal(combo_of("joker joker Y1 Y2 Y3 B5 B5 B5", -1), COMBO_233);
+    assert_int_equal(combo_of("joker joker Y1 Y2 Y3 B5 B5 B5", -1), G233_COMBO_233);
 }
 
 static void joker_completes_triple_or_square(void **state)
 {
     (void)state;
-    assert_true(is_group(GROUP_TRIPLE, "Y3 Y3 joker"));
-    assert_true(is_group(GROUP_TRIPLE, "joker pink pink"));
-    assert_true(is_group(GROUP_TRIPLE, "G8 joker joker"));
-    assert_true(is_group(GROUP_SQUARE, "red joker joker red"));
-    assert_true(is_group(GROUP_SQUARE, "B2 B2 B2 joker"));
-    assert_false(is_group(GROUP_TRIPLE, "Y3 Y4 joker"));
-    assert_false(is_group(GROUP_SQUARE, "B2 B2 G2 joker"));
+    assert_true(is_group(G233_GROUP_TRIPLE, "Y3 Y3 joker"));
+    assert_true(is_group(G233_GROUP_TRIPLE, "joker pink pink"));
+    assert_true(is_group(G233_GROUP_TRIPLE, "G8 joker joker"));
+    assert_true(is_group(G233_GROUP_SQUARE, "red joker joker red"));
+    assert_true(is_group(G233_GROUP_SQUARE, "B2 B2 B2 joker"));
+    assert_false(is_group(G233_GROUP_TRIPLE, "Y3 Y4 joker"));
+    assert_false(is_group(G233_GROUP_SQUARE, "B2 B2 G2 joker"));
 }
 
 static void joker_fills_gap_in_sequence(void **state)
 {
     (void)state;
-    assert_true(is_group(GROUP_SEQUENCE, "Y2 joker Y4"));
-    assert_true(is_group(GROUP_SEQUENCE, "Y4 Y2 joker"));
-    assert_true(is_group(GROUP_SEQUENCE, "joker B7 B8"));
-    assert_true(is_group(GROUP_SEQUENCE, "B1 joker joker"));
-    assert_false(is_group(GROUP_SEQUENCE, "Y2 joker Y5"));
+    assert_true(is_group(G233_GROUP_SEQUENCE, "Y2 joker Y4"));
+    assert_true(is_group(G233_GROUP_SEQUENCE, "Y4 Y2 joker"));
+    assert_true(is_group(G233_GROUP_SEQUENCE, "joker B7 B8"));
+    assert_true(is_group(G233_GROUP_SEQUENCE, "B1 joker joker"));
+    assert_false(is_group(G233_GROUP_SEQUENCE, "Y2 joker Y5"));
 }
 
 static void sequence_does_not_wrap(void **state)
 {
     (void)state;
-    assert_true(is_group(GROUP_SEQUENCE, "Y6 Y7 Y8"));
-    assert_true(is_group(GROUP_SEQUENCE, "Y8 joker joker"));
-    assert_false(is_group(GROUP_SEQUENCE, "Y7 Y8 Y1"));
-    assert_false(is_group(GROUP_SEQUENCE, "Y8 Y1 joker"));
+    assert_true(is_group(G233_GROUP_SEQUENCE, "Y6 Y7 Y8"));
+    assert_true(is_group(G233_GROUP_SEQUENCE, "Y8 joker joker"));
+    assert_false(is_group(G233_GROUP_SEQUENCE, "Y7 Y8 Y1"));
+    assert_false(is_group(G233_GROUP_SEQUENCE, "Y8 Y1 joker"));
 }
 
 static void numbers_group_only_within_one_colour(void **state)
 {
     (void)state;
-    assert_true(is_group(GROUP_TRIPLE, "G5 G5 G5"));
-    assert_false(is_group(GROUP_TRIPLE, "Y1 B1 G1"));
-    assert_false(is_group(GROUP_SEQUENCE, "Y1 B2 Y3"));
-    assert_false(is_group(GROUP_SEQUENCE, "Y1 Y1 Y2"));
-    assert_false(is_group(GROUP_SEQUENCE, "Y2 Y2 joker"));
-    assert_false(is_group(GROUP_SEQUENCE, "red red red"));
+    assert_true(is_group(G233_GROUP_TRIPLE, "G5 G5 G5"));
+    assert_false(is_group(G233_GROUP_TRIPLE, "Y1 B1 G1"));
+    assert_false(is_group(G233_GROUP_SEQUENCE, "Y1 B2 Y3"));
+    assert_false(is_group(G233_GROUP_SEQUENCE, "Y1 Y1 Y2"));
+    assert_false(is_group(G233_GROUP_SEQUENCE, "Y2 Y2 joker"));
+    assert_false(is_group(G233_GROUP_SEQUENCE, "red red red"));
 }
 
 static void group_check_rejects_special_cards_and_wrong_sizes(void **state)
 {
     (void)state;
-    assert_false(is_group(GROUP_DOUBLE, "reverse reverse"));
-    assert_false(is_group(GROUP_DOUBLE, "stop joker"));
-    assert_false(is_group(GROUP_TRIPLE, "stop stop stop"));
-    assert_false(is_group(GROUP_SQUARE, "gift+5 gift+5 gift+5 gift+5"));
-    assert_false(is_group(GROUP_SEQUENCE, "gift-5 joker joker"));
+    assert_false(is_group(G233_GROUP_DOUBLE, "reverse reverse"));
+    assert_false(is_group(G233_GROUP_DOUBLE, "stop joker"));
+    assert_false(is_group(G233_GROUP_TRIPLE, "stop stop stop"));
+    assert_false(is_group(G233_GROUP_SQUARE, "gift+5 gift+5 gift+5 gift+5"));
+    assert_false(is_group(G233_GROUP_SEQUENCE, "gift-5 joker joker"));
     assert_int_equal(best_of("reverse reverse stop stop stop gift+5 gift+5 gift-5 gift-5"), 0);
-    assert_false(is_group(GROUP_DOUBLE, "red red red"));
-    assert_false(is_group(GROUP_TRIPLE, "Y1 Y1 Y1 Y1"));
-    assert_false(is_group(GROUP_SQUARE, "Y1 Y1 Y1"));
-    assert_false(is_group(GROUP_SEQUENCE, "Y1 Y2"));
-    assert_false(group_check(GROUP_DOUBLE, NULL, 2));
-    card_t bad[2] = {G233_KINDS, G233_KINDS};
-    assert_false(group_check(GROUP_DOUBLE, bad, 2));
+    assert_false(is_group(G233_GROUP_DOUBLE, "red red red"));
+    assert_false(is_group(G233_GROUP_TRIPLE, "Y1 Y1 Y1 Y1"));
+    assert_false(is_group(G233_GROUP_SQUARE, "Y1 Y1 Y1"));
+    assert_false(is_group(G233_GROUP_SEQUENCE, "Y1 Y2"));
+    assert_false(g233_group_check(G233_GROUP_DOUBLE, NULL, 2));
+    g233_card_t bad[2] = {G233_KINDS, G233_KINDS};
+    assert_false(g233_group_check(G233_GROUP_DOUBLE, bad, 2));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -207,12 +207,12 @@ static void group_check_rejects_special_cards_and_wrong_sizes(void **state)
 static void best_grouping_prefers_square_over_triple_plus_leftover(void **state)
 {
     (void)state;
-    hand_t h = hand_of("Y5 Y5 Y5 Y5");
-    group_t out[SCORE_MAX_GROUPS];
+    g233_hand_t h = hand_of("Y5 Y5 Y5 Y5");
+    g233_group_t out[G233_MAX_GROUPS];
     int n = 0;
-    assert_int_equal(score_best(&h, out, &n), 20);
+    assert_int_equal(g233_score_best(&h, out, &n), 20);
     assert_int_equal(n, 1);
-    assert_int_equal(out[0].kind, GROUP_SQUARE);
+    assert_int_equal(out[0].kind, G233_GROUP_SQUARE);
 }
 
 static void best_grouping_cuts_runs_into_sequences(void **state)
@@ -229,10 +229,10 @@ static void leaving_cards_and_jokers_unused_is_allowed(void **state)
     (void)state;
     static const char *const none[] = {"", "joker", "Y1 joker stop", "Y1 Y1 B2 B2 G8 G8"};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
-        hand_t h = hand_of(none[i]);
-        group_t out[SCORE_MAX_GROUPS];
+        g233_hand_t h = hand_of(none[i]);
+        g233_group_t out[G233_MAX_GROUPS];
         int n = -1;
-        assert_int_equal(score_best(&h, out, &n), 0);
+        assert_int_equal(g233_score_best(&h, out, &n), 0);
         assert_int_equal(n, 0);
     }
     assert_int_equal(best_of("red red joker"), 10); /* but used when it pays */
@@ -265,16 +265,16 @@ static void several_jokers_complete_several_groups(void **state)
 static void best_groups_are_reported(void **state)
 {
     (void)state;
-    hand_t h = hand_of("red red Y1 Y2 Y3 B5 B5 B5 stop joker");
-    group_t out[SCORE_MAX_GROUPS];
+    g233_hand_t h = hand_of("red red Y1 Y2 Y3 B5 B5 B5 stop joker");
+    g233_group_t out[G233_MAX_GROUPS];
     int n = 0;
-    int best = score_best(&h, out, &n);
+    int best = g233_score_best(&h, out, &n);
     assert_int_equal(best, 35); /* B5 square 20 + red double 5 + sequence 10 */
     int sum = 0;
-    hand_t used = {{0}};
+    g233_hand_t used = {{0}};
     for (int i = 0; i < n; i++) {
-        assert_true(group_check((group_kind_t)out[i].kind, out[i].cards, out[i].n));
-        sum += group_points((group_kind_t)out[i].kind);
+        assert_true(g233_group_check((g233_group_kind_t)out[i].kind, out[i].cards, out[i].n));
+        sum += g233_group_points((g233_group_kind_t)out[i].kind);
         for (int j = 0; j < out[i].n; j++)
             used.n[out[i].cards[j]]++;
     }
@@ -290,168 +290,172 @@ static void best_groups_are_reported(void **state)
 static void seed_example_233_scores_50(void **state)
 {
     (void)state;
-    expect_combo("red red Y1 Y2 Y3 B5 B5 B5", COMBO_233, 50);
+    expect_combo("red red Y1 Y2 Y3 B5 B5 B5", G233_COMBO_233, 50);
 }
 
 static void seed_example_234_scores_60(void **state)
 {
     (void)state;
-    expect_combo("pink pink G4 G5 G6 Y8 Y8 Y8 Y8", COMBO_234, 60);
+    expect_combo("pink pink G4 G5 G6 Y8 Y8 Y8 Y8", G233_COMBO_234, 60);
 }
 
 static void seed_example_244_scores_70(void **state)
 {
     (void)state;
-    expect_combo("orange orange B2 B2 B2 B2 purple purple purple purple", COMBO_244, 70);
+    expect_combo("orange orange B2 B2 B2 B2 purple purple purple purple", G233_COMBO_244, 70);
 }
 
 static void seed_example_super_sequence_scores_70(void **state)
 {
     (void)state;
-    expect_combo("G1 G2 G3 G4 G5 G6 G7 G8", COMBO_SUPER, 70);
+    expect_combo("G1 G2 G3 G4 G5 G6 G7 G8", G233_COMBO_SUPER, 70);
 }
 
 static void seed_example_rainbow_scores_100(void **state)
 {
     (void)state;
-    expect_combo("red pink purple orange Y3 B7 G1 reverse", COMBO_RAINBOW, 100);
+    expect_combo("red pink purple orange Y3 B7 G1 reverse", G233_COMBO_RAINBOW, 100);
 }
 
 static void rainbow_gift_counts_only_when_last_drawn(void **state)
 {
     (void)state;
     const char *spec = "red pink purple orange Y3 B7 G1 gift+5";
-    assert_int_equal(combo_of(spec, CARD_GIFT_PLUS), COMBO_RAINBOW);
-    assert_int_equal(combo_of(spec, -1), COMBO_NONE);
-    assert_int_equal(combo_of(spec, CARD_GIFT_MINUS), COMBO_NONE);
-    assert_int_equal(combo_of("red pink purple orange Y3 B7 G1 gift-5", CARD_GIFT_MINUS),
-                     COMBO_RAINBOW);
+    assert_int_equal(combo_of(spec, G233_CARD_GIFT_PLUS), G233_COMBO_RAINBOW);
+    assert_int_equal(combo_of(spec, -1), G233_COMBO_NONE);
+    assert_int_equal(combo_of(spec, G233_CARD_GIFT_MINUS), G233_COMBO_NONE);
+    assert_int_equal(combo_of("red pink purple orange Y3 B7 G1 gift-5", G233_CARD_GIFT_MINUS),
+                     G233_COMBO_RAINBOW);
 }
 
 static void rainbow_stop_counts_only_when_last_drawn(void **state)
 {
     (void)state;
     const char *spec = "red pink purple orange Y3 B7 G1 stop";
-    assert_int_equal(combo_of(spec, CARD_STOP), COMBO_RAINBOW);
-    assert_int_equal(combo_of(spec, CARD_REVERSE), COMBO_NONE);
-    assert_int_equal(combo_of(spec, -1), COMBO_NONE);
+    assert_int_equal(combo_of(spec, G233_CARD_STOP), G233_COMBO_RAINBOW);
+    assert_int_equal(combo_of(spec, G233_CARD_REVERSE), G233_COMBO_NONE);
+    assert_int_equal(combo_of(spec, -1), G233_COMBO_NONE);
 }
 
 static void rainbow_needs_one_card_per_slot(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("red pink purple orange Y3 B7 reverse reverse", -1), COMBO_NONE);
-    assert_int_equal(combo_of("red pink purple orange Y3 B7 stop stop", CARD_STOP), COMBO_NONE);
-    assert_int_equal(combo_of("red pink purple orange Y3 Y7 G1 reverse", -1), COMBO_NONE);
-    assert_int_equal(combo_of("red red purple orange Y3 B7 G1 reverse", -1), COMBO_NONE);
+    assert_int_equal(combo_of("red pink purple orange Y3 B7 reverse reverse", -1), G233_COMBO_NONE);
+    assert_int_equal(combo_of("red pink purple orange Y3 B7 stop stop", G233_CARD_STOP),
+                     G233_COMBO_NONE);
+    assert_int_equal(combo_of("red pink purple orange Y3 Y7 G1 reverse", -1), G233_COMBO_NONE);
+    assert_int_equal(combo_of("red red purple orange Y3 B7 G1 reverse", -1), G233_COMBO_NONE);
     /* A rainbow is the 8 cards alone: a locked group makes 11. */
-    hand_t h = hand_of("red pink purple orange Y3 B7 G1 reverse");
-    group_t melds[] = {meld_of(GROUP_TRIPLE, "B5 B5 B5")};
-    assert_int_equal(score_combo(&h, melds, 1, -1), COMBO_NONE);
+    g233_hand_t h = hand_of("red pink purple orange Y3 B7 G1 reverse");
+    g233_group_t melds[] = {meld_of(G233_GROUP_TRIPLE, "B5 B5 B5")};
+    assert_int_equal(g233_score_combo(&h, melds, 1, -1), G233_COMBO_NONE);
 }
 
 static void rainbow_joker_stands_for_special_symbol_or_colour(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("red pink purple orange Y3 B7 G1 joker", -1), COMBO_RAINBOW);
-    assert_int_equal(combo_of("red joker purple orange Y3 B7 G1 reverse", -1), COMBO_RAINBOW);
-    assert_int_equal(combo_of("red pink purple orange joker B7 G1 stop", CARD_STOP), COMBO_RAINBOW);
-    assert_int_equal(combo_of("red joker purple orange Y3 B7 G1 joker", -1), COMBO_RAINBOW);
+    assert_int_equal(combo_of("red pink purple orange Y3 B7 G1 joker", -1), G233_COMBO_RAINBOW);
+    assert_int_equal(combo_of("red joker purple orange Y3 B7 G1 reverse", -1), G233_COMBO_RAINBOW);
+    assert_int_equal(combo_of("red pink purple orange joker B7 G1 stop", G233_CARD_STOP),
+                     G233_COMBO_RAINBOW);
+    assert_int_equal(combo_of("red joker purple orange Y3 B7 G1 joker", -1), G233_COMBO_RAINBOW);
     /* The gift does not count: the joker is the special, pink stays missing. */
-    assert_int_equal(combo_of("red joker purple orange Y3 B7 G1 gift+5", -1), COMBO_NONE);
+    assert_int_equal(combo_of("red joker purple orange Y3 B7 G1 gift+5", -1), G233_COMBO_NONE);
 }
 
 static void hand_with_stop_forms_no_233(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 stop", CARD_STOP), COMBO_NONE);
-    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 B5 stop", CARD_STOP), COMBO_NONE);
-    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 joker", -1), COMBO_233);
+    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 stop", G233_CARD_STOP), G233_COMBO_NONE);
+    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 B5 stop", G233_CARD_STOP), G233_COMBO_NONE);
+    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 joker", -1), G233_COMBO_233);
 }
 
 static void combination_uses_every_card_and_a_symbol_double(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 B5 G1", -1), COMBO_NONE);
-    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5", -1), COMBO_NONE);
-    assert_int_equal(combo_of("red red red Y1 Y2 Y3 B5 B5", -1), COMBO_NONE);
-    assert_int_equal(combo_of("Y1 Y1 Y2 Y3 Y4 B5 B5 B5", -1), COMBO_NONE);
+    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 B5 G1", -1), G233_COMBO_NONE);
+    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5", -1), G233_COMBO_NONE);
+    assert_int_equal(combo_of("red red red Y1 Y2 Y3 B5 B5", -1), G233_COMBO_NONE);
+    assert_int_equal(combo_of("Y1 Y1 Y2 Y3 Y4 B5 B5 B5", -1), G233_COMBO_NONE);
 }
 
 static void jokers_complete_combinations(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("joker joker Y1 Y2 Y3 B5 B5 B5", -1), COMBO_233);
-    assert_int_equal(combo_of("joker red Y1 Y2 Y3 B5 B5 B5", -1), COMBO_233);
-    assert_int_equal(combo_of("pink pink G4 G5 G6 Y8 Y8 Y8 joker", -1), COMBO_234);
-    assert_int_equal(combo_of("pink joker G4 joker G6 Y8 Y8 Y8 Y8", -1), COMBO_234);
+    assert_int_equal(combo_of("joker joker Y1 Y2 Y3 B5 B5 B5", -1), G233_COMBO_233);
+    assert_int_equal(combo_of("joker red Y1 Y2 Y3 B5 B5 B5", -1), G233_COMBO_233);
+    assert_int_equal(combo_of("pink pink G4 G5 G6 Y8 Y8 Y8 joker", -1), G233_COMBO_234);
+    assert_int_equal(combo_of("pink joker G4 joker G6 Y8 Y8 Y8 Y8", -1), G233_COMBO_234);
 }
 
 static void combo_with_locked_triple(void **state)
 {
     (void)state;
-    group_t melds[] = {meld_of(GROUP_TRIPLE, "B5 B5 B5")};
-    hand_t h = hand_of("red red Y1 Y2 Y3");
-    assert_int_equal(score_combo(&h, melds, 1, -1), COMBO_233);
-    assert_int_equal(score_round(&h, melds, 1, COMBO_233), 50);
-    hand_t gap = hand_of("red red Y1 Y2 Y4");
-    assert_int_equal(score_combo(&gap, melds, 1, -1), COMBO_NONE);
+    g233_group_t melds[] = {meld_of(G233_GROUP_TRIPLE, "B5 B5 B5")};
+    g233_hand_t h = hand_of("red red Y1 Y2 Y3");
+    assert_int_equal(g233_score_combo(&h, melds, 1, -1), G233_COMBO_233);
+    assert_int_equal(g233_score_round(&h, melds, 1, G233_COMBO_233), 50);
+    g233_hand_t gap = hand_of("red red Y1 Y2 Y4");
+    assert_int_equal(g233_score_combo(&gap, melds, 1, -1), G233_COMBO_NONE);
 }
 
 static void combo_with_locked_square_is_234(void **state)
 {
     (void)state;
-    group_t melds[] = {meld_of(GROUP_SQUARE, "Y8 Y8 Y8 Y8")};
-    hand_t h = hand_of("pink pink G4 G5 G6");
-    assert_int_equal(score_combo(&h, melds, 1, -1), COMBO_234);
-    assert_int_equal(score_round(&h, melds, 1, COMBO_234), 60);
+    g233_group_t melds[] = {meld_of(G233_GROUP_SQUARE, "Y8 Y8 Y8 Y8")};
+    g233_hand_t h = hand_of("pink pink G4 G5 G6");
+    assert_int_equal(g233_score_combo(&h, melds, 1, -1), G233_COMBO_234);
+    assert_int_equal(g233_score_round(&h, melds, 1, G233_COMBO_234), 60);
 }
 
 static void combo_with_two_locked_squares_is_244(void **state)
 {
     (void)state;
-    group_t melds[] = {meld_of(GROUP_SQUARE, "B2 B2 B2 B2"),
-                       meld_of(GROUP_SQUARE, "purple purple joker purple")};
-    hand_t h = hand_of("orange orange");
-    assert_int_equal(score_combo(&h, melds, 2, -1), COMBO_244);
-    assert_int_equal(score_round(&h, melds, 2, COMBO_244), 70);
-    hand_t odd = hand_of("orange pink");
-    assert_int_equal(score_combo(&odd, melds, 2, -1), COMBO_NONE);
+    g233_group_t melds[] = {meld_of(G233_GROUP_SQUARE, "B2 B2 B2 B2"),
+                            meld_of(G233_GROUP_SQUARE, "purple purple joker purple")};
+    g233_hand_t h = hand_of("orange orange");
+    assert_int_equal(g233_score_combo(&h, melds, 2, -1), G233_COMBO_244);
+    assert_int_equal(g233_score_round(&h, melds, 2, G233_COMBO_244), 70);
+    g233_hand_t odd = hand_of("orange pink");
+    assert_int_equal(g233_score_combo(&odd, melds, 2, -1), G233_COMBO_NONE);
 }
 
 static void locked_melds_must_match_the_combination(void **state)
 {
     (void)state;
-    group_t threes[] = {meld_of(GROUP_TRIPLE, "B2 B2 B2"), meld_of(GROUP_SEQUENCE, "G1 G2 G3")};
-    hand_t h = hand_of("red red");
-    assert_int_equal(score_combo(&h, threes, 2, -1), COMBO_233);
+    g233_group_t threes[] = {meld_of(G233_GROUP_TRIPLE, "B2 B2 B2"),
+                             meld_of(G233_GROUP_SEQUENCE, "G1 G2 G3")};
+    g233_hand_t h = hand_of("red red");
+    assert_int_equal(g233_score_combo(&h, threes, 2, -1), G233_COMBO_233);
     /* 9 cards would be a 2-3-4, but two groups of three are already locked. */
-    hand_t h3 = hand_of("red red red");
-    assert_int_equal(score_combo(&h3, threes, 2, -1), COMBO_NONE);
+    g233_hand_t h3 = hand_of("red red red");
+    assert_int_equal(g233_score_combo(&h3, threes, 2, -1), G233_COMBO_NONE);
     /* 10 cards would be a 2-4-4, but a group of three is locked. */
-    group_t mixed[] = {meld_of(GROUP_TRIPLE, "B2 B2 B2"), meld_of(GROUP_SQUARE, "G1 G1 G1 G1")};
-    hand_t h4 = hand_of("red red Y1");
-    assert_int_equal(score_combo(&h4, mixed, 2, -1), COMBO_NONE);
+    g233_group_t mixed[] = {meld_of(G233_GROUP_TRIPLE, "B2 B2 B2"),
+                            meld_of(G233_GROUP_SQUARE, "G1 G1 G1 G1")};
+    g233_hand_t h4 = hand_of("red red Y1");
+    assert_int_equal(g233_score_combo(&h4, mixed, 2, -1), G233_COMBO_NONE);
 }
 
 static void super_sequence_takes_jokers_and_locked_sequences(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("B1 B2 B3 joker B5 B6 joker B8", -1), COMBO_SUPER);
-    group_t melds[] = {meld_of(GROUP_SEQUENCE, "Y1 Y2 Y3")};
-    hand_t h = hand_of("Y4 Y5 Y6 Y7 Y8");
-    assert_int_equal(score_combo(&h, melds, 1, -1), COMBO_SUPER);
-    assert_int_equal(score_round(&h, melds, 1, COMBO_SUPER), 70);
+    assert_int_equal(combo_of("B1 B2 B3 joker B5 B6 joker B8", -1), G233_COMBO_SUPER);
+    g233_group_t melds[] = {meld_of(G233_GROUP_SEQUENCE, "Y1 Y2 Y3")};
+    g233_hand_t h = hand_of("Y4 Y5 Y6 Y7 Y8");
+    assert_int_equal(g233_score_combo(&h, melds, 1, -1), G233_COMBO_SUPER);
+    assert_int_equal(g233_score_round(&h, melds, 1, G233_COMBO_SUPER), 70);
 }
 
 static void super_sequence_needs_one_colour_and_beats_233(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("G1 G2 G3 G4 G5 G6 G7 B8", -1), COMBO_NONE);
-    assert_int_equal(combo_of("G1 G2 G3 G4 G5 G6 G7 G7", -1), COMBO_NONE);
-    assert_int_equal(combo_of("G1 G2 G3 G4 G5 G6 G7", -1), COMBO_NONE);
+    assert_int_equal(combo_of("G1 G2 G3 G4 G5 G6 G7 B8", -1), G233_COMBO_NONE);
+    assert_int_equal(combo_of("G1 G2 G3 G4 G5 G6 G7 G7", -1), G233_COMBO_NONE);
+    assert_int_equal(combo_of("G1 G2 G3 G4 G5 G6 G7", -1), G233_COMBO_NONE);
     /* Also a 2-3-3: Y1-Y3, Y5-Y7 and the jokers as a double. */
-    assert_int_equal(combo_of("Y1 Y2 Y3 Y5 Y6 Y7 joker joker", -1), COMBO_SUPER);
+    assert_int_equal(combo_of("Y1 Y2 Y3 Y5 Y6 Y7 joker joker", -1), G233_COMBO_SUPER);
 }
 
 static void declarer_scores_the_fixed_total_not_a_regrouping(void **state)
@@ -461,26 +465,26 @@ static void declarer_scores_the_fixed_total_not_a_regrouping(void **state)
      * square (55), G1-G3 + G4-G6 + a double of jokers (75), red red joker
      * joker as a square beside two squares (a 2-4-4 pays 70 whatever). */
     assert_int_equal(best_of("purple purple B1 B2 B3 Y5 joker joker"), 30);
-    expect_combo("purple purple B1 B2 B3 Y5 joker joker", COMBO_233, 50);
+    expect_combo("purple purple B1 B2 B3 Y5 joker joker", G233_COMBO_233, 50);
     assert_int_equal(best_of("G1 G2 G3 G4 G5 G6 joker joker"), 25);
-    expect_combo("G1 G2 G3 G4 G5 G6 joker joker", COMBO_SUPER, 70);
-    expect_combo("pink pink G4 G5 G6 Y8 Y8 joker joker", COMBO_234, 60);
-    expect_combo("red joker B2 B2 B2 B2 purple purple purple joker", COMBO_244, 70);
+    expect_combo("G1 G2 G3 G4 G5 G6 joker joker", G233_COMBO_SUPER, 70);
+    expect_combo("pink pink G4 G5 G6 Y8 Y8 joker joker", G233_COMBO_234, 60);
+    expect_combo("red joker B2 B2 B2 B2 purple purple purple joker", G233_COMBO_244, 70);
     /* Locked melds are part of the combination, not points on top of it. */
-    group_t melds[] = {meld_of(GROUP_SQUARE, "Y8 Y8 Y8 Y8")};
-    hand_t h = hand_of("joker joker G4 G5 G6");
-    assert_int_equal(score_combo(&h, melds, 1, -1), COMBO_234);
-    assert_int_equal(score_round(&h, melds, 1, COMBO_234), 60);
+    g233_group_t melds[] = {meld_of(G233_GROUP_SQUARE, "Y8 Y8 Y8 Y8")};
+    g233_hand_t h = hand_of("joker joker G4 G5 G6");
+    assert_int_equal(g233_score_combo(&h, melds, 1, -1), G233_COMBO_234);
+    assert_int_equal(g233_score_round(&h, melds, 1, G233_COMBO_234), 60);
 }
 
 static void round_points_without_combination_are_the_best_grouping(void **state)
 {
     (void)state;
-    group_t melds[] = {meld_of(GROUP_SQUARE, "Y8 Y8 Y8 Y8")};
-    hand_t h = hand_of("red red B1 B2 stop");
-    assert_int_equal(score_round(&h, melds, 1, COMBO_NONE), 25);
-    assert_int_equal(score_round(&h, NULL, 0, COMBO_NONE), 5);
-    assert_int_equal(score_round(&h, melds, 1, COMBO_RAINBOW), 100); /* flat */
+    g233_group_t melds[] = {meld_of(G233_GROUP_SQUARE, "Y8 Y8 Y8 Y8")};
+    g233_hand_t h = hand_of("red red B1 B2 stop");
+    assert_int_equal(g233_score_round(&h, melds, 1, G233_COMBO_NONE), 25);
+    assert_int_equal(g233_score_round(&h, NULL, 0, G233_COMBO_NONE), 5);
+    assert_int_equal(g233_score_round(&h, melds, 1, G233_COMBO_RAINBOW), 100); /* flat */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -488,46 +492,49 @@ static void round_points_without_combination_are_the_best_grouping(void **state)
 /* ------------------------------------------------------------------------ */
 
 /* Could a and b ever sit in one group? */
-static bool bf_goes_with(card_t a, card_t b)
+static bool bf_goes_with(g233_card_t a, g233_card_t b)
 {
-    if (a == CARD_JOKER || b == CARD_JOKER) return true;
-    if (a >= CARD_REVERSE || b >= CARD_REVERSE) return false;
+    if (a == G233_CARD_JOKER || b == G233_CARD_JOKER) return true;
+    if (a >= G233_CARD_REVERSE || b >= G233_CARD_REVERSE) return false;
     if (a == b) return true;
-    if (!card_is_number(a) || !card_is_number(b) || card_colour(a) != card_colour(b)) return false;
-    int d = card_value(a) - card_value(b);
+    if (!g233_card_is_number(a) || !g233_card_is_number(b) ||
+        g233_card_colour(a) != g233_card_colour(b))
+        return false;
+    int d = g233_card_value(a) - g233_card_value(b);
     return d >= -2 && d <= 2;
 }
 
 /* Points of g (m cards) as a group, 0 when it is none. */
-static int bf_group_points(const card_t *g, int m)
+static int bf_group_points(const g233_card_t *g, int m)
 {
-    card_t real[4];
+    g233_card_t real[4];
     int r = 0;
     for (int i = 0; i < m; i++)
-        if (g[i] != CARD_JOKER) real[r++] = g[i];
+        if (g[i] != G233_CARD_JOKER) real[r++] = g[i];
     bool same = true;
     for (int i = 0; i < r; i++) {
-        if (real[i] >= CARD_REVERSE) return 0;
+        if (real[i] >= G233_CARD_REVERSE) return 0;
         same = same && real[i] == real[0];
     }
-    if (m == 2) return same && (r == 0 || card_is_symbol(real[0])) ? 5 : 0;
+    if (m == 2) return same && (r == 0 || g233_card_is_symbol(real[0])) ? 5 : 0;
     if (m == 4) return same ? 20 : 0;
     if (m != 3) return 0;
     if (same) return 10;
     int lo = 9, hi = 0;
     for (int i = 0; i < r; i++) {
-        if (!card_is_number(real[i]) || card_colour(real[i]) != card_colour(real[0])) return 0;
+        if (!g233_card_is_number(real[i]) || g233_card_colour(real[i]) != g233_card_colour(real[0]))
+            return 0;
         for (int j = 0; j < i; j++)
             if (real[j] == real[i]) return 0;
-        lo = card_value(real[i]) < lo ? card_value(real[i]) : lo;
-        hi = card_value(real[i]) > hi ? card_value(real[i]) : hi;
+        lo = g233_card_value(real[i]) < lo ? g233_card_value(real[i]) : lo;
+        hi = g233_card_value(real[i]) > hi ? g233_card_value(real[i]) : hi;
     }
     return hi - lo <= 2 ? 10 : 0;
 }
 
 /* A hand as a list of cards, cut into groups and cards left out in every way. */
 typedef struct bf {
-    card_t c[24];
+    g233_card_t c[24];
     bool used[24];
     int n;
     int sizes[5]; /* groups of 2, 3 and 4 cards in the current cut */
@@ -538,19 +545,19 @@ typedef struct bf {
     bool fits;    /* ...was found */
 } bf_t;
 
-static void bf_of(bf_t *b, const hand_t *h)
+static void bf_of(bf_t *b, const g233_hand_t *h)
 {
     memset(b, 0, sizeof *b);
     for (int k = 0; k < G233_KINDS; k++)
         for (int i = 0; i < h->n[k]; i++)
-            b->c[b->n++] = (card_t)k;
+            b->c[b->n++] = (g233_card_t)k;
 }
 
 static void bf_cut(bf_t *b, int i);
 
 /* Grows group g (m cards, the first at index `first`) with cards from `from`
  * on that go with all of it; each time it is a group, cuts the rest. */
-static void bf_grow(bf_t *b, card_t *g, int m, int from, int first)
+static void bf_grow(bf_t *b, g233_card_t *g, int m, int from, int first)
 {
     int points = m >= 2 ? bf_group_points(g, m) : 0;
     if (points) {
@@ -587,15 +594,16 @@ static void bf_cut(bf_t *b, int i)
     b->left_out++;
     bf_cut(b, i + 1);
     b->left_out--;
-    card_t g[4] = {b->c[i]};
+    g233_card_t g[4] = {b->c[i]};
     bf_grow(b, g, 1, i + 1, i);
     b->used[i] = false;
 }
 
-typedef bool bf_fits_fn(card_t c, int slot, int arg);
+typedef bool bf_fits_fn(g233_card_t c, int slot, int arg);
 
 /* Can cards[i..n) each take a distinct slot (a bit of `free`) it fits? */
-static bool bf_match(const card_t *cards, int n, int i, unsigned free, bf_fits_fn *fits, int arg)
+static bool bf_match(const g233_card_t *cards, int n, int i, unsigned free, bf_fits_fn *fits,
+                     int arg)
 {
     if (i == n) return true;
     for (int s = 0; s < 8; s++)
@@ -606,42 +614,43 @@ static bool bf_match(const card_t *cards, int n, int i, unsigned free, bf_fits_f
 }
 
 /* Rainbow slots: 0-3 the symbols, 4-6 the colours, 7 the special card. */
-static bool bf_rainbow_fits(card_t c, int slot, int last_drawn)
+static bool bf_rainbow_fits(g233_card_t c, int slot, int last_drawn)
 {
-    if (c == CARD_JOKER) return true;
-    if (slot < 4) return c == CARD_SYMBOL + slot;
-    if (slot < 7) return card_is_number(c) && card_colour(c) == slot - 4;
-    return c == CARD_REVERSE || (c >= CARD_GIFT_PLUS && c == last_drawn);
+    if (c == G233_CARD_JOKER) return true;
+    if (slot < 4) return c == G233_CARD_SYMBOL + slot;
+    if (slot < 7) return g233_card_is_number(c) && g233_card_colour(c) == slot - 4;
+    return c == G233_CARD_REVERSE || (c >= G233_CARD_GIFT_PLUS && c == last_drawn);
 }
 
 /* Super sequence slots: the values 1..8 of colour `colour`. */
-static bool bf_super_fits(card_t c, int slot, int colour)
+static bool bf_super_fits(g233_card_t c, int slot, int colour)
 {
-    return c == CARD_JOKER || c == card_number(colour, slot + 1);
+    return c == G233_CARD_JOKER || c == g233_card_number(colour, slot + 1);
 }
 
-static combo_t bf_combo(const hand_t *h, const group_t *melds, int nmelds, int last_drawn)
+static g233_combo_t bf_combo(const g233_hand_t *h, const g233_group_t *melds, int nmelds,
+                             int last_drawn)
 {
     bf_t b;
     bf_of(&b, h);
-    card_t all[32];
+    g233_card_t all[32];
     int nall = b.n;
     memcpy(all, b.c, (size_t)b.n);
     for (int i = 0; i < nmelds; i++)
         for (int j = 0; j < melds[i].n; j++)
             all[nall++] = melds[i].cards[j];
     if (nmelds == 0 && nall == 8 && bf_match(all, 8, 0, 0xff, bf_rainbow_fits, last_drawn))
-        return COMBO_RAINBOW;
+        return G233_COMBO_RAINBOW;
     for (int colour = 0; nall == 8 && colour < G233_COLOURS; colour++)
-        if (bf_match(all, 8, 0, 0xff, bf_super_fits, colour)) return COMBO_SUPER;
-    if (nall < 8 || nall > 10) return COMBO_NONE;
+        if (bf_match(all, 8, 0, 0xff, bf_super_fits, colour)) return G233_COMBO_SUPER;
+    if (nall < 8 || nall > 10) return G233_COMBO_NONE;
     b.want[2] = 1;         /* 8 cards: 2-3-3, 9: 2-3-4, 10: 2-4-4 */
     b.want[3] = 10 - nall; /* groups of three */
     b.want[4] = nall - 8;  /* squares */
     for (int i = 0; i < nmelds; i++)
-        if (--b.want[melds[i].n] < 0) return COMBO_NONE;
+        if (--b.want[melds[i].n] < 0) return G233_COMBO_NONE;
     bf_cut(&b, 0);
-    return b.fits ? (combo_t)(COMBO_233 + nall - 8) : COMBO_NONE;
+    return b.fits ? (g233_combo_t)(G233_COMBO_233 + nall - 8) : G233_COMBO_NONE;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -660,14 +669,14 @@ static void deal_init(deal_t *d, rng_t *r, const int *pool)
     d->r = r;
     d->total = 0;
     for (int k = 0; k < G233_KINDS; k++)
-        d->total += d->left[k] = pool ? pool[k] : card_copies((card_t)k);
+        d->total += d->left[k] = pool ? pool[k] : g233_card_copies((g233_card_t)k);
 }
 
 /* A card drawn uniformly from what is left. */
-static card_t deal_any(deal_t *d)
+static g233_card_t deal_any(deal_t *d)
 {
     int i = (int)rng_below(d->r, (uint32_t)d->total--);
-    card_t k = 0;
+    g233_card_t k = 0;
     while (i >= d->left[k])
         i -= d->left[k++];
     d->left[k]--;
@@ -676,10 +685,10 @@ static card_t deal_any(deal_t *d)
 
 /* A card of kind `want`, or now and then a joker in its place; -1 when
  * neither is left. */
-static int deal_card(deal_t *d, card_t want)
+static int deal_card(deal_t *d, g233_card_t want)
 {
-    if (d->left[CARD_JOKER] && rng_below(d->r, 7) == 0) want = CARD_JOKER;
-    if (!d->left[want]) want = CARD_JOKER;
+    if (d->left[G233_CARD_JOKER] && rng_below(d->r, 7) == 0) want = G233_CARD_JOKER;
+    if (!d->left[want]) want = G233_CARD_JOKER;
     if (!d->left[want]) return -1;
     d->left[want]--;
     d->total--;
@@ -687,68 +696,70 @@ static int deal_card(deal_t *d, card_t want)
 }
 
 /* A random group of `size` cards (3: a triple or a sequence). */
-static bool deal_group(deal_t *d, int size, group_t *g)
+static bool deal_group(deal_t *d, int size, g233_group_t *g)
 {
     rng_t *r = d->r;
     bool run = size == 3 && rng_below(r, 2);
     int colour = (int)rng_below(r, 3), start = 1 + (int)rng_below(r, 6);
-    card_t same = size == 2 ? (card_t)(CARD_SYMBOL + rng_below(r, 4)) : (card_t)rng_below(r, 28);
-    g->kind = run         ? GROUP_SEQUENCE
-              : size == 2 ? GROUP_DOUBLE
-              : size == 3 ? GROUP_TRIPLE
-                          : GROUP_SQUARE;
+    g233_card_t same = size == 2 ? (g233_card_t)(G233_CARD_SYMBOL + rng_below(r, 4))
+                                 : (g233_card_t)rng_below(r, 28);
+    g->kind = run         ? G233_GROUP_SEQUENCE
+              : size == 2 ? G233_GROUP_DOUBLE
+              : size == 3 ? G233_GROUP_TRIPLE
+                          : G233_GROUP_SQUARE;
     g->n = (uint8_t)size;
     for (int i = 0; i < size; i++) {
-        int c = deal_card(d, run ? card_number(colour, start + i) : same);
+        int c = deal_card(d, run ? g233_card_number(colour, start + i) : same);
         if (c < 0) return false;
-        g->cards[i] = (card_t)c;
+        g->cards[i] = (g233_card_t)c;
     }
     return true;
 }
 
 typedef struct setup {
-    hand_t h;
-    group_t melds[3];
+    g233_hand_t h;
+    g233_group_t melds[3];
     int nmelds;
     int last_drawn;
 } setup_t;
 
 /* A random winning combination of kind `combo`, some of its groups locked;
  * false if the deck ran short. */
-static bool deal_winning(deal_t *d, combo_t combo, setup_t *s)
+static bool deal_winning(deal_t *d, g233_combo_t combo, setup_t *s)
 {
     rng_t *r = d->r;
     memset(s, 0, sizeof *s);
     s->last_drawn = -1;
-    card_t want[8];
-    if (combo == COMBO_SUPER || combo == COMBO_RAINBOW) {
-        static const card_t specials[] = {CARD_REVERSE, CARD_JOKER, CARD_GIFT_PLUS, CARD_GIFT_MINUS,
-                                          CARD_STOP};
+    g233_card_t want[8];
+    if (combo == G233_COMBO_SUPER || combo == G233_COMBO_RAINBOW) {
+        static const g233_card_t specials[] = {G233_CARD_REVERSE, G233_CARD_JOKER,
+                                               G233_CARD_GIFT_PLUS, G233_CARD_GIFT_MINUS,
+                                               G233_CARD_STOP};
         int colour = (int)rng_below(r, 3);
         for (int i = 0; i < 8; i++)
-            want[i] = combo == COMBO_SUPER ? card_number(colour, i + 1)
-                      : i < 4              ? (card_t)(CARD_SYMBOL + i)
-                      : i < 7              ? card_number(i - 4, 1 + (int)rng_below(r, 8))
-                                           : specials[rng_below(r, 5)];
-        bool lock = combo == COMBO_SUPER && rng_below(r, 4) == 0; /* Y1-Y3 laid */
-        group_t run = {.kind = GROUP_SEQUENCE, .n = 3};
+            want[i] = combo == G233_COMBO_SUPER ? g233_card_number(colour, i + 1)
+                      : i < 4                   ? (g233_card_t)(G233_CARD_SYMBOL + i)
+                      : i < 7                   ? g233_card_number(i - 4, 1 + (int)rng_below(r, 8))
+                                                : specials[rng_below(r, 5)];
+        bool lock = combo == G233_COMBO_SUPER && rng_below(r, 4) == 0; /* Y1-Y3 laid */
+        g233_group_t run = {.kind = G233_GROUP_SEQUENCE, .n = 3};
         for (int i = 0; i < 8; i++) {
             int c = deal_card(d, want[i]);
             if (c < 0) return false;
             if (lock && i < 3)
-                run.cards[i] = (card_t)c;
+                run.cards[i] = (g233_card_t)c;
             else
                 s->h.n[c]++;
         }
         if (lock) s->melds[s->nmelds++] = run;
-        if (combo == COMBO_RAINBOW && want[7] >= CARD_GIFT_PLUS && rng_below(r, 4))
+        if (combo == G233_COMBO_RAINBOW && want[7] >= G233_CARD_GIFT_PLUS && rng_below(r, 4))
             s->last_drawn = want[7];
         return true;
     }
     static const int sizes[][3] = {{2, 3, 3}, {2, 3, 4}, {2, 4, 4}};
     for (int i = 0; i < 3; i++) {
-        group_t g;
-        if (!deal_group(d, sizes[combo - COMBO_233][i], &g)) return false;
+        g233_group_t g;
+        if (!deal_group(d, sizes[combo - G233_COMBO_233][i], &g)) return false;
         if (g.n > 2 && rng_below(r, 4) == 0)
             s->melds[s->nmelds++] = g;
         else
@@ -759,10 +770,10 @@ static bool deal_winning(deal_t *d, combo_t combo, setup_t *s)
 }
 
 /* A random card of h (which is not empty), left in it. */
-static card_t pick_held(const hand_t *h, rng_t *r)
+static g233_card_t pick_held(const g233_hand_t *h, rng_t *r)
 {
-    int i = (int)rng_below(r, (uint32_t)hand_size(h));
-    card_t k = 0;
+    int i = (int)rng_below(r, (uint32_t)g233_hand_size(h));
+    g233_card_t k = 0;
     while (i >= h->n[k])
         i -= h->n[k++];
     return k;
@@ -774,8 +785,8 @@ static void perturb(deal_t *d, setup_t *s)
 {
     unsigned how = rng_below(d->r, 6);
     if (how >= 2 && how <= 4) s->h.n[deal_any(d)]++;
-    if ((how == 2 || how == 3 || how == 5) && hand_size(&s->h) > 1) {
-        card_t out = pick_held(&s->h, d->r);
+    if ((how == 2 || how == 3 || how == 5) && g233_hand_size(&s->h) > 1) {
+        g233_card_t out = pick_held(&s->h, d->r);
         s->h.n[out]--;
         d->left[out]++;
         d->total++;
@@ -788,7 +799,7 @@ static void perturb(deal_t *d, setup_t *s)
 /* ------------------------------------------------------------------------ */
 
 /* Deals `hands` hands of min..max cards from pool (NULL: the deck) and checks
- * score_best, and the groups it reports, against the brute force. Returns how
+ * g233_score_best, and the groups it reports, against the brute force. Returns how
  * many hands held a joker and how many scored. */
 static void check_best_on(uint64_t seed, const int *pool, int hands, int min, int max,
                           int *with_joker, int *scoring)
@@ -799,22 +810,22 @@ static void check_best_on(uint64_t seed, const int *pool, int hands, int min, in
     for (int t = 0; t < hands; t++) {
         deal_t d;
         deal_init(&d, &r, pool);
-        hand_t h = {{0}};
+        g233_hand_t h = {{0}};
         int size = min + (int)rng_below(&r, (uint32_t)(max - min + 1));
         for (int i = 0; i < size; i++)
             h.n[deal_any(&d)]++;
-        group_t out[SCORE_MAX_GROUPS];
+        g233_group_t out[G233_MAX_GROUPS];
         int n = -1;
-        int best = score_best(&h, out, &n);
+        int best = g233_score_best(&h, out, &n);
         bf_t b;
         bf_of(&b, &h);
         bf_cut(&b, 0);
         if (best != b.best)
-            fail_msg("hand %s: score_best %d, brute force %d", hand_text(&h), best, b.best);
-        hand_t used = {{0}};
+            fail_msg("hand %s: g233_score_best %d, brute force %d", hand_text(&h), best, b.best);
+        g233_hand_t used = {{0}};
         for (int i = 0; i < n; i++) {
             int points = bf_group_points(out[i].cards, out[i].n);
-            assert_int_equal(points, group_points((group_kind_t)out[i].kind));
+            assert_int_equal(points, g233_group_points((g233_group_kind_t)out[i].kind));
             best -= points;
             for (int j = 0; j < out[i].n; j++)
                 used.n[out[i].cards[j]]++;
@@ -822,7 +833,7 @@ static void check_best_on(uint64_t seed, const int *pool, int hands, int min, in
         assert_int_equal(best, 0); /* the groups add up to the total */
         for (int k = 0; k < G233_KINDS; k++)
             assert_true(used.n[k] <= h.n[k]);
-        *with_joker += h.n[CARD_JOKER] > 0;
+        *with_joker += h.n[G233_CARD_JOKER] > 0;
         *scoring += b.best > 0;
     }
 }
@@ -843,10 +854,10 @@ static void best_grouping_matches_brute_force_on_dense_hands(void **state)
     (void)state;
     int pool[G233_KINDS] = {0};
     for (int v = 1; v <= 8; v++)
-        pool[card_number(1, v)] = 4;
-    pool[CARD_SYMBOL] = pool[CARD_SYMBOL + 2] = 5;
-    pool[CARD_JOKER] = 4;
-    pool[CARD_STOP] = 1;
+        pool[g233_card_number(1, v)] = 4;
+    pool[G233_CARD_SYMBOL] = pool[G233_CARD_SYMBOL + 2] = 5;
+    pool[G233_CARD_JOKER] = 4;
+    pool[G233_CARD_STOP] = 1;
     int with_joker, scoring;
     check_best_on(4004, pool, 20000, 6, 11, &with_joker, &scoring);
     assert_true(with_joker > 8000);
@@ -858,7 +869,7 @@ static void combo_matches_brute_force_on_random_and_near_winning_hands(void **st
     (void)state;
     rng_t r;
     rng_seed(&r, 2024);
-    int found[COMBO_RAINBOW + 1] = {0};
+    int found[G233_COMBO_RAINBOW + 1] = {0};
     int trials = 0;
     for (int t = 0; t < 60000; t++) {
         deal_t d;
@@ -870,25 +881,26 @@ static void combo_matches_brute_force_on_random_and_near_winning_hands(void **st
                 s.h.n[deal_any(&d)]++;
             if (rng_below(&r, 2)) s.last_drawn = pick_held(&s.h, &r);
         } else {
-            if (!deal_winning(&d, (combo_t)(COMBO_233 + rng_below(&r, 5)), &s)) continue;
+            if (!deal_winning(&d, (g233_combo_t)(G233_COMBO_233 + rng_below(&r, 5)), &s)) continue;
             perturb(&d, &s);
         }
         for (int i = 0; i < s.nmelds; i++)
-            assert_true(group_check((group_kind_t)s.melds[i].kind, s.melds[i].cards, s.melds[i].n));
-        combo_t got = score_combo(&s.h, s.melds, s.nmelds, s.last_drawn);
-        combo_t expected = bf_combo(&s.h, s.melds, s.nmelds, s.last_drawn);
+            assert_true(g233_group_check((g233_group_kind_t)s.melds[i].kind, s.melds[i].cards,
+                                         s.melds[i].n));
+        g233_combo_t got = g233_score_combo(&s.h, s.melds, s.nmelds, s.last_drawn);
+        g233_combo_t expected = bf_combo(&s.h, s.melds, s.nmelds, s.last_drawn);
         if (got != expected)
-            fail_msg("hand %s(%d melds, last drawn %d): score_combo %s, brute force %s",
-                     hand_text(&s.h), s.nmelds, s.last_drawn, combo_name(got),
-                     combo_name(expected));
+            fail_msg("hand %s(%d melds, last drawn %d): g233_score_combo %s, brute force %s",
+                     hand_text(&s.h), s.nmelds, s.last_drawn, g233_combo_name(got),
+                     g233_combo_name(expected));
         found[got]++;
         trials++;
     }
     print_message("over %d hands: none %d, 2-3-3 %d, 2-3-4 %d, 2-4-4 %d, super %d, rainbow %d\n",
-                  trials, found[COMBO_NONE], found[COMBO_233], found[COMBO_234], found[COMBO_244],
-                  found[COMBO_SUPER], found[COMBO_RAINBOW]);
-    assert_true(found[COMBO_NONE] > 10000);
-    for (int c = COMBO_233; c <= COMBO_RAINBOW; c++)
+                  trials, found[G233_COMBO_NONE], found[G233_COMBO_233], found[G233_COMBO_234],
+                  found[G233_COMBO_244], found[G233_COMBO_SUPER], found[G233_COMBO_RAINBOW]);
+    assert_true(found[G233_COMBO_NONE] > 10000);
+    for (int c = G233_COMBO_233; c <= G233_COMBO_RAINBOW; c++)
         assert_true(found[c] > 1000);
 }
 

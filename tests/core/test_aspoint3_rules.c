@@ -220,16 +220,9 @@ static void options_out_of_range_are_refused(void **state)
         /* the packs variant counts by manche or in total only */
         "{\"pack_scoring\":\"best\"}", "{\"pack_scoring\":\"Manche\"}", "{\"pack_scoring\":\"\"}",
         "{\"pack_scoring\":1}", "{\"packs\":2,\"pack_scoring\":\"totals\"}"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        game_error_t err = {0};
-        json_t *o = json_loads(bad[i], 0, NULL);
-        assert_null(game_new(&aspoint3_desc, 2, o, 1, &err));
-        assert_string_equal(err.code, "bad_option");
-        json_decref(o);
-    }
-    game_error_t err = {0};
-    assert_null(game_new(&aspoint3_desc, 3, NULL, 1, &err));
-    assert_string_equal(err.code, "bad_players");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        gt_new_refused(&aspoint3_desc, 2, bad[i], "bad_option");
+    gt_new_refused(&aspoint3_desc, 3, NULL, "bad_players");
     ap3_t *g = table("{\"rounds\":5}");
     assert_int_equal(g->rounds, 5);
     game_free(&g->base);
@@ -446,7 +439,7 @@ static void first_total_over_the_target_wins_the_round_and_scores_the_difference
     assert_int_equal(g->score[1], 0);
     assert_int_equal(g->nstock, 46);
     assert_int_equal(g->ndiscard, 0);
-    assert_int_equal(json_array_size(g->history), 1);
+    assert_int_equal(json_array_size(g->history.entries), 1);
     assert_int_equal(g->starter, 1); /* the alternation goes on */
     game_free(&g->base);
 }
@@ -548,11 +541,7 @@ static void equal_sums_share_the_win(void **state)
     deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* 361 and 361: a drawn round, 0 to 0 */
     OK(g, 0, KEEP);
     OK(g, 1, DOWN);
-    json_t *res = aspoint3_desc.result(&g->base);
-    json_t *want = json_pack("[i,i]", 0, 1);
-    assert_true(json_equal(json_object_get(res, "winners"), want));
-    json_decref(want);
-    json_decref(res);
+    gt_winners(&g->base, "[0,1]");
     game_free(&g->base);
 }
 
@@ -593,13 +582,8 @@ static void rounds_are_three_or_five_other_counts_an_option_beyond_the_text(void
         game_free(&g->base);
     }
     static const char *const bad[] = {"{\"rounds\":0}", "{\"rounds\":16}", "{\"rounds\":-3}"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        game_error_t err = {0};
-        json_t *o = json_loads(bad[i], 0, NULL);
-        assert_null(game_new(&aspoint3_desc, 2, o, 1, &err));
-        assert_string_equal(err.code, "bad_option");
-        json_decref(o);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        gt_new_refused(&aspoint3_desc, 2, bad[i], "bad_option");
 }
 
 /* ------------------------------------------------------------------ */
@@ -760,7 +744,7 @@ static void check_round_over(ap3_t *g, const char *want_text)
         char *t = json_dumps(got, JSON_SORT_KEYS);
         fail_msg("round_over: %s, want %s", t ? t : "(none)", want_text);
     }
-    json_t *h = json_array_get(g->history, json_array_size(g->history) - 1);
+    json_t *h = json_array_get(g->history.entries, json_array_size(g->history.entries) - 1);
     assert_true(json_equal(h, want));
     json_decref(want);
 }
@@ -855,12 +839,12 @@ static void packs_by_manche_first_to_win_n_packs_wins_the_game(void **state)
     json_t *want = json_loads("{\"winners\":[0],\"scores\":[3,0],\"mode\":\"packs\","
                               "\"pack_scoring\":\"manche\",\"rounds\":4,\"deals\":32}",
                               0, NULL);
-    json_object_set(want, "history", g->history);
+    json_object_set(want, "history", g->history.entries);
     if (!json_equal(res, want)) {
         char *t = json_dumps(res, JSON_SORT_KEYS);
         fail_msg("result: %s", t);
     }
-    assert_int_equal(json_array_size(g->history), 4);
+    assert_int_equal(json_array_size(g->history.entries), 4);
     json_decref(want);
     json_decref(res);
     assert_int_equal(nlegal(g, 0) + nlegal(g, 1), 0);
@@ -919,7 +903,7 @@ static void packs_by_total_game_ends_when_the_last_pack_runs_out(void **state)
             assert_int_equal(g->round, 1);
         }
         assert_int_equal(deals, 8 * packs);
-        assert_int_equal(json_array_size(g->history), 0);
+        assert_int_equal(json_array_size(g->history.entries), 0);
         audit_ok(g);
         json_t *res = aspoint3_desc.result(&g->base);
         json_t *w = json_object_get(res, "winners");
@@ -964,12 +948,12 @@ static void packs_by_manche_random_games_end_when_a_seat_has_won_n_packs(void **
         assert_int_equal(g->total[w], packs);
         assert_true(g->total[1 - w] < packs);
         assert_int_equal(g->deal % 8, 0);
-        size_t n = json_array_size(g->history);
+        size_t n = json_array_size(g->history.entries);
         assert_int_equal((int)n, g->deal / 8);
         assert_int_equal((int)n, g->round);
         int totals[2] = {0, 0};
         for (size_t i = 0; i < n; i++) {
-            json_t *h = json_array_get(g->history, i), *sc = json_object_get(h, "scores");
+            json_t *h = json_array_get(g->history.entries, i), *sc = json_object_get(h, "scores");
             int a = (int)json_integer_value(json_array_get(sc, 0));
             int b = (int)json_integer_value(json_array_get(sc, 1));
             assert_true(a + b <= 8);
@@ -1035,7 +1019,7 @@ static void held_view_does_not_change_as_play_goes_on(void **state)
             if (step < 2) continue;
             OK(g, g->starter, KEEP);
             OK(g, 1 - g->starter, DOWN);
-            assert_int_equal(json_array_size(g->history), 1);
+            assert_int_equal(json_array_size(g->history.entries), 1);
         }
         /* Play on to the end: more rounds, more reveals, the result. */
         int deals = 0;
@@ -1044,7 +1028,7 @@ static void held_view_does_not_change_as_play_goes_on(void **state)
             OK(g, 1 - g->starter, DOWN);
         }
         assert_true(aspoint3_desc.is_over(&g->base));
-        assert_true(json_array_size(g->history) >= 2);
+        assert_true(json_array_size(g->history.entries) >= 2);
         for (int i = 0; i < nheld; i++)
             for (int s = 0; s < 3; s++) {
                 if (!json_equal(held[i][s], copy[i][s])) {
@@ -1121,8 +1105,8 @@ static void timed_out_seat_keeps_or_takes_the_face_down_card(void **state)
     assert_true(json_equal(a, want));
     json_decref(a);
     json_decref(want);
-    assert_int_equal(aspoint3_desc.next_deadline(&g->base), GAME_NO_DEADLINE);
-    assert_false(aspoint3_desc.tick(&g->base, 1000000));
+    assert_int_equal(game_next_deadline(&g->base), GAME_NO_DEADLINE);
+    assert_false(game_tick(&g->base, 1000000));
     game_free(&g->base);
 }
 
@@ -1300,11 +1284,7 @@ static void random_bot_plays_a_legal_action(void **state)
         rng_seed(&r, (uint64_t)i);
         json_t *v = game_view(&g->base, 0);
         json_t *a = aspoint3_desc.bot(v, "random", &r);
-        bool found = false;
-        size_t k;
-        json_t *x;
-        json_array_foreach(legal, k, x) found |= json_equal(x, a);
-        assert_true(found);
+        assert_true(gt_json_in(legal, a));
         json_decref(a);
         json_decref(v);
     }

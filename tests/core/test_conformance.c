@@ -1,8 +1,8 @@
 /*
  * test_conformance.c — one suite over every game of game_registry(), with no
  * game-specific code (OpenSpiel's conformance idea; the contract checked is
- * core/game.h, comment by comment). About 1,200 lines, one campaign shared
- * by twelve tests: what knows no playout is in conformance_util.h.
+ * core/game.h, comment by comment). About 1,300 lines, one campaign shared
+ * by thirteen tests: what knows no playout is in conformance_util.h.
  *
  * A campaign of seeded random playouts per game drives each table from
  * game_new() to its end on a virtual clock that advances 0..400 ms per step
@@ -14,7 +14,8 @@
  * audit must pass after every change. When nobody can act, the clock jumps to
  * the next deadline; with none, the game is stuck. Sampled checks try illegal
  * actions, resample hidden information, ask both bots, compare views with
- * legal(), and replay the log (at the end of every playout, midway in some).
+ * legal(), hold every view across later steps (it must not change), and
+ * replay the log (at the end of every playout, midway in some).
  * Every check counts its runs and keeps its first failures; each test below
  * reports one behaviour over that shared campaign, so a failing test names what
  * broke, and its message names the game, seed and step to reproduce it.
@@ -52,7 +53,9 @@
 /*
  * Playouts per game: 10,000 (about a minute for 233 at -O2). Under
  * AddressSanitizer, where a playout costs six to ten times as much, 2,000 keep
- * the run within a few minutes; TAPIS_CONFORMANCE_GAMES overrides both.
+ * the run within a few minutes; TAPIS_CONFORMANCE_GAMES overrides both. The
+ * meson suites set it (tests/core/meson.build): 2,000 in the default suite,
+ * 10,000 in the suite 'soak'.
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define DEFAULT_PLAYOUTS 2000
@@ -85,6 +88,7 @@ enum {
     CK_RESAMPLE, /* redrawing what a seat cannot see leaves its view as it was */
     CK_BOT,      /* bots choose listed actions, as pure functions of a view */
     CK_RESULT,   /* result NULL until over, then winners; nothing left to play */
+    CK_HELD,     /* a view held across later actions never changes */
     CK_COUNT
 };
 
@@ -109,6 +113,8 @@ typedef struct game_run {
 typedef struct rates {
     uint32_t views, bots, illegal, resample, tick_dump, idle_tick, settle, mid_replay, end_replay;
     int illegal_tries;
+    uint32_t held;     /* 1 in N steps, hold every view (when none is held) */
+    uint32_t held_for; /* ...for 1..N steps (actions, ticks, idle waits) */
 } rates_t;
 
 static const rates_t campaign_rates = {
@@ -122,9 +128,11 @@ static const rates_t campaign_rates = {
     .mid_replay = 16,
     .end_replay = 1,
     .illegal_tries = 6,
+    .held = 64,
+    .held_for = 24,
 };
 
-static const rates_t every_step = {1, 1, 1, 1, 1, 1, 1, 1, 1, 12};
+static const rates_t every_step = {1, 1, 1, 1, 1, 1, 1, 1, 1, 12, 1, 24};
 
 typedef struct entry {
     int seat;       /* TICK for a tick */
@@ -152,6 +160,9 @@ typedef struct playout {
     json_t *seen;
     game_t *settle; /* the table before a due tick, by replay (see check_settle) */
     bool stop;      /* a finding that makes going on meaningless */
+    /* Views held (index seat + 1; [0] the spectator's) and their deep copies. */
+    json_t *held[GAME_MAX_SEATS + 1], *held_copy[GAME_MAX_SEATS + 1];
+    long held_at, held_until; /* steps */
 } playout_t;
 
 static char tbuf[4][512];
@@ -303,7 +314,7 @@ static json_t *legal_of(playout_t *p, int s)
 
 static unsigned waiting_of(playout_t *p)
 {
-    unsigned w = p->d->waiting(p->g);
+    unsigned w = game_waiting(p->g);
     ran(p, CK_STATE);
     if (p->seats < 32 && (w >> p->seats) != 0) {
         finding(p, CK_STATE, "waiting() is %#x, beyond %d seats", w, p->seats);
@@ -365,8 +376,8 @@ static void check_bots(playout_t *p, int acting)
     json_t *v = game_view(p->g, s);
     for (int i = 0; i < 2; i++) {
         rng_t r1 = r, r2 = r;
-        json_t *a = p->d->bot(v, strategies[i], &r1);
-        json_t *b = p->d->bot(v, strategies[i], &r2);
+        json_t *a = game_bot(p->d, v, strategies[i], &r1);
+        json_t *b = game_bot(p->d, v, strategies[i], &r2);
         ran(p, CK_BOT);
         bool none = json_array_size(legal_of(p, s)) == 0;
         if (none ? a != NULL : !cu_contains(legal_of(p, s), a))
@@ -380,6 +391,61 @@ static void check_bots(playout_t *p, int acting)
         rng_next(&r);
     }
     json_decref(v);
+}
+
+/*
+ * A view is a value (game.h): it may share immutable parts with the state,
+ * but nothing the state does later may change it; a client, a journal or a
+ * bot may hold it as long as it likes. hold_views() takes every seat's view
+ * and the spectator's with a deep copy made at the time; some steps later (or
+ * at the end of the playout) check_held_views() requires each to equal its
+ * copy. An alias (an array the state appends to in place, shared with the
+ * views) fails here.
+ */
+static void hold_views(playout_t *p)
+{
+    rng_t r = step_rng(p, CK_HELD);
+    for (int s = GAME_SPECTATOR; s < p->seats; s++) {
+        p->held[s + 1] = game_view(p->g, s);
+        p->held_copy[s + 1] = json_deep_copy(p->held[s + 1]);
+    }
+    p->held_at = p->step;
+    p->held_until = p->step + 1 + (long)rng_below(&r, p->rt->held_for ? p->rt->held_for : 1);
+}
+
+/* The first top-level key whose value differs between two views (or ""). */
+static const char *first_difference(const json_t *a, const json_t *b)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)a, k, v) if (!json_equal(v, json_object_get(b, k))) return k;
+    json_object_foreach((json_t *)b, k, v) if (!json_object_get(a, k)) return k;
+    return "";
+}
+
+static void release_views(playout_t *p)
+{
+    for (int i = 0; i <= GAME_MAX_SEATS; i++) {
+        json_decref(p->held[i]);
+        json_decref(p->held_copy[i]);
+        p->held[i] = p->held_copy[i] = NULL;
+    }
+}
+
+static void check_held_views(playout_t *p)
+{
+    if (!p->held[0]) return;
+    for (int s = GAME_SPECTATOR; s < p->seats; s++) {
+        const json_t *v = p->held[s + 1], *c = p->held_copy[s + 1];
+        ran(p, CK_HELD);
+        if (json_equal(v, c)) continue;
+        const char *k = first_difference(v, c);
+        finding(p, CK_HELD,
+                "view(%d), held since step %ld, changed under its holder: \"%s\" is now %s, "
+                "was %s",
+                s, p->held_at, k, T(json_object_get(v, k)), T(json_object_get(c, k)));
+    }
+    release_views(p);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -596,8 +662,7 @@ static void check_replay(playout_t *p, const char *when)
     y = p->d->result(r);
     bool same_result = (!x && !y) || (x && y && json_equal(x, y));
     if (game_is_over(p->g) != game_is_over(r) || !same_result ||
-        game_next_deadline(p->g) != game_next_deadline(r) ||
-        p->d->waiting(p->g) != p->d->waiting(r))
+        game_next_deadline(p->g) != game_next_deadline(r) || game_waiting(p->g) != game_waiting(r))
         finding(p, CK_REPLAY, "replay (%s): is_over, result, next_deadline or waiting differ",
                 when);
     json_decref(x);
@@ -730,7 +795,7 @@ static json_t *choose_action(playout_t *p, int s, unsigned waiting, int mode)
 {
     json_t *legal = legal_of(p, s);
     if ((waiting & (1u << s)) && rng_below(&p->play, 32) == 0) {
-        json_t *a = p->d->default_action(p->g, s);
+        json_t *a = game_default_action(p->g, s);
         ran(p, CK_DEFAULT);
         if (a && cu_contains(legal, a)) return a;
         if (a)
@@ -740,7 +805,7 @@ static json_t *choose_action(playout_t *p, int s, unsigned waiting, int mode)
     }
     if (mode == 1 || (mode == 2 && rng_below(&p->play, 2))) {
         json_t *v = game_view(p->g, s);
-        json_t *a = p->d->bot(v, "greedy", &p->bots);
+        json_t *a = game_bot(p->d, v, "greedy", &p->bots);
         json_decref(v);
         ran(p, CK_BOT);
         if (a && cu_contains(legal, a)) return a;
@@ -765,8 +830,8 @@ static void check_over(playout_t *p)
     if (!ok) finding(p, CK_RESULT, "result once over: %s", T(res));
     json_decref(res);
     free_legal(p);
-    if (p->d->waiting(p->g) != 0)
-        finding(p, CK_RESULT, "the game is over but waiting() is %#x", p->d->waiting(p->g));
+    if (game_waiting(p->g) != 0)
+        finding(p, CK_RESULT, "the game is over but waiting() is %#x", game_waiting(p->g));
     for (int s = 0; s < p->seats; s++)
         if (json_array_size(legal_of(p, s)))
             finding(p, CK_RESULT, "the game is over but legal(%d) is %s", s, T(legal_of(p, s)));
@@ -782,6 +847,7 @@ static void playout_free(playout_t *p)
     free(p->log);
     json_decref(p->seen);
     json_decref(p->options);
+    release_views(p);
     game_free(p->g);
     game_free(p->settle);
 }
@@ -851,6 +917,10 @@ static void playout(game_run_t *run, uint64_t seed, const rates_t *rt, bool trac
             do_tick(&p, sample(&p, rt->tick_dump));
         } else if (sample(&p, rt->idle_tick))
             do_tick(&p, true); /* nothing due: no change */
+        if (p.held[0] && p.step >= p.held_until)
+            check_held_views(&p);
+        else if (!p.held[0] && sample(&p, rt->held))
+            hold_views(&p);
         if (p.stop || game_is_over(p.g)) break;
         ran(&p, CK_RESULT);
         json_t *res = p.d->result(p.g);
@@ -896,6 +966,7 @@ static void playout(game_run_t *run, uint64_t seed, const rates_t *rt, bool trac
         run->actions++;
         if (!audit_ok(&p, p.g, "an action")) p.stop = true;
     }
+    check_held_views(&p); /* the last actions (a game's end) too */
     run->steps += p.step;
     ran(&p, CK_END);
     if (p.step > run->longest) run->longest = p.step;
@@ -927,16 +998,31 @@ static long env_long(const char *name, long dflt)
     return *end == 0 && v > 0 ? v : dflt;
 }
 
-static bool descriptor_complete(const game_desc_t *d)
+/*
+ * Every row of the option table is well formed: a name, a known type, a
+ * default the table itself accepts (within min..max, among the choices).
+ */
+static bool options_well_formed(const game_desc_t *d)
 {
-    json_t *def = json_loads(d->default_options ? d->default_options : "", 0, NULL);
-    bool ok = d->id && d->title && d->min_seats >= 1 && d->min_seats <= d->max_seats &&
-              d->max_seats <= GAME_MAX_SEATS && json_is_object(def) && d->create && d->apply &&
-              d->legal && d->view_public && d->next_deadline && d->tick && d->waiting &&
-              d->default_action && d->is_over && d->result && d->bot && d->dump && d->resample &&
-              d->audit && d->free;
+    json_t *def = game_default_options(d);
+    bool ok = json_is_object(def);
+    for (const game_option_t *o = d->options; ok && o->name; o++) {
+        ok = o->type == GAME_OPT_INT || o->type == GAME_OPT_BOOL ||
+             (o->type == GAME_OPT_STRING && o->choices && o->def_string);
+        ok = ok && o->help && (o->type != GAME_OPT_INT || o->min <= o->max);
+        ok = ok && game_option_check(d, o->name, json_object_get(def, o->name), NULL) == 0;
+    }
     json_decref(def);
     return ok;
+}
+
+/* What game.h requires; the optional functions (tick, waiting, bot...) may be NULL. */
+static bool descriptor_complete(const game_desc_t *d)
+{
+    return d->id && d->title && d->min_seats >= 1 && d->min_seats <= d->max_seats &&
+           d->max_seats <= GAME_MAX_SEATS && options_well_formed(d) && d->create && d->apply &&
+           d->legal && d->view_public && d->is_over && d->result && d->dump && d->resample &&
+           d->audit && d->free;
 }
 
 /*
@@ -1033,7 +1119,7 @@ static void descriptors_are_complete(void **state)
     for (int i = 0; i < n; i++) {
         if (!descriptor_complete(games[i]))
             fail_msg("game %s: incomplete descriptor (id, title, seat range within 1..%d, "
-                     "default_options an object, every function)",
+                     "a well-formed option table, every required function)",
                      games[i]->id ? games[i]->id : "(no id)", GAME_MAX_SEATS);
         assert_ptr_equal(game_find(games[i]->id), games[i]);
         for (int j = 0; j < i; j++)
@@ -1207,6 +1293,12 @@ static void results_name_the_winners(void **state)
     expect_no_findings(CK_RESULT, "results");
 }
 
+static void held_views_never_change(void **state)
+{
+    (void)state;
+    expect_no_findings(CK_HELD, "held views");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1222,6 +1314,7 @@ int main(void)
         cmocka_unit_test(views_hide_what_resampling_changes),
         cmocka_unit_test(bots_choose_legal_actions),
         cmocka_unit_test(results_name_the_winners),
+        cmocka_unit_test(held_views_never_change),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(camp.runs);

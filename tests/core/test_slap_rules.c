@@ -203,8 +203,8 @@ static void events_are(slap_t *g, const char *want)
 {
     json_t *w = json_loads(want, 0, NULL);
     assert_non_null(w);
-    bool same = json_equal(g->events, w);
-    if (!same) show_both("events", w, g->events);
+    bool same = json_equal(g->events.entries, w);
+    if (!same) show_both("events", w, g->events.entries);
     json_decref(w);
     if (!same) fail();
 }
@@ -262,19 +262,12 @@ static void cards_are_dealt_evenly_leftovers_out_of_play(void **state)
 static void table_sizes_outside_two_to_six_and_bad_options_are_refused(void **state)
 {
     (void)state;
-    game_error_t err = {0};
-    assert_null(game_new(&slap_desc, 1, NULL, 1, &err));
-    assert_string_equal(err.code, "bad_players");
-    assert_null(game_new(&slap_desc, 7, NULL, 1, &err));
-    assert_string_equal(err.code, "bad_players");
+    gt_new_refused(&slap_desc, 1, NULL, "bad_players");
+    gt_new_refused(&slap_desc, 7, NULL, "bad_players");
     const char *bad[] = {"{\"go_ms\":-1}", "{\"stall_ms\":60001}", "{\"max_rounds\":0}",
                          "{\"max_stalls\":-3}", "{\"rounds\":3}"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        json_t *o = json_loads(bad[i], 0, NULL);
-        assert_null(game_new(&slap_desc, 3, o, 1, &err));
-        assert_string_equal(err.code, "bad_option");
-        json_decref(o);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        gt_new_refused(&slap_desc, 3, bad[i], "bad_option");
 }
 
 static void go_comes_go_ms_after_the_set_up_and_turns_up_one_card_per_pile(void **state)
@@ -717,10 +710,7 @@ static void slap_race_near_tie_one_ms_apart_goes_to_the_earlier(void **state)
     /* Seat 2 got the last pile automatically (the events tell it: the state is a new round). */
     json_t *want =
         json_pack("{s:i, s:s, s:i, s:i}", "seat", 2, "did", "last_pile", "pile", 2, "cards", 1);
-    bool found = false;
-    size_t i;
-    json_t *ev;
-    json_array_foreach(g->events, i, ev) found |= json_equal(ev, want);
+    bool found = gt_json_in(g->events.entries, want);
     json_decref(want);
     assert_true(found);
     assert_int_equal(g->round, 2);
@@ -785,7 +775,7 @@ static void player_with_zero_or_one_card_at_round_end_wins(void **state)
     assert_int_equal(slap_desc.waiting(&g->base), 0);
     assert_int_equal(legal_count(g, 1), 0);
     refused(g, 1, "{\"type\":\"slap\",\"pile\":1}", 1400, "game_over");
-    assert_null(slap_desc.default_action(&g->base, 0));
+    assert_null(game_default_action(&g->base, 0));
     assert_int_equal(game_next_deadline(&g->base), GAME_NO_DEADLINE);
     game_free(&g->base);
 }
@@ -819,10 +809,7 @@ static void after_max_rounds_the_fewest_cards_win(void **state)
     freeze(g);
     assert_true(game_tick(&g->base, 2500));
     assert_true(game_is_over(&g->base));
-    json_t *r = slap_desc.result(&g->base);
-    assert_int_equal(json_array_size(json_object_get(r, "winners")), 1);
-    assert_int_equal(json_integer_value(json_array_get(json_object_get(r, "winners"), 0)), 1);
-    json_decref(r);
+    gt_winners(&g->base, "[1]");
     game_free(&g->base);
 }
 
@@ -1000,7 +987,7 @@ static void greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning(voi
     json_t *a = slap_bot(v, "greedy", &r);
     assert_string_equal(json_string_value(json_object_get(a, "type")), "slap");
     assert_int_equal(json_integer_value(json_object_get(a, "pile")), 0); /* one card */
-    json_t *d = slap_desc.default_action(&g->base, 0);
+    json_t *d = game_default_action(&g->base, 0);
     assert_true(json_equal(a, d));
     json_decref(a);
     json_decref(d);

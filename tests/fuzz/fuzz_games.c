@@ -184,7 +184,7 @@ static void remember(table_t *t, const json_t *legal)
  */
 static void check_views(table_t *t, bool print)
 {
-    unsigned waiting = t->d->waiting(t->g);
+    unsigned waiting = game_waiting(t->g);
     CHECK(t, (waiting >> t->seats) == 0, "waiting() is %#x with %d seats", waiting, t->seats);
     bool over = game_is_over(t->g);
     for (int s = GAME_SPECTATOR; s < t->seats; s++) {
@@ -620,7 +620,7 @@ static void pass_time(table_t *t, fz_t *in)
 static int pick_seat(table_t *t, fz_t *in, bool with_legal)
 {
     uint8_t b = fz_u8(in);
-    unsigned waiting = t->d->waiting(t->g);
+    unsigned waiting = game_waiting(t->g);
     int cand[GAME_MAX_SEATS], n = 0;
     for (int pass = (b & 1) ? 0 : 1; pass < 2 && n == 0; pass++) {
         for (int s = 0; s < t->seats; s++) {
@@ -673,10 +673,10 @@ static void step(table_t *t, fz_t *in)
         json_decref(a);
     } else if (op == 7) {
         int s = pick_seat(t, in, false);
-        json_t *a = t->d->default_action(t->g, s);
+        json_t *a = game_default_action(t->g, s);
         if (!a) return;
         bool listed = is_listed(t, s, a);
-        CHECK(t, listed || !(t->d->waiting(t->g) & (1u << s)),
+        CHECK(t, listed || !(game_waiting(t->g) & (1u << s)),
               "default_action(%d) is %s, not listed", s, T(a));
         act(t, s, a, listed);
         json_decref(a);
