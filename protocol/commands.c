@@ -2,8 +2,8 @@
  * commands.c — the command table and its validation. See commands.h.
  */
 #include "commands.h"
+#include "buf.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,83 +16,170 @@
 #define PLAYERS_MAX 64
 #define TEXT_MAX_LEN 1000
 #define ROOMS_PAGE_MAX 200
+#define HISTORY_PAGE_MAX 100
 
-#define ROOM_ARG(flags, pos)                                                                       \
+#define ROOM_ARG(arg_flags, pos)                                                                   \
     {                                                                                              \
-        "room", ARG_ROOM, flags, 1, ROOM_MAX_LEN, pos                                              \
+        .name = "room", .type = ARG_ROOM, .flags = (arg_flags), .min = 1, .max = ROOM_MAX_LEN,     \
+        .position = (pos)                                                                          \
     }
 
 static const command_t commands[CMD__COUNT] = {
-    {"hello",
-     CMD_HELLO,
-     CMD_F_BEFORE_HELLO,
-     "hello NAME [TOKEN]",
-     "say who you are (TOKEN: reconnect to your seats)",
-     {{"name", ARG_STRING, ARG_REQUIRED, 1, NAME_MAX_LEN, 1}, {"token", ARG_STRING, 0, 1, 128, 2}}},
-    {"games", CMD_GAMES, CMD_F_BEFORE_HELLO, "games", "list the games this server hosts", {{0}}},
-    {"create",
-     CMD_CREATE,
-     0,
-     "create GAME [PLAYERS] [private] [option=value...]",
-     "open a room for a game; the reply names the room",
-     {{"game", ARG_STRING, ARG_REQUIRED, 1, NAME_MAX_LEN, 1},
-      {"players", ARG_INT, 0, 1, PLAYERS_MAX, 2},
-      {"private", ARG_BOOL, ARG_FLAG, 0, 0, 0},
-      {"options", ARG_OBJECT, ARG_EXTRAS, 0, 0, 0}}},
-    {"rooms",
-     CMD_ROOMS,
-     0,
-     "rooms [LIMIT] [OFFSET] [game=GAME] [status=waiting|playing|over]",
-     "list the open rooms, newest first, a page at a time (default 50, at most 200)",
-     {{"limit", ARG_INT, 0, 1, ROOMS_PAGE_MAX, 1},
-      {"offset", ARG_INT, 0, 0, 1000000, 2},
-      {"game", ARG_STRING, 0, 1, NAME_MAX_LEN, 0},
-      {"status", ARG_STRING, 0, 1, 16, 0}}},
-    {"join",
-     CMD_JOIN,
-     0,
-     "join ROOM [SEAT]",
-     "take a seat; a table starts when its last seat fills",
-     {ROOM_ARG(ARG_REQUIRED, 1), {"seat", ARG_INT, 0, 0, SEAT_MAX, 2}}},
-    {"watch",
-     CMD_WATCH,
-     0,
-     "watch ROOM",
-     "watch a room as a spectator",
-     {ROOM_ARG(ARG_REQUIRED, 1)}},
-    {"leave", CMD_LEAVE, CMD_F_ROOM, "leave [ROOM]", "leave a room", {ROOM_ARG(0, 1)}},
-    {"addbot",
-     CMD_ADDBOT,
-     CMD_F_ROOM,
-     "addbot [ROOM] [strategy=NAME]",
-     "seat a bot in a free seat",
-     {ROOM_ARG(0, 1), {"strategy", ARG_STRING, 0, 1, NAME_MAX_LEN, 0}}},
-    {"act",
-     CMD_ACT,
-     CMD_F_ROOM,
-     "act TYPE [key=value...] [word...]",
-     "play an action; `act` may be left out: draw, discard card=Y3",
-     {ROOM_ARG(0, 0), {"action", ARG_ACTION, ARG_REQUIRED | ARG_EXTRAS, 0, 0, 0}}},
-    {"state",
-     CMD_STATE,
-     CMD_F_ROOM,
-     "state [ROOM]",
-     "send me the room's state again",
-     {ROOM_ARG(0, 1)}},
-    {"say",
-     CMD_SAY,
-     CMD_F_ROOM,
-     "say TEXT...",
-     "talk to the room (the rest of the line is the text)",
-     {ROOM_ARG(0, 0), {"text", ARG_STRING, ARG_REQUIRED | ARG_REST, 1, TEXT_MAX_LEN, 1}}},
-    {"ping", CMD_PING, CMD_F_BEFORE_HELLO, "ping", "check the connection", {{0}}},
-    {"help",
-     CMD_HELP,
-     CMD_F_BEFORE_HELLO,
-     "help [COMMAND]",
-     "this list, or one command in detail",
-     {{"command", ARG_STRING, 0, 1, NAME_MAX_LEN, 1}}},
-    {"quit", CMD_QUIT, CMD_F_BEFORE_HELLO, "quit", "say goodbye and close", {{0}}},
+    {
+        .name = "hello",
+        .id = CMD_HELLO,
+        .flags = CMD_F_BEFORE_HELLO,
+        .usage = "hello NAME [TOKEN]",
+        .summary = "say who you are (TOKEN: reconnect to your seats)",
+        .args = {{.name = "name",
+                  .type = ARG_STRING,
+                  .flags = ARG_REQUIRED,
+                  .min = 1,
+                  .max = NAME_MAX_LEN,
+                  .position = 1},
+                 {.name = "token", .type = ARG_STRING, .min = 1, .max = 128, .position = 2}},
+    },
+    {
+        .name = "games",
+        .id = CMD_GAMES,
+        .flags = CMD_F_BEFORE_HELLO,
+        .usage = "games",
+        .summary = "list the games this server hosts",
+    },
+    {
+        .name = "create",
+        .id = CMD_CREATE,
+        .usage = "create GAME [PLAYERS] [private] [option=value...]",
+        .summary = "open a room for a game; the reply names the room",
+        .args = {{.name = "game",
+                  .type = ARG_STRING,
+                  .flags = ARG_REQUIRED,
+                  .min = 1,
+                  .max = NAME_MAX_LEN,
+                  .position = 1},
+                 {.name = "players", .type = ARG_INT, .min = 1, .max = PLAYERS_MAX, .position = 2},
+                 {.name = "private", .type = ARG_BOOL, .flags = ARG_FLAG},
+                 {.name = "options", .type = ARG_OBJECT, .flags = ARG_EXTRAS}},
+    },
+    {
+        .name = "rooms",
+        .id = CMD_ROOMS,
+        .usage = "rooms [LIMIT] [OFFSET] [game=GAME] [status=waiting|playing|over]",
+        .summary = "list the open rooms, newest first, a page at a time (default 50, at most 200)",
+        .args = {{.name = "limit", .type = ARG_INT, .min = 1, .max = ROOMS_PAGE_MAX, .position = 1},
+                 {.name = "offset", .type = ARG_INT, .min = 0, .max = 1000000, .position = 2},
+                 {.name = "game", .type = ARG_STRING, .min = 1, .max = NAME_MAX_LEN},
+                 {.name = "status", .type = ARG_STRING, .min = 1, .max = 16}},
+    },
+    {
+        .name = "history",
+        .id = CMD_HISTORY,
+        .usage = "history [all] [LIMIT] [OFFSET]",
+        .summary =
+            "your finished games (all: the server's), newest first (default 20, at most 100)",
+        .args =
+            {{.name = "all", .type = ARG_BOOL, .flags = ARG_FLAG},
+             {.name = "limit", .type = ARG_INT, .min = 1, .max = HISTORY_PAGE_MAX, .position = 1},
+             {.name = "offset", .type = ARG_INT, .min = 0, .max = 1000000, .position = 2}},
+    },
+    {
+        .name = "replay",
+        .id = CMD_REPLAY,
+        .usage = "replay ID",
+        .summary = "the record of a finished game: options, seed, seats and journal",
+        .args = {{.name = "game_id",
+                  .type = ARG_ROOM,
+                  .flags = ARG_REQUIRED,
+                  .min = 1,
+                  .max = ROOM_MAX_LEN,
+                  .position = 1}},
+    },
+    {
+        .name = "join",
+        .id = CMD_JOIN,
+        .usage = "join ROOM [SEAT]",
+        .summary = "take a seat; a table starts when its last seat fills",
+        .args = {ROOM_ARG(ARG_REQUIRED, 1),
+                 {.name = "seat", .type = ARG_INT, .min = 0, .max = SEAT_MAX, .position = 2}},
+    },
+    {
+        .name = "watch",
+        .id = CMD_WATCH,
+        .usage = "watch ROOM",
+        .summary = "watch a room as a spectator",
+        .args = {ROOM_ARG(ARG_REQUIRED, 1)},
+    },
+    {
+        .name = "leave",
+        .id = CMD_LEAVE,
+        .flags = CMD_F_ROOM,
+        .usage = "leave [ROOM]",
+        .summary = "leave a room",
+        .args = {ROOM_ARG(0, 1)},
+    },
+    {
+        .name = "addbot",
+        .id = CMD_ADDBOT,
+        .flags = CMD_F_ROOM,
+        .usage = "addbot [ROOM] [strategy=NAME]",
+        .summary = "seat a bot in a free seat",
+        .args = {ROOM_ARG(0, 1),
+                 {.name = "strategy", .type = ARG_STRING, .min = 1, .max = NAME_MAX_LEN}},
+    },
+    {
+        .name = "act",
+        .id = CMD_ACT,
+        .flags = CMD_F_ROOM,
+        .usage = "act TYPE [key=value...] [word...]",
+        .summary = "play an action; `act` may be left out: draw, discard card=Y3",
+        .args = {ROOM_ARG(0, 0),
+                 {.name = "action", .type = ARG_ACTION, .flags = ARG_REQUIRED | ARG_EXTRAS}},
+    },
+    {
+        .name = "state",
+        .id = CMD_STATE,
+        .flags = CMD_F_ROOM,
+        .usage = "state [ROOM]",
+        .summary = "send me the room's state again",
+        .args = {ROOM_ARG(0, 1)},
+    },
+    {
+        .name = "say",
+        .id = CMD_SAY,
+        .flags = CMD_F_ROOM,
+        .usage = "say TEXT...",
+        .summary = "talk to the room (the rest of the line is the text)",
+        .args = {ROOM_ARG(0, 0),
+                 {.name = "text",
+                  .type = ARG_STRING,
+                  .flags = ARG_REQUIRED | ARG_REST,
+                  .min = 1,
+                  .max = TEXT_MAX_LEN,
+                  .position = 1}},
+    },
+    {
+        .name = "ping",
+        .id = CMD_PING,
+        .flags = CMD_F_BEFORE_HELLO,
+        .usage = "ping",
+        .summary = "check the connection",
+    },
+    {
+        .name = "help",
+        .id = CMD_HELP,
+        .flags = CMD_F_BEFORE_HELLO,
+        .usage = "help [COMMAND]",
+        .summary = "this list, or one command in detail",
+        .args =
+            {{.name = "command", .type = ARG_STRING, .min = 1, .max = NAME_MAX_LEN, .position = 1}},
+    },
+    {
+        .name = "quit",
+        .id = CMD_QUIT,
+        .flags = CMD_F_BEFORE_HELLO,
+        .usage = "quit",
+        .summary = "say goodbye and close",
+    },
 };
 
 const command_t *command_table(int *n)
@@ -123,38 +210,39 @@ const arg_spec_t *command_arg(const command_t *c, const char *name)
 
 /* ------------------------------------------------------------ validation --- */
 
-static int check_length(const command_t *c, const arg_spec_t *a, size_t n, proto_error_t *err)
+static int check_length(const command_t *c, const arg_spec_t *a, size_t n, tapis_error_t *err)
 {
     if ((long long)n < a->min || (long long)n > a->max)
-        return proto_fail(err, PROTO_BAD_REQUEST, "%s: %s: must be %lld to %lld bytes long",
+        return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: must be %lld to %lld bytes long",
                           c->name, a->name, a->min, a->max);
     return 0;
 }
 
 static int check_arg(const command_t *c, const arg_spec_t *a, json_t *msg, json_t *v,
-                     proto_error_t *err)
+                     tapis_error_t *err)
 {
     switch (a->type) {
     case ARG_STRING:
         if (!json_is_string(v))
-            return proto_fail(err, PROTO_BAD_REQUEST, "%s: %s: must be a string", c->name, a->name);
+            return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: must be a string", c->name,
+                              a->name);
         return check_length(c, a, json_string_length(v), err);
     case ARG_INT:
         if (!json_is_integer(v))
-            return proto_fail(err, PROTO_BAD_REQUEST, "%s: %s: must be an integer", c->name,
+            return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: must be an integer", c->name,
                               a->name);
         if (json_integer_value(v) < a->min || json_integer_value(v) > a->max)
-            return proto_fail(err, PROTO_BAD_REQUEST, "%s: %s: must be between %lld and %lld",
+            return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: must be between %lld and %lld",
                               c->name, a->name, a->min, a->max);
         return 0;
     case ARG_BOOL:
         if (!json_is_boolean(v))
-            return proto_fail(err, PROTO_BAD_REQUEST, "%s: %s: must be true or false", c->name,
+            return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: must be true or false", c->name,
                               a->name);
         return 0;
     case ARG_OBJECT:
         if (!json_is_object(v))
-            return proto_fail(err, PROTO_BAD_REQUEST, "%s: %s: must be an object", c->name,
+            return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: must be an object", c->name,
                               a->name);
         return 0;
     case ARG_ROOM:
@@ -162,21 +250,21 @@ static int check_arg(const command_t *c, const arg_spec_t *a, json_t *msg, json_
             char buf[24];
             snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
             if (json_object_set_new(msg, a->name, json_string(buf)) < 0)
-                return proto_fail(err, PROTO_BAD_REQUEST, "%s: %s: out of memory", c->name,
-                                  a->name);
+                return proto_fail(err, TAPIS_E_INTERNAL, "%s: %s: out of memory", c->name, a->name);
             return 0;
         }
         if (!json_is_string(v))
-            return proto_fail(err, PROTO_BAD_REQUEST, "%s: %s: must be a string", c->name, a->name);
+            return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: must be a string", c->name,
+                              a->name);
         return check_length(c, a, json_string_length(v), err);
     case ARG_ACTION: {
         if (!json_is_object(v))
-            return proto_fail(err, PROTO_BAD_REQUEST, "%s: %s: must be an object", c->name,
+            return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: must be an object", c->name,
                               a->name);
         json_t *type = json_object_get(v, "type");
         if (!json_is_string(type) || json_string_length(type) == 0 ||
             json_string_length(type) > NAME_MAX_LEN)
-            return proto_fail(err, PROTO_BAD_REQUEST,
+            return proto_fail(err, TAPIS_E_BAD_REQUEST,
                               "%s: %s.type: must be a string of 1 to %d bytes", c->name, a->name,
                               NAME_MAX_LEN);
         return 0;
@@ -185,7 +273,7 @@ static int check_arg(const command_t *c, const arg_spec_t *a, json_t *msg, json_
     return 0;
 }
 
-int command_validate(const command_t *c, json_t *msg, proto_error_t *err)
+int command_validate(const command_t *c, json_t *msg, tapis_error_t *err)
 {
     for (const arg_spec_t *a = c->args; a < c->args + CMD_MAX_ARGS && a->name; a++) {
         json_t *v = json_object_get(msg, a->name);
@@ -196,7 +284,7 @@ int command_validate(const command_t *c, json_t *msg, proto_error_t *err)
         }
         if (!v) {
             if (a->flags & ARG_REQUIRED)
-                return proto_fail(err, PROTO_BAD_REQUEST, "%s: %s: required (usage: %s)", c->name,
+                return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: required (usage: %s)", c->name,
                                   a->name, c->usage);
             continue;
         }
@@ -206,43 +294,6 @@ int command_validate(const command_t *c, json_t *msg, proto_error_t *err)
 }
 
 /* ------------------------------------------------------------------ help --- */
-
-typedef struct text {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} text_t;
-
-static void text_add(text_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void text_add(text_t *t, const char *fmt, ...)
-{
-    if (t->failed) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            t->failed = true;
-            return;
-        }
-        if (t->s && (size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t cap = t->cap ? t->cap : 1024;
-        while (cap - t->len <= (size_t)n)
-            cap *= 2;
-        char *p = realloc(t->s, cap);
-        if (!p) {
-            t->failed = true;
-            return;
-        }
-        t->s = p;
-        t->cap = cap;
-    }
-}
 
 static const char *type_name(arg_type_t t)
 {
@@ -257,48 +308,44 @@ static const char *type_name(arg_type_t t)
     return "?";
 }
 
-static void help_command(text_t *t, const command_t *c)
+static void help_command(buf_t *t, const command_t *c)
 {
-    text_add(t, "%s\n  %s", c->usage, c->summary);
-    if (!(c->flags & CMD_F_BEFORE_HELLO)) text_add(t, " (after hello)");
-    if (c->flags & CMD_F_ROOM) text_add(t, "\n  room may be left out when you are in one room");
+    buf_printf(t, "%s\n  %s", c->usage, c->summary);
+    if (!(c->flags & CMD_F_BEFORE_HELLO)) buf_printf(t, " (after hello)");
+    if (c->flags & CMD_F_ROOM) buf_printf(t, "\n  room may be left out when you are in one room");
     for (const arg_spec_t *a = c->args; a < c->args + CMD_MAX_ARGS && a->name; a++) {
-        text_add(t, "\n  %s: %s%s", a->name, type_name(a->type),
-                 a->flags & ARG_REQUIRED ? ", required" : "");
-        if (a->type == ARG_INT) text_add(t, ", %lld..%lld", a->min, a->max);
+        buf_printf(t, "\n  %s: %s%s", a->name, type_name(a->type),
+                   a->flags & ARG_REQUIRED ? ", required" : "");
+        if (a->type == ARG_INT) buf_printf(t, ", %lld..%lld", a->min, a->max);
     }
-    text_add(t, "\n  JSON: {\"cmd\":\"%s\"", c->name);
+    buf_printf(t, "\n  JSON: {\"cmd\":\"%s\"", c->name);
     for (const arg_spec_t *a = c->args; a < c->args + CMD_MAX_ARGS && a->name; a++)
-        text_add(t, ",\"%s\":...", a->name);
-    text_add(t, "}");
+        buf_printf(t, ",\"%s\":...", a->name);
+    buf_printf(t, "}");
 }
 
 char *command_help(const char *name)
 {
-    text_t t = {0};
+    buf_t t = BUF_INIT;
     if (name) {
         const command_t *c = command_lookup(name);
         if (!c) return NULL;
         help_command(&t, c);
     } else {
-        text_add(&t, "commands (type the words, or send JSON {\"cmd\":NAME,...}):");
+        buf_printf(&t, "commands (type the words, or send JSON {\"cmd\":NAME,...}):");
         for (int i = 0; i < CMD__COUNT; i++) {
             const char *u = commands[i].usage;
             if (strlen(u) > 34)
-                text_add(&t, "\n  %s\n  %-34s", u, "");
+                buf_printf(&t, "\n  %s\n  %-34s", u, "");
             else
-                text_add(&t, "\n  %-34s", u);
-            text_add(&t, " %s", commands[i].summary);
+                buf_printf(&t, "\n  %-34s", u);
+            buf_printf(&t, " %s", commands[i].summary);
         }
-        text_add(&t, "\nbefore hello only hello, games, ping, help and quit are allowed."
-                     "\nfrom netcat: hello alice / games / create 233 4 / join 1 / addbot."
-                     "\nyour state event lists your legal actions; type one back as words,"
-                     "\ne.g. draw, discard card=Y3, claim cards=Y3,Y3 (or act {JSON})."
-                     "\nhelp COMMAND tells more about one command.");
+        buf_printf(&t, "\nbefore hello only hello, games, ping, help and quit are allowed."
+                       "\nfrom netcat: hello alice / games / create 233 4 / join 1 / addbot."
+                       "\nyour state event lists your legal actions; type one back as words,"
+                       "\ne.g. draw, discard card=Y3, claim cards=Y3,Y3 (or act {JSON})."
+                       "\nhelp COMMAND tells more about one command.");
     }
-    if (t.failed) {
-        free(t.s);
-        return NULL;
-    }
-    return t.s;
+    return buf_take(&t, NULL);
 }

@@ -33,6 +33,8 @@ typedef enum cmd_id {
     CMD_GAMES,
     CMD_CREATE,
     CMD_ROOMS,
+    CMD_HISTORY,
+    CMD_REPLAY,
     CMD_JOIN,
     CMD_WATCH,
     CMD_LEAVE,
@@ -100,15 +102,15 @@ const arg_spec_t *command_arg(const command_t *c, const char *name);
 /*
  * Check msg's arguments against c (see the top of this file). May normalise
  * msg in place (room integers become strings). Returns 0, or PROTO_ERROR
- * with err filled (bad_request).
+ * with err filled (bad_request; internal when memory runs out).
  */
-int command_validate(const command_t *c, json_t *msg, proto_error_t *err);
+int command_validate(const command_t *c, json_t *msg, tapis_error_t *err);
 
 /*
  * Help text, several "\n"-separated lines without a final "\n": for
  * name == NULL every command with its usage and summary plus how to play
  * from netcat; for a command name its usage, summary and arguments. NULL if
- * `name` is no command. Static storage is not used: the caller free()s it.
+ * `name` is no command. Static storage is not used: the caller tapis_free()s it.
  */
 char *command_help(const char *name);
 

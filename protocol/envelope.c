@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "inline_form.h"
+#include "tapis_alloc.h"
 
 /* ----------------------------------------------------------------- utf-8 --- */
 
@@ -70,7 +71,7 @@ static void utf8_scrub(char *s)
 
 /* ---------------------------------------------------------------- errors --- */
 
-int proto_fail(proto_error_t *err, const char *code, const char *fmt, ...)
+int proto_fail(tapis_error_t *err, const char *code, const char *fmt, ...)
 {
     va_list ap;
     err->code = code;
@@ -111,25 +112,32 @@ static int json_depth(const char *s, size_t len, int limit)
     return max;
 }
 
-json_t *proto_json_parse(const char *line, size_t len, proto_error_t *err)
+json_t *proto_json_parse(const char *line, size_t len, tapis_error_t *err)
 {
     if (memchr(line, '\0', len)) {
-        proto_fail(err, PROTO_BAD_JSON, "NUL byte in JSON line");
+        proto_fail(err, TAPIS_E_BAD_JSON, "NUL byte in JSON line");
         return NULL;
     }
     if (json_depth(line, len, PROTO_MAX_DEPTH) > PROTO_MAX_DEPTH) {
-        proto_fail(err, PROTO_BAD_JSON, "JSON nested deeper than %d levels", PROTO_MAX_DEPTH);
+        proto_fail(err, TAPIS_E_BAD_JSON, "JSON nested deeper than %d levels", PROTO_MAX_DEPTH);
         return NULL;
     }
     json_error_t jerr;
+    unsigned long failures = tapis_alloc_failures();
     json_t *v = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    /* jansson often reports a failed allocation as a syntax error: the count tells. */
+    if (!v && (json_error_code(&jerr) == json_error_out_of_memory ||
+               tapis_alloc_failures() != failures)) {
+        proto_fail(err, TAPIS_E_INTERNAL, "out of memory");
+        return NULL;
+    }
     if (!v) {
-        proto_fail(err, PROTO_BAD_JSON, "invalid JSON at column %d: %s", jerr.column, jerr.text);
+        proto_fail(err, TAPIS_E_BAD_JSON, "invalid JSON at column %d: %s", jerr.column, jerr.text);
         return NULL;
     }
     if (!json_is_object(v)) {
         json_decref(v);
-        proto_fail(err, PROTO_BAD_REQUEST, "a request must be a JSON object");
+        proto_fail(err, TAPIS_E_BAD_REQUEST, "a request must be a JSON object");
         return NULL;
     }
     return v;
@@ -145,22 +153,23 @@ static bool is_blank(char c)
 /*
  * After a failed inline parse: recover the name to echo in "re" from the
  * first word (the command, or "act" for an action shortcut), if it is clean.
+ * Returns -1 when memory ran out, else 0.
  */
-static void inline_recover_re(proto_request_t *req, const char *s, size_t len)
+static int inline_recover_re(proto_request_t *req, const char *s, size_t len)
 {
     size_t n = 0;
     while (n < len && !is_blank(s[n]))
         n++;
-    if (n == 0 || n > 64 || !proto_utf8_valid(s, n)) return;
+    if (n == 0 || n > 64 || !proto_utf8_valid(s, n)) return 0;
     for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) return;
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) return 0;
     char word[65];
     memcpy(word, s, n);
     word[n] = '\0';
     const command_t *c = command_lookup(word);
     if (c) {
         req->re = c->name;
-        return;
+        return 0;
     }
     bool ident = word[0] == '_' || (word[0] >= 'a' && word[0] <= 'z');
     for (size_t i = 1; i < n && ident; i++)
@@ -168,13 +177,15 @@ static void inline_recover_re(proto_request_t *req, const char *s, size_t len)
                 (word[i] >= '0' && word[i] <= '9');
     if (ident) {
         req->re = command_get(CMD_ACT)->name;
-        return;
+        return 0;
     }
     req->msg = json_pack("{s:s}", "cmd", word);
-    if (req->msg) req->re = json_string_value(json_object_get(req->msg, "cmd"));
+    if (!req->msg) return -1;
+    req->re = json_string_value(json_object_get(req->msg, "cmd"));
+    return 0;
 }
 
-int proto_request_parse(proto_request_t *req, const char *line, size_t len, proto_error_t *err)
+int proto_request_parse(proto_request_t *req, const char *line, size_t len, tapis_error_t *err)
 {
     memset(req, 0, sizeof(*req));
     size_t i = 0;
@@ -189,16 +200,17 @@ int proto_request_parse(proto_request_t *req, const char *line, size_t len, prot
         if (!req->msg) return PROTO_ERROR;
         req->id = json_object_get(req->msg, "id");
         json_t *cmd = json_object_get(req->msg, "cmd");
-        if (!cmd) return proto_fail(err, PROTO_BAD_REQUEST, "cmd: required");
+        if (!cmd) return proto_fail(err, TAPIS_E_BAD_REQUEST, "cmd: required");
         if (!json_is_string(cmd))
-            return proto_fail(err, PROTO_BAD_REQUEST, "cmd: must be a string");
+            return proto_fail(err, TAPIS_E_BAD_REQUEST, "cmd: must be a string");
         req->re = json_string_value(cmd);
     } else {
         req->inline_form = true;
-        if (memchr(s, '\0', n)) return proto_fail(err, PROTO_BAD_REQUEST, "NUL byte in line");
+        if (memchr(s, '\0', n)) return proto_fail(err, TAPIS_E_BAD_REQUEST, "NUL byte in line");
         req->msg = inline_parse(s, n, err);
         if (!req->msg) {
-            inline_recover_re(req, s, n);
+            if (inline_recover_re(req, s, n) < 0)
+                return proto_fail(err, TAPIS_E_INTERNAL, "out of memory");
             return PROTO_ERROR;
         }
         req->re = json_string_value(json_object_get(req->msg, "cmd"));
@@ -206,7 +218,7 @@ int proto_request_parse(proto_request_t *req, const char *line, size_t len, prot
 
     const command_t *c = command_lookup(req->re);
     if (!c)
-        return proto_fail(err, PROTO_UNKNOWN_COMMAND, "unknown command '%.40s' (try: help)",
+        return proto_fail(err, TAPIS_E_UNKNOWN_COMMAND, "unknown command '%.40s' (try: help)",
                           req->re);
     if (command_validate(c, req->msg, err) < 0) return PROTO_ERROR;
     req->command = c;
@@ -221,20 +233,25 @@ void proto_request_free(proto_request_t *req)
 
 /* --------------------------------------------------------------- replies --- */
 
-/* A JSON string of s, or null if s is NULL or not valid UTF-8. */
+/*
+ * A JSON string of s, or null if s is NULL or not valid UTF-8; NULL only when
+ * memory runs out.
+ */
 static json_t *string_or_null(const char *s)
 {
-    json_t *v = s ? json_string(s) : NULL;
-    return v ? v : json_null();
+    if (!s || !proto_utf8_valid(s, strlen(s))) return json_null();
+    return json_string(s);
 }
 
 json_t *proto_reply(const char *re, const json_t *id)
 {
     json_t *r = json_object();
-    if (!r) return NULL;
-    json_object_set_new(r, "re", string_or_null(re));
-    if (id) json_object_set_new(r, "id", json_deep_copy(id));
-    json_object_set_new(r, "ok", json_true());
+    if (!r || json_object_set_new(r, "re", string_or_null(re)) < 0 ||
+        (id && json_object_set_new(r, "id", json_deep_copy(id)) < 0) ||
+        json_object_set_new(r, "ok", json_true()) < 0) {
+        json_decref(r);
+        return NULL;
+    }
     return r;
 }
 
@@ -242,24 +259,30 @@ json_t *proto_reply_error(const char *re, const json_t *id, const char *code, co
 {
     json_t *r = proto_reply(re, id);
     if (!r) return NULL;
-    json_t *text = json_string(message ? message : "");
-    if (!text) {
+    const char *m = message ? message : "";
+    json_t *text = NULL;
+    if (proto_utf8_valid(m, strlen(m))) {
+        text = json_string(m);
+    } else {
         /* Not valid UTF-8: keep what can be kept rather than lose the reply. */
-        char *copy = strdup(message);
+        char *copy = tapis_strdup(m);
         if (copy) {
             utf8_scrub(copy);
             text = json_string(copy);
-            free(copy);
+            tapis_free(copy);
         }
     }
-    json_object_set_new(r, "ok", json_false());
-    json_object_set_new(r, "error",
-                        json_pack("{s:o,s:o}", "code", string_or_null(code), "message",
-                                  text ? text : json_string("")));
+    json_t *error =
+        text ? json_pack("{s:o,s:o}", "code", string_or_null(code), "message", text) : NULL;
+    if (!error || json_object_set_new(r, "ok", json_false()) < 0 ||
+        json_object_set_new(r, "error", error) < 0) {
+        json_decref(r);
+        return NULL;
+    }
     return r;
 }
 
-json_t *proto_reply_from_error(const proto_request_t *req, const proto_error_t *err)
+json_t *proto_reply_from_error(const proto_request_t *req, const tapis_error_t *err)
 {
     return proto_reply_error(req->re, req->id, err->code, err->message);
 }
@@ -285,8 +308,9 @@ size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size)
     if (id) {
         memcpy(buf + n, ",\"id\":", 6);
         n += 6;
+        unsigned long mark = tapis_alloc_failures();
         size_t w = json_text(id, buf + n, size - n);
-        if (w == 0 || w > size - n) return 0;
+        if (w == 0 || w > size - n || tapis_alloc_failed_since(mark)) return 0;
         n += w;
     }
     static const char tail[] = ",\"ok\":true}\n";
@@ -298,14 +322,20 @@ size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size)
 char *proto_encode(const json_t *msg, size_t *len)
 {
     if (!msg) return NULL;
+    /* json_text() writes reals with jansson, which allocates: a failure leaves a number out. */
+    unsigned long mark = tapis_alloc_failures();
     char tmp[4096];
     size_t n = json_text(msg, tmp, sizeof tmp);
-    char *line = malloc(n + 2);
+    char *line = tapis_malloc(n + 2);
     if (!line) return NULL;
     if (n <= sizeof tmp)
         memcpy(line, tmp, n);
     else
         json_text(msg, line, n);
+    if (tapis_alloc_failed_since(mark)) {
+        tapis_free(line);
+        return NULL;
+    }
     line[n] = '\n';
     line[n + 1] = '\0';
     if (len) *len = n + 1;

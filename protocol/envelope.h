@@ -39,12 +39,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The stable error codes this layer produces (the server adds its own). */
-#define PROTO_BAD_JSON "bad_json"
-#define PROTO_BAD_REQUEST "bad_request"
-#define PROTO_UNKNOWN_COMMAND "unknown_command"
-#define PROTO_LINE_TOO_LONG "line_too_long"
-#define PROTO_HELLO_FIRST "hello_first" /* the server sends it, see CMD_F_BEFORE_HELLO */
+#include "tapis_error.h"
+
+/*
+ * Errors are tapis_error_t (tapis_error.h), whose codes this layer uses:
+ * TAPIS_E_BAD_JSON, TAPIS_E_BAD_REQUEST, TAPIS_E_UNKNOWN_COMMAND, and
+ * TAPIS_E_INTERNAL when memory runs out (the server adds its own codes).
+ * The older names below stay for code outside protocol/ and server/ that
+ * still uses them (clients/, tests/fuzz/); new code says tapis_error_t and TAPIS_E_*.
+ */
+typedef tapis_error_t proto_error_t;
+#define PROTO_BAD_JSON TAPIS_E_BAD_JSON
+#define PROTO_BAD_REQUEST TAPIS_E_BAD_REQUEST
+#define PROTO_UNKNOWN_COMMAND TAPIS_E_UNKNOWN_COMMAND
+#define PROTO_LINE_TOO_LONG TAPIS_E_LINE_TOO_LONG
+#define PROTO_HELLO_FIRST TAPIS_E_HELLO_FIRST
 
 /* Deepest accepted nesting of a JSON request (the request object is level 1). */
 #define PROTO_MAX_DEPTH 32
@@ -53,11 +62,6 @@
 #define PROTO_OK 0
 #define PROTO_EMPTY 1 /* blank line: ignore, send nothing */
 #define PROTO_ERROR -1
-
-typedef struct proto_error {
-    const char *code; /* one of the PROTO_* codes (static storage) */
-    char message[192];
-} proto_error_t;
 
 struct command;
 
@@ -78,7 +82,7 @@ typedef struct proto_request {
  *               proto_reply_error(req->re, req->id, err->code, err->message)
  *               (req->re and req->id are set when they could be read).
  */
-int proto_request_parse(proto_request_t *req, const char *line, size_t len, proto_error_t *err);
+int proto_request_parse(proto_request_t *req, const char *line, size_t len, tapis_error_t *err);
 
 void proto_request_free(proto_request_t *req);
 
@@ -87,7 +91,7 @@ void proto_request_free(proto_request_t *req);
  * UTF-8 and syntax checked by jansson, duplicate keys refused. Returns a new
  * object, or NULL with err filled (code bad_json).
  */
-json_t *proto_json_parse(const char *line, size_t len, proto_error_t *err);
+json_t *proto_json_parse(const char *line, size_t len, tapis_error_t *err);
 
 /* {"re": re (null if NULL), "id": id (only if id != NULL), "ok": true}. Add fields to it. */
 json_t *proto_reply(const char *re, const json_t *id);
@@ -96,7 +100,7 @@ json_t *proto_reply(const char *re, const json_t *id);
 json_t *proto_reply_error(const char *re, const json_t *id, const char *code, const char *message);
 
 /* The same as proto_reply_error() from a request and its parse error. */
-json_t *proto_reply_from_error(const proto_request_t *req, const proto_error_t *err);
+json_t *proto_reply_from_error(const proto_request_t *req, const tapis_error_t *err);
 
 /* {"ev": ev}. Add fields to it. */
 json_t *proto_event(const char *ev);
@@ -104,7 +108,8 @@ json_t *proto_event(const char *ev);
 /*
  * Encode a message as one compact JSON line ending in "\n" (UTF-8, not
  * ASCII-escaped; JSON escaping guarantees the only "\n" is the last byte).
- * Returns a malloc()ed buffer the caller free()s (a write request can own
+ * Returns a tapis_malloc()ed buffer the caller tapis_free()s (tapis_alloc.h;
+ * free() while no test hooks are installed) (a write request can own
  * it until its callback), with its length in *len (if len != NULL), or NULL
  * on allocation failure or if msg cannot be encoded.
  */
@@ -120,7 +125,7 @@ char *proto_encode(const json_t *msg, size_t *len);
 size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size);
 
 /* Fill err (printf-style message) and return PROTO_ERROR. */
-int proto_fail(proto_error_t *err, const char *code, const char *fmt, ...)
+int proto_fail(tapis_error_t *err, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* True if s[0..len) is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */

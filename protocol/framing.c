@@ -3,6 +3,8 @@
  */
 #include "framing.h"
 
+#include "tapis_alloc.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,7 @@ void frame_init(frame_t *f, size_t max_line)
 
 void frame_free(frame_t *f)
 {
-    free(f->buf);
+    tapis_free(f->buf);
     f->buf = NULL;
     f->cap = f->start = f->len = f->scan = f->partial = 0;
 }
@@ -54,7 +56,7 @@ static int frame_reserve(frame_t *f, size_t n)
         if (cap > SIZE_MAX / 2) return FRAME_ENOMEM;
         cap *= 2;
     }
-    char *buf = realloc(f->buf, cap);
+    char *buf = tapis_realloc(f->buf, cap);
     if (!buf) return FRAME_ENOMEM;
     f->buf = buf;
     f->cap = cap;

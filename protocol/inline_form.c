@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "commands.h"
+#include "tapis_alloc.h"
 
 /* ----------------------------------------------------------------- words --- */
 
@@ -105,7 +107,10 @@ static json_t *word_value(const char *s, size_t n)
     for (size_t i = 0; i <= n; i++) {
         if (i < n && s[i] != ',') continue;
         if (i == n && start == n) break; /* trailing comma: no last element */
-        json_array_append_new(a, scalar_value(s + start, i - start));
+        if (json_array_append_new(a, scalar_value(s + start, i - start)) < 0) {
+            json_decref(a); /* out of memory */
+            return NULL;
+        }
         start = i + 1;
     }
     return a;
@@ -132,21 +137,22 @@ static json_t *arg_value(const arg_spec_t *a, const char *s, size_t n)
 /* -------------------------------------------------------------- commands --- */
 
 static int set_once(json_t *obj, const char *key, size_t keylen, json_t *v, const char *cmd,
-                    proto_error_t *err)
+                    tapis_error_t *err)
 {
-    if (!v) return proto_fail(err, PROTO_BAD_REQUEST, "%s: out of memory", cmd);
+    if (!v) return proto_fail(err, TAPIS_E_INTERNAL, "%s: out of memory", cmd);
     char k[64];
     if (keylen >= sizeof(k)) {
         json_decref(v);
-        return proto_fail(err, PROTO_BAD_REQUEST, "%s: key '%.20s...' too long", cmd, key);
+        return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: key '%.20s...' too long", cmd, key);
     }
     memcpy(k, key, keylen);
     k[keylen] = '\0';
     if (json_object_get(obj, k)) {
         json_decref(v);
-        return proto_fail(err, PROTO_BAD_REQUEST, "%s: %s: given twice", cmd, k);
+        return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: given twice", cmd, k);
     }
-    json_object_set_new(obj, k, v);
+    if (json_object_set_new(obj, k, v) < 0)
+        return proto_fail(err, TAPIS_E_INTERNAL, "%s: out of memory", cmd);
     return 0;
 }
 
@@ -173,7 +179,7 @@ static const char *trim_end(const char *s, const char *end)
 }
 
 static int parse_command_words(const command_t *c, json_t *msg, const char *p, const char *end,
-                               proto_error_t *err)
+                               tapis_error_t *err)
 {
     int pos = 1;
     word_t w;
@@ -197,13 +203,14 @@ static int parse_command_words(const command_t *c, json_t *msg, const char *p, c
             }
             const arg_spec_t *extras = arg_flagged(c, ARG_EXTRAS);
             if (!extras)
-                return proto_fail(err, PROTO_BAD_REQUEST,
+                return proto_fail(err, TAPIS_E_BAD_REQUEST,
                                   "%s: no argument named '%.*s' (usage: %s)", c->name,
                                   (int)(eq < 40 ? eq : 40), w.s, c->usage);
             json_t *obj = json_object_get(msg, extras->name);
             if (!obj) {
                 obj = json_object();
-                json_object_set_new(msg, extras->name, obj);
+                if (json_object_set_new(msg, extras->name, obj) < 0)
+                    return proto_fail(err, TAPIS_E_INTERNAL, "%s: out of memory", c->name);
             }
             if (set_once(obj, w.s, eq, word_value(val, vn), c->name, err) < 0) return PROTO_ERROR;
             continue;
@@ -215,7 +222,7 @@ static int parse_command_words(const command_t *c, json_t *msg, const char *p, c
             continue;
         }
         if (!a)
-            return proto_fail(err, PROTO_BAD_REQUEST, "%s: too many words (usage: %s)", c->name,
+            return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: too many words (usage: %s)", c->name,
                               c->usage);
         if (set_once(msg, a->name, strlen(a->name), arg_value(a, w.s, w.n), c->name, err) < 0)
             return PROTO_ERROR;
@@ -228,7 +235,7 @@ static int parse_command_words(const command_t *c, json_t *msg, const char *p, c
 
 /* Words after the action type: key=value fields, room=R, bare words into "args". */
 static int parse_action_words(json_t *msg, json_t *action, const char *p, const char *end,
-                              proto_error_t *err)
+                              tapis_error_t *err)
 {
     json_t *args = NULL;
     word_t w;
@@ -238,7 +245,7 @@ static int parse_action_words(json_t *msg, json_t *action, const char *p, const 
             if (!args) args = json_array();
             if (!args || json_array_append_new(args, word_value(w.s, w.n)) < 0) {
                 json_decref(args);
-                return proto_fail(err, PROTO_BAD_REQUEST, "act: out of memory");
+                return proto_fail(err, TAPIS_E_INTERNAL, "act: out of memory");
             }
             continue;
         }
@@ -249,7 +256,7 @@ static int parse_action_words(json_t *msg, json_t *action, const char *p, const 
             if (set_once(msg, "room", 4, v, "act", err) < 0) goto fail;
         } else if (eq == 4 && memcmp(w.s, "type", 4) == 0) {
             json_decref(v);
-            proto_fail(err, PROTO_BAD_REQUEST, "act: the action type is the first word");
+            proto_fail(err, TAPIS_E_BAD_REQUEST, "act: the action type is the first word");
             goto fail;
         } else if (set_once(action, w.s, eq, v, "act", err) < 0) {
             goto fail;
@@ -264,7 +271,7 @@ fail:
 
 /* `act TYPE words...`, `act {JSON}`, or the shortcut `TYPE words...` (type given). */
 static int parse_action(json_t *msg, const char *type, size_t tn, const char *p, const char *end,
-                        proto_error_t *err)
+                        tapis_error_t *err)
 {
     word_t w;
     if (!type) {
@@ -273,41 +280,43 @@ static int parse_action(json_t *msg, const char *type, size_t tn, const char *p,
         if (w.s[0] == '{') {
             json_t *action = proto_json_parse(w.s, (size_t)(end - w.s), err);
             if (!action) return PROTO_ERROR;
-            json_object_set_new(msg, "action", action);
+            if (json_object_set_new(msg, "action", action) < 0)
+                return proto_fail(err, TAPIS_E_INTERNAL, "act: out of memory");
             return 0;
         }
         if (memchr(w.s, '=', w.n))
-            return proto_fail(err, PROTO_BAD_REQUEST,
+            return proto_fail(err, TAPIS_E_BAD_REQUEST,
                               "act: the first word is the action type (usage: act TYPE ...)");
         type = w.s;
         tn = w.n;
         p = q;
     }
     json_t *action = json_pack("{s:s%}", "type", type, tn);
-    if (!action) return proto_fail(err, PROTO_BAD_REQUEST, "act: out of memory");
-    json_object_set_new(msg, "action", action);
+    /* On failure json_object_set_new() has freed action: it must not be used. */
+    if (!action || json_object_set_new(msg, "action", action) < 0)
+        return proto_fail(err, TAPIS_E_INTERNAL, "act: out of memory");
     return parse_action_words(msg, action, p, end, err);
 }
 
 /* ----------------------------------------------------------------- parse --- */
 
-json_t *inline_parse(const char *line, size_t len, proto_error_t *err)
+json_t *inline_parse(const char *line, size_t len, tapis_error_t *err)
 {
     if (!proto_utf8_valid(line, len)) {
-        proto_fail(err, PROTO_BAD_REQUEST, "invalid UTF-8 in line");
+        proto_fail(err, TAPIS_E_BAD_REQUEST, "invalid UTF-8 in line");
         return NULL;
     }
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)line[i];
         if ((c < 0x20 && c != '\t') || c == 0x7f) {
-            proto_fail(err, PROTO_BAD_REQUEST, "control character 0x%02x in line", c);
+            proto_fail(err, TAPIS_E_BAD_REQUEST, "control character 0x%02x in line", c);
             return NULL;
         }
     }
     const char *p = line, *end = trim_end(line, line + len);
     word_t w;
     if (!next_word(&p, end, &w)) {
-        proto_fail(err, PROTO_BAD_REQUEST, "empty line");
+        proto_fail(err, TAPIS_E_BAD_REQUEST, "empty line");
         return NULL;
     }
 
@@ -327,11 +336,11 @@ json_t *inline_parse(const char *line, size_t len, proto_error_t *err)
         msg = json_pack("{s:s}", "cmd", "act");
         r = msg ? parse_action(msg, c ? NULL : w.s, w.n, p, end, err) : -1;
     } else {
-        proto_fail(err, PROTO_UNKNOWN_COMMAND, "unknown command '%.*s' (try: help)",
+        proto_fail(err, TAPIS_E_UNKNOWN_COMMAND, "unknown command '%.*s' (try: help)",
                    (int)(w.n < 40 ? w.n : 40), w.s);
         return NULL;
     }
-    if (!msg) proto_fail(err, PROTO_BAD_REQUEST, "out of memory");
+    if (!msg) proto_fail(err, TAPIS_E_INTERNAL, "out of memory");
     if (r < 0) {
         json_decref(msg);
         return NULL;
@@ -340,37 +349,6 @@ json_t *inline_parse(const char *line, size_t len, proto_error_t *err)
 }
 
 /* ---------------------------------------------------------------- render --- */
-
-typedef struct line {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} line_t;
-
-static void line_put(line_t *l, const char *s, size_t n)
-{
-    if (l->failed) return;
-    if (l->cap - l->len < n + 1) {
-        size_t cap = l->cap ? l->cap : 128;
-        while (cap - l->len < n + 1)
-            cap *= 2;
-        char *p = realloc(l->s, cap);
-        if (!p) {
-            l->failed = true;
-            return;
-        }
-        l->s = p;
-        l->cap = cap;
-    }
-    memcpy(l->s + l->len, s, n);
-    l->len += n;
-    l->s[l->len] = '\0';
-}
-
-static void line_puts(line_t *l, const char *s)
-{
-    line_put(l, s, strlen(s));
-}
 
 /* A word free of blanks, controls and (if no_eq) '='. */
 static bool plain_word(const char *s, size_t n, bool no_eq)
@@ -383,7 +361,7 @@ static bool plain_word(const char *s, size_t n, bool no_eq)
 }
 
 /* Append the word for scalar v (no ','), or return false. */
-static bool render_scalar(line_t *l, const json_t *v)
+static bool render_scalar(buf_t *l, const json_t *v)
 {
     char buf[32];
     const char *s;
@@ -404,37 +382,37 @@ static bool render_scalar(line_t *l, const json_t *v)
     json_t *back = scalar_value(s, n);
     bool same = back && json_equal(back, (json_t *)v);
     json_decref(back);
-    if (same) line_put(l, s, n);
+    if (same) buf_append(l, s, n);
     return same;
 }
 
 /* Append the word for v (scalar or flat array), or return false. */
-static bool render_value(line_t *l, const json_t *v)
+static bool render_value(buf_t *l, const json_t *v)
 {
     if (!json_is_array(v)) return render_scalar(l, v);
     size_t n = json_array_size(v);
     if (n == 0) {
-        line_puts(l, ",");
+        buf_puts(l, ",");
         return true;
     }
     for (size_t i = 0; i < n; i++) {
         const json_t *e = json_array_get(v, i);
         if (json_is_string(e) && json_string_length(e) == 0) return false;
-        if (i > 0) line_puts(l, ",");
+        if (i > 0) buf_puts(l, ",");
         if (!render_scalar(l, e)) return false;
     }
-    if (n == 1) line_puts(l, ",");
+    if (n == 1) buf_puts(l, ",");
     return true;
 }
 
 /* Render as words; false if some part cannot be expressed so. */
-static bool render_words(line_t *l, const json_t *action)
+static bool render_words(buf_t *l, const json_t *action)
 {
     const char *type = json_string_value(json_object_get(action, "type"));
     size_t tn = json_string_length(json_object_get(action, "type"));
     if (tn == 0 || type[0] == '{' || !plain_word(type, tn, true)) return false;
-    if (!is_identifier(type, tn) || command_lookup(type)) line_puts(l, "act ");
-    line_put(l, type, tn);
+    if (!is_identifier(type, tn) || command_lookup(type)) buf_puts(l, "act ");
+    buf_append(l, type, tn);
 
     const char *key;
     json_t *v;
@@ -443,19 +421,19 @@ static bool render_words(line_t *l, const json_t *action)
         if (strcmp(key, "type") == 0) continue;
         if (strcmp(key, "args") == 0 && json_is_array(v) && json_array_size(v) > 0) continue;
         if (strcmp(key, "room") == 0 || !*key || !plain_word(key, strlen(key), true)) return false;
-        line_puts(l, " ");
-        line_puts(l, key);
-        line_puts(l, "=");
+        buf_puts(l, " ");
+        buf_puts(l, key);
+        buf_puts(l, "=");
         if (!render_value(l, v)) return false;
     }
     json_t *args = json_object_get(action, "args");
     if (json_is_array(args)) {
         for (size_t i = 0; i < json_array_size(args); i++) {
             size_t mark = l->len + 1;
-            line_puts(l, " ");
+            buf_puts(l, " ");
             if (!render_value(l, json_array_get(args, i))) return false;
             /* A bare word must not read as key=value nor be empty. */
-            if (l->failed || l->len == mark || word_eq((word_t){l->s + mark, l->len - mark}))
+            if (l->failed || l->len == mark || word_eq((word_t){l->data + mark, l->len - mark}))
                 return false;
         }
     }
@@ -465,35 +443,30 @@ static bool render_words(line_t *l, const json_t *action)
 char *inline_render_action(const json_t *action)
 {
     if (!json_is_object(action) || !json_is_string(json_object_get(action, "type"))) return NULL;
-    line_t l = {0};
+    buf_t l = BUF_INIT;
     if (render_words(&l, action)) {
         /* Proof by parsing: anything that does not come back equal takes the JSON road. */
-        proto_error_t err;
-        json_t *msg = inline_parse(l.s, l.len, &err);
+        tapis_error_t err;
+        json_t *msg = inline_parse(l.data, l.len, &err);
         bool same = msg && !json_object_get(msg, "room") &&
                     json_equal(json_object_get(msg, "action"), (json_t *)action);
         json_decref(msg);
-        if (same) return l.s;
+        if (same) return buf_take(&l, NULL);
     }
-    free(l.s);
-    l = (line_t){0};
+    buf_free(&l);
     size_t n;
     char *json = proto_encode(action, &n); /* compact: no blank, no control byte... */
     if (!json) return NULL;
-    line_puts(&l, "act ");
+    buf_puts(&l, "act ");
     /* ...but DEL (0x7f), which jansson leaves raw and the inline form refuses. It
        can only stand inside a string: write it as an escape. */
     for (const char *p = json, *end = json + n - 1; p < end;) {
         const char *del = memchr(p, 0x7f, (size_t)(end - p));
-        line_put(&l, p, (size_t)((del ? del : end) - p));
+        buf_append(&l, p, (size_t)((del ? del : end) - p));
         if (!del) break;
-        line_puts(&l, "\\u007f");
+        buf_puts(&l, "\\u007f");
         p = del + 1;
     }
-    free(json);
-    if (l.failed) {
-        free(l.s);
-        return NULL;
-    }
-    return l.s;
+    tapis_free(json);
+    return buf_take(&l, NULL);
 }

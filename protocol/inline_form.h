@@ -50,17 +50,17 @@
  * Turn an inline line (len bytes, leading blanks allowed, not blank) into a
  * request object {"cmd": NAME, ...}. Returns a new object, or NULL with err
  * filled (bad_request, or unknown_command for a first word that is neither a
- * command nor an identifier).
+ * command nor an identifier, or internal when memory runs out).
  */
-json_t *inline_parse(const char *line, size_t len, proto_error_t *err);
+json_t *inline_parse(const char *line, size_t len, tapis_error_t *err);
 
 /*
  * Render an action object as an inline line (no "\n") that inline_parse()
  * turns back into {"cmd":"act","action": A} with A json_equal to action:
  * `discard card=Y3 declare=true` when the words can express it, `act TYPE
  * ...` when TYPE is also a command name, and `act {JSON}` otherwise.
- * Returns a malloc()ed string, or NULL if action is not an object with a
- * string "type" or on allocation failure.
+ * Returns a tapis_malloc()ed string (the caller tapis_free()s it), or NULL if action is not an
+ * object with a string "type" or on allocation failure.
  */
 char *inline_render_action(const json_t *action);
 

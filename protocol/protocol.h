@@ -6,6 +6,10 @@
  * commands.h     the command table and its validation, help text
  * inline_form.h  the word form for netcat/telnet; action -> words
  *
+ * Parts the server uses as well (include them by name): buf.h, the growable
+ * byte buffer; queue.h, the intrusive queue. Errors are tapis_error_t with
+ * the codes of tapis_error.h (top-level include/).
+ *
  * Typical use from a read callback:
  *
  *     frame_feed(&c->frame, buf->base, nread);
@@ -15,7 +19,7 @@
  *         if (r == FRAME_NEED_MORE) break;
  *         if (r == FRAME_TOO_LONG) { reply line_too_long, close after flush; break; }
  *         if (first line && frame_is_http_request(line, len)) { close quietly; break; }
- *         proto_request_t req; proto_error_t err;
+ *         proto_request_t req; tapis_error_t err;
  *         switch (proto_request_parse(&req, line, len, &err)) {
  *         case PROTO_EMPTY: break;
  *         case PROTO_ERROR: send(proto_reply_from_error(&req, &err)); break;

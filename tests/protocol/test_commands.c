@@ -18,7 +18,7 @@
 static json_t *request(const char *line, const char **code, char *message, size_t msize)
 {
     proto_request_t req;
-    proto_error_t err = {0};
+    tapis_error_t err = {0};
     int r = proto_request_parse(&req, line, strlen(line), &err);
     json_t *msg = NULL;
     *code = NULL;
@@ -39,8 +39,9 @@ static json_t *request(const char *line, const char **code, char *message, size_
 static void table_has_every_command_of_the_design(void **state)
 {
     (void)state;
-    const char *names[] = {"hello",  "games", "create", "rooms", "join", "watch", "leave",
-                           "addbot", "act",   "state",  "say",   "ping", "help",  "quit"};
+    const char *names[] = {"hello", "games", "create", "rooms",  "history", "replay",
+                           "join",  "watch", "leave",  "addbot", "act",     "state",
+                           "say",   "ping",  "help",   "quit"};
     int n;
     const command_t *t = command_table(&n);
     assert_int_equal(n, CMD__COUNT);
@@ -103,7 +104,7 @@ static void check_refused(json_t *m, const char *field)
     json_t *ok = request(line, &code, message, sizeof(message));
     if (ok) print_error("accepted: %s", line);
     assert_null(ok);
-    assert_string_equal(code, PROTO_BAD_REQUEST);
+    assert_string_equal(code, TAPIS_E_BAD_REQUEST);
     const char *named = strstr(message, field);
     if (!named) print_error("'%s' does not name the field\n", message);
     assert_non_null(named);
@@ -189,7 +190,7 @@ static void integers_and_lengths_are_range_checked(void **state)
         json_t *m = request(bad[i], &code, NULL, 0);
         if (m) print_error("accepted: %s", bad[i]);
         assert_null(m);
-        assert_string_equal(code, PROTO_BAD_REQUEST);
+        assert_string_equal(code, TAPIS_E_BAD_REQUEST);
     }
 }
 
@@ -216,7 +217,7 @@ static void optional_null_is_absent_and_extras_are_ignored(void **state)
     json_decref(m);
     m = request("{\"cmd\":\"say\",\"text\":null}", &code, NULL, 0);
     assert_null(m);
-    assert_string_equal(code, PROTO_BAD_REQUEST);
+    assert_string_equal(code, TAPIS_E_BAD_REQUEST);
 }
 
 /* ----------------------------------------------------------- inline form --- */
@@ -294,7 +295,7 @@ static void inline_forms_map_to_json_requests(void **state)
         const inline_case_t *t = &inline_cases[i];
         const char *code = NULL;
         char message[256] = "";
-        proto_error_t err;
+        tapis_error_t err;
         json_t *got = request(t->line, &code, message, sizeof(message));
         json_t *want = json_loads(t->json, 0, NULL);
         json_t *raw = inline_parse(t->line, strlen(t->line), &err);
@@ -319,33 +320,33 @@ static void inline_mistakes_are_bad_requests(void **state)
     const struct {
         const char *line, *code, *says;
     } bad[] = {
-        {"hello", PROTO_BAD_REQUEST, "name: required"},
-        {"hello a b c", PROTO_BAD_REQUEST, "too many words"},
-        {"hello alice bob=1", PROTO_BAD_REQUEST, "no argument named 'bob'"},
-        {"hello name=a name=b", PROTO_BAD_REQUEST, "name: given twice"},
-        {"join", PROTO_BAD_REQUEST, "room: required"},
-        {"join r1 x", PROTO_BAD_REQUEST, "seat: must be an integer"},
-        {"join r1 2 3", PROTO_BAD_REQUEST, "too many words"},
-        {"join room=r1 r2", PROTO_BAD_REQUEST, "given twice"},
-        {"create", PROTO_BAD_REQUEST, "game: required"},
-        {"create 233 four", PROTO_BAD_REQUEST, "players: must be an integer"},
-        {"create 233 4 banana", PROTO_BAD_REQUEST, "too many words"},
-        {"create 233 private private", PROTO_BAD_REQUEST, "private: given twice"},
-        {"create 233 options=x", PROTO_BAD_REQUEST, "options: must be an object"},
-        {"watch", PROTO_BAD_REQUEST, "room: required"},
-        {"say", PROTO_BAD_REQUEST, "text: required"},
-        {"say    ", PROTO_BAD_REQUEST, "text: required"},
-        {"act", PROTO_BAD_REQUEST, "action: required"},
-        {"act card=Y3", PROTO_BAD_REQUEST, "first word is the action type"},
-        {"discard type=x", PROTO_BAD_REQUEST, "type is the first word"},
-        {"discard card=a card=b", PROTO_BAD_REQUEST, "card: given twice"},
-        {"discard Y3 args=Y4", PROTO_BAD_REQUEST, "args: given twice"},
-        {"discard room=a room=b", PROTO_BAD_REQUEST, "room: given twice"},
-        {"act {\"type\":", PROTO_BAD_JSON, "invalid JSON"},
-        {"act {\"card\":\"Y3\"}", PROTO_BAD_REQUEST, "action.type"},
-        {"Discard", PROTO_UNKNOWN_COMMAND, "unknown command 'Discard'"},
-        {"3", PROTO_UNKNOWN_COMMAND, "unknown command"},
-        {"a_very_long_action_type_name_beyond_32", PROTO_BAD_REQUEST, "action.type"},
+        {"hello", TAPIS_E_BAD_REQUEST, "name: required"},
+        {"hello a b c", TAPIS_E_BAD_REQUEST, "too many words"},
+        {"hello alice bob=1", TAPIS_E_BAD_REQUEST, "no argument named 'bob'"},
+        {"hello name=a name=b", TAPIS_E_BAD_REQUEST, "name: given twice"},
+        {"join", TAPIS_E_BAD_REQUEST, "room: required"},
+        {"join r1 x", TAPIS_E_BAD_REQUEST, "seat: must be an integer"},
+        {"join r1 2 3", TAPIS_E_BAD_REQUEST, "too many words"},
+        {"join room=r1 r2", TAPIS_E_BAD_REQUEST, "given twice"},
+        {"create", TAPIS_E_BAD_REQUEST, "game: required"},
+        {"create 233 four", TAPIS_E_BAD_REQUEST, "players: must be an integer"},
+        {"create 233 4 banana", TAPIS_E_BAD_REQUEST, "too many words"},
+        {"create 233 private private", TAPIS_E_BAD_REQUEST, "private: given twice"},
+        {"create 233 options=x", TAPIS_E_BAD_REQUEST, "options: must be an object"},
+        {"watch", TAPIS_E_BAD_REQUEST, "room: required"},
+        {"say", TAPIS_E_BAD_REQUEST, "text: required"},
+        {"say    ", TAPIS_E_BAD_REQUEST, "text: required"},
+        {"act", TAPIS_E_BAD_REQUEST, "action: required"},
+        {"act card=Y3", TAPIS_E_BAD_REQUEST, "first word is the action type"},
+        {"discard type=x", TAPIS_E_BAD_REQUEST, "type is the first word"},
+        {"discard card=a card=b", TAPIS_E_BAD_REQUEST, "card: given twice"},
+        {"discard Y3 args=Y4", TAPIS_E_BAD_REQUEST, "args: given twice"},
+        {"discard room=a room=b", TAPIS_E_BAD_REQUEST, "room: given twice"},
+        {"act {\"type\":", TAPIS_E_BAD_JSON, "invalid JSON"},
+        {"act {\"card\":\"Y3\"}", TAPIS_E_BAD_REQUEST, "action.type"},
+        {"Discard", TAPIS_E_UNKNOWN_COMMAND, "unknown command 'Discard'"},
+        {"3", TAPIS_E_UNKNOWN_COMMAND, "unknown command"},
+        {"a_very_long_action_type_name_beyond_32", TAPIS_E_BAD_REQUEST, "action.type"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         const char *code;

@@ -18,7 +18,7 @@
 static int parse(const char *line, size_t len, const char **code, char **reply)
 {
     proto_request_t req;
-    proto_error_t err = {0};
+    tapis_error_t err = {0};
     int r = proto_request_parse(&req, line, len, &err);
     *code = r == PROTO_ERROR ? err.code : NULL;
     if (reply) {
@@ -33,6 +33,18 @@ static int parse(const char *line, size_t len, const char **code, char **reply)
     return r;
 }
 
+/* Parse a line whose result must be `want` (PROTO_OK, PROTO_ERROR); return its
+ * reply, parsed as JSON, and leave the error code (or NULL) in *code. */
+static json_t *reply_of(const char *line, size_t len, int want, const char **code)
+{
+    char *reply;
+    assert_int_equal(parse(line, len, code, &reply), want);
+    json_t *r = json_loads(reply, 0, NULL);
+    assert_non_null(r);
+    free(reply);
+    return r;
+}
+
 /* ------------------------------------------------------------- catalogue --- */
 
 typedef struct trouble {
@@ -43,58 +55,58 @@ typedef struct trouble {
 } trouble_t;
 
 static const trouble_t catalogue[] = {
-    {"truncated JSON", "{\"cmd\":\"ping\"", 0, PROTO_BAD_JSON},
-    {"JSON with trailing garbage", "{\"cmd\":\"ping\"} x", 0, PROTO_BAD_JSON},
-    {"two objects on a line", "{\"cmd\":\"ping\"}{\"cmd\":\"ping\"}", 0, PROTO_BAD_JSON},
-    {"single quotes", "{'cmd':'ping'}", 0, PROTO_BAD_JSON},
-    {"unquoted key", "{cmd:\"ping\"}", 0, PROTO_BAD_JSON},
-    {"trailing comma", "{\"cmd\":\"ping\",}", 0, PROTO_BAD_JSON},
-    {"duplicate key", "{\"cmd\":\"ping\",\"cmd\":\"quit\"}", 0, PROTO_BAD_JSON},
+    {"truncated JSON", "{\"cmd\":\"ping\"", 0, TAPIS_E_BAD_JSON},
+    {"JSON with trailing garbage", "{\"cmd\":\"ping\"} x", 0, TAPIS_E_BAD_JSON},
+    {"two objects on a line", "{\"cmd\":\"ping\"}{\"cmd\":\"ping\"}", 0, TAPIS_E_BAD_JSON},
+    {"single quotes", "{'cmd':'ping'}", 0, TAPIS_E_BAD_JSON},
+    {"unquoted key", "{cmd:\"ping\"}", 0, TAPIS_E_BAD_JSON},
+    {"trailing comma", "{\"cmd\":\"ping\",}", 0, TAPIS_E_BAD_JSON},
+    {"duplicate key", "{\"cmd\":\"ping\",\"cmd\":\"quit\"}", 0, TAPIS_E_BAD_JSON},
     {"integer too big", "{\"cmd\":\"ping\",\"id\":123456789012345678901234567890}", 0,
-     PROTO_BAD_JSON},
-    {"NaN", "{\"cmd\":\"ping\",\"id\":NaN}", 0, PROTO_BAD_JSON},
-    {"escaped NUL in string", "{\"cmd\":\"pi\\u0000ng\"}", 0, PROTO_BAD_JSON},
-    {"raw NUL in JSON", "{\"cmd\":\"ping\"}\0", 15, PROTO_BAD_JSON},
-    {"raw control char in string", "{\"cmd\":\"pi\tng\"}", 0, PROTO_BAD_JSON},
-    {"invalid UTF-8 in JSON", "{\"cmd\":\"say\",\"text\":\"\xc3\x28\"}", 0, PROTO_BAD_JSON},
-    {"overlong UTF-8 in JSON", "{\"cmd\":\"say\",\"text\":\"\xc0\xaf\"}", 0, PROTO_BAD_JSON},
-    {"lone surrogate escape", "{\"cmd\":\"say\",\"text\":\"\\ud800\"}", 0, PROTO_BAD_JSON},
-    {"telnet 255 byte in JSON", "{\"cmd\":\"ping\xff\"}", 0, PROTO_BAD_JSON},
+     TAPIS_E_BAD_JSON},
+    {"NaN", "{\"cmd\":\"ping\",\"id\":NaN}", 0, TAPIS_E_BAD_JSON},
+    {"escaped NUL in string", "{\"cmd\":\"pi\\u0000ng\"}", 0, TAPIS_E_BAD_JSON},
+    {"raw NUL in JSON", "{\"cmd\":\"ping\"}\0", 15, TAPIS_E_BAD_JSON},
+    {"raw control char in string", "{\"cmd\":\"pi\tng\"}", 0, TAPIS_E_BAD_JSON},
+    {"invalid UTF-8 in JSON", "{\"cmd\":\"say\",\"text\":\"\xc3\x28\"}", 0, TAPIS_E_BAD_JSON},
+    {"overlong UTF-8 in JSON", "{\"cmd\":\"say\",\"text\":\"\xc0\xaf\"}", 0, TAPIS_E_BAD_JSON},
+    {"lone surrogate escape", "{\"cmd\":\"say\",\"text\":\"\\ud800\"}", 0, TAPIS_E_BAD_JSON},
+    {"telnet 255 byte in JSON", "{\"cmd\":\"ping\xff\"}", 0, TAPIS_E_BAD_JSON},
     {"brackets inside strings do not nest",
      "{\"cmd\":\"say\",\"text\":\"[[[[[[[[[[[[[[[[[[[[[[["
      "[[[[[[[[[[[[[[[[[[[[[[[[[\\\"[[[[[[\"}",
      0, NULL},
-    {"missing cmd", "{\"id\":1}", 0, PROTO_BAD_REQUEST},
-    {"empty object", "{}", 0, PROTO_BAD_REQUEST},
-    {"cmd is a number", "{\"cmd\":42}", 0, PROTO_BAD_REQUEST},
-    {"cmd is null", "{\"cmd\":null}", 0, PROTO_BAD_REQUEST},
-    {"cmd is an array", "{\"cmd\":[\"ping\"]}", 0, PROTO_BAD_REQUEST},
-    {"cmd is an object", "{\"cmd\":{}}", 0, PROTO_BAD_REQUEST},
-    {"unknown command", "{\"cmd\":\"fly\"}", 0, PROTO_UNKNOWN_COMMAND},
-    {"command in upper case", "{\"cmd\":\"PING\"}", 0, PROTO_UNKNOWN_COMMAND},
-    {"empty command", "{\"cmd\":\"\"}", 0, PROTO_UNKNOWN_COMMAND},
-    {"action shortcut is inline only", "{\"cmd\":\"draw\"}", 0, PROTO_UNKNOWN_COMMAND},
+    {"missing cmd", "{\"id\":1}", 0, TAPIS_E_BAD_REQUEST},
+    {"empty object", "{}", 0, TAPIS_E_BAD_REQUEST},
+    {"cmd is a number", "{\"cmd\":42}", 0, TAPIS_E_BAD_REQUEST},
+    {"cmd is null", "{\"cmd\":null}", 0, TAPIS_E_BAD_REQUEST},
+    {"cmd is an array", "{\"cmd\":[\"ping\"]}", 0, TAPIS_E_BAD_REQUEST},
+    {"cmd is an object", "{\"cmd\":{}}", 0, TAPIS_E_BAD_REQUEST},
+    {"unknown command", "{\"cmd\":\"fly\"}", 0, TAPIS_E_UNKNOWN_COMMAND},
+    {"command in upper case", "{\"cmd\":\"PING\"}", 0, TAPIS_E_UNKNOWN_COMMAND},
+    {"empty command", "{\"cmd\":\"\"}", 0, TAPIS_E_UNKNOWN_COMMAND},
+    {"action shortcut is inline only", "{\"cmd\":\"draw\"}", 0, TAPIS_E_UNKNOWN_COMMAND},
     {"unknown extra fields are ignored", "{\"cmd\":\"ping\",\"zzz\":[1,{}]}", 0, NULL},
     {"leading blanks before JSON", " \t{\"cmd\":\"ping\"}", 0, NULL},
     {"trailing blanks after JSON", "{\"cmd\":\"ping\"} \t", 0, NULL},
     {"bare CR inside JSON is white space", "{\"cmd\":\"ping\"\r}", 0, NULL},
-    {"inline invalid UTF-8", "say caf\xc3", 0, PROTO_BAD_REQUEST},
-    {"inline lone continuation byte", "hello \x80", 0, PROTO_BAD_REQUEST},
-    {"inline surrogate encoded", "hello \xed\xa0\x80", 0, PROTO_BAD_REQUEST},
-    {"inline NUL byte", "ping\0", 5, PROTO_BAD_REQUEST},
-    {"inline NUL in the middle", "say a\0b", 7, PROTO_BAD_REQUEST},
-    {"inline bare CR", "ping\r", 0, PROTO_BAD_REQUEST},
-    {"inline escape char", "say \x1b[31mred", 0, PROTO_BAD_REQUEST},
-    {"inline DEL char", "say \x7f", 0, PROTO_BAD_REQUEST},
-    {"inline upper-case word", "PING", 0, PROTO_UNKNOWN_COMMAND},
-    {"inline punctuation word", "!quit", 0, PROTO_UNKNOWN_COMMAND},
-    {"JSON array", "[\"ping\"]", 0, PROTO_BAD_REQUEST},
-    {"empty JSON array", "  []", 0, PROTO_BAD_REQUEST},
-    {"broken JSON array", "[\"ping\"", 0, PROTO_BAD_JSON},
+    {"inline invalid UTF-8", "say caf\xc3", 0, TAPIS_E_BAD_REQUEST},
+    {"inline lone continuation byte", "hello \x80", 0, TAPIS_E_BAD_REQUEST},
+    {"inline surrogate encoded", "hello \xed\xa0\x80", 0, TAPIS_E_BAD_REQUEST},
+    {"inline NUL byte", "ping\0", 5, TAPIS_E_BAD_REQUEST},
+    {"inline NUL in the middle", "say a\0b", 7, TAPIS_E_BAD_REQUEST},
+    {"inline bare CR", "ping\r", 0, TAPIS_E_BAD_REQUEST},
+    {"inline escape char", "say \x1b[31mred", 0, TAPIS_E_BAD_REQUEST},
+    {"inline DEL char", "say \x7f", 0, TAPIS_E_BAD_REQUEST},
+    {"inline upper-case word", "PING", 0, TAPIS_E_UNKNOWN_COMMAND},
+    {"inline punctuation word", "!quit", 0, TAPIS_E_UNKNOWN_COMMAND},
+    {"JSON array", "[\"ping\"]", 0, TAPIS_E_BAD_REQUEST},
+    {"empty JSON array", "  []", 0, TAPIS_E_BAD_REQUEST},
+    {"broken JSON array", "[\"ping\"", 0, TAPIS_E_BAD_JSON},
     {"inline UTF-8 is fine", "say caf\xc3\xa9 \xe2\x82\xac", 0, NULL},
     {"inline tabs separate words", "join\tr1\t2", 0, NULL},
     {"inline unknown word is an action", "fly", 0, NULL},
-    {"inline telnet-escaped 255 stays invalid", "say \xff", 0, PROTO_BAD_REQUEST},
+    {"inline telnet-escaped 255 stays invalid", "say \xff", 0, TAPIS_E_BAD_REQUEST},
 };
 
 /* One catalogue row (passed as the test's state). */
@@ -146,15 +158,15 @@ static void nesting_100000_deep_is_bad_json(void **state)
     s[k + 2 * n] = '}';
     const char *code;
     assert_int_equal(parse(s, k + 2 * n + 1, &code, NULL), PROTO_ERROR);
-    assert_string_equal(code, PROTO_BAD_JSON);
+    assert_string_equal(code, TAPIS_E_BAD_JSON);
     /* Unbalanced and object-only variants. */
     memset(s, '{', n);
     assert_int_equal(parse(s, n, &code, NULL), PROTO_ERROR);
-    assert_string_equal(code, PROTO_BAD_JSON);
-    proto_error_t err;
+    assert_string_equal(code, TAPIS_E_BAD_JSON);
+    tapis_error_t err;
     memset(s, '[', n);
     assert_null(proto_json_parse(s, n, &err));
-    assert_string_equal(err.code, PROTO_BAD_JSON);
+    assert_string_equal(err.code, TAPIS_E_BAD_JSON);
     free(s);
 }
 
@@ -177,24 +189,20 @@ static void nesting_limit_is_32_levels(void **state)
     const char *code;
     assert_int_equal(parse_nested(PROTO_MAX_DEPTH, &code), PROTO_OK);
     assert_int_equal(parse_nested(PROTO_MAX_DEPTH + 1, &code), PROTO_ERROR);
-    assert_string_equal(code, PROTO_BAD_JSON);
+    assert_string_equal(code, TAPIS_E_BAD_JSON);
 }
 
 static void bad_json_replies_with_null_re_and_no_id(void **state)
 {
     (void)state;
     const char *code;
-    char *reply;
-    parse("{\"cmd\":\"ping\",\"id\":7", 20, &code, &reply);
-    json_t *r = json_loads(reply, 0, NULL);
-    assert_non_null(r);
+    json_t *r = reply_of("{\"cmd\":\"ping\",\"id\":7", 20, PROTO_ERROR, &code);
     assert_true(json_is_null(json_object_get(r, "re")));
     assert_null(json_object_get(r, "id"));
     assert_true(json_is_false(json_object_get(r, "ok")));
     assert_string_equal(json_string_value(json_object_get(json_object_get(r, "error"), "code")),
                         "bad_json");
     json_decref(r);
-    free(reply);
 }
 
 static void missing_cmd_echoes_id_with_null_re(void **state)
@@ -213,21 +221,16 @@ static void unknown_command_echoes_its_name_and_id(void **state)
 {
     (void)state;
     const char *code;
-    char *reply;
     const char *line = "{\"cmd\":\"fly\",\"id\":3}";
-    parse(line, strlen(line), &code, &reply);
-    json_t *r = json_loads(reply, 0, NULL);
+    json_t *r = reply_of(line, strlen(line), PROTO_ERROR, &code);
     assert_string_equal(json_string_value(json_object_get(r, "re")), "fly");
     assert_int_equal(json_integer_value(json_object_get(r, "id")), 3);
     json_decref(r);
-    free(reply);
 
-    parse("Fly away", 8, &code, &reply);
-    r = json_loads(reply, 0, NULL);
-    assert_string_equal(code, PROTO_UNKNOWN_COMMAND);
+    r = reply_of("Fly away", 8, PROTO_ERROR, &code);
+    assert_string_equal(code, TAPIS_E_UNKNOWN_COMMAND);
     assert_string_equal(json_string_value(json_object_get(r, "re")), "Fly");
     json_decref(r);
-    free(reply);
 }
 
 static void inline_errors_reply_with_the_command_name(void **state)
@@ -236,14 +239,26 @@ static void inline_errors_reply_with_the_command_name(void **state)
     const char *code;
     char *reply;
     parse("join", 4, &code, &reply);
-    assert_string_equal(code, PROTO_BAD_REQUEST);
+    assert_string_equal(code, TAPIS_E_BAD_REQUEST);
     assert_non_null(strstr(reply, "\"re\":\"join\""));
     assert_non_null(strstr(reply, "room: required"));
     free(reply);
     parse("discard type=x", 14, &code, &reply);
-    assert_string_equal(code, PROTO_BAD_REQUEST);
+    assert_string_equal(code, TAPIS_E_BAD_REQUEST);
     assert_non_null(strstr(reply, "\"re\":\"act\""));
     free(reply);
+}
+
+/* The reply to `line` (whose result must be `want`) echoes the id `id` (JSON text). */
+static void expect_id_echoed(const char *line, int want, const char *id)
+{
+    const char *code;
+    json_t *r = reply_of(line, strlen(line), want, &code);
+    json_t *want_id = json_loads(id, JSON_DECODE_ANY, NULL);
+    assert_non_null(want_id);
+    assert_true(json_equal(json_object_get(r, "id"), want_id));
+    json_decref(want_id);
+    json_decref(r);
 }
 
 static void id_of_every_json_type_is_echoed(void **state)
@@ -254,27 +269,11 @@ static void id_of_every_json_type_is_echoed(void **state)
         "{\"a\":{\"b\":1}}", "\"\""};
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         char line[128];
-        const char *code;
-        char *reply;
         snprintf(line, sizeof(line), "{\"id\":%s,\"cmd\":\"ping\"}", ids[i]);
-        assert_int_equal(parse(line, strlen(line), &code, &reply), PROTO_OK);
-        json_t *want = json_loads(ids[i], JSON_DECODE_ANY, NULL);
-        json_t *r = json_loads(reply, 0, NULL);
-        assert_non_null(want);
-        assert_non_null(r);
-        assert_true(json_equal(json_object_get(r, "id"), want));
-        json_decref(want);
-        json_decref(r);
-        free(reply);
+        expect_id_echoed(line, PROTO_OK, ids[i]);
         /* And on an error reply too. */
         snprintf(line, sizeof(line), "{\"id\":%s,\"cmd\":\"join\"}", ids[i]);
-        assert_int_equal(parse(line, strlen(line), &code, &reply), PROTO_ERROR);
-        want = json_loads(ids[i], JSON_DECODE_ANY, NULL);
-        r = json_loads(reply, 0, NULL);
-        assert_true(json_equal(json_object_get(r, "id"), want));
-        json_decref(want);
-        json_decref(r);
-        free(reply);
+        expect_id_echoed(line, PROTO_ERROR, ids[i]);
     }
 }
 
@@ -298,15 +297,22 @@ static void assert_one_line(const char *s, size_t len)
     assert_null(strchr(s, '\r'));
 }
 
+/* proto_encode(m), which must be one line; the caller frees it. */
+static char *encode_one_line(json_t *m)
+{
+    size_t len;
+    char *s = proto_encode(m, &len);
+    assert_non_null(s);
+    assert_one_line(s, len);
+    return s;
+}
+
 static void no_reply_line_contains_a_raw_newline(void **state)
 {
     (void)state;
     json_t *id = json_string("a\nb");
     json_t *r = proto_reply_error("say\n", id, "bad\ncode", "line one\nline two\r\n\x01\x1f");
-    size_t len;
-    char *s = proto_encode(r, &len);
-    assert_non_null(s);
-    assert_one_line(s, len);
+    char *s = encode_one_line(r);
     json_t *back = json_loads(s, 0, NULL);
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(back, "error"), "message")),
@@ -318,8 +324,7 @@ static void no_reply_line_contains_a_raw_newline(void **state)
 
     json_t *ev = proto_event("chat");
     json_object_set_new(ev, "text", json_string("hi\nthere\u2028"));
-    s = proto_encode(ev, &len);
-    assert_one_line(s, len);
+    s = encode_one_line(ev);
     free(s);
     json_decref(ev);
 }
@@ -328,14 +333,12 @@ static void said_text_with_newline_escapes_in_event(void **state)
 {
     (void)state;
     proto_request_t req;
-    proto_error_t err;
+    tapis_error_t err;
     const char *line = "{\"cmd\":\"say\",\"text\":\"one\\ntwo\"}";
     assert_int_equal(proto_request_parse(&req, line, strlen(line), &err), PROTO_OK);
     json_t *ev = proto_event("chat");
     json_object_set(ev, "text", json_object_get(req.msg, "text"));
-    size_t len;
-    char *s = proto_encode(ev, &len);
-    assert_one_line(s, len);
+    char *s = encode_one_line(ev);
     assert_string_equal(s, "{\"ev\":\"chat\",\"text\":\"one\\ntwo\"}\n");
     free(s);
     json_decref(ev);
@@ -346,16 +349,13 @@ static void error_message_with_invalid_utf8_is_scrubbed(void **state)
 {
     (void)state;
     json_t *r = proto_reply_error("x", NULL, "bad_request", "caf\xc3 \xff ok");
-    size_t len;
-    char *s = proto_encode(r, &len);
-    assert_non_null(s);
-    assert_one_line(s, len);
+    char *s = encode_one_line(r);
     assert_non_null(strstr(s, "caf? ? ok"));
     free(s);
     json_decref(r);
 
-    proto_error_t err;
-    proto_fail(&err, PROTO_BAD_REQUEST, "word '%s'", "\xe2\x82");
+    tapis_error_t err;
+    proto_fail(&err, TAPIS_E_BAD_REQUEST, "word '%s'", "\xe2\x82");
     assert_true(proto_utf8_valid(err.message, strlen(err.message)));
 }
 
