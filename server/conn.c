@@ -33,11 +33,11 @@
 #include "log.h"
 #include "scheduler.h"
 #include "session.h"
+#include "store.h"
 
 #define READ_BUF_SIZE (64 * 1024)
 #define FLUSH_TIMEOUT_MS 5000
-#define OUT_INITIAL 1024     /* first size of a connection's output buffer */
-#define OUT_KEEP (16 * 1024) /* a larger buffer is freed once written */
+#define OUT_KEEP (16 * 1024) /* a larger output buffer is freed once written */
 
 static char read_buf[READ_BUF_SIZE];
 
@@ -171,7 +171,7 @@ static void on_close(uv_handle_t *h)
     conn_t *c = h->data;
     if (--c->open_handles > 0) return;
     frame_free(&c->frame);
-    free(c->out);
+    buf_free(&c->out);
     free(c);
 }
 
@@ -179,12 +179,7 @@ void conn_close(conn_t *c, const char *why)
 {
     server_t *srv = c->srv;
     if (c->state == CONN_CLOSING) return;
-    if (c->state == CONN_DOOMED)
-        for (conn_t **p = &srv->doomed; *p; p = &(*p)->doom_next)
-            if (*p == c) {
-                *p = c->doom_next;
-                break;
-            }
+    queue_remove(&c->doom_node); /* if it was doomed */
     log_info("conn %llu closed: %s", (unsigned long long)c->id, why);
     ready_remove(c);
     if (c->peer_count) {
@@ -193,15 +188,11 @@ void conn_close(conn_t *c, const char *why)
     }
     c->peer_count = NULL;
     flush_remove(c);
-    c->out_len = 0;
+    buf_reset(&c->out);
     c->state = CONN_CLOSING;
     if (c->session) session_detach(c->session);
     c->session = NULL;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        srv->conns = c->next;
-    if (c->next) c->next->prev = c->prev;
+    queue_remove(&c->node);
     srv->nconns--;
     uv_close((uv_handle_t *)&c->tcp, on_close);
     uv_close((uv_handle_t *)&c->timer, on_close);
@@ -220,13 +211,12 @@ static void conn_doom(conn_t *c, const char *why)
     if (c->state == CONN_CLOSING || c->state == CONN_DOOMED) return;
     ready_remove(c);
     flush_remove(c);
-    c->out_len = 0;
+    buf_reset(&c->out);
     if (c->reading) uv_read_stop((uv_stream_t *)&c->tcp);
     c->reading = false;
     c->state = CONN_DOOMED;
     c->doom_why = why;
-    c->doom_next = srv->doomed;
-    srv->doomed = c;
+    queue_insert_head(&srv->doomed, &c->doom_node);
 }
 
 static void on_flush_timeout(uv_timer_t *t)
@@ -262,66 +252,21 @@ void conn_close_after_flush(conn_t *c, const char *why)
 /* The flush list is in the order of the first output: who was answered first is written first. */
 static void flush_push(conn_t *c)
 {
-    server_t *srv = c->srv;
-    if (c->flush_queued) return;
-    c->flush_queued = true;
-    c->flush_next = NULL;
-    c->flush_prev = srv->flush_tail;
-    if (srv->flush_tail)
-        srv->flush_tail->flush_next = c;
-    else
-        srv->flush_head = c;
-    srv->flush_tail = c;
+    if (queue_empty(&c->flush_node)) queue_insert_tail(&c->srv->flushing, &c->flush_node);
 }
 
 static void flush_remove(conn_t *c)
 {
-    server_t *srv = c->srv;
-    if (!c->flush_queued) return;
-    if (c->flush_prev)
-        c->flush_prev->flush_next = c->flush_next;
-    else
-        srv->flush_head = c->flush_next;
-    if (c->flush_next)
-        c->flush_next->flush_prev = c->flush_prev;
-    else
-        srv->flush_tail = c->flush_prev;
-    c->flush_queued = false;
-    c->flush_prev = c->flush_next = NULL;
+    queue_remove(&c->flush_node);
 }
 
 /* The output was written: keep a small buffer for the next messages. */
 static void out_reset(conn_t *c)
 {
-    c->out_len = 0;
-    if (c->out_size > OUT_KEEP) {
-        free(c->out);
-        c->out = NULL;
-        c->out_size = 0;
-    }
-}
-
-static int out_reserve(conn_t *c, size_t n)
-{
-    if (c->out_size - c->out_len >= n) return 0;
-    size_t size = c->out_size ? c->out_size : OUT_INITIAL;
-    while (size - c->out_len < n)
-        size *= 2;
-    char *p = realloc(c->out, size);
-    if (!p) return -1;
-    c->out = p;
-    c->out_size = size;
-    return 0;
-}
-
-/* Append to the connection's output. */
-static int out_put(const char *s, size_t n, void *data)
-{
-    conn_t *c = data;
-    if (out_reserve(c, n) < 0) return -1;
-    memcpy(c->out + c->out_len, s, n);
-    c->out_len += n;
-    return 0;
+    if (c->out.cap > OUT_KEEP)
+        buf_free(&c->out);
+    else
+        buf_reset(&c->out);
 }
 
 static void on_write(uv_write_t *req, int status)
@@ -340,20 +285,23 @@ static void on_write(uv_write_t *req, int status)
  * nothing is queued before it, and what the kernel did not take goes to a
  * uv_write() that owns the buffer until its callback (c starts a new one).
  * Returns 0, or -1 when c was doomed (write error, slow reader).
+ * Write-ahead: what the store was given so far is committed first (a no-op
+ * when nothing is pending), so no output ever runs ahead of the journal.
  */
 static int conn_flush(conn_t *c)
 {
     flush_remove(c);
-    if (c->out_len == 0) return 0;
+    if (c->out.len == 0) return 0;
+    store_commit(c->srv);
     if (c->state != CONN_OPEN) {
-        c->out_len = 0;
+        buf_reset(&c->out);
         return -1;
     }
     size_t off = 0;
     if (c->tcp.write_queue_size == 0) {
-        uv_buf_t b = uv_buf_init(c->out, (unsigned)c->out_len);
+        uv_buf_t b = uv_buf_init(c->out.data, (unsigned)c->out.len);
         int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
-        if (n == (int)c->out_len) {
+        if (n == (int)c->out.len) {
             out_reset(c);
             return 0;
         }
@@ -370,10 +318,8 @@ static int conn_flush(conn_t *c)
         return -1;
     }
     w->conn = c;
-    w->buf = c->out;
-    w->len = c->out_len - off;
-    c->out = NULL;
-    c->out_len = c->out_size = 0;
+    w->buf = buf_take(&c->out, &w->len); /* the write owns it; c starts a new one */
+    w->len -= off;
     uv_buf_t b = uv_buf_init(w->buf + off, (unsigned)w->len);
     int r = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
     if (r < 0) {
@@ -394,8 +340,8 @@ static int conn_flush(conn_t *c)
 
 void conn_flush_all(server_t *srv)
 {
-    while (srv->flush_head)
-        conn_flush(srv->flush_head);
+    while (!queue_empty(&srv->flushing))
+        conn_flush(queue_data(queue_head(&srv->flushing), conn_t, flush_node));
 }
 
 /*
@@ -405,7 +351,7 @@ void conn_flush_all(server_t *srv)
  */
 static int out_queued(conn_t *c)
 {
-    if (c->out_len + c->out_pending > c->srv->opts.out_cap) return conn_flush(c);
+    if (c->out.len + c->out_pending > c->srv->opts.out_cap) return conn_flush(c);
     flush_push(c);
     return 0;
 }
@@ -417,17 +363,17 @@ int conn_send(conn_t *c, const json_t *msg)
     /* The encoding of proto_encode() (compact JSON, then the newline), written
        straight into the output buffer; a message longer than the room left
        is encoded again once the buffer has grown. */
-    size_t room = c->out_size - c->out_len;
-    size_t n = json_text(msg, c->out ? c->out + c->out_len : NULL, room);
+    size_t room = buf_room(&c->out);
+    size_t n = json_text(msg, buf_end(&c->out), room);
     if (n + 1 > room) {
-        if (out_reserve(c, n + 1) < 0) {
+        if (buf_reserve(&c->out, n + 1) < 0) {
             conn_doom(c, "out of memory");
             return -1;
         }
-        json_text(msg, c->out + c->out_len, n);
+        json_text(msg, buf_end(&c->out), n);
     }
-    c->out[c->out_len + n] = '\n';
-    c->out_len += n + 1;
+    buf_end(&c->out)[n] = '\n';
+    buf_commit(&c->out, n + 1);
     return out_queued(c);
 }
 
@@ -441,7 +387,7 @@ int conn_send_new(conn_t *c, json_t *msg)
 int conn_send_encoded(conn_t *c, const char *line, size_t len)
 {
     if (!c || c->state != CONN_OPEN) return -1;
-    if (out_put(line, len, c) < 0) {
+    if (buf_append(&c->out, line, len) < 0) {
         conn_doom(c, "out of memory");
         return -1;
     }
@@ -511,7 +457,7 @@ void conn_note_error(conn_t *c)
                     2 * o->error_rate))
         return;
     log_info("conn %llu: too many errors; closing", (unsigned long long)c->id);
-    close_with_error(c, "too_many_errors", "too many errors; closing");
+    close_with_error(c, TAPIS_E_TOO_MANY_ERRORS, "too many errors; closing");
 }
 
 void conn_take_line(conn_t *c)
@@ -528,7 +474,7 @@ void conn_take_line(conn_t *c)
         log_info("conn %llu: line over %zu bytes", (unsigned long long)c->id, srv->opts.max_line);
         char msg[96];
         snprintf(msg, sizeof msg, "a line is limited to %zu bytes; closing", srv->opts.max_line);
-        conn_send_new(c, proto_reply_error(NULL, NULL, PROTO_LINE_TOO_LONG, msg));
+        conn_send_new(c, proto_reply_error(NULL, NULL, TAPIS_E_LINE_TOO_LONG, msg));
         conn_close_after_flush(c, "line too long");
         return;
     }
@@ -557,7 +503,7 @@ static void on_hello_timeout(uv_timer_t *t)
 {
     conn_t *c = t->data;
     if (c->session || c->state != CONN_OPEN) return;
-    close_with_error(c, "hello_timeout", "no hello in time; closing");
+    close_with_error(c, TAPIS_E_HELLO_TIMEOUT, "no hello in time; closing");
 }
 
 /* The idle timer runs at most once per --idle-timeout: lines only note their time. */
@@ -573,7 +519,7 @@ static void on_idle_timeout(uv_timer_t *t)
     }
     log_info("conn %llu: idle for %llu ms; closing", (unsigned long long)c->id,
              (unsigned long long)idle);
-    close_with_error(c, "idle_timeout", "no request in a long time; closing");
+    close_with_error(c, TAPIS_E_IDLE_TIMEOUT, "no request in a long time; closing");
 }
 
 static void peer_name(conn_t *c)
@@ -626,10 +572,10 @@ static const char *count_peer(conn_t *c)
     p->n++;
     c->peer_count = p;
     if (srv->opts.max_conns_per_ip > 0 && p->n > srv->opts.max_conns_per_ip)
-        return "too_many_connections";
+        return TAPIS_E_TOO_MANY_CONNECTIONS;
     if (!budget_take(&p->accepts, server_now_us(srv), conn_rate_interval(srv),
                      2 * srv->opts.conn_rate))
-        return "rate_limited";
+        return TAPIS_E_RATE_LIMITED;
     return NULL;
 }
 
@@ -652,9 +598,9 @@ void conn_on_connection(uv_stream_t *listener, int status)
     uv_tcp_init(srv->loop, &c->tcp);
     uv_timer_init(srv->loop, &c->timer);
     frame_init(&c->frame, srv->opts.max_line);
-    c->next = srv->conns;
-    if (srv->conns) srv->conns->prev = c;
-    srv->conns = c;
+    queue_init(&c->flush_node);
+    queue_init(&c->doom_node);
+    queue_insert_head(&srv->conns, &c->node);
     srv->nconns++;
     c->open_handles = 2;
     if (uv_accept(listener, (uv_stream_t *)&c->tcp) < 0) {
@@ -670,11 +616,11 @@ void conn_on_connection(uv_stream_t *listener, int status)
     if (srv->nconns > srv->opts.max_conns) {
         log_warn("conn %llu from %s refused: %d connections is the cap", (unsigned long long)c->id,
                  c->peer, srv->opts.max_conns);
-        close_with_error(c, "server_full", "too many connections; try again later");
+        close_with_error(c, TAPIS_E_SERVER_FULL, "too many connections; try again later");
         return;
     }
     const char *refused = count_peer(c);
-    if (refused && strcmp(refused, "too_many_connections") == 0) {
+    if (refused && strcmp(refused, TAPIS_E_TOO_MANY_CONNECTIONS) == 0) {
         log_warn("conn %llu from %s refused: %d connections from one address is the cap",
                  (unsigned long long)c->id, c->peer, srv->opts.max_conns_per_ip);
         close_with_error(c, refused, "too many connections from your address; try again later");

@@ -65,21 +65,21 @@ static void on_hello(request_t *req)
     bool resumed = false;
     const char *why = text_check_name(name, strlen(name), sizeof s->name - 1);
     if (why) {
-        req_fail(req, "bad_name", "%s", why);
+        req_fail(req, TAPIS_E_BAD_NAME, "%s", why);
         return;
     }
     if (text_is_bot_name(name, strlen(name))) {
-        req_fail(req, "bad_name", "names like \"bot\" are kept for the built-in bots");
+        req_fail(req, TAPIS_E_BAD_NAME, "names like \"bot\" are kept for the built-in bots");
         return;
     }
     if (token) {
         s = session_find(c->srv, token);
         if (!s) {
-            req_fail(req, "not_found", "unknown or expired token; say hello without one");
+            req_fail(req, TAPIS_E_NOT_FOUND, "unknown or expired token; say hello without one");
             return;
         }
         if (c->session && c->session != s) {
-            req_fail(req, "already_hello", "this connection already has a session");
+            req_fail(req, TAPIS_E_ALREADY_HELLO, "this connection already has a session");
             return;
         }
         resumed = true;
@@ -88,15 +88,15 @@ static void on_hello(request_t *req)
     }
     session_t *same = session_find_name(c->srv, name);
     if (same && same != s) {
-        req_fail(req, "name_taken", "someone here is already called \"%s\"", name);
+        req_fail(req, TAPIS_E_NAME_TAKEN, "someone here is already called \"%s\"", name);
         return;
     }
     if (!s && !(s = session_create(c->srv, c, name))) {
-        req_fail(req, "internal", "cannot create a session");
+        req_fail(req, TAPIS_E_INTERNAL, "cannot create a session");
         return;
     }
     if (session_rename(s, name) < 0) {
-        req_fail(req, "internal", "out of memory");
+        req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
     conn_hello_done(c);
@@ -134,9 +134,10 @@ static void on_games(request_t *req)
     json_t *list = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(
-            list, json_pack("{s:s, s:s, s:i, s:i, s:o, s:o}", "id", games[i]->id, "title",
+            list, json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:o}", "id", games[i]->id, "title",
                             games[i]->title, "min_players", games[i]->min_seats, "max_players",
-                            games[i]->max_seats, "options", game_default_options(games[i]), "bots",
+                            games[i]->max_seats, "options", game_default_options(games[i]),
+                            "option_specs", game_options_json(games[i]), "bots",
                             bot_levels(req->conn->srv, games[i])));
     req_ok(req, json_pack("{s:o}", "games", list));
 }
@@ -146,12 +147,12 @@ static void on_act(request_t *req)
     room_t *r = req->room;
     int seat = room_seat_of(r, req->session);
     if (seat < 0) {
-        req_fail(req, "not_seated", "you do not sit at table %s", r->id);
+        req_fail(req, TAPIS_E_NOT_SEATED, "you do not sit at table %s", r->id);
         return;
     }
-    game_error_t err = {0};
+    tapis_error_t err = {0};
     if (room_apply(r, seat, json_object_get(req->msg, "action"), req->stamp, &err) < 0) {
-        req_fail(req, err.code ? err.code : "illegal_action", "%s", err.message);
+        req_fail(req, err.code ? err.code : TAPIS_E_ILLEGAL_ACTION, "%s", err.message);
         return;
     }
     req_ok(req, json_pack("{s:s}", "room", r->id));
@@ -162,7 +163,7 @@ static void on_state(request_t *req)
 {
     room_t *r = req->room;
     if (room_seat_of(r, req->session) < 0 && !room_is_watcher(r, req->session)) {
-        req_fail(req, "not_in_room", "join or watch room %s first", r->id);
+        req_fail(req, TAPIS_E_NOT_IN_ROOM, "join or watch room %s first", r->id);
         return;
     }
     json_t *f = room_summary(r);
@@ -183,7 +184,7 @@ static void on_help(request_t *req)
     const char *name = json_string_value(json_object_get(req->msg, "command"));
     char *text = command_help(name);
     if (!text) {
-        req_fail(req, "not_found", "no command named \"%s\" (see help)", name);
+        req_fail(req, TAPIS_E_NOT_FOUND, "no command named \"%s\" (see help)", name);
         return;
     }
     req_ok(req, json_pack("{s:s}", "text", text));
@@ -207,14 +208,14 @@ static int resolve_room(request_t *req)
     if (id) {
         req->room = room_find(req->conn->srv, id);
         if (!req->room) {
-            req_fail(req, "not_found", "no room %s", id);
+            req_fail(req, TAPIS_E_NOT_FOUND, "no room %s", id);
             return -1;
         }
         return 0;
     }
     req->room = session_single_room(req->session);
     if (!req->room) {
-        req_fail(req, PROTO_BAD_REQUEST, "%s: room: required (you are in %d rooms)", req->re,
+        req_fail(req, TAPIS_E_BAD_REQUEST, "%s: room: required (you are in %d rooms)", req->re,
                  req->session->nrooms);
         return -1;
     }
@@ -228,6 +229,8 @@ static void route(request_t *req, cmd_id_t id)
     case CMD_GAMES: on_games(req); break;
     case CMD_CREATE: lobby_create(req); break;
     case CMD_ROOMS: lobby_rooms(req); break;
+    case CMD_HISTORY: lobby_history(req); break;
+    case CMD_REPLAY: lobby_replay(req); break;
     case CMD_JOIN: lobby_join(req); break;
     case CMD_WATCH: lobby_watch(req); break;
     case CMD_LEAVE: lobby_leave(req); break;
@@ -238,14 +241,14 @@ static void route(request_t *req, cmd_id_t id)
     case CMD_PING: req_ok(req, NULL); break;
     case CMD_HELP: on_help(req); break;
     case CMD_QUIT: on_quit(req); break;
-    default: req_fail(req, PROTO_UNKNOWN_COMMAND, "unknown command"); break;
+    default: req_fail(req, TAPIS_E_UNKNOWN_COMMAND, "unknown command"); break;
     }
 }
 
 void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool limited)
 {
     proto_request_t preq;
-    proto_error_t perr;
+    tapis_error_t perr;
     int rc = proto_request_parse(&preq, line, len, &perr);
     if (rc == PROTO_EMPTY) {
         if (limited) conn_note_error(c); /* no reply to a blank line, but it still counts */
@@ -254,7 +257,7 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
     }
     if (limited) {
         rc = PROTO_ERROR;
-        perr.code = "rate_limited";
+        perr.code = TAPIS_E_RATE_LIMITED;
         snprintf(perr.message, sizeof perr.message,
                  "more than %llu lines a second; slow down (this line was not run)",
                  (unsigned long long)c->srv->opts.line_rate);
@@ -277,7 +280,7 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
     const command_t *cmd = preq.command;
     log_debug("conn %llu: %s", (unsigned long long)c->id, cmd->name);
     if (!(cmd->flags & CMD_F_BEFORE_HELLO) && !c->session) {
-        req_fail(&req, PROTO_HELLO_FIRST, "say hello first: hello NAME");
+        req_fail(&req, TAPIS_E_HELLO_FIRST, "say hello first: hello NAME");
     } else if (command_arg(cmd, "room")) {
         if (resolve_room(&req) == 0) route(&req, cmd->id);
     } else {
@@ -285,7 +288,7 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
     }
     if (!req.replied) {
         log_error("conn %llu: %s got no reply", (unsigned long long)c->id, cmd->name);
-        req_fail(&req, "internal", "internal error");
+        req_fail(&req, TAPIS_E_INTERNAL, "internal error");
     }
     proto_request_free(&preq);
 }

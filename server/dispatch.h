@@ -40,6 +40,8 @@ void req_fail(request_t *req, const char *code, const char *fmt, ...)
 /* Lobby handlers (lobby.c). */
 void lobby_create(request_t *req);
 void lobby_rooms(request_t *req);
+void lobby_history(request_t *req);
+void lobby_replay(request_t *req);
 void lobby_join(request_t *req);
 void lobby_watch(request_t *req);
 void lobby_leave(request_t *req);

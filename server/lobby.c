@@ -11,9 +11,11 @@
 #include "log.h"
 #include "room.h"
 #include "session.h"
+#include "store.h"
 #include "text.h"
 
 #define ROOMS_PAGE_DEFAULT 50
+#define HISTORY_PAGE_DEFAULT 20
 
 /* The players a table of d gets when `create` does not say: 4 if it can. */
 static int default_players(const game_desc_t *d)
@@ -29,25 +31,25 @@ void lobby_create(request_t *req)
     server_t *srv = req->conn->srv;
     const char *game = json_string_value(json_object_get(req->msg, "game"));
     if (req->session->nrooms >= SESSION_MAX_ROOMS) {
-        req_fail(req, "too_many_rooms", "leave a room first (you are in too many)");
+        req_fail(req, TAPIS_E_TOO_MANY_ROOMS, "leave a room first (you are in too many)");
         return;
     }
     const game_desc_t *d = game_find(game);
     if (!d) {
-        req_fail(req, "not_found", "no game \"%s\" (see games)", game);
+        req_fail(req, TAPIS_E_NOT_FOUND, "no game \"%s\" (see games)", game);
         return;
     }
     uint64_t rate = srv->opts.create_rate;
     if (!budget_take(&req->session->create_budget, req->stamp, rate ? 60000000 / rate : 0, rate)) {
-        req_fail(req, "rate_limited", "you may open %llu rooms a minute; wait a little",
+        req_fail(req, TAPIS_E_RATE_LIMITED, "you may open %llu rooms a minute; wait a little",
                  (unsigned long long)rate);
         return;
     }
     json_t *players = json_object_get(req->msg, "players");
     int n = players ? (int)json_integer_value(players) : default_players(d);
     if (n > GAME_MAX_SEATS) {
-        req_fail(req, "bad_players", "%s is played by %d to %d players", d->title, d->min_seats,
-                 d->max_seats);
+        req_fail(req, TAPIS_E_BAD_PLAYERS, "%s is played by %d to %d players", d->title,
+                 d->min_seats, d->max_seats);
         return;
     }
     /* The server's dispute window goes to every game that has one, unless the creator chose. */
@@ -59,14 +61,14 @@ void lobby_create(request_t *req)
         json_object_set_new(options, "dispute_ms", json_integer(srv->opts.dispute_ms));
     json_decref(defaults);
     bool priv = json_is_true(json_object_get(req->msg, "private"));
-    game_error_t err = {0};
+    tapis_error_t err = {0};
     room_t *r = room_create(srv, d, n, options, priv, &err);
     json_decref(options);
     if (!r) {
-        req_fail(req, err.code ? err.code : "bad_option", "%s", err.message);
+        req_fail(req, err.code ? err.code : TAPIS_E_BAD_OPTION, "%s", err.message);
         return;
     }
-    room_error_t rerr;
+    tapis_error_t rerr;
     int seat = room_sit(r, req->session, 0, &rerr);
     if (seat < 0) { /* cannot happen with a new room, but never leave one empty */
         room_destroy(r);
@@ -97,12 +99,14 @@ void lobby_rooms(request_t *req)
     for (int st = ROOM_WAITING; status && st <= ROOM_OVER; st++)
         if (strcmp(status, room_status_name((room_status_t)st)) == 0) want = st;
     if (status && want < 0) {
-        req_fail(req, PROTO_BAD_REQUEST, "rooms: status: waiting, playing or over");
+        req_fail(req, TAPIS_E_BAD_REQUEST, "rooms: status: waiting, playing or over");
         return;
     }
     json_t *list = json_array();
     long long total = 0, walked = 0;
-    for (room_t *r = req->conn->srv->rooms; r; r = r->next, walked++) {
+    queue_t *rooms = &req->conn->srv->rooms, *q;
+    for (q = queue_head(rooms); q != rooms; q = queue_next(q), walked++) {
+        room_t *r = queue_data(q, room_t, node);
         if (game && strcmp(r->desc->id, game) != 0) continue;
         if (want >= 0 && (int)r->status != want) continue;
         if (r->private_room && room_seat_of(r, req->session) < 0 &&
@@ -121,11 +125,54 @@ void lobby_rooms(request_t *req)
                           "offset", (json_int_t)offset, "limit", limit));
 }
 
+/*
+ * One page of finished games, newest first: the caller's (the games its
+ * session sits in), or with `all` the server's public ones. Read from the
+ * store (none with --db none: an empty page). Charged to the line budget
+ * like a page of rooms.
+ */
+void lobby_history(request_t *req)
+{
+    json_t *m = req->msg;
+    bool all = json_is_true(json_object_get(m, "all"));
+    int limit = json_object_get(m, "limit") ? (int)json_integer_value(json_object_get(m, "limit"))
+                                            : HISTORY_PAGE_DEFAULT;
+    long long offset = json_integer_value(json_object_get(m, "offset"));
+    long long total = 0;
+    json_t *games = store_history(req->conn->srv, req->session->id, all, limit, offset, &total);
+    if (!games) {
+        req_fail(req, TAPIS_E_INTERNAL, "history: the database failed (logged)");
+        return;
+    }
+    /* The rows the database walked: the page and the ones skipped before it. */
+    long long walked = offset + limit < total ? offset + limit : total;
+    uint64_t rate = req->conn->srv->opts.line_rate;
+    budget_charge(&req->conn->line_budget, req->stamp, rate ? 1000000 / rate : 0,
+                  (uint64_t)(walked / 100 + (long long)json_array_size(games) / 5));
+    req_ok(req, json_pack("{s:o, s:I, s:i, s:I}", "games", games, "total", (json_int_t)total,
+                          "limit", limit, "offset", (json_int_t)offset));
+}
+
+/* The record of one finished game (docs/STORE.md, "Records"). */
+void lobby_replay(request_t *req)
+{
+    const char *id = json_string_value(json_object_get(req->msg, "game_id"));
+    json_t *record = NULL;
+    switch (store_game_record(req->conn->srv, id, req->session->id, &record)) {
+    case STORE_REC_OK: req_ok(req, json_pack("{s:o}", "record", record)); return;
+    case STORE_REC_NOT_FINISHED:
+        req_fail(req, TAPIS_E_NOT_FINISHED, "game %s is not finished", id);
+        return;
+    case STORE_REC_NOT_FOUND: req_fail(req, TAPIS_E_NOT_FOUND, "no finished game %s", id); return;
+    default: req_fail(req, TAPIS_E_INTERNAL, "replay: the database failed (logged)"); return;
+    }
+}
+
 void lobby_join(request_t *req)
 {
     room_t *r = req->room;
     json_t *seat = json_object_get(req->msg, "seat");
-    room_error_t err;
+    tapis_error_t err;
     int k = room_sit(r, req->session, seat ? (int)json_integer_value(seat) : -1, &err);
     if (k < 0) {
         req_fail(req, err.code, "%s", err.message);
@@ -138,7 +185,7 @@ void lobby_join(request_t *req)
 void lobby_watch(request_t *req)
 {
     room_t *r = req->room;
-    room_error_t err;
+    tapis_error_t err;
     if (room_watch(r, req->session, &err) < 0) {
         req_fail(req, err.code, "%s", err.message);
         return;
@@ -152,7 +199,7 @@ void lobby_leave(request_t *req)
 {
     room_t *r = req->room;
     if (room_seat_of(r, req->session) < 0 && !room_is_watcher(r, req->session)) {
-        req_fail(req, "not_in_room", "you are not in room %s", r->id);
+        req_fail(req, TAPIS_E_NOT_IN_ROOM, "you are not in room %s", r->id);
         return;
     }
     req_ok(req, json_pack("{s:s}", "room", r->id));
@@ -163,10 +210,10 @@ void lobby_addbot(request_t *req)
 {
     room_t *r = req->room;
     if (room_seat_of(r, req->session) < 0) {
-        req_fail(req, "not_seated", "only a player seated at table %s may add bots", r->id);
+        req_fail(req, TAPIS_E_NOT_SEATED, "only a player seated at table %s may add bots", r->id);
         return;
     }
-    room_error_t err;
+    tapis_error_t err;
     int k = room_add_bot(r, json_string_value(json_object_get(req->msg, "strategy")), &err);
     if (k < 0) {
         req_fail(req, err.code, "%s", err.message);
@@ -181,25 +228,26 @@ void lobby_say(request_t *req)
     room_t *r = req->room;
     int seat = room_seat_of(r, req->session);
     if (seat < 0 && !room_is_watcher(r, req->session)) {
-        req_fail(req, "not_in_room", "join or watch room %s first", r->id);
+        req_fail(req, TAPIS_E_NOT_IN_ROOM, "join or watch room %s first", r->id);
         return;
     }
     const server_opts_t *o = &req->conn->srv->opts;
     json_t *text = json_object_get(req->msg, "text");
     size_t len = json_string_length(text);
     if (len > o->max_chat) {
-        req_fail(req, "text_too_long", "a chat line is limited to %zu bytes", o->max_chat);
+        req_fail(req, TAPIS_E_TEXT_TOO_LONG, "a chat line is limited to %zu bytes", o->max_chat);
         return;
     }
     if (text_find_unsafe(json_string_value(text), len) >= 0) {
-        req_fail(req, "bad_text",
+        req_fail(req, TAPIS_E_BAD_TEXT,
                  "chat may not hold control, invisible or direction-changing "
                  "characters (one line of plain text)");
         return;
     }
     if (!budget_take(&req->session->chat_budget, req->stamp,
                      o->chat_rate ? 10000000 / o->chat_rate : 0, o->chat_rate)) {
-        req_fail(req, "rate_limited", "you may say %llu lines every 10 seconds; wait a little",
+        req_fail(req, TAPIS_E_RATE_LIMITED,
+                 "you may say %llu lines every 10 seconds; wait a little",
                  (unsigned long long)o->chat_rate);
         return;
     }

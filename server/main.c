@@ -2,11 +2,13 @@
  * main.c — tapisd: options, the loop, the listener, signals, clean shutdown.
  */
 #include <signal.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "conn.h"
 #include "envelope.h"
@@ -16,6 +18,7 @@
 #include "scheduler.h"
 #include "server.h"
 #include "session.h"
+#include "store.h"
 
 #define STOP_GRACE_MS 2000
 
@@ -38,6 +41,13 @@ int server_random(void *buf, size_t n)
         n -= (size_t)k;
     }
     return 0;
+}
+
+int64_t server_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static uint64_t splitmix(uint64_t x)
@@ -63,8 +73,8 @@ uint64_t server_game_seed(server_t *srv)
 static void on_stop_grace(uv_timer_t *t)
 {
     server_t *srv = t->data;
-    while (srv->conns)
-        conn_close(srv->conns, "shutdown");
+    while (!queue_empty(&srv->conns))
+        conn_close(queue_data(queue_head(&srv->conns), conn_t, node), "shutdown");
     uv_close((uv_handle_t *)t, NULL);
 }
 
@@ -72,14 +82,24 @@ static void on_stop_grace(uv_timer_t *t)
 static void server_stop(server_t *srv, const char *why)
 {
     if (srv->stopping) return;
+    /* Commit, then write nothing more: rooms and sessions stay as they are in the
+       store, to be restored by the next start. */
+    store_commit(srv);
     srv->stopping = true;
     log_notice("stopping (%s)", why);
     uv_close((uv_handle_t *)&srv->listener, NULL);
     uv_close((uv_handle_t *)&srv->sigint, NULL);
     uv_close((uv_handle_t *)&srv->sigterm, NULL);
     json_t *ev = proto_event("shutdown");
-    for (conn_t *c = srv->conns, *next; c; c = next) {
-        next = c->next;
+    if (srv->store) { /* the tables are kept: they resume when the server is back */
+        json_object_set_new(ev, "restart", json_true());
+        json_object_set_new(ev, "message",
+                            json_string("the server stops and keeps every table; when it is "
+                                        "back, say hello with your token to take your seats"));
+    }
+    for (queue_t *q = queue_head(&srv->conns), *next; q != &srv->conns; q = next) {
+        conn_t *c = queue_data(q, conn_t, node);
+        next = queue_next(q);
         if (c->state == CONN_DOOMED) {
             conn_close(c, c->doom_why);
             continue;
@@ -88,13 +108,13 @@ static void server_stop(server_t *srv, const char *why)
         conn_close_after_flush(c, "shutdown");
     }
     json_decref(ev);
-    while (srv->sessions)
-        session_destroy(srv->sessions);
-    while (srv->rooms)
-        room_destroy(srv->rooms);
+    while (!queue_empty(&srv->sessions))
+        session_destroy(queue_data(queue_head(&srv->sessions), session_t, node));
+    while (!queue_empty(&srv->rooms))
+        room_destroy(queue_data(queue_head(&srv->rooms), room_t, node));
     room_free_graveyard(srv);
     sched_close(srv);
-    if (srv->conns) {
+    if (!queue_empty(&srv->conns)) {
         uv_timer_start(&srv->stop_timer, on_stop_grace, STOP_GRACE_MS, 0);
         uv_unref((uv_handle_t *)&srv->stop_timer);
     } else {
@@ -163,12 +183,32 @@ static int listen_on(server_t *srv)
     return 0;
 }
 
+/* The start failed: free what the restore made, write nothing to the store. */
+static int abandon_start(server_t *srv)
+{
+    srv->stopping = true;
+    while (!queue_empty(&srv->sessions))
+        session_destroy(queue_data(queue_head(&srv->sessions), session_t, node));
+    while (!queue_empty(&srv->rooms))
+        room_destroy(queue_data(queue_head(&srv->rooms), room_t, node));
+    room_free_graveyard(srv);
+    sched_close(srv);
+    uv_close((uv_handle_t *)&srv->stop_timer, NULL);
+    uv_close((uv_handle_t *)&srv->sigint, NULL);
+    uv_close((uv_handle_t *)&srv->sigterm, NULL);
+    store_close(srv);
+    uv_run(srv->loop, UV_RUN_DEFAULT);
+    uv_loop_close(srv->loop);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     static server_t srv;
     int rc = options_parse(&srv.opts, argc, argv);
     if (rc != 0) return rc > 0 ? 0 : 2;
     log_set_level((log_level_t)srv.opts.log_level);
+    if (srv.opts.export_game) return store_export_game(srv.opts.db_path, srv.opts.export_game);
     signal(SIGPIPE, SIG_IGN);
     raise_fd_limit(srv.opts.max_conns);
 
@@ -179,6 +219,12 @@ int main(int argc, char **argv)
     }
     srv.loop = &loop;
     srv.start_ns = uv_hrtime();
+    queue_init(&srv.conns);
+    queue_init(&srv.doomed);
+    queue_init(&srv.flushing);
+    queue_init(&srv.sessions);
+    queue_init(&srv.rooms);
+    queue_init(&srv.graveyard);
     uint64_t seed;
     if (srv.opts.seeded)
         seed = splitmix(srv.opts.seed ^ 0x5eed);
@@ -186,19 +232,31 @@ int main(int argc, char **argv)
         seed = splitmix(uv_hrtime());
     rng_seed(&srv.rng, seed);
 
-    if (listen_on(&srv) < 0) {
-        uv_run(&loop, UV_RUN_DEFAULT);
-        uv_loop_close(&loop);
+    if (sodium_init() < 0) {
+        log_error("libsodium cannot start");
         return 1;
     }
     sched_init(&srv);
     uv_timer_init(&loop, &srv.stop_timer);
     srv.stop_timer.data = &srv;
+    /* Signals first: a SIGTERM that comes as soon as "listening on" is logged is a
+       clean stop. */
     uv_signal_init(&loop, &srv.sigint);
     uv_signal_init(&loop, &srv.sigterm);
     srv.sigint.data = srv.sigterm.data = &srv;
     uv_signal_start(&srv.sigint, on_signal, SIGINT);
     uv_signal_start(&srv.sigterm, on_signal, SIGTERM);
+    int restored = 0, resessions = 0, quarantined = 0;
+    if (srv.opts.db_path[0] &&
+        (store_open(&srv) < 0 || (restored = store_restore(&srv, &resessions, &quarantined)) < 0)) {
+        return abandon_start(&srv);
+    }
+    if (listen_on(&srv) < 0) {
+        return abandon_start(&srv);
+    }
+    if (srv.store)
+        log_notice("store %s: %d tables and %d sessions restored%s", srv.opts.db_path, restored,
+                   resessions, quarantined ? " (some quarantined: see above)" : "");
 
     uv_run(&loop, UV_RUN_DEFAULT);
     /* The grace timer outlives the connections it waited for. */
@@ -207,6 +265,7 @@ int main(int argc, char **argv)
         uv_run(&loop, UV_RUN_DEFAULT);
     }
 
+    store_close(&srv);
     int closed = uv_loop_close(&loop);
     if (closed != 0) {
         log_error("event loop not closed cleanly: %s", uv_strerror(closed));

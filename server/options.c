@@ -40,6 +40,7 @@ static void defaults(server_opts_t *o)
     o->idle_timeout = 10 * 60 * 1000;
     o->max_conns_per_ip = 64;
     o->conn_rate = 20;
+    snprintf(o->db_path, sizeof o->db_path, "tapis.db");
     o->log_level = LOG_INFO;
 }
 
@@ -86,6 +87,21 @@ static void usage(FILE *f)
                "  --max-conns-per-ip N    connections from one address (default 64; 0 = off)\n"
                "  --conn-rate N           new connections per second from one address,\n"
                "                          bursts of 2N (default 20; 0 = off)\n"
+               "\n"
+               "Durable tables (docs/STORE.md):\n"
+               "  --db PATH               the SQLite database that keeps sessions, tables and\n"
+               "                          each table's journal, so a restart (or a crash)\n"
+               "                          resumes every unfinished table (default tapis.db in\n"
+               "                          the working directory); --db none keeps everything\n"
+               "                          in memory only\n"
+               "  --fsync batch|always    batch: WAL with synchronous=NORMAL, durable across a\n"
+               "                          crash of tapisd (default); always: synchronous=FULL,\n"
+               "                          durable across a power cut too, slower\n"
+               "  --export-game ID        print the record of finished game ID (options, seed,\n"
+               "                          seats, journal, result) as JSON on stdout and exit,\n"
+               "                          without listening; exits 1 if the game is unknown,\n"
+               "                          unfinished, or its journal does not replay to its\n"
+               "                          stored result\n"
                "\n"
                "  --log-level LEVEL       debug, info, warn or error (default info)\n"
                "  --seed N                deterministic game seeds (tests and replays)\n"
@@ -182,8 +198,11 @@ enum {
     OPT_IDLE_TIMEOUT,
     OPT_MAX_CONNS_PER_IP,
     OPT_CONN_RATE,
+    OPT_DB,
+    OPT_FSYNC,
     OPT_LOG_LEVEL,
     OPT_SEED,
+    OPT_EXPORT_GAME,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -208,8 +227,11 @@ static const struct option longopts[] = {
     {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
     {"max-conns-per-ip", required_argument, NULL, OPT_MAX_CONNS_PER_IP},
     {"conn-rate", required_argument, NULL, OPT_CONN_RATE},
+    {"db", required_argument, NULL, OPT_DB},
+    {"fsync", required_argument, NULL, OPT_FSYNC},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"seed", required_argument, NULL, OPT_SEED},
+    {"export-game", required_argument, NULL, OPT_EXPORT_GAME},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -312,12 +334,26 @@ int options_parse(server_opts_t *o, int argc, char **argv)
         case OPT_CONN_RATE:
             if (parse_u64(optarg, 1000000, &o->conn_rate) < 0) return bad(name, optarg);
             break;
+        case OPT_DB:
+            if (!optarg[0] || strlen(optarg) >= sizeof o->db_path) return bad(name, optarg);
+            snprintf(o->db_path, sizeof o->db_path, "%s",
+                     strcmp(optarg, "none") == 0 ? "" : optarg);
+            break;
+        case OPT_FSYNC:
+            if (strcmp(optarg, "batch") != 0 && strcmp(optarg, "always") != 0)
+                return bad(name, optarg);
+            o->fsync_always = strcmp(optarg, "always") == 0;
+            break;
         case OPT_LOG_LEVEL:
             if ((o->log_level = log_parse_level(optarg)) < 0) return bad(name, optarg);
             break;
         case OPT_SEED:
             if (parse_u64(optarg, UINT64_MAX, &o->seed) < 0) return bad(name, optarg);
             o->seeded = true;
+            break;
+        case OPT_EXPORT_GAME:
+            if (!optarg[0] || strlen(optarg) > 64) return bad(name, optarg);
+            o->export_game = optarg;
             break;
         case OPT_HELP: usage(stdout); return 1;
         case OPT_VERSION: printf("tapisd %s\n", TAPIS_VERSION); return 1;

@@ -31,8 +31,11 @@ typedef struct server_opts {
     uint64_t idle_timeout;     /* ms a connection may stay silent after hello; 0 = never */
     int max_conns_per_ip;      /* connections from one address; 0 = no limit */
     uint64_t conn_rate;        /* new connections per second per address (burst 2N); 0 = off */
+    char db_path[1024];        /* the SQLite database; "" with --db none */
+    bool fsync_always;         /* --fsync always: synchronous=FULL (else NORMAL) */
     int log_level;
-    bool seeded; /* --seed given: deterministic game seeds (tests) */
+    const char *export_game; /* --export-game ID: print that finished game's record, exit */
+    bool seeded;             /* --seed given: deterministic game seeds (tests) */
     uint64_t seed;
 } server_opts_t;
 

@@ -11,9 +11,11 @@
 #include "log.h"
 #include "room.h"
 #include "session.h"
+#include "store.h"
 
 static void reschedule(room_t *r);
 static bool attended(const room_t *r);
+static int64_t room_clock(const room_t *r);
 
 /* ------------------------------------------------------------------------ */
 /* Creation, lookup, destruction                                            */
@@ -37,18 +39,25 @@ static int private_code(char *out)
 }
 
 room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
-                    bool private_room, game_error_t *err)
+                    bool private_room, tapis_error_t *err)
 {
     if (srv->nrooms >= srv->opts.max_rooms) {
-        game_fail(err, "server_full", "the server hosts as many rooms as it may; try again later");
+        game_fail(err, TAPIS_E_SERVER_FULL,
+                  "the server hosts as many rooms as it may; try again later");
         return NULL;
     }
-    game_t *g = game_new(d, nseats, options, server_game_seed(srv), err);
-    if (!g) return NULL;
+    uint64_t seed = server_game_seed(srv);
+    game_t *g = game_new(d, nseats, options, seed, err);
+    if (!g) {
+        /* Some games still name running out of memory "no_memory": the protocol has one
+           code for it (tapis_error.h). */
+        if (err->code && strcmp(err->code, "no_memory") == 0) err->code = TAPIS_E_INTERNAL;
+        return NULL;
+    }
     room_t *r = calloc(1, sizeof *r);
     if (!r) {
         game_free(g);
-        game_fail(err, "internal", "out of memory");
+        game_fail(err, TAPIS_E_INTERNAL, "out of memory");
         return NULL;
     }
     r->srv = srv;
@@ -63,41 +72,44 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
         r->seats[i].bot_due = GAME_NO_DEADLINE;
         r->seats[i].wait_since = -1;
     }
-    srv->rooms_created++;
+    r->rid = ++srv->rooms_created;
     if (private_room) {
         int tries = 0;
         do {
             if (private_code(r->id) < 0 || ++tries > 8) {
                 game_free(g);
                 free(r);
-                game_fail(err, "internal", "no randomness for a private code");
+                game_fail(err, TAPIS_E_INTERNAL, "no randomness for a private code");
                 return NULL;
             }
         } while (room_find(srv, r->id));
     } else {
-        snprintf(r->id, sizeof r->id, "%llu", (unsigned long long)srv->rooms_created);
+        snprintf(r->id, sizeof r->id, "%llu", (unsigned long long)r->rid);
     }
     HASH_ADD_STR(srv->by_room_id, id, r);
     if (!r->hh.tbl) {
         game_free(g);
         free(r);
-        game_fail(err, "internal", "out of memory");
+        game_fail(err, TAPIS_E_INTERNAL, "out of memory");
         return NULL;
     }
-    r->next = srv->rooms;
-    if (srv->rooms) srv->rooms->prev = r;
-    srv->rooms = r;
+    queue_insert_head(&srv->rooms, &r->node);
     srv->nrooms++;
     log_info("room %s: created (%s, %d seats%s)", r->id, d->id, nseats,
              private_room ? ", private" : "");
+    /* The complete options (the defaults merged in): what a replay gives game_new(). */
+    json_t *all = game_default_options(d);
+    if (options) json_object_update(all, (json_t *)options);
+    store_room_new(r, all, seed);
+    json_decref(all);
     return r;
 }
 
 void room_free_graveyard(server_t *srv)
 {
-    while (srv->graveyard) {
-        room_t *r = srv->graveyard;
-        srv->graveyard = r->next;
+    while (!queue_empty(&srv->graveyard)) {
+        room_t *r = queue_data(queue_head(&srv->graveyard), room_t, node);
+        queue_remove(&r->node);
         game_free(r->game);
         free(r->watchers);
         free(r);
@@ -115,17 +127,12 @@ void room_destroy(room_t *r)
         if (r->seats[i].session) session_remove_room(r->seats[i].session, r);
     for (int i = 0; i < r->nwatchers; i++)
         session_remove_room(r->watchers[i], r);
+    if (r->status != ROOM_OVER) store_room_closed(r);
     HASH_DEL(srv->by_room_id, r);
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        srv->rooms = r->next;
-    if (r->next) r->next->prev = r->prev;
+    queue_remove(&r->node);
     srv->nrooms--;
     /* Callers up the stack may still look at r: it is freed at the end of the turn. */
-    r->prev = NULL;
-    r->next = srv->graveyard;
-    srv->graveyard = r;
+    queue_insert_head(&srv->graveyard, &r->node);
 }
 
 room_t *room_find(server_t *srv, const char *id)
@@ -158,7 +165,7 @@ bool room_is_watcher(const room_t *r, const session_t *s)
     return false;
 }
 
-static int fail(room_error_t *err, const char *code, const char *msg)
+static int fail(tapis_error_t *err, const char *code, const char *msg)
 {
     err->code = code;
     snprintf(err->message, sizeof err->message, "%s", msg);
@@ -190,8 +197,10 @@ void room_seated(room_t *r)
     bool starts = r->status == ROOM_WAITING && first_free(r) < 0;
     if (starts) {
         r->status = ROOM_PLAYING;
-        r->last_now = server_now_ms(r->srv);
+        r->last_now = room_clock(r);
         log_info("room %s: table full, game starts", r->id);
+        store_room_started(r);
+        store_journal(r, "start", -1, r->last_now, NULL);
     }
     room_notify(r); /* the seats, and "playing" when it starts: before the first state */
     if (starts)
@@ -209,20 +218,23 @@ static void remove_watcher(room_t *r, session_t *s)
         }
 }
 
-int room_sit(room_t *r, session_t *s, int seat, room_error_t *err)
+int room_sit(room_t *r, session_t *s, int seat, tapis_error_t *err)
 {
     if (room_seat_of(r, s) >= 0)
-        return fail(err, "already_seated", "you already sit at this table");
-    if (r->status != ROOM_WAITING) return fail(err, "room_full", "this table is already playing");
-    if (seat >= r->nseats) return fail(err, "bad_request", "no such seat at this table");
-    if (seat >= 0 && !seat_free(r, seat)) return fail(err, "seat_taken", "that seat is taken");
-    if (seat < 0 && (seat = first_free(r)) < 0) return fail(err, "room_full", "no free seat");
+        return fail(err, TAPIS_E_ALREADY_SEATED, "you already sit at this table");
+    if (r->status != ROOM_WAITING)
+        return fail(err, TAPIS_E_ROOM_FULL, "this table is already playing");
+    if (seat >= r->nseats) return fail(err, TAPIS_E_BAD_REQUEST, "no such seat at this table");
+    if (seat >= 0 && !seat_free(r, seat))
+        return fail(err, TAPIS_E_SEAT_TAKEN, "that seat is taken");
+    if (seat < 0 && (seat = first_free(r)) < 0) return fail(err, TAPIS_E_ROOM_FULL, "no free seat");
     if (s->nrooms >= SESSION_MAX_ROOMS)
-        return fail(err, "too_many_rooms", "leave a room first (you are in too many)");
-    if (session_add_room(s, r) < 0) return fail(err, "internal", "out of memory");
+        return fail(err, TAPIS_E_TOO_MANY_ROOMS, "leave a room first (you are in too many)");
+    if (session_add_room(s, r) < 0) return fail(err, TAPIS_E_INTERNAL, "out of memory");
     remove_watcher(r, s);
     r->seats[seat].session = s;
     log_info("room %s: %s sits at seat %d", r->id, s->name, seat);
+    store_seat(r, seat, room_clock(r));
     return seat;
 }
 
@@ -263,7 +275,7 @@ void room_bot_pace(const server_t *srv, const game_bot_level_t *l, int64_t *lo, 
  * the reaction time (the one named, else the level's pace). Returns 0, or -1
  * with err.
  */
-static int parse_strategy(room_t *r, seat_t *st, const char *strategy, room_error_t *err)
+static int parse_strategy(room_t *r, seat_t *st, const char *strategy, tapis_error_t *err)
 {
     const game_bot_level_t *levels = r->desc->bot_levels;
     if (!strategy) strategy = levels && levels[0].name ? levels[0].name : "greedy";
@@ -279,7 +291,7 @@ static int parse_strategy(room_t *r, seat_t *st, const char *strategy, room_erro
                 snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", l == levels ? "" : ", ", l->name);
         if (n < (int)sizeof msg)
             snprintf(msg + n, sizeof msg - (size_t)n, "; optionally :MS or :MIN-MAX)");
-        return fail(err, PROTO_BAD_REQUEST, msg);
+        return fail(err, TAPIS_E_BAD_REQUEST, msg);
     }
     int64_t lo, hi;
     room_bot_pace(r->srv, level, &lo, &hi);
@@ -292,7 +304,7 @@ static int parse_strategy(room_t *r, seat_t *st, const char *strategy, room_erro
             snprintf(msg, sizeof msg,
                      "strategy: the reaction time after ':' is MS or MIN-MAX, in ms from 0 to %d",
                      BOT_DELAY_MAX_MS);
-            return fail(err, PROTO_BAD_REQUEST, msg);
+            return fail(err, TAPIS_E_BAD_REQUEST, msg);
         }
     }
     snprintf(st->bot_strategy, sizeof st->bot_strategy, "%s", strategy);
@@ -313,32 +325,34 @@ static void make_bot(room_t *r, int i)
     st->bot_passed_seq = UINT64_MAX;
 }
 
-int room_add_bot(room_t *r, const char *strategy, room_error_t *err)
+int room_add_bot(room_t *r, const char *strategy, tapis_error_t *err)
 {
-    if (!r->desc->bot) return fail(err, "no_bot", "this game has no built-in bot");
-    if (r->status != ROOM_WAITING) return fail(err, "room_full", "this table is already playing");
+    if (!r->desc->bot) return fail(err, TAPIS_E_NO_BOT, "this game has no built-in bot");
+    if (r->status != ROOM_WAITING)
+        return fail(err, TAPIS_E_ROOM_FULL, "this table is already playing");
     int seat = first_free(r);
-    if (seat < 0) return fail(err, "room_full", "no free seat");
+    if (seat < 0) return fail(err, TAPIS_E_ROOM_FULL, "no free seat");
     if (parse_strategy(r, &r->seats[seat], strategy, err) < 0) return -1;
     make_bot(r, seat);
     log_info("room %s: bot (%s) at seat %d", r->id, r->seats[seat].bot_strategy, seat);
+    store_seat(r, seat, room_clock(r));
     return seat;
 }
 
-int room_watch(room_t *r, session_t *s, room_error_t *err)
+int room_watch(room_t *r, session_t *s, tapis_error_t *err)
 {
-    if (room_seat_of(r, s) >= 0) return fail(err, "already_seated", "you sit at this table");
+    if (room_seat_of(r, s) >= 0) return fail(err, TAPIS_E_ALREADY_SEATED, "you sit at this table");
     if (room_is_watcher(r, s)) return 0;
     if (s->nrooms >= SESSION_MAX_ROOMS)
-        return fail(err, "too_many_rooms", "leave a room first (you are in too many)");
+        return fail(err, TAPIS_E_TOO_MANY_ROOMS, "leave a room first (you are in too many)");
     if (r->nwatchers == r->capwatchers) {
         int cap = r->capwatchers ? 2 * r->capwatchers : 4;
         session_t **n = realloc(r->watchers, (size_t)cap * sizeof *n);
-        if (!n) return fail(err, "internal", "out of memory");
+        if (!n) return fail(err, TAPIS_E_INTERNAL, "out of memory");
         r->watchers = n;
         r->capwatchers = cap;
     }
-    if (session_add_room(s, r) < 0) return fail(err, "internal", "out of memory");
+    if (session_add_room(s, r) < 0) return fail(err, TAPIS_E_INTERNAL, "out of memory");
     r->watchers[r->nwatchers++] = s;
     log_info("room %s: %s watches", r->id, s->name);
     reschedule(r);
@@ -354,13 +368,14 @@ void room_release(room_t *r, session_t *s)
     if (seat >= 0) {
         if (r->status == ROOM_PLAYING && r->desc->bot) {
             log_info("room %s: %s leaves seat %d; a bot takes it", r->id, s->name, seat);
-            room_error_t ignored;
+            tapis_error_t ignored;
             parse_strategy(r, &r->seats[seat], "greedy", &ignored);
             make_bot(r, seat);
         } else {
             log_info("room %s: %s leaves seat %d", r->id, s->name, seat);
             r->seats[seat].session = NULL;
         }
+        store_seat(r, seat, room_clock(r));
     }
     if (!has_people(r) && !r->srv->stopping) {
         room_destroy(r);
@@ -478,7 +493,7 @@ void room_notify(room_t *r)
 /* Does seat's next action follow its last at once (game.h, at_once)? */
 static bool at_once(const room_t *r, int seat)
 {
-    return r->status == ROOM_PLAYING && r->desc->at_once && r->desc->at_once(r->game, seat);
+    return r->status == ROOM_PLAYING && game_at_once(r->game, seat);
 }
 
 /* A seat's own keys (game_view_own()), plus "at_once": true when its next
@@ -502,14 +517,13 @@ static json_t *view_for(room_t *r, int seat)
 /* The seats the game waits on (a bit mask); none unless playing. */
 static unsigned waiting_mask(const room_t *r)
 {
-    if (r->status != ROOM_PLAYING || !r->desc->waiting) return 0;
-    return r->desc->waiting(r->game);
+    return r->status == ROOM_PLAYING ? game_waiting(r->game) : 0;
 }
 
-/* The room's clock for the turn timer: server time, never before the game's. */
+/* The room's clock: server time plus the room's offset, never before the game's. */
 static int64_t room_clock(const room_t *r)
 {
-    int64_t now = server_now_ms(r->srv);
+    int64_t now = server_now_ms(r->srv) + r->clock_offset;
     return now < r->last_now ? r->last_now : now;
 }
 
@@ -640,6 +654,7 @@ void room_changed(room_t *r)
 {
     if (r->closed) return;
     r->seq++;
+    store_room_seq(r);
     update_waits(r, room_clock(r)); /* the events tell the turn timer: start it first */
     state_text_t *t = &state_text;
     bool joined = state_text_begin(r, t);
@@ -659,6 +674,7 @@ void room_changed(room_t *r)
         json_t *ev = proto_event("game_over");
         json_object_set_new(ev, "room", json_string(r->id));
         json_object_set_new(ev, "result", result ? result : json_object());
+        store_room_over(r, json_object_get(ev, "result"));
         char *text = json_dumps(json_object_get(ev, "result"), JSON_COMPACT);
         log_info("room %s: game over %s", r->id, text ? text : "");
         free(text);
@@ -692,18 +708,23 @@ static int64_t clock_at(room_t *r, int64_t ms)
  */
 static bool settle(room_t *r, int64_t now)
 {
-    if (game_next_deadline(r->game) <= now && game_tick(r->game, now)) room_changed(r);
+    if (game_next_deadline(r->game) <= now && game_tick(r->game, now)) {
+        store_journal(r, "tick", -1, now, NULL);
+        room_changed(r);
+    }
     return r->status == ROOM_PLAYING;
 }
 
-int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, game_error_t *err)
+int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, tapis_error_t *err)
 {
     if (r->status == ROOM_WAITING)
-        return game_fail(err, "not_started", "the table starts when its last seat fills");
-    int64_t now = r->status == ROOM_PLAYING ? clock_at(r, (int64_t)(stamp_us / 1000)) : 0;
+        return game_fail(err, TAPIS_E_NOT_STARTED, "the table starts when its last seat fills");
+    int64_t now =
+        r->status == ROOM_PLAYING ? clock_at(r, (int64_t)(stamp_us / 1000) + r->clock_offset) : 0;
     if (r->status == ROOM_OVER || !settle(r, now))
-        return game_fail(err, "game_over", "this game is over");
+        return game_fail(err, TAPIS_E_GAME_OVER, "this game is over");
     int rc = game_apply(r->game, seat, action, now, err);
+    if (rc == 0) store_journal(r, "act", seat, now, action);
     /* In a simultaneous game (slap) the turn timer measures each seat's inactivity:
        an action starts that seat's clock afresh. In a turn game it runs from the
        start of the turn (233: draw and discard share one timer). */
@@ -747,7 +768,8 @@ static void set_timer(room_t *r, int64_t at)
     }
     /* Deadlines are in ms; what a line or deadline causes "at once" must still come
        after it (and after lines read with it): never before the work in hand. */
-    uint64_t key = (uint64_t)(at < 0 ? 0 : at) * 1000;
+    int64_t server_at = at - r->clock_offset; /* room time to server time */
+    uint64_t key = (uint64_t)(server_at < 0 ? 0 : server_at) * 1000;
     if (key < r->srv->work_us) key = r->srv->work_us;
     if (heap_set(&r->srv->timers, &r->due, key) < 0)
         log_error("room %s: out of memory for its timer", r->id);
@@ -776,7 +798,7 @@ static void reschedule(room_t *r)
             set_timer(r, GAME_NO_DEADLINE);
             return;
         }
-        if (r->unattended_at < 0) r->unattended_at = server_now_ms(r->srv);
+        if (r->unattended_at < 0) r->unattended_at = room_clock(r);
         set_timer(r, r->unattended_at + (int64_t)r->srv->opts.waiting_timeout);
         return;
     }
@@ -805,18 +827,19 @@ static bool bot_move(room_t *r, int i, int64_t now)
     st->bot_due = GAME_NO_DEADLINE;
     if (!settle(r, now)) return false;
     json_t *view = view_for(r, i);
-    json_t *action = r->desc->bot(view, st->bot_name, &st->bot_rng);
+    json_t *action = game_bot(r->desc, view, st->bot_name, &st->bot_rng);
     json_decref(view);
     if (!action) {
         st->bot_passed_seq = r->seq;
         return false;
     }
-    game_error_t err = {0};
+    tapis_error_t err = {0};
     int rc = game_apply(r->game, i, action, now, &err);
     if (rc < 0) {
         log_debug("room %s: bot at seat %d refused: %s (%s)", r->id, i, err.code, err.message);
         st->bot_passed_seq = r->seq;
     } else {
+        store_journal(r, "act", i, now, action);
         log_debug("room %s: bot seat=%d at=%lld type=%s", r->id, i, (long long)now,
                   json_string_value(json_object_get(action, "type")));
     }
@@ -830,14 +853,15 @@ static bool turn_timeout(room_t *r, int i, int64_t now)
     seat_t *st = &r->seats[i];
     st->wait_since = now; /* whatever happens, the next timeout is a full turn away */
     if (!settle(r, now)) return false;
-    json_t *action = r->desc->default_action ? r->desc->default_action(r->game, i) : NULL;
+    json_t *action = game_default_action(r->game, i);
     if (!action) return false;
-    game_error_t err = {0};
+    tapis_error_t err = {0};
     int rc = game_apply(r->game, i, action, now, &err);
     if (rc < 0)
         log_warn("room %s: default action for seat %d refused: %s", r->id, i, err.code);
     else
         log_info("room %s: seat %d timed out; default action played", r->id, i);
+    if (rc == 0) store_journal(r, "act", i, now, action);
     json_decref(action);
     if (rc == 0) {
         json_t *ev = proto_event("timeout");
@@ -868,7 +892,7 @@ void room_run_due(room_t *r)
     set_timer(r, GAME_NO_DEADLINE);
     if (r->status == ROOM_WAITING) {
         if (!attended(r) && r->unattended_at >= 0 &&
-            server_now_ms(r->srv) >= r->unattended_at + (int64_t)r->srv->opts.waiting_timeout)
+            room_clock(r) >= r->unattended_at + (int64_t)r->srv->opts.waiting_timeout)
             close_unattended(r);
         else
             reschedule(r);
@@ -889,4 +913,71 @@ void room_run_due(room_t *r)
         if (st->bot && st->bot_due <= now && bot_move(r, i, now)) room_changed(r);
     }
     reschedule(r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Restoring (store.c replays the journal, then hands the game here)        */
+/* ------------------------------------------------------------------------ */
+
+room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_record_t *rec)
+{
+    room_t *r = NULL;
+    if (srv->nrooms >= srv->opts.max_rooms || room_find(srv, rec->id) ||
+        !(r = calloc(1, sizeof *r))) {
+        game_free(g);
+        return NULL;
+    }
+    r->srv = srv;
+    r->desc = d;
+    r->nseats = rec->nseats;
+    r->game = g;
+    r->rid = rec->rid;
+    snprintf(r->id, sizeof r->id, "%s", rec->id);
+    r->private_room = rec->private_room;
+    r->status = rec->playing ? ROOM_PLAYING : ROOM_WAITING;
+    r->seq = rec->seq;
+    r->journal_n = rec->journal_n;
+    r->last_now = rec->last_at;
+    r->clock_offset = rec->last_at - server_now_ms(srv);
+    r->timer_at = GAME_NO_DEADLINE;
+    r->unattended_at = -1;
+    HASH_ADD_STR(srv->by_room_id, id, r);
+    if (!r->hh.tbl) {
+        game_free(g);
+        free(r);
+        return NULL;
+    }
+    queue_insert_head(&srv->rooms, &r->node);
+    srv->nrooms++;
+    for (int i = 0; i < r->nseats; i++) {
+        seat_t *st = &r->seats[i];
+        st->bot_due = GAME_NO_DEADLINE;
+        st->wait_since = -1;
+        if (rec->seats[i].bot) {
+            tapis_error_t ignored;
+            if (parse_strategy(r, st, rec->seats[i].strategy, &ignored) < 0)
+                parse_strategy(r, st, NULL, &ignored); /* a level this build no longer has */
+            make_bot(r, i);
+        } else if (rec->seats[i].session && session_add_room(rec->seats[i].session, r) == 0) {
+            st->session = rec->seats[i].session;
+        } else if (rec->seats[i].session || (rec->playing && !rec->seats[i].bot)) {
+            /* A person whose session did not come back: a bot plays on (as after the
+               reconnect window), or the seat of a waiting table is free again. */
+            if (r->status == ROOM_PLAYING && r->desc->bot) {
+                tapis_error_t ignored;
+                parse_strategy(r, st, "greedy", &ignored);
+                make_bot(r, i);
+            }
+            store_seat(r, i, r->last_now);
+        }
+    }
+    log_info("room %s: restored (%s, %d seats, %s, seq %llu, %llu journal entries)", r->id, d->id,
+             r->nseats, room_status_name(r->status), (unsigned long long)r->seq,
+             (unsigned long long)r->journal_n);
+    if (!has_people(r)) { /* as when its last person leaves */
+        room_destroy(r);
+        return NULL;
+    }
+    reschedule(r);
+    return r;
 }

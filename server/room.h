@@ -21,14 +21,33 @@
 
 #include "server.h"
 
-/* Errors of room_sit() and friends: a protocol code and a message. */
-typedef struct room_error {
-    const char *code;
-    char message[160];
-} room_error_t;
+/* room_sit() and friends refuse with a tapis_error_t (tapis_error.h): a TAPIS_E_* code. */
 
 room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
-                    bool private_room, game_error_t *err);
+                    bool private_room, tapis_error_t *err);
+/* A room as the store kept it, its game already replayed (store_restore). */
+typedef struct room_record {
+    uint64_t rid;
+    char id[ROOM_ID_LEN + 1];
+    bool private_room;
+    bool playing;       /* else waiting */
+    uint64_t seq;       /* state events sent before the restart */
+    int64_t last_at;    /* room time of its last journal entry: its clock goes on from there */
+    uint64_t journal_n; /* entries in its journal */
+    int nseats;
+    struct {
+        session_t *session; /* a person (restored session), or NULL */
+        bool bot;           /* else free when no session */
+        char strategy[33];  /* the bot's strategy as given */
+    } seats[GAME_MAX_SEATS];
+} room_record_t;
+
+/*
+ * Host a restored room: it takes g (freed on failure). Its clock resumes at
+ * rec->last_at (time did not pass while no server hosted it), its turn
+ * timers start afresh. Returns NULL when out of memory or over --max-rooms.
+ */
+room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_record_t *rec);
 /* Take the room out of the server; its memory is freed by room_free_graveyard(). */
 void room_destroy(room_t *r);
 /* Free the rooms destroyed so far (the end of a scheduler turn, and shutdown). */
@@ -44,7 +63,7 @@ bool room_holds_seat(const room_t *r, const session_t *s);
 bool room_is_watcher(const room_t *r, const session_t *s);
 
 /* Seat s (seat -1: the first free one). Returns the seat, or -1 with err. */
-int room_sit(room_t *r, session_t *s, int seat, room_error_t *err);
+int room_sit(room_t *r, session_t *s, int seat, tapis_error_t *err);
 #define BOT_DELAY_MAX_MS 60000 /* the longest reaction time a strategy may name */
 
 /*
@@ -54,11 +73,11 @@ int room_sit(room_t *r, session_t *s, int seat, room_error_t *err);
  * pace; MS or MIN-MAX is this bot's own reaction time. Returns the seat, or
  * -1 with err (bad_request for an unknown level or a malformed time).
  */
-int room_add_bot(room_t *r, const char *strategy, room_error_t *err);
+int room_add_bot(room_t *r, const char *strategy, tapis_error_t *err);
 /* The pace (ms) of a bot level on this server: the level's, or --bot-delay's. */
 void room_bot_pace(const server_t *srv, const game_bot_level_t *l, int64_t *lo, int64_t *hi);
 /* Add s as a spectator. Returns 0, or -1 with err. */
-int room_watch(room_t *r, session_t *s, room_error_t *err);
+int room_watch(room_t *r, session_t *s, tapis_error_t *err);
 /*
  * s leaves r: a seat in a game being played goes to a bot, a seat at a
  * waiting table is freed. The room is destroyed when no person is left in
@@ -82,7 +101,7 @@ void room_member_reconnected(room_t *r, session_t *s);
  * game's refusal, or not_started/game_over). On success the caller replies
  * and then calls room_changed().
  */
-int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, game_error_t *err);
+int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, tapis_error_t *err);
 /* After a change: state events to everyone, game_over if it ended, timers. */
 void room_changed(room_t *r);
 

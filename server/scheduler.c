@@ -3,6 +3,7 @@
 
 #include "conn.h"
 #include "room.h"
+#include "store.h"
 
 /* ------------------------------------------------------------------------ */
 /* A turn                                                                   */
@@ -10,8 +11,10 @@
 
 static void close_doomed(server_t *srv)
 {
-    while (srv->doomed)
-        conn_close(srv->doomed, srv->doomed->doom_why);
+    while (!queue_empty(&srv->doomed)) {
+        conn_t *c = queue_data(queue_head(&srv->doomed), conn_t, doom_node);
+        conn_close(c, c->doom_why);
+    }
 }
 
 void sched_turn(server_t *srv)
@@ -45,6 +48,7 @@ void sched_turn(server_t *srv)
     }
     srv->work_us = 0;
     close_doomed(srv);
+    store_commit(srv); /* write-ahead: the turn's journal is durable before anyone sees it */
     conn_flush_all(srv);
     room_free_graveyard(srv);
 }
@@ -72,17 +76,18 @@ static void on_wake(uv_timer_t *t)
 }
 
 /*
- * Before each poll: write what was sent outside a turn (timers, signals),
- * then make sure poll returns in time for the next piece of work.
+ * Before each poll: commit and write what was sent outside a turn (timers,
+ * signals), then make sure poll returns in time for the next piece of work.
  */
 static void on_prepare(uv_prepare_t *h)
 {
     server_t *srv = h->data;
+    store_commit(srv); /* what timers changed (a reconnect window's bot) first */
     conn_flush_all(srv);
     room_free_graveyard(srv);
     uint64_t now = server_now_us(srv);
     heap_node_t *due = heap_min(&srv->timers);
-    bool busy = heap_min(&srv->ready) || srv->doomed || (due && due->key <= now);
+    bool busy = heap_min(&srv->ready) || !queue_empty(&srv->doomed) || (due && due->key <= now);
     if (busy)
         uv_idle_start(&srv->idle, on_idle);
     else

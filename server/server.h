@@ -3,7 +3,7 @@
  * session (a player's identity across connections) and a room.
  *
  * Ownership in one paragraph: the server owns every connection, session and
- * room (three intrusive lists). A connection points to at most one session;
+ * room (three intrusive queues, queue.h). A connection points to at most one session;
  * a session points back to its live connection, if any. Rooms hold sessions
  * (seated or watching); a session keeps the list of rooms it is in. Nothing
  * else holds pointers across these objects, so closing a connection only
@@ -20,10 +20,12 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "buf.h"
 #include "framing.h"
 #include "game.h"
 #include "heap.h"
 #include "options.h"
+#include "queue.h"
 
 #define HASH_NONFATAL_OOM 1 /* an allocation failure is reported, not fatal */
 #include <uthash.h>
@@ -33,8 +35,10 @@ typedef struct conn conn_t;
 typedef struct session session_t;
 typedef struct room room_t;
 typedef struct peer_count peer_count_t;
+typedef struct store store_t;
 
-#define TOKEN_LEN 32 /* hex characters of a reconnect token (128 bits) */
+#define TOKEN_LEN 32      /* hex characters of a reconnect token (128 bits) */
+#define TOKEN_HASH_LEN 64 /* hex characters of its hash (BLAKE2b-256): what is stored */
 #define ROOM_ID_LEN 16
 #define SESSION_MAX_ROOMS 64 /* rooms one session may sit or watch in at once */
 #define CONN_STAMPS 16       /* reads remembered per connection to stamp its lines */
@@ -101,16 +105,14 @@ struct conn {
     budget_t line_budget, error_budget;
     peer_count_t *peer_count; /* connections from the same address */
 
-    char *out; /* output not yet handed to the kernel or libuv (see conn.c) */
-    size_t out_len, out_size;
-    size_t out_pending;              /* bytes handed to libuv and not yet written */
-    conn_t *flush_prev, *flush_next; /* in srv's flush list while `out` waits */
-    bool flush_queued;
+    buf_t out;          /* output not yet handed to the kernel or libuv (see conn.c) */
+    size_t out_pending; /* bytes handed to libuv and not yet written */
+    queue_t flush_node; /* in srv->flushing while `out` waits (else unlinked) */
     const char *doom_why;
-    conn_t *doom_next;  /* srv->doomed */
+    queue_t doom_node;  /* in srv->doomed while CONN_DOOMED */
     session_t *session; /* NULL before hello */
 
-    conn_t *prev, *next; /* srv->conns */
+    queue_t node; /* in srv->conns */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -119,8 +121,10 @@ struct conn {
 
 struct session {
     server_t *srv;
-    uint64_t id; /* for logs: the token is a secret and is never logged */
-    char token[TOKEN_LEN + 1];
+    uint64_t id;               /* for logs: the token is a secret and is never logged */
+    char token[TOKEN_LEN + 1]; /* empty for a restored session until its hello */
+    char token_hash[TOKEN_HASH_LEN + 1];
+    int64_t created; /* wall time, ms since the epoch */
     char name[64];
     conn_t *conn;    /* NULL while disconnected (seats held) */
     uv_timer_t hold; /* the reconnect window */
@@ -130,9 +134,9 @@ struct session {
     int nrooms, caprooms;
     budget_t chat_budget, create_budget;
     char name_key[64];      /* the name folded to lower case: names are unique by it */
-    UT_hash_handle hh;      /* srv->by_token */
+    UT_hash_handle hh;      /* srv->by_token, keyed by token_hash */
     UT_hash_handle hh_name; /* srv->by_name */
-    session_t *prev, *next; /* srv->sessions */
+    queue_t node;           /* in srv->sessions */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -161,6 +165,9 @@ typedef struct seat {
 struct room {
     server_t *srv;
     char id[ROOM_ID_LEN + 1];
+    uint64_t rid;         /* its number (the store's key; a public room's id) */
+    int64_t clock_offset; /* ms: room time = server time + offset (0 unless restored) */
+    uint64_t journal_n;   /* journal entries written (the next one's number) */
     bool private_room;
     const game_desc_t *desc;
     int nseats;
@@ -177,7 +184,7 @@ struct room {
                               GAME_NO_DEADLINE */
     int64_t unattended_at; /* ms since which a waiting room has no connected person, or -1 */
     UT_hash_handle hh;     /* srv->by_room_id */
-    room_t *prev, *next;   /* srv->rooms, newest first; then srv->graveyard */
+    queue_t node;          /* in srv->rooms, newest first; then in srv->graveyard */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -198,30 +205,32 @@ struct server {
     uint64_t start_ns;
     bool stopping;
 
-    conn_t *conns;
+    queue_t conns; /* conn_t.node, newest first */
     int nconns;
     uint64_t next_conn_id;
-    heap_t ready;                    /* connections with a complete line, by its stamp */
-    heap_t timers;                   /* rooms with a deadline, by deadline */
-    uint64_t turn;                   /* scheduler turns run */
-    uint64_t work_us;                /* the time of the work in hand (a line's stamp, a
-                                        deadline): nothing it causes is due before it */
-    conn_t *doomed;                  /* to close at the next turn (see conn_doom) */
-    conn_t *flush_head, *flush_tail; /* connections with output to flush, oldest first */
-    peer_count_t *peers;             /* connections per client address */
+    heap_t ready;        /* connections with a complete line, by its stamp */
+    heap_t timers;       /* rooms with a deadline, by deadline */
+    uint64_t turn;       /* scheduler turns run */
+    uint64_t work_us;    /* the time of the work in hand (a line's stamp, a
+                            deadline): nothing it causes is due before it */
+    queue_t doomed;      /* conn_t.doom_node: to close at the next turn (see conn_doom) */
+    queue_t flushing;    /* conn_t.flush_node: output to flush, oldest first */
+    peer_count_t *peers; /* connections per client address */
 
-    session_t *sessions;
+    queue_t sessions; /* session_t.node, newest first */
     session_t *by_token, *by_name;
     uint64_t next_session_id;
-    room_t *rooms;
+    queue_t rooms; /* room_t.node, newest first */
     room_t *by_room_id;
-    room_t *graveyard; /* destroyed rooms, freed at the end of the turn */
+    queue_t graveyard; /* room_t.node: destroyed rooms, freed at the end of the turn */
     int nrooms;
     uint64_t rooms_created;
-    rng_t rng; /* bot seeds and delays (seeded from the OS) */
+    rng_t rng;      /* bot seeds and delays (seeded from the OS) */
+    store_t *store; /* the database, or NULL with --db none (store.h) */
 };
 
-/* The server clock: µs and ms since start (monotonic). */
+/* The server clock: µs and ms since start (monotonic). Room time is server
+   time plus the room's clock_offset (room.c). */
 uint64_t server_now_us(const server_t *srv);
 static inline int64_t server_now_ms(const server_t *srv)
 {
@@ -231,5 +240,7 @@ static inline int64_t server_now_ms(const server_t *srv)
 int server_random(void *buf, size_t n);
 /* A seed for a new game: from the OS, or derived from --seed. */
 uint64_t server_game_seed(server_t *srv);
+/* The wall clock in ms since the epoch (created/ended times in the store). */
+int64_t server_wall_ms(void);
 
 #endif

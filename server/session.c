@@ -1,4 +1,5 @@
 /* session.c — identities, reconnect tokens and the reconnect window. */
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,6 +7,7 @@
 #include "log.h"
 #include "room.h"
 #include "session.h"
+#include "store.h"
 
 /* ------------------------------------------------------------------------ */
 /* Creation and lookup                                                      */
@@ -21,6 +23,17 @@ static int make_token(char out[TOKEN_LEN + 1])
     }
     out[TOKEN_LEN] = 0;
     return 0;
+}
+
+void session_token_hash(const char *token, char out[TOKEN_HASH_LEN + 1])
+{
+    unsigned char h[TOKEN_HASH_LEN / 2];
+    crypto_generichash(h, sizeof h, (const unsigned char *)token, strlen(token), NULL, 0);
+    for (size_t i = 0; i < sizeof h; i++) {
+        out[2 * i] = "0123456789abcdef"[h[i] >> 4];
+        out[2 * i + 1] = "0123456789abcdef"[h[i] & 15];
+    }
+    out[TOKEN_HASH_LEN] = 0;
 }
 
 static void on_hold_close(uv_handle_t *h)
@@ -61,7 +74,29 @@ int session_rename(session_t *s, const char *name)
         HASH_ADD(hh_name, srv->by_name, name_key[0], strlen(s->name_key), s);
         if (!s->hh_name.tbl) return -1;
     }
+    bool changed = strcmp(s->name, name) != 0;
     snprintf(s->name, sizeof s->name, "%s", name);
+    if (changed) store_session_rename(s);
+    return 0;
+}
+
+/* Fill and index a new session (no connection yet). Returns -1 when out of memory. */
+static int session_insert(server_t *srv, session_t *s, const char *name)
+{
+    s->srv = srv;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    name_key(s->name_key, name);
+    HASH_ADD(hh, srv->by_token, token_hash[0], strlen(s->token_hash), s);
+    if (!s->hh.tbl) return -1;
+    HASH_ADD(hh_name, srv->by_name, name_key[0], strlen(s->name_key), s);
+    if (!s->hh_name.tbl) {
+        HASH_DELETE(hh, srv->by_token, s);
+        return -1;
+    }
+    uv_timer_init(srv->loop, &s->hold);
+    s->hold.data = s;
+    s->hold_open = true;
+    queue_insert_head(&srv->sessions, &s->node);
     return 0;
 }
 
@@ -73,36 +108,49 @@ session_t *session_create(server_t *srv, conn_t *c, const char *name)
         free(s);
         return NULL;
     }
-    s->srv = srv;
+    session_token_hash(s->token, s->token_hash);
     s->id = ++srv->next_session_id;
-    snprintf(s->name, sizeof s->name, "%s", name);
-    name_key(s->name_key, name);
-    HASH_ADD(hh, srv->by_token, token[0], strlen(s->token), s);
-    if (!s->hh.tbl) {
+    s->created = server_wall_ms();
+    if (session_insert(srv, s, name) < 0) {
         free(s);
         return NULL;
     }
-    HASH_ADD(hh_name, srv->by_name, name_key[0], strlen(s->name_key), s);
-    if (!s->hh_name.tbl) {
-        HASH_DELETE(hh, srv->by_token, s);
-        free(s);
-        return NULL;
-    }
-    uv_timer_init(srv->loop, &s->hold);
-    s->hold.data = s;
-    s->hold_open = true;
-    s->next = srv->sessions;
-    if (srv->sessions) srv->sessions->prev = s;
-    srv->sessions = s;
     s->conn = c;
     c->session = s;
+    store_session_new(s);
+    return s;
+}
+
+static void on_hold_expired(uv_timer_t *t);
+
+session_t *session_restore(server_t *srv, uint64_t id, const char *name, const char *token_hash,
+                           int64_t created)
+{
+    session_t *s = calloc(1, sizeof *s);
+    if (!s || strlen(token_hash) != TOKEN_HASH_LEN || session_find_name(srv, name)) {
+        free(s);
+        return NULL;
+    }
+    s->id = id;
+    s->created = created;
+    snprintf(s->token_hash, sizeof s->token_hash, "%s", token_hash);
+    if (session_insert(srv, s, name) < 0) {
+        free(s);
+        return NULL;
+    }
+    /* Held from the restart: seats of people not back in time go to bots. */
+    uv_timer_start(&s->hold, on_hold_expired, srv->opts.reconnect_window, 0);
     return s;
 }
 
 session_t *session_find(server_t *srv, const char *token)
 {
+    char hash[TOKEN_HASH_LEN + 1];
+    session_token_hash(token, hash);
     session_t *s;
-    HASH_FIND(hh, srv->by_token, token, strlen(token), s);
+    HASH_FIND(hh, srv->by_token, hash, TOKEN_HASH_LEN, s);
+    /* A restored session learns its token again from the hello that proves it. */
+    if (s && !s->token[0] && strlen(token) == TOKEN_LEN) memcpy(s->token, token, TOKEN_LEN + 1);
     return s;
 }
 
@@ -214,14 +262,10 @@ void session_destroy(session_t *s)
     }
     while (s->nrooms > 0)
         room_release(s->rooms[s->nrooms - 1], s);
+    store_session_end(s);
     HASH_DELETE(hh, srv->by_token, s);
     HASH_DELETE(hh_name, srv->by_name, s);
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        srv->sessions = s->next;
-    if (s->next) s->next->prev = s->prev;
-    s->prev = s->next = NULL;
+    queue_remove(&s->node);
     if (s->hold_open) {
         s->hold_open = false;
         uv_close((uv_handle_t *)&s->hold, on_hold_close);

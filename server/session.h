@@ -10,7 +10,8 @@
  *
  * Names are unique among live sessions (held ones included), compared with
  * ASCII letters folded to lower case. Tokens and names are found through
- * hash tables. Logs name a session by its number, never by its token.
+ * hash tables (tokens by their hash: the store keeps only that). Logs name a
+ * session by its number, never by its token.
  */
 #ifndef TAPIS_SERVER_SESSION_H
 #define TAPIS_SERVER_SESSION_H
@@ -19,6 +20,15 @@
 
 /* A new session named `name`, attached to c. NULL on failure (logged). */
 session_t *session_create(server_t *srv, conn_t *c, const char *name);
+/*
+ * A session as the store kept it (store_restore): no connection, its seats
+ * held for --reconnect-window from now. NULL when out of memory or when the
+ * name is taken.
+ */
+session_t *session_restore(server_t *srv, uint64_t id, const char *name, const char *token_hash,
+                           int64_t created);
+/* The hex BLAKE2b-256 of a token: the key sessions are found by, and what the store keeps. */
+void session_token_hash(const char *token, char out[TOKEN_HASH_LEN + 1]);
 /* The session holding `token`, or NULL. */
 session_t *session_find(server_t *srv, const char *token);
 /* The session named `name` (case-folded), or NULL. */

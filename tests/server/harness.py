@@ -1,7 +1,8 @@
 """harness.py — shared by the tapisd integration tests (standard library only).
 
 Server(exe, *args) starts tapisd on a free port (--listen 127.0.0.1:0; the
-port is read from its "listening on" log line) and keeps its log; Client is
+port is read from its "listening on" log line), with --db none unless args
+name a --db, and keeps its log; Client is
 one connection speaking the JSON-lines protocol; run_tests() runs the
 functions registered with @test and prints "N passed, M failed" last.
 """
@@ -21,13 +22,21 @@ TIMEOUT = float(os.environ.get("TAPIS_TEST_TIMEOUT", "10"))
 
 
 class Server:
-    def __init__(self, exe, *args, wrapper=(), start_timeout=TIMEOUT):
+    def __init__(self, exe, *args, wrapper=(), start_timeout=TIMEOUT, cwd=None,
+                 default_db=False):
         self.exe = exe
         self.args = list(args)
+        # Many servers start in one working directory: no shared tapis.db unless a
+        # test names its own database (or asks for the default, default_db=True).
+        if not default_db and not any(a == "--db" or str(a).startswith("--db=")
+                                      for a in self.args):
+            self.args = ["--db", "none"] + self.args
         self.log = []
+        if cwd:
+            exe = os.path.abspath(exe)
         self.proc = subprocess.Popen(list(wrapper) + [exe, "--listen", "127.0.0.1:0"] + self.args,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, errors="replace")
+                                     stderr=subprocess.PIPE, text=True, errors="replace", cwd=cwd)
         self._port = None
         self._ready = threading.Event()
         self._reader = threading.Thread(target=self._read_log, daemon=True)

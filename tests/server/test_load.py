@@ -13,6 +13,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Server, is_ev, run_tests, test  # noqa: E402
+from util import open_sockets, served  # noqa: E402
 
 
 def raise_nofile(n):
@@ -22,45 +23,41 @@ def raise_nofile(n):
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-@test
-def client_that_never_reads_is_dropped_without_hurting_others(exe):
-    srv = Server(exe, "--out-cap", "65536")
-    try:
-        good = srv.connect("good")
-        room = good.ok("create", game="233", players=2)["room"]
-        bad = srv.connect("bad", rcvbuf=4096)
-        bad.ok("watch", room=room)
-        good.ok("addbot")
-        # pipeline requests whose replies are long, and never read them
-        flood = b"help\n" * 2000
-        sent = 0
-        dropped = False
-        t0 = time.monotonic()
-        bad.sock.settimeout(2)
-        while time.monotonic() - t0 < 20:
-            try:
-                bad.sock.sendall(flood)
-                sent += 1
-            except (BrokenPipeError, ConnectionResetError, socket.timeout):
-                dropped = True
-                break
-            assert good.ok("ping")  # the others go on meanwhile
-            if srv.log_has("slow reader"):
-                dropped = True
-                break
-        assert dropped, "a client that never reads was not dropped (%d floods sent); log:\n%s" % (
-            sent, "".join(srv.log[-15:]))
-        deadline = time.monotonic() + 5
-        while not srv.log_has("slow reader") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert srv.log_has(r"conn \d+ dropped: slow reader"), "".join(srv.log[-10:])
-        # the table and the good client are unaffected
-        for _ in range(20):
-            assert good.ok("ping")
-        s = good.ok("state", room=room)
-        assert s["status"] == "playing" and s["spectators"] == 0, s
-    finally:
-        srv.finish()
+@served("--out-cap", "65536")
+def client_that_never_reads_is_dropped_without_hurting_others(srv):
+    good = srv.connect("good")
+    room = good.ok("create", game="233", players=2)["room"]
+    bad = srv.connect("bad", rcvbuf=4096)
+    bad.ok("watch", room=room)
+    good.ok("addbot")
+    # pipeline requests whose replies are long, and never read them
+    flood = b"help\n" * 2000
+    sent = 0
+    dropped = False
+    t0 = time.monotonic()
+    bad.sock.settimeout(2)
+    while time.monotonic() - t0 < 20:
+        try:
+            bad.sock.sendall(flood)
+            sent += 1
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            dropped = True
+            break
+        assert good.ok("ping")  # the others go on meanwhile
+        if srv.log_has("slow reader"):
+            dropped = True
+            break
+    assert dropped, "a client that never reads was not dropped (%d floods sent); log:\n%s" % (
+        sent, "".join(srv.log[-15:]))
+    deadline = time.monotonic() + 5
+    while not srv.log_has("slow reader") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert srv.log_has(r"conn \d+ dropped: slow reader"), "".join(srv.log[-10:])
+    # the table and the good client are unaffected
+    for _ in range(20):
+        assert good.ok("ping")
+    s = good.ok("state", room=room)
+    assert s["status"] == "playing" and s["spectators"] == 0, s
 
 
 @test
@@ -69,76 +66,70 @@ def thousand_concurrent_connections(exe):
     have = raise_nofile(n + 200)
     assert have >= n + 50, "cannot open %d sockets (RLIMIT_NOFILE %d)" % (n, have)
     srv = Server(exe, "--log-level", "warn", "--max-conns-per-ip", "0", "--conn-rate", "0")
-    socks = []
     try:
-        for i in range(n):
-            s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
-            socks.append(s)
-        # every connection says hello and pings, all in flight together
-        for i, s in enumerate(socks):
-            s.sendall(b'{"cmd":"hello","name":"c%d"}\n{"cmd":"ping","id":%d}\n' % (i, i))
-        sel = selectors.DefaultSelector()
-        bufs = {}
-        for s in socks:
-            s.setblocking(False)
-            sel.register(s, selectors.EVENT_READ)
-            bufs[s] = b""
-        done = set()
-        deadline = time.monotonic() + 60
-        while len(done) < n and time.monotonic() < deadline:
-            for key, _ in sel.select(1):
-                s = key.fileobj
-                d = s.recv(65536)
-                assert d, "server closed a connection"
-                bufs[s] += d
-                if bufs[s].count(b"\n") >= 2:
-                    done.add(s)
-                    sel.unregister(s)
-        assert len(done) == n, "%d of %d connections answered" % (len(done), n)
-        for i, s in enumerate(socks):
-            lines = bufs[s].split(b"\n")
-            assert b'"re":"hello"' in lines[0] and b'"ok":true' in lines[0], lines[0]
-            assert lines[1] == b'{"re":"ping","id":%d,"ok":true}' % i, lines[1]
-        sel.close()
-        assert srv.alive()
-        # and a table still plays among them
-        c = srv.connect("player")
-        c.ok("create", game="233", players=2)
-        c.ok("addbot")
-        c.event(is_ev("state"))
+        with open_sockets() as socks:
+            for i in range(n):
+                s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+                socks.append(s)
+            # every connection says hello and pings, all in flight together
+            for i, s in enumerate(socks):
+                s.sendall(b'{"cmd":"hello","name":"c%d"}\n{"cmd":"ping","id":%d}\n' % (i, i))
+            sel = selectors.DefaultSelector()
+            bufs = {}
+            for s in socks:
+                s.setblocking(False)
+                sel.register(s, selectors.EVENT_READ)
+                bufs[s] = b""
+            done = set()
+            deadline = time.monotonic() + 60
+            while len(done) < n and time.monotonic() < deadline:
+                for key, _ in sel.select(1):
+                    s = key.fileobj
+                    d = s.recv(65536)
+                    assert d, "server closed a connection"
+                    bufs[s] += d
+                    if bufs[s].count(b"\n") >= 2:
+                        done.add(s)
+                        sel.unregister(s)
+            assert len(done) == n, "%d of %d connections answered" % (len(done), n)
+            for i, s in enumerate(socks):
+                lines = bufs[s].split(b"\n")
+                assert b'"re":"hello"' in lines[0] and b'"ok":true' in lines[0], lines[0]
+                assert lines[1] == b'{"re":"ping","id":%d,"ok":true}' % i, lines[1]
+            sel.close()
+            assert srv.alive()
+            # and a table still plays among them
+            c = srv.connect("player")
+            c.ok("create", game="233", players=2)
+            c.ok("addbot")
+            c.event(is_ev("state"))
     finally:
-        for s in socks:
-            s.close()
         srv.finish()
 
 
-@test
-def pipelined_flood_is_answered_in_order_and_others_get_through(exe):
+@served("--line-rate", "0", "--error-rate", "0")
+def pipelined_flood_is_answered_in_order_and_others_get_through(srv):
     # without budgets: the order and the fairness alone (the budgets have their own tests)
-    srv = Server(exe, "--line-rate", "0", "--error-rate", "0")
-    try:
-        flooder = srv.connect("flooder")
-        other = srv.connect("other")
-        n = 20000
-        data = b"".join(b'{"cmd":"ping","id":%d}\n' % i for i in range(n))
-        got = []
+    flooder = srv.connect("flooder")
+    other = srv.connect("other")
+    n = 20000
+    data = b"".join(b'{"cmd":"ping","id":%d}\n' % i for i in range(n))
+    got = []
 
-        def read_all():
-            while len(got) < n:
-                got.append(flooder.recv(30))
-        t = threading.Thread(target=read_all)
-        t.start()
-        flooder.send_raw(data)
-        lat = []
-        while t.is_alive() and len(lat) < 50:
-            t0 = time.monotonic()
-            other.ok("ping")
-            lat.append(time.monotonic() - t0)
-        t.join(60)
-        assert len(got) == n and [m["id"] for m in got] == list(range(n))
-        assert max(lat) < 1.0, "a flood held another client for %.3fs" % max(lat)
-    finally:
-        srv.finish()
+    def read_all():
+        while len(got) < n:
+            got.append(flooder.recv(30))
+    t = threading.Thread(target=read_all)
+    t.start()
+    flooder.send_raw(data)
+    lat = []
+    while t.is_alive() and len(lat) < 50:
+        t0 = time.monotonic()
+        other.ok("ping")
+        lat.append(time.monotonic() - t0)
+    t.join(60)
+    assert len(got) == n and [m["id"] for m in got] == list(range(n))
+    assert max(lat) < 1.0, "a flood held another client for %.3fs" % max(lat)
 
 
 if __name__ == "__main__":

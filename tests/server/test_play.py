@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Player, Server, is_ev, play, run_tests, test  # noqa: E402
+from util import served, watched_table  # noqa: E402
 
 # Short games: the default target (233) takes 10-30 s of random play.
 OPTIONS = {"target": 60, "dispute_ms": 20}
@@ -49,89 +50,76 @@ def check_game_over(players):
         assert not p.view["legal"], "legal actions after game over: %r" % p.view["legal"]
 
 
-@test
-def four_clients_play_to_game_over_choosing_from_legal(exe):
-    srv = Server(exe)
-    try:
-        cs = [srv.connect("p%d" % i) for i in range(4)]
-        room = cs[0].ok("create", game="233", players=4, options=OPTIONS)["room"]
-        for i, c in enumerate(cs[1:], 1):
-            assert c.ok("join", room=room)["seat"] == i
-        players = [Player(c, room) for c in cs]
-        checks = {}
+@served()
+def four_clients_play_to_game_over_choosing_from_legal(srv):
+    cs = [srv.connect("p%d" % i) for i in range(4)]
+    room = cs[0].ok("create", game="233", players=4, options=OPTIONS)["room"]
+    for i, c in enumerate(cs[1:], 1):
+        assert c.ok("join", room=room)["seat"] == i
+    players = [Player(c, room) for c in cs]
+    checks = {}
 
-        def check(p, m):
-            no_foreign_hand(cs.index(p.c))(p, m)
-            if m.get("ev") == "state":
-                checks[p] = checks.get(p, 0) + 1
-                assert m["view"]["seat"] == cs.index(p.c), m
-                assert isinstance(m["view"]["legal"], list)
-        play(players, random.Random(4), timeout=60, check=check)
-        check_game_over(players)
-        acts = sum(p.acts for p in players)
-        print("  %d actions, %d refused after the state moved on, result %r"
-              % (acts, sum(p.refused for p in players), players[0].over["result"]))
-        assert acts > 20
-        r = cs[0].request("act", room=room, action={"type": "draw"})
-        assert r["ok"] is False and r["error"]["code"] == "game_over", r
-    finally:
-        srv.finish()
+    def check(p, m):
+        no_foreign_hand(cs.index(p.c))(p, m)
+        if m.get("ev") == "state":
+            checks[p] = checks.get(p, 0) + 1
+            assert m["view"]["seat"] == cs.index(p.c), m
+            assert isinstance(m["view"]["legal"], list)
+    play(players, random.Random(4), timeout=60, check=check)
+    check_game_over(players)
+    acts = sum(p.acts for p in players)
+    print("  %d actions, %d refused after the state moved on, result %r"
+          % (acts, sum(p.refused for p in players), players[0].over["result"]))
+    assert acts > 20
+    r = cs[0].request("act", room=room, action={"type": "draw"})
+    assert r["ok"] is False and r["error"]["code"] == "game_over", r
 
 
-@test
-def one_client_with_three_bots(exe):
-    srv = Server(exe, "--bot-delay", "1-5")
-    try:
-        c = srv.connect("solo")
-        room = c.ok("create", game="233", options=OPTIONS)["room"]
-        seats = [c.ok("addbot")["seat"] for _ in range(3)]
-        assert seats == [1, 2, 3], seats
-        e = c.event(is_ev("state", room))
-        c.events.insert(0, e)
-        me = Player(c, room)
-        play([me], random.Random(7), timeout=90, check=no_foreign_hand(0))
-        check_game_over([me])
-        assert me.acts > 5
-        assert me.seq > me.acts, "the bots played too (%d states, %d own acts)" % (me.seq, me.acts)
-        r = c.ok("rooms")["rooms"][0]
-        assert r["status"] == "over" and [s["bot"] for s in r["seats"]] == [False, True, True, True]
-    finally:
-        srv.finish()
+@served("--bot-delay", "1-5")
+def one_client_with_three_bots(srv):
+    c = srv.connect("solo")
+    room = c.ok("create", game="233", options=OPTIONS)["room"]
+    seats = [c.ok("addbot")["seat"] for _ in range(3)]
+    assert seats == [1, 2, 3], seats
+    e = c.event(is_ev("state", room))
+    c.events.insert(0, e)
+    me = Player(c, room)
+    play([me], random.Random(7), timeout=90, check=no_foreign_hand(0))
+    check_game_over([me])
+    assert me.acts > 5
+    assert me.seq > me.acts, "the bots played too (%d states, %d own acts)" % (me.seq, me.acts)
+    r = c.ok("rooms")["rooms"][0]
+    assert r["status"] == "over" and [s["bot"] for s in r["seats"]] == [False, True, True, True]
 
 
-@test
-def spectator_never_receives_a_hand(exe):
-    srv = Server(exe, "--bot-delay", "0-2")
-    try:
-        host = srv.connect("host")
-        room = host.ok("create", game="233", players=3, options=OPTIONS)["room"]
-        w = srv.connect("watcher")
-        w.ok("watch", room=room)
-        host.ok("addbot")
-        host.ok("addbot")
-        me = Player(host, room)
-        spec = Player(w, room)
-        spec.maybe_act = lambda *a, **k: None  # a spectator has nothing to play
-        check_host = no_foreign_hand(0)
-        check_spec = no_foreign_hand(None)
+@served("--bot-delay", "0-2")
+def spectator_never_receives_a_hand(srv):
+    host, w, room = watched_table(srv, "host", "watcher", OPTIONS)
+    host.ok("addbot")
+    host.ok("addbot")
+    me = Player(host, room)
+    spec = Player(w, room)
+    spec.maybe_act = lambda *a, **k: None  # a spectator has nothing to play
+    check_host = no_foreign_hand(0)
+    check_spec = no_foreign_hand(None)
 
-        def check(p, m):
-            (check_spec if p is spec else check_host)(p, m)
-            if p is spec and m.get("ev") == "state":
-                assert "legal" not in m["view"] and "seat" not in m["view"], m
-        play([me, spec], random.Random(11), timeout=90, check=check)
-        states = [m for m in w.all if m.get("ev") == "state"]
-        assert len(states) >= 2 and states[-1]["seq"] == me.seq, (len(states), me.seq)
-        s = w.ok("state", room=room)
-        assert not hand_paths(s), hand_paths(s)
-    finally:
-        srv.finish()
+    def check(p, m):
+        (check_spec if p is spec else check_host)(p, m)
+        if p is spec and m.get("ev") == "state":
+            assert "legal" not in m["view"] and "seat" not in m["view"], m
+    play([me, spec], random.Random(11), timeout=90, check=check)
+    states = [m for m in w.all if m.get("ev") == "state"]
+    assert len(states) >= 2 and states[-1]["seq"] == me.seq, (len(states), me.seq)
+    s = w.ok("state", room=room)
+    assert not hand_paths(s), hand_paths(s)
 
 
 @test
 def many_tables_at_once(exe):
-    """Twenty bot tables watched by one client, and a game of people beside them."""
-    srv = Server(exe, "--bot-delay", "0")
+    """Twenty bot tables at full speed watched by one client. The watcher reads
+    more slowly than twenty tables of bots play: the output cap is raised so
+    that it is not dropped as a slow reader (test_limits.py tests that)."""
+    srv = Server(exe, "--bot-delay", "0", "--out-cap", str(256 << 20))
     try:
         w = srv.connect("watcher")
         rooms = []

@@ -8,6 +8,7 @@ The script plays a 4-seat table itself, one action at a time and never
 taking or claiming, until the position it needs arises: the turn player may
 `take` the discard and another seat may `claim` it. Then it sends the two
 competing actions at chosen moments. Usage: test_races.py PATH/TO/tapisd"""
+import functools
 import json
 import os
 import random
@@ -18,6 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Server, run_tests, test  # noqa: E402
+from util import served  # noqa: E402
 
 WINDOW_MS = 400
 
@@ -76,6 +78,14 @@ class Table:
     def act(self, seat, action):
         return self.cs[seat].request("act", room=self.room, action=action)
 
+    def act_then_late(self, first, first_action, late, late_action):
+        """first acts (accepted); late acts after the dispute window closed.
+        Returns the late one's reply and the event that settled the claim."""
+        assert self.act(first, first_action)["ok"]
+        time.sleep(WINDOW_MS / 1000 + 0.3)
+        reply = self.act(late, late_action)
+        return reply, self.settled()
+
     def settled(self):
         """Wait for the claim to be settled; return the event that settled it."""
         deadline = time.monotonic() + 5
@@ -92,190 +102,170 @@ class Table:
         self.srv.finish()
 
 
-@test
-def claims_apart_go_to_the_earlier_one(exe):
-    t = Table(exe, 1)
-    try:
-        turn, take, o, claim = t.find(lambda turn, o: True)
-        # the turn player takes first; the claim comes after the window closed
-        assert t.act(turn, take)["ok"]
-        time.sleep(WINDOW_MS / 1000 + 0.3)
-        late = t.act(o, claim)
-        assert late["ok"] is False and late["error"]["code"] == "too_late", late
-        e = t.settled()
-        assert e["seat"] == turn and e["contenders"] == 1, e
-        assert t.views[turn]["phase"] == "discard" and t.views[0]["turn"] == turn
-    finally:
-        t.close()
+def at_table(seed, extra=()):
+    """@at_table(seed) on `def name(t):` — a test at its own Table, closed after it."""
+    def register(fn):
+        @functools.wraps(fn)
+        def run(exe):
+            t = Table(exe, seed, extra)
+            try:
+                fn(t)
+            finally:
+                t.close()
+        return test(run)
+    return register
 
 
-@test
-def claim_first_then_take_late_goes_to_the_claim(exe):
-    t = Table(exe, 2)
-    try:
-        turn, take, o, claim = t.find(lambda turn, o: True)
-        assert t.act(o, claim)["ok"]
-        time.sleep(WINDOW_MS / 1000 + 0.3)
-        late = t.act(turn, take)
-        assert late["ok"] is False, late
-        e = t.settled()
-        assert e["seat"] == o and e["did"] == "claim" and e["contenders"] == 1, e
-    finally:
-        t.close()
+@at_table(1)
+def claims_apart_go_to_the_earlier_one(t):
+    turn, take, o, claim = t.find(lambda turn, o: True)
+    # the turn player takes first; the claim comes after the window closed
+    late, e = t.act_then_late(turn, take, o, claim)
+    assert late["ok"] is False and late["error"]["code"] == "too_late", late
+    assert e["seat"] == turn and e["contenders"] == 1, e
+    assert t.views[turn]["phase"] == "discard" and t.views[0]["turn"] == turn
 
 
-@test
-def claims_within_the_window_go_to_the_lower_score(exe):
-    t = Table(exe, 3)
-    try:
-        turn, take, o, claim = t.find(lambda turn, o: t.score(turn) != t.score(o), limit=6000)
-        first, second = (turn, o) if t.score(turn) > t.score(o) else (o, turn)
-        acts = {turn: take, o: claim}
-        lower = second
-        assert t.act(first, acts[first])["ok"]
-        time.sleep(0.05)
-        r = t.act(second, acts[second])
-        assert r["ok"], "a claim within the window joins the dispute: %r" % r
-        e = t.settled()
-        assert e["seat"] == lower and e["contenders"] == 2, (e, t.score(first), t.score(second))
-    finally:
-        t.close()
+@at_table(2)
+def claim_first_then_take_late_goes_to_the_claim(t):
+    turn, take, o, claim = t.find(lambda turn, o: True)
+    late, e = t.act_then_late(o, claim, turn, take)
+    assert late["ok"] is False, late
+    assert e["seat"] == o and e["did"] == "claim" and e["contenders"] == 1, e
 
 
-@test
-def claims_within_the_window_with_equal_scores_go_to_the_earlier(exe):
-    t = Table(exe, 4)
-    try:
-        turn, take, o, claim = t.find(lambda turn, o: t.score(turn) == t.score(o))
-        assert t.act(o, claim)["ok"]
-        time.sleep(0.05)
-        assert t.act(turn, take)["ok"]
-        e = t.settled()
-        assert e["seat"] == o and e["contenders"] == 2, e
-    finally:
-        t.close()
+@at_table(3)
+def claims_within_the_window_go_to_the_lower_score(t):
+    turn, take, o, claim = t.find(lambda turn, o: t.score(turn) != t.score(o), limit=6000)
+    first, second = (turn, o) if t.score(turn) > t.score(o) else (o, turn)
+    acts = {turn: take, o: claim}
+    lower = second
+    assert t.act(first, acts[first])["ok"]
+    time.sleep(0.05)
+    r = t.act(second, acts[second])
+    assert r["ok"], "a claim within the window joins the dispute: %r" % r
+    e = t.settled()
+    assert e["seat"] == lower and e["contenders"] == 2, (e, t.score(first), t.score(second))
 
 
-@test
-def a_backlog_cannot_overtake_an_earlier_line(exe):
+@at_table(4)
+def claims_within_the_window_with_equal_scores_go_to_the_earlier(t):
+    turn, take, o, claim = t.find(lambda turn, o: t.score(turn) == t.score(o))
+    assert t.act(o, claim)["ok"]
+    time.sleep(0.05)
+    assert t.act(turn, take)["ok"]
+    e = t.settled()
+    assert e["seat"] == o and e["contenders"] == 2, e
+
+
+@at_table(4, extra=("--line-rate", "0", "--error-rate", "0", "--out-cap", "268435456"))
+def a_backlog_cannot_overtake_an_earlier_line(t):
     """The turn player queues 10,000 `state` lines (60 KB, under the read
     pause, each a few tens of µs of work), then sends `take` 20 ms after
     another seat's `claim` (scores equal, both in the window: the earlier
     wins). The take carries the stamp of its own read, later than the claim,
     so the honest claim wins. Before, a connection's lines all carried the
     stamp of its oldest waiting line, and the late take won every time."""
-    t = Table(exe, 4, extra=("--line-rate", "0", "--error-rate", "0", "--out-cap", "268435456"))
-    try:
-        turn, take, o, claim = t.find(lambda turn, o: t.score(turn) == t.score(o))
-        tc = t.cs[turn]
-        n = 10000
-        backlog = b"state\n" * n
-        replies = []
+    turn, take, o, claim = t.find(lambda turn, o: t.score(turn) == t.score(o))
+    tc = t.cs[turn]
+    n = 10000
+    backlog = b"state\n" * n
+    replies = []
 
-        def read_turn():  # the turn player reads its answers, as a real client would
-            while True:
-                m = json.loads(tc.read_line(20))
-                if m.get("re"):
-                    replies.append(m)
-                    if m.get("id") == "take":
-                        return
-        reader = threading.Thread(target=read_turn)
-        reader.start()
-        sender = threading.Thread(target=tc.send_raw, args=(backlog,))
-        sender.start()
-        time.sleep(0.005)  # the backlog is on its way
-        t.cs[o].send({"cmd": "act", "id": "claim", "room": t.room, "action": claim})
-        time.sleep(0.02)
-        sender.join()
-        tc.send({"cmd": "act", "id": "take", "room": t.room, "action": take})
-        assert t.cs[o].reply("claim")["ok"]
-        reader.join(30)
-        assert len(replies) == n + 1, len(replies)
-        deadline = time.monotonic() + 5
+    def read_turn():  # the turn player reads its answers, as a real client would
         while True:
-            v = t.cs[o].ok("state", room=t.room)["view"]
-            if not v["claims"] or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
-        settled = [e for e in v["events"] if e.get("did") in ("take", "claim")]
-        assert settled, v["events"]
-        e = settled[-1]
-        assert e["seat"] == o and e["did"] == "claim", (e, replies[-1])
-    finally:
-        t.close()
+            m = json.loads(tc.read_line(20))
+            if m.get("re"):
+                replies.append(m)
+                if m.get("id") == "take":
+                    return
+    reader = threading.Thread(target=read_turn)
+    reader.start()
+    sender = threading.Thread(target=tc.send_raw, args=(backlog,))
+    sender.start()
+    time.sleep(0.005)  # the backlog is on its way
+    t.cs[o].send({"cmd": "act", "id": "claim", "room": t.room, "action": claim})
+    time.sleep(0.02)
+    sender.join()
+    tc.send({"cmd": "act", "id": "take", "room": t.room, "action": take})
+    assert t.cs[o].reply("claim")["ok"]
+    reader.join(30)
+    assert len(replies) == n + 1, len(replies)
+    deadline = time.monotonic() + 5
+    while True:
+        v = t.cs[o].ok("state", room=t.room)["view"]
+        if not v["claims"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    settled = [e for e in v["events"] if e.get("did") in ("take", "claim")]
+    assert settled, v["events"]
+    e = settled[-1]
+    assert e["seat"] == o and e["did"] == "claim", (e, replies[-1])
 
 
-@test
-def same_iteration_claims_follow_read_order(exe):
+@at_table(5)
+def same_iteration_claims_follow_read_order(t):
     """Both claims in flight at once: whichever the server stamped first wins
     the tie, and both replies and the settlement agree with the log order."""
-    t = Table(exe, 5)
-    try:
-        turn, take, o, claim = t.find(lambda turn, o: t.score(turn) == t.score(o))
-        t.cs[o].send({"cmd": "act", "id": "c", "room": t.room, "action": claim})
-        t.cs[turn].send({"cmd": "act", "id": "t", "room": t.room, "action": take})
-        assert t.cs[o].reply("c")["ok"] and t.cs[turn].reply("t")["ok"]
-        e = t.settled()
-        assert e["contenders"] == 2 and e["seat"] in (o, turn), e
-        v = t.views[0]
-        assert v["turn"] == e["seat"]
-    finally:
-        t.close()
+    turn, take, o, claim = t.find(lambda turn, o: t.score(turn) == t.score(o))
+    t.cs[o].send({"cmd": "act", "id": "c", "room": t.room, "action": claim})
+    t.cs[turn].send({"cmd": "act", "id": "t", "room": t.room, "action": take})
+    assert t.cs[o].reply("c")["ok"] and t.cs[turn].reply("t")["ok"]
+    e = t.settled()
+    assert e["contenders"] == 2 and e["seat"] in (o, turn), e
+    v = t.views[0]
+    assert v["turn"] == e["seat"]
 
 
-@test
-def actions_reach_the_game_in_stamp_order_under_load(exe):
+@served("--log-level", "debug", "--turn-timer", "0", "--error-rate", "0")
+def actions_reach_the_game_in_stamp_order_under_load(srv):
     """Four players pipeline hundreds of actions each at the same moment, more
     than the server takes in one loop iteration: the debug log, written as
     each action reaches the game, must show non-decreasing read stamps."""
-    srv = Server(exe, "--log-level", "debug", "--turn-timer", "0", "--error-rate", "0")
-    try:
-        cs = [srv.connect("s%d" % i) for i in range(4)]
-        room = cs[0].ok("create", game="233", players=4)["room"]
-        for c in cs[1:]:
-            c.ok("join", room=room)
-        kinds = [{"type": "draw"}, {"type": "take"}, {"type": "discard", "card": "Y1"},
-                 {"type": "claim", "cards": ["Y1", "Y1"]}]
-        bursts = []
-        for i, c in enumerate(cs):
-            lines = []
-            for k in range(300):
-                lines.append(json.dumps({"cmd": "act", "id": k, "room": room,
-                                         "action": kinds[(i + k) % 4]}))
-            # the first chunk is big (over one iteration's budget), then small ones interleave
-            chunks = [lines[:150]] + [lines[j:j + 10] for j in range(150, 300, 10)]
-            bursts.append([("\n".join(ch) + "\n").encode() for ch in chunks])
-        start = threading.Barrier(4)
+    cs = [srv.connect("s%d" % i) for i in range(4)]
+    room = cs[0].ok("create", game="233", players=4)["room"]
+    for c in cs[1:]:
+        c.ok("join", room=room)
+    kinds = [{"type": "draw"}, {"type": "take"}, {"type": "discard", "card": "Y1"},
+             {"type": "claim", "cards": ["Y1", "Y1"]}]
+    bursts = []
+    for i, c in enumerate(cs):
+        lines = []
+        for k in range(300):
+            lines.append(json.dumps({"cmd": "act", "id": k, "room": room,
+                                     "action": kinds[(i + k) % 4]}))
+        # the first chunk is big (over one iteration's budget), then small ones interleave
+        chunks = [lines[:150]] + [lines[j:j + 10] for j in range(150, 300, 10)]
+        bursts.append([("\n".join(ch) + "\n").encode() for ch in chunks])
+    start = threading.Barrier(4)
 
-        def fire(c, chunks):
-            start.wait()
-            for data in chunks:
-                c.send_raw(data)
-                time.sleep(0.0005)
-        ts = [threading.Thread(target=fire, args=(c, d)) for c, d in zip(cs, bursts)]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join()
-        for c in cs:
-            got = 0
-            while got < 300:
-                m = c.recv()
-                if "re" in m:
-                    assert m["id"] == got, "reply out of order: %r" % m
-                    got += 1
-        deadline = time.monotonic() + 10
-        while True:  # the log arrives through a pipe: let it catch up
-            stamps = [int(m.group(1)) for m in
-                      (re.search(r"act seat=\d+ stamp=(\d+)", l) for l in list(srv.log)) if m]
-            if len(stamps) >= 1200 or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
-        assert len(stamps) == 1200, len(stamps)
-        bad = [(a, b) for a, b in zip(stamps, stamps[1:]) if b < a]
-        assert not bad, "actions reached the game out of stamp order: %r" % bad[:5]
-    finally:
-        srv.finish()
+    def fire(c, chunks):
+        start.wait()
+        for data in chunks:
+            c.send_raw(data)
+            time.sleep(0.0005)
+    ts = [threading.Thread(target=fire, args=(c, d)) for c, d in zip(cs, bursts)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for c in cs:
+        got = 0
+        while got < 300:
+            m = c.recv()
+            if "re" in m:
+                assert m["id"] == got, "reply out of order: %r" % m
+                got += 1
+    deadline = time.monotonic() + 10
+    while True:  # the log arrives through a pipe: let it catch up
+        stamps = [int(m.group(1)) for m in
+                  (re.search(r"act seat=\d+ stamp=(\d+)", l) for l in list(srv.log)) if m]
+        if len(stamps) >= 1200 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert len(stamps) == 1200, len(stamps)
+    bad = [(a, b) for a, b in zip(stamps, stamps[1:]) if b < a]
+    assert not bad, "actions reached the game out of stamp order: %r" % bad[:5]
 
 
 if __name__ == "__main__":

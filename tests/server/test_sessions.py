@@ -9,6 +9,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Player, Server, is_ev, play, run_tests, test  # noqa: E402
+from util import served, watched_table  # noqa: E402
 
 OPTIONS = {"target": 60, "dispute_ms": 20}
 
@@ -22,38 +23,34 @@ def two_player_table(srv, names=("ann", "bob")):
     return a, b, room
 
 
-@test
-def dropped_player_reconnects_with_token_and_goes_on(exe):
-    srv = Server(exe)
-    try:
-        a, b, room = two_player_table(srv)
-        pa, pb = Player(a, room), Player(b, room)
-        rng = random.Random(3)
-        # play a little, then drop ann's connection without a word
-        play([pa, pb], rng, until=lambda ps: ps[0].seq >= 20)
-        token = a.token
-        a.close()
-        e = b.event(is_ev("disconnect", room), keep=True)  # bob's states stay queued
-        assert e["seat"] == 0 and e["name"] == "ann" and e["hold_ms"] == 120000, e
-        rooms = b.ok("rooms")["rooms"]
-        assert rooms[0]["seats"][0]["connected"] is False, rooms
-        # a new connection takes the seat back and gets the current state at once
-        a2 = srv.connect()
-        r = a2.hello("ann", token=token)
-        assert r["resumed"] is True and r["rooms"] == [room] and r["token"] == token, r
-        st = a2.event(is_ev("state", room))
-        seq_now = b.ok("state", room=room)["seq"]
-        assert st["seq"] == seq_now and st["view"]["seat"] == 0 and "hand" in st["view"], st
-        e = b.event(is_ev("reconnect", room), keep=True)
-        assert e["seat"] == 0 and e["name"] == "ann", e
-        # and the game goes on to its end
-        pa2 = Player(a2, room)
-        pa2.seq, pa2.view = st["seq"], st["view"]
-        b.events = [m for m in b.events if m.get("ev") != "state" or m["seq"] > pb.seq]
-        play([pa2, pb], rng, timeout=60)
-        assert pa2.over and pb.over
-    finally:
-        srv.finish()
+@served()
+def dropped_player_reconnects_with_token_and_goes_on(srv):
+    a, b, room = two_player_table(srv)
+    pa, pb = Player(a, room), Player(b, room)
+    rng = random.Random(3)
+    # play a little, then drop ann's connection without a word
+    play([pa, pb], rng, until=lambda ps: ps[0].seq >= 20)
+    token = a.token
+    a.close()
+    e = b.event(is_ev("disconnect", room), keep=True)  # bob's states stay queued
+    assert e["seat"] == 0 and e["name"] == "ann" and e["hold_ms"] == 120000, e
+    rooms = b.ok("rooms")["rooms"]
+    assert rooms[0]["seats"][0]["connected"] is False, rooms
+    # a new connection takes the seat back and gets the current state at once
+    a2 = srv.connect()
+    r = a2.hello("ann", token=token)
+    assert r["resumed"] is True and r["rooms"] == [room] and r["token"] == token, r
+    st = a2.event(is_ev("state", room))
+    seq_now = b.ok("state", room=room)["seq"]
+    assert st["seq"] == seq_now and st["view"]["seat"] == 0 and "hand" in st["view"], st
+    e = b.event(is_ev("reconnect", room), keep=True)
+    assert e["seat"] == 0 and e["name"] == "ann", e
+    # and the game goes on to its end
+    pa2 = Player(a2, room)
+    pa2.seq, pa2.view = st["seq"], st["view"]
+    b.events = [m for m in b.events if m.get("ev") != "state" or m["seq"] > pb.seq]
+    play([pa2, pb], rng, timeout=60)
+    assert pa2.over and pb.over
 
 
 def first_index(msgs, pred):
@@ -76,182 +73,143 @@ def receive_until(client, pred, start=0, timeout=10):
     return start + first_index(client.all[start:], pred)
 
 
-@test
-def room_event_tells_the_start_and_the_end(exe):
-    srv = Server(exe, "--bot-delay", "1-3")
-    try:
-        a = srv.connect("ann")
-        room = a.ok("create", game="233", players=3, options=OPTIONS)["room"]
-        w = srv.connect("wes")
-        w.ok("watch", room=room)
-        b = srv.connect("bob")
-        b.ok("join", room=room)
-        a.ok("addbot")  # the last seat: the table starts
-        for c in (a, b, w):
-            first_state = receive_until(c, is_ev("state", room))
-            playing = first_index(c.all, is_room_ev(room, "playing"))
-            assert playing is not None and playing < first_state, c.all
-            e = c.all[playing]
-            assert [s["bot"] for s in e["seats"]] == [False, False, True], e
-            # every room event before it still said "waiting"
-            assert all(m["status"] == "waiting" for m in c.all[:playing] if is_room_ev(room)(m))
-        a.events.insert(0, a.event(is_ev("state", room)))
-        b.events.insert(0, b.event(is_ev("state", room)))
-        pa, pb = Player(a, room), Player(b, room)
-        play([pa, pb], random.Random(11), timeout=90)
-        for c in (a, b, w):
-            over = receive_until(c, is_room_ev(room, "over"))
-            game_over = first_index(c.all, is_ev("game_over", room))
-            assert game_over is not None and game_over < over, c.all[-5:]
-            assert [m for m in c.all[game_over:] if m.get("ev") == "state"] == []
-            assert first_index(c.all[:game_over], is_room_ev(room, "over")) is None
-        assert a.ok("state", room=room)["status"] == "over"
-    finally:
-        srv.finish()
+@served("--bot-delay", "1-3")
+def room_event_tells_the_start_and_the_end(srv):
+    a, w, room = watched_table(srv, "ann", "wes", OPTIONS)
+    b = srv.connect("bob")
+    b.ok("join", room=room)
+    a.ok("addbot")  # the last seat: the table starts
+    for c in (a, b, w):
+        first_state = receive_until(c, is_ev("state", room))
+        playing = first_index(c.all, is_room_ev(room, "playing"))
+        assert playing is not None and playing < first_state, c.all
+        e = c.all[playing]
+        assert [s["bot"] for s in e["seats"]] == [False, False, True], e
+        # every room event before it still said "waiting"
+        assert all(m["status"] == "waiting" for m in c.all[:playing] if is_room_ev(room)(m))
+    a.events.insert(0, a.event(is_ev("state", room)))
+    b.events.insert(0, b.event(is_ev("state", room)))
+    pa, pb = Player(a, room), Player(b, room)
+    play([pa, pb], random.Random(11), timeout=90)
+    for c in (a, b, w):
+        over = receive_until(c, is_room_ev(room, "over"))
+        game_over = first_index(c.all, is_ev("game_over", room))
+        assert game_over is not None and game_over < over, c.all[-5:]
+        assert [m for m in c.all[game_over:] if m.get("ev") == "state"] == []
+        assert first_index(c.all[:game_over], is_room_ev(room, "over")) is None
+    assert a.ok("state", room=room)["status"] == "over"
 
 
-@test
-def room_event_tells_a_dropped_and_a_returning_player(exe):
-    srv = Server(exe)
-    try:
-        a, b, room = two_player_table(srv)
-        w = srv.connect("wes")
-        w.ok("watch", room=room)
-        token = a.token
-        a.close()
-        for c in (b, w):
-            dropped = receive_until(c, lambda m: is_room_ev(room)(m) and m["seats"][0]
-                                    and m["seats"][0]["connected"] is False)
-            e = c.all[dropped]
-            assert e["status"] == "playing" and e["seats"][1]["connected"] is True, e
-            disconnect = first_index(c.all, is_ev("disconnect", room))
-            assert disconnect is not None and disconnect < dropped, c.all[-3:]
-        a2 = srv.connect()
-        assert a2.hello("ann", token=token)["resumed"]
-        for c in (b, w, a2):
-            # the reconnect event, then the room event: ann connected again
-            reconnect = receive_until(c, is_ev("reconnect", room))
-            back = receive_until(c, is_room_ev(room), start=reconnect)
-            e = c.all[back]
-            assert e["status"] == "playing" and e["seats"][0]["connected"] is True, e
-        # the returning player: the room event (connected again), then the state
-        st = receive_until(a2, is_ev("state", room))
-        assert first_index(a2.all, is_room_ev(room)) < st, a2.all
-        assert b.ok("rooms")["rooms"][0]["seats"][0]["connected"] is True
-    finally:
-        srv.finish()
+@served()
+def room_event_tells_a_dropped_and_a_returning_player(srv):
+    a, b, room = two_player_table(srv)
+    w = srv.connect("wes")
+    w.ok("watch", room=room)
+    token = a.token
+    a.close()
+    for c in (b, w):
+        dropped = receive_until(c, lambda m: is_room_ev(room)(m) and m["seats"][0]
+                                and m["seats"][0]["connected"] is False)
+        e = c.all[dropped]
+        assert e["status"] == "playing" and e["seats"][1]["connected"] is True, e
+        disconnect = first_index(c.all, is_ev("disconnect", room))
+        assert disconnect is not None and disconnect < dropped, c.all[-3:]
+    a2 = srv.connect()
+    assert a2.hello("ann", token=token)["resumed"]
+    for c in (b, w, a2):
+        # the reconnect event, then the room event: ann connected again
+        reconnect = receive_until(c, is_ev("reconnect", room))
+        back = receive_until(c, is_room_ev(room), start=reconnect)
+        e = c.all[back]
+        assert e["status"] == "playing" and e["seats"][0]["connected"] is True, e
+    # the returning player: the room event (connected again), then the state
+    st = receive_until(a2, is_ev("state", room))
+    assert first_index(a2.all, is_room_ev(room)) < st, a2.all
+    assert b.ok("rooms")["rooms"][0]["seats"][0]["connected"] is True
 
 
-@test
-def unknown_token_is_refused(exe):
-    srv = Server(exe)
-    try:
-        c = srv.connect()
-        r = c.request("hello", name="x", token="0" * 32)
-        assert r["ok"] is False and r["error"]["code"] == "not_found", r
-        assert c.ok("hello", name="x")["token"] != "0" * 32
-    finally:
-        srv.finish()
+@served()
+def unknown_token_is_refused(srv):
+    c = srv.connect()
+    r = c.request("hello", name="x", token="0" * 32)
+    assert r["ok"] is False and r["error"]["code"] == "not_found", r
+    assert c.ok("hello", name="x")["token"] != "0" * 32
 
 
-@test
-def seat_held_past_the_window_goes_to_a_bot(exe):
-    srv = Server(exe, "--reconnect-window", "400ms", "--bot-delay", "1-3")
-    try:
-        a, b, room = two_player_table(srv)
-        token = a.token
-        a.close()
-        b.event(is_ev("disconnect", room), keep=True)
-        e = b.event(lambda e: e.get("ev") == "room" and e["seats"][0] and e["seats"][0]["bot"],
-                    keep=True)
-        assert e["status"] == "playing", e
-        late = srv.connect()
-        r = late.request("hello", name="ann", token=token)
-        assert r["ok"] is False and r["error"]["code"] == "not_found", r
-        pb = Player(b, room)
-        play([pb], random.Random(5), timeout=60)  # bob finishes against the bot
-        assert pb.over
-    finally:
-        srv.finish()
+@served("--reconnect-window", "400ms", "--bot-delay", "1-3")
+def seat_held_past_the_window_goes_to_a_bot(srv):
+    a, b, room = two_player_table(srv)
+    token = a.token
+    a.close()
+    b.event(is_ev("disconnect", room), keep=True)
+    e = b.event(lambda e: e.get("ev") == "room" and e["seats"][0] and e["seats"][0]["bot"],
+                keep=True)
+    assert e["status"] == "playing", e
+    late = srv.connect()
+    r = late.request("hello", name="ann", token=token)
+    assert r["ok"] is False and r["error"]["code"] == "not_found", r
+    pb = Player(b, room)
+    play([pb], random.Random(5), timeout=60)  # bob finishes against the bot
+    assert pb.over
 
 
-@test
-def new_connection_with_the_token_replaces_the_old_one(exe):
-    srv = Server(exe)
-    try:
-        a, b, room = two_player_table(srv)
-        a2 = srv.connect()
-        assert a2.hello("ann", token=a.token)["resumed"]
-        got = a.wait_closed()
-        assert any(m.get("ev") == "replaced" for m in got + a.events), got
-        assert a2.event(is_ev("state", room))["view"]["seat"] == 0
-    finally:
-        srv.finish()
+@served()
+def new_connection_with_the_token_replaces_the_old_one(srv):
+    a, b, room = two_player_table(srv)
+    a2 = srv.connect()
+    assert a2.hello("ann", token=a.token)["resumed"]
+    got = a.wait_closed()
+    assert any(m.get("ev") == "replaced" for m in got + a.events), got
+    assert a2.event(is_ev("state", room))["view"]["seat"] == 0
 
 
-@test
-def turn_timer_plays_the_default_action(exe):
+@served("--turn-timer", "200ms", "--seed", "4")
+def turn_timer_plays_the_default_action(srv):
     # Seed 4: nobody is dealt a -5 to give first, so seat 0's turn opens.
-    srv = Server(exe, "--turn-timer", "200ms", "--seed", "4")
-    try:
-        a, b, room = two_player_table(srv)
-        # nobody acts: the timer must move the game on by itself
-        t0 = time.monotonic()
-        e = a.event(is_ev("timeout", room), timeout=5)
-        assert e["seat"] == 0, e
-        assert 0.1 < time.monotonic() - t0 < 3
-        st = a.event(is_ev("state", room))
-        assert st["seq"] >= 2
-        for _ in range(3):
-            a.event(is_ev("timeout", room), timeout=5)
-    finally:
-        srv.finish()
+    a, b, room = two_player_table(srv)
+    # nobody acts: the timer must move the game on by itself
+    t0 = time.monotonic()
+    e = a.event(is_ev("timeout", room), timeout=5)
+    assert e["seat"] == 0, e
+    assert 0.1 < time.monotonic() - t0 < 3
+    st = a.event(is_ev("state", room))
+    assert st["seq"] >= 2
+    for _ in range(3):
+        a.event(is_ev("timeout", room), timeout=5)
 
 
-@test
-def turn_timer_off_waits(exe):
-    srv = Server(exe, "--turn-timer", "0")
-    try:
-        a, b, room = two_player_table(srv)
-        time.sleep(0.5)
-        assert a.ok("state", room=room)["seq"] == 1
-    finally:
-        srv.finish()
+@served("--turn-timer", "0")
+def turn_timer_off_waits(srv):
+    a, b, room = two_player_table(srv)
+    time.sleep(0.5)
+    assert a.ok("state", room=room)["seq"] == 1
 
 
-@test
-def leaving_a_running_table_hands_the_seat_to_a_bot(exe):
-    srv = Server(exe, "--bot-delay", "1-3")
-    try:
-        a, b, room = two_player_table(srv)
-        a.ok("leave", room=room)
-        e = b.event(lambda e: e.get("ev") == "room" and e["seats"][0] and e["seats"][0]["bot"],
-                    keep=True)
-        assert e["status"] == "playing"
-        pb = Player(b, room)
-        play([pb], random.Random(9), timeout=60)
-        # ann is out of the room: no more events for her
-        assert not [m for m in a.all if m.get("ev") == "game_over"]
-        r = a.request("state", room=room)
-        assert r["error"]["code"] == "not_in_room", r  # state is for members only
-    finally:
-        srv.finish()
+@served("--bot-delay", "1-3")
+def leaving_a_running_table_hands_the_seat_to_a_bot(srv):
+    a, b, room = two_player_table(srv)
+    a.ok("leave", room=room)
+    e = b.event(lambda e: e.get("ev") == "room" and e["seats"][0] and e["seats"][0]["bot"],
+                keep=True)
+    assert e["status"] == "playing"
+    pb = Player(b, room)
+    play([pb], random.Random(9), timeout=60)
+    # ann is out of the room: no more events for her
+    assert not [m for m in a.all if m.get("ev") == "game_over"]
+    r = a.request("state", room=room)
+    assert r["error"]["code"] == "not_in_room", r  # state is for members only
 
 
-@test
-def room_without_people_is_closed(exe):
-    srv = Server(exe)
-    try:
-        a = srv.connect("ann")
-        room = a.ok("create", game="233", players=2)["room"]
-        a.ok("addbot")  # starts: ann + bot
-        a.ok("leave")
-        time.sleep(0.1)
-        assert a.ok("rooms")["rooms"] == []
-        r = a.request("state", room=room)
-        assert r["ok"] is False and r["error"]["code"] == "not_found", r
-    finally:
-        srv.finish()
+@served()
+def room_without_people_is_closed(srv):
+    a = srv.connect("ann")
+    room = a.ok("create", game="233", players=2)["room"]
+    a.ok("addbot")  # starts: ann + bot
+    a.ok("leave")
+    time.sleep(0.1)
+    assert a.ok("rooms")["rooms"] == []
+    r = a.request("state", room=room)
+    assert r["ok"] is False and r["error"]["code"] == "not_found", r
 
 
 def watch_turns(client, room, until, timeout=20):
@@ -283,27 +241,23 @@ def reaction_times(seen, seat):
     return [t1 - t0 for (t0, e0), (t1, _) in zip(seen, seen[1:]) if e0["waiting"] == [seat]]
 
 
-@test
-def bot_strategy_names_its_own_reaction_time(exe):
+@served("--bot-delay", "1500", "--turn-timer", "0")
+def bot_strategy_names_its_own_reaction_time(srv):
     # --bot-delay would make both bots slow: their own times override it
-    srv = Server(exe, "--bot-delay", "1500", "--turn-timer", "0")
-    try:
-        a = srv.connect("ann")
-        room = a.ok("create", game="seqnum", players=3)["room"]
-        assert a.ok("addbot", room=room, strategy="greedy:20")["seat"] == 1
-        assert a.ok("addbot", room=room, strategy="random:400")["seat"] == 2
-        e = a.ok("state", room=room)  # seat 0 plays first: the bots wait for ann
-        assert e["status"] == "playing" and e["waiting"] == [0], e
-        assert [s["strategy"] for s in e["seats"][1:]] == ["greedy:20", "random:400"], e
-        seen = watch_turns(a, room, lambda seen: min(len(reaction_times(seen, 1)),
-                                                       len(reaction_times(seen, 2))) >= 3)
-        fast, slow = reaction_times(seen, 1), reaction_times(seen, 2)
-        # (a bot's clock may start a little before the state that waits on it
-        # alone: it owes seqnum's draw while the seat before it plays)
-        assert max(fast) < 0.15, (fast, slow)
-        assert 0.3 < min(slow) and max(slow) < 1.4, (fast, slow)
-    finally:
-        srv.finish()
+    a = srv.connect("ann")
+    room = a.ok("create", game="seqnum", players=3)["room"]
+    assert a.ok("addbot", room=room, strategy="greedy:20")["seat"] == 1
+    assert a.ok("addbot", room=room, strategy="random:400")["seat"] == 2
+    e = a.ok("state", room=room)  # seat 0 plays first: the bots wait for ann
+    assert e["status"] == "playing" and e["waiting"] == [0], e
+    assert [s["strategy"] for s in e["seats"][1:]] == ["greedy:20", "random:400"], e
+    seen = watch_turns(a, room, lambda seen: min(len(reaction_times(seen, 1)),
+                                                   len(reaction_times(seen, 2))) >= 3)
+    fast, slow = reaction_times(seen, 1), reaction_times(seen, 2)
+    # (a bot's clock may start a little before the state that waits on it
+    # alone: it owes seqnum's draw while the seat before it plays)
+    assert max(fast) < 0.15, (fast, slow)
+    assert 0.3 < min(slow) and max(slow) < 1.4, (fast, slow)
 
 
 @test
@@ -330,77 +284,61 @@ def games_list_each_games_bot_levels_and_their_pace(exe):
         srv.finish()
 
 
-@test
-def a_default_slap_bot_plays_at_a_persons_pace(exe):
+@served("--log-level", "debug", "--turn-timer", "0", "--seed", "1")
+def a_default_slap_bot_plays_at_a_persons_pace(srv):
     # Before, default bots acted every 50-300 ms: a person acting every 1.5 s
     # won none of three games. The default level now waits 0.8-1.2 s a move.
     # Seed 1: a deal in which the bot can play from the start (in some deals
     # only the silent person can, and the table waits for them).
-    srv = Server(exe, "--log-level", "debug", "--turn-timer", "0", "--seed", "1")
-    try:
-        a = srv.connect("ann")
-        room = a.ok("create", game="slap", players=2, options={"go_ms": 0})["room"]
-        a.ok("addbot", room=room)
-        assert a.ok("state", room=room)["seats"][1]["strategy"] == "normal"
-        time.sleep(4.5)
-        at = [int(m.group(1)) for m in (re.search(r"bot seat=1 at=(\d+)", l)
-                                        for l in list(srv.log)) if m]
-        assert len(at) >= 2, at
-        gaps = [b - a for a, b in zip(at, at[1:])]
-        assert min(gaps) >= 800, gaps
-    finally:
-        srv.finish()
+    a = srv.connect("ann")
+    room = a.ok("create", game="slap", players=2, options={"go_ms": 0})["room"]
+    a.ok("addbot", room=room)
+    assert a.ok("state", room=room)["seats"][1]["strategy"] == "normal"
+    time.sleep(4.5)
+    at = [int(m.group(1)) for m in (re.search(r"bot seat=1 at=(\d+)", l)
+                                    for l in list(srv.log)) if m]
+    assert len(at) >= 2, at
+    gaps = [b - a for a, b in zip(at, at[1:])]
+    assert min(gaps) >= 800, gaps
 
 
-@test
-def malformed_bot_strategy_is_a_bad_request(exe):
-    srv = Server(exe)
-    try:
-        a = srv.connect("ann")
-        room = a.ok("create", game="233", players=4)["room"]
-        for bad in ("smart", "Normal", "greedy:", "greedy:abc", "greedy:-5", "greedy:300-100",
-                    "greedy:10-", "greedy:99999999", "random:1:2", ":250"):
-            r = a.request("addbot", room=room, strategy=bad)
-            assert r["ok"] is False and r["error"]["code"] == "bad_request", (bad, r)
-        assert a.ok("addbot", room=room, strategy="random:100-200")["seat"] == 1
-        assert a.ok("addbot", room=room, strategy="greedy")["seat"] == 2
-        assert a.ok("addbot", room=room, strategy="fast:30")["seat"] == 3
-    finally:
-        srv.finish()
+@served()
+def malformed_bot_strategy_is_a_bad_request(srv):
+    a = srv.connect("ann")
+    room = a.ok("create", game="233", players=4)["room"]
+    for bad in ("smart", "Normal", "greedy:", "greedy:abc", "greedy:-5", "greedy:300-100",
+                "greedy:10-", "greedy:99999999", "random:1:2", ":250"):
+        r = a.request("addbot", room=room, strategy=bad)
+        assert r["ok"] is False and r["error"]["code"] == "bad_request", (bad, r)
+    assert a.ok("addbot", room=room, strategy="random:100-200")["seat"] == 1
+    assert a.ok("addbot", room=room, strategy="greedy")["seat"] == 2
+    assert a.ok("addbot", room=room, strategy="fast:30")["seat"] == 3
 
 
-@test
-def state_tells_the_time_left_on_the_turn_timer(exe):
-    srv = Server(exe, "--turn-timer", "5s")
-    try:
-        a, b, room = two_player_table(srv)
-        st = a.event(is_ev("state", room))
-        assert st["waiting"] and 4000 < st["deadline_ms"] <= 5000, st
-        time.sleep(0.3)
-        r = a.ok("state", room=room)
-        assert r["waiting"] == st["waiting"], (r["waiting"], st["waiting"])
-        assert st["deadline_ms"] - 1000 < r["deadline_ms"] <= st["deadline_ms"] - 250, \
-            (st["deadline_ms"], r["deadline_ms"])
-        # the waited-on seat acts: the next state tells the timer again
-        seat = st["waiting"][0]
-        p = a if seat == 0 else b
-        view = p.ok("state", room=room)["view"]
-        p.ok("act", room=room, action=view["legal"][0])
-        st2 = a.event(lambda e: is_ev("state", room)(e) and e["seq"] > st["seq"])
-        assert st2["waiting"] and 0 < st2["deadline_ms"] <= 5000, st2
-    finally:
-        srv.finish()
+@served("--turn-timer", "5s")
+def state_tells_the_time_left_on_the_turn_timer(srv):
+    a, b, room = two_player_table(srv)
+    st = a.event(is_ev("state", room))
+    assert st["waiting"] and 4000 < st["deadline_ms"] <= 5000, st
+    time.sleep(0.3)
+    r = a.ok("state", room=room)
+    assert r["waiting"] == st["waiting"], (r["waiting"], st["waiting"])
+    assert st["deadline_ms"] - 1000 < r["deadline_ms"] <= st["deadline_ms"] - 250, \
+        (st["deadline_ms"], r["deadline_ms"])
+    # the waited-on seat acts: the next state tells the timer again
+    seat = st["waiting"][0]
+    p = a if seat == 0 else b
+    view = p.ok("state", room=room)["view"]
+    p.ok("act", room=room, action=view["legal"][0])
+    st2 = a.event(lambda e: is_ev("state", room)(e) and e["seq"] > st["seq"])
+    assert st2["waiting"] and 0 < st2["deadline_ms"] <= 5000, st2
 
 
-@test
-def state_has_no_deadline_when_the_turn_timer_is_off(exe):
-    srv = Server(exe, "--turn-timer", "0")
-    try:
-        a, b, room = two_player_table(srv)
-        st = a.event(is_ev("state", room))
-        assert st["waiting"] and st["deadline_ms"] is None, st
-    finally:
-        srv.finish()
+@served("--turn-timer", "0")
+def state_has_no_deadline_when_the_turn_timer_is_off(srv):
+    a, b, room = two_player_table(srv)
+    st = a.event(is_ev("state", room))
+    assert st["waiting"] and st["deadline_ms"] is None, st
 
 
 if __name__ == "__main__":

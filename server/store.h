@@ -1,0 +1,91 @@
+/*
+ * store.h — durable tables: sessions, rooms, seats and each room's journal
+ * in one SQLite database (docs/STORE.md gives the format).
+ *
+ * A game is fully determined by (game, players, options, seed, stamped
+ * action log), so the store keeps exactly that: every change of a room's
+ * game goes to its journal with its room time, and a restart rebuilds every
+ * unfinished room by replaying it. Write-ahead: the writes of one scheduler
+ * turn (or of one loop iteration's timers) go into one transaction that
+ * store_commit() commits BEFORE the turn's output is flushed, so no client
+ * ever sees a state that a crash could take back.
+ *
+ * With --db none there is no store (srv->store is NULL) and every function
+ * here does nothing. Nothing is written once the server is stopping: the
+ * shutdown leaves rooms and sessions as they were, to be restored.
+ *
+ * Tokens are never stored: sessions keep a hash of theirs (session.c).
+ */
+#ifndef TAPIS_SERVER_STORE_H
+#define TAPIS_SERVER_STORE_H
+
+#include "server.h"
+
+/*
+ * Open (or create) the database at srv->opts.db_path, migrate its schema and
+ * set srv->store. Returns 0, or -1 after logging why (the server must not
+ * run then: it would lose what the database holds).
+ */
+int store_open(server_t *srv);
+/* Commit what is pending, then close (the end of main). */
+void store_close(server_t *srv);
+/* Commit the writes made since the last commit. Returns 0 or -1 (logged). */
+int store_commit(server_t *srv);
+
+/*
+ * Rebuild every unfinished room (replaying its journal) and the sessions
+ * seated in them; set the room and session counters past the stored ones.
+ * A room whose journal does not replay is logged and quarantined, never
+ * half-loaded. Returns the number of rooms restored, or -1.
+ */
+int store_restore(server_t *srv, int *sessions_restored, int *quarantined);
+
+/* Sessions. */
+void store_session_new(const session_t *s);
+void store_session_rename(const session_t *s);
+void store_session_end(const session_t *s);
+
+/* Rooms: created (its complete options and seed), playing, its seq, over or closed. */
+void store_room_new(const room_t *r, const json_t *options, uint64_t seed);
+void store_room_started(const room_t *r);
+void store_room_seq(const room_t *r);
+void store_room_over(const room_t *r, const json_t *result);
+void store_room_closed(const room_t *r);
+
+/* The seat changed (sat, freed, a bot took it): its row and a "seat" journal entry. */
+void store_seat(room_t *r, int seat, int64_t at);
+/*
+ * A journal entry of r: kind "act" (seat, data = the action), "tick"
+ * (seat -1, data NULL), "start" (the game starts; seat -1, data NULL).
+ */
+void store_journal(room_t *r, const char *kind, int seat, int64_t at, const json_t *data);
+
+/*
+ * Finished games (match history). A page of them, newest first (ended, then
+ * rid): those where session `viewer` sits (the seats table), or with `all`
+ * every public one. *total gets how many match. Returns the array of
+ * {id, game, players (names by seat), result, ended}; [] with no store;
+ * NULL on a database error (logged).
+ */
+json_t *store_history(server_t *srv, uint64_t viewer, bool all, int limit, long long offset,
+                      long long *total);
+
+#define STORE_REC_OK 0
+#define STORE_REC_NOT_FOUND 1    /* no such game (or a private one viewer does not sit in) */
+#define STORE_REC_NOT_FINISHED 2 /* not over: waiting, playing, closed or quarantined */
+#define STORE_REC_BAD 3          /* its journal does not replay to its stored result */
+#define STORE_REC_ERROR (-1)     /* the database failed (logged) */
+/*
+ * The record of finished game `id` (docs/STORE.md, "Records"): *out gets
+ * {id, game, players, options, seed, seats, actions, result, started, ended}
+ * with STORE_REC_OK. Not found with no store.
+ */
+int store_game_record(server_t *srv, const char *id, uint64_t viewer, json_t **out);
+/*
+ * tapisd --db PATH --export-game ID: open PATH read-only, replay the game's
+ * journal and check it gives the stored result, print the record on stdout.
+ * Returns the exit code: 0, or 1 after a message on stderr.
+ */
+int store_export_game(const char *path, const char *id);
+
+#endif

@@ -1,0 +1,586 @@
+#!/usr/bin/env python3
+"""test_durable.py — durable tables (--db, issue 13): kill -9 and restart.
+
+For each game (233, aspoint3, seqnum, slap) a table of people and a built-in
+bot plays a while on a server with --db in a temporary directory; the server
+is killed with SIGKILL and started again on the same database; every player
+says hello with its token on a new connection and must get back its seat and
+exactly the view it had (same seq, same hand, same legal), then the game is
+played on to game_over. Also: a 233 kill while claims wait in the dispute
+window, a slap kill during a round, a corrupt or cut journal refused with a
+clear log line while the other rooms load, --db none (nothing written, a
+restart loses the tables) and the token never in the database in clear.
+Usage: test_durable.py PATH/TO/tapisd"""
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Player, Server, is_ev, play, pump, run_tests, test  # noqa: E402
+
+BOT_DELAY = "0-3"
+CLAIM_SEED = os.environ.get("TAPIS_CLAIM_SEED", "1")
+
+
+class TempDir:
+    def __enter__(self):
+        self.path = tempfile.mkdtemp(prefix="tapis-durable-")
+        return self.path
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def quiesce(players, quiet=0.5, timeout=10):
+    """Read until nothing has come for `quiet` seconds (the bots and the game's
+    timers are done): the players' views are then the server's last word."""
+    deadline = time.monotonic() + timeout
+    last = time.monotonic()
+    while time.monotonic() - last < quiet:
+        assert time.monotonic() < deadline, "the table never went quiet"
+        got = False
+        for p in players:
+            for m in pump(p.c):
+                p.handle(m)
+                got = True
+        if got:
+            last = time.monotonic()
+        time.sleep(0.02)
+
+
+def kill(srv, players):
+    """SIGKILL the server, then read what it wrote before dying."""
+    srv.proc.send_signal(signal.SIGKILL)
+    srv.proc.wait()
+    for p in players:
+        for m in pump(p.c):
+            p.handle(m)
+        p.c.close()
+
+
+def resume(srv, player, room):
+    """Say hello with player's token on a new connection; returns (client, state)."""
+    c = srv.connect()
+    r = c.hello(player.c.name, token=player.c.token)
+    assert r["resumed"] is True and room in r["rooms"] and r["token"] == player.c.token, r
+    st = c.event(is_ev("state", room), keep=True)
+    return c, st
+
+
+def check_same_view(before, st, name):
+    assert st["seq"] == before[0], "%s: seq %d after the restart, %d before" % (
+        name, st["seq"], before[0])
+    assert st["view"] == before[1], "%s: the view changed across the restart:\n before %s\n " \
+        "after  %s" % (name, json.dumps(before[1], sort_keys=True),
+                       json.dumps(st["view"], sort_keys=True))
+
+
+def resume_all(srv, players, room):
+    """Reconnect every player; check each view; return new Players ready to go on."""
+    out = []
+    for p in players:
+        c, st = resume(srv, p, room)
+        check_same_view((p.seq, p.view), st, p.c.name)
+        np = Player(c, room)
+        np.seq, np.view = st["seq"], st["view"]
+        c.events = [m for m in c.events if m.get("ev") != "state" or m["seq"] > np.seq]
+        out.append(np)
+    return out
+
+
+def kill_and_resume(exe, game, options, people, bots, until_seq, strategy=None, srv_args=(),
+                    check_before_kill=None, finish_timeout=90):
+    """The common test: play, kill -9, restart, compare, play to the end."""
+    with TempDir() as d:
+        db = os.path.join(d, "tapis.db")
+        args = ("--db", db, "--bot-delay", BOT_DELAY) + tuple(srv_args)
+        srv = Server(exe, *args)
+        try:
+            names = ["ann", "bob", "cyd", "dee"][:people]
+            clients = [srv.connect(n) for n in names]
+            room = clients[0].ok("create", game=game, players=people + bots,
+                                 options=options)["room"]
+            for c in clients[1:]:
+                c.ok("join", room=room)
+            for _ in range(bots):
+                a = {"strategy": strategy} if strategy else {}
+                clients[0].ok("addbot", room=room, **a)
+            players = [Player(c, room) for c in clients]
+            rng = random.Random(13)
+            play(players, rng, until=lambda ps: min(p.seq for p in ps) >= until_seq, timeout=60)
+            quiesce(players)
+            assert not any(p.over for p in players), "the game ended before the kill"
+            if check_before_kill:
+                check_before_kill(players)
+            kill(srv, players)
+        finally:
+            srv.kill()
+        srv = Server(exe, *args)
+        try:
+            assert srv.log_has(r"room %s: restored" % room), "".join(srv.log)
+            players = resume_all(srv, players, room)
+            play(players, rng, timeout=finish_timeout)
+            results = [p.over["result"] for p in players]
+            assert all(r == results[0] for r in results), results
+            print("  %s: killed at seq %d, resumed, played to the end (%d more acts): %s"
+                  % (game, players[0].seq, sum(p.acts for p in players),
+                     json.dumps(results[0])[:100]))
+        finally:
+            srv.finish()
+
+
+@test
+def game_233_resumes_after_kill_with_the_same_views(exe):
+    kill_and_resume(exe, "233", {"target": 60}, people=2, bots=1, until_seq=25)
+
+
+@test
+def aspoint3_resumes_after_kill_with_the_same_views(exe):
+    kill_and_resume(exe, "aspoint3", {}, people=1, bots=1, until_seq=6)
+
+
+@test
+def seqnum_resumes_after_kill_with_the_same_views(exe):
+    kill_and_resume(exe, "seqnum", {"teams": 2, "max_turns": 200}, people=2, bots=2,
+                    until_seq=20)
+
+
+def in_a_round(players):
+    v = players[0].view
+    assert v and v.get("phase") not in (None, "over"), v
+
+
+@test
+def slap_resumes_after_kill_during_a_round(exe):
+    # A slow built-in bot (1 s a move, against people playing their first moves
+    # within 0.1 s) and stalls after 2 s, so that the table goes quiet before the
+    # kill; at most 5 stalls a round keep the game short.
+    kill_and_resume(exe, "slap", {"go_ms": 50, "stall_ms": 2000, "max_stalls": 5,
+                                  "max_rounds": 1}, people=2, bots=1, until_seq=15,
+                    strategy="greedy:1000", check_before_kill=in_a_round, finish_timeout=120)
+
+
+class NoClaimPlayer(Player):
+    """Plays on without claiming or taking the discard (each would wait for a
+    long dispute window)."""
+
+    def maybe_act(self, rng, claim_rate=0.5):
+        if self.view:
+            legal = self.view.get("legal") or []
+            quick = [a for a in legal if a.get("type") not in ("claim", "take")]
+            self.view = dict(self.view, legal=quick or [a for a in legal
+                                                        if a.get("type") != "claim"])
+        super().maybe_act(rng, claim_rate=0)
+
+
+def claim_in(p):
+    return [a for a in (p.view or {}).get("legal") or [] if a.get("type") == "claim"]
+
+
+@test
+def claims_pending_in_a_233_dispute_window_survive_a_kill(exe):
+    with TempDir() as d:
+        db = os.path.join(d, "tapis.db")
+        srv = Server(exe, "--db", db, "--seed", CLAIM_SEED)  # a deal with an early claim
+        try:
+            names = ("ann", "bob", "cyd")
+            clients = [srv.connect(n) for n in names]
+            room = clients[0].ok("create", game="233", players=3,
+                                 options={"target": 1, "dispute_ms": 3000})["room"]
+            for c in clients[1:]:
+                c.ok("join", room=room)
+            players = [NoClaimPlayer(c, room) for c in clients]
+            rng = random.Random(5)
+            claimed = None
+            for _ in range(60):
+                play(players, rng, timeout=60, until=lambda ps: any(claim_in(p) for p in ps))
+                assert not any(p.over for p in players), "no claim came in a whole game"
+                quiesce(players, quiet=0.2)
+                p = next((p for p in players if claim_in(p)), None)
+                if not p:
+                    continue
+                r = p.c.request("act", room=room, action=claim_in(p)[0])
+                if r["ok"]:
+                    claimed = p
+                    break
+            assert claimed, "never managed a claim"
+            for q in players:  # the state with the pending claim
+                q.c.events = [m for m in q.c.events if "re" not in m]
+            quiesce(players, quiet=0.2)
+            v = players[0].view
+            assert v["claims"], "no pending claim in the view: %r" % v
+            kill(srv, players)
+        finally:
+            srv.kill()
+        t_restart = time.monotonic()
+        srv = Server(exe, "--db", db)
+        try:
+            old = players
+            players = []
+            for p in old:
+                c, st = resume(srv, p, room)
+                check_same_view((p.seq, p.view), st, p.c.name)
+                np = NoClaimPlayer(c, room)
+                np.seq, np.view = st["seq"], st["view"]
+                c.events = [m for m in c.events if m.get("ev") != "state" or m["seq"] > np.seq]
+                players.append(np)
+            assert players[0].view["claims"], players[0].view
+            # the window resumes where it stopped: it closes about 3 s after the restart
+            e = players[0].c.event(lambda m: m.get("ev") == "state" and m["room"] == room,
+                                   timeout=10, keep=True)
+            waited = time.monotonic() - t_restart
+            players[0].handle(e)
+            assert not e["view"]["claims"], e["view"]
+            assert waited > 1.5, "the dispute window closed %.2fs after the restart" % waited
+            print("  claim by %s settled %.2fs after the restart" % (claimed.c.name, waited))
+            play(players, rng, timeout=120)
+            assert all(p.over for p in players)
+        finally:
+            srv.finish()
+
+
+def play_a_little(srv, names, seq=8):
+    clients = [srv.connect(n) for n in names]
+    room = clients[0].ok("create", game="233", players=2, options={"target": 1})["room"]
+    clients[1].ok("join", room=room)
+    players = [Player(c, room) for c in clients]
+    play(players, random.Random(len(names[0])), until=lambda ps: min(p.seq for p in ps) >= seq)
+    quiesce(players, quiet=0.3)
+    return room, players
+
+
+@test
+def corrupt_or_cut_journal_is_refused_and_the_other_rooms_load(exe):
+    with TempDir() as d:
+        db = os.path.join(d, "tapis.db")
+        srv = Server(exe, "--db", db)
+        try:
+            r1, p1 = play_a_little(srv, ("ann", "bob"))
+            r2, p2 = play_a_little(srv, ("cyd", "dee"))
+            r3, p3 = play_a_little(srv, ("eve", "fay"))
+            kill(srv, p1 + p2 + p3)
+        finally:
+            srv.kill()
+        con = sqlite3.connect(db)
+        rid = {r: con.execute("SELECT rid FROM rooms WHERE code = ?", (r,)).fetchone()[0]
+               for r in (r1, r2, r3)}
+        n1 = con.execute("SELECT min(n) FROM journal WHERE rid = ? AND kind = 'act'",
+                         (rid[r1],)).fetchone()[0]
+        con.execute("UPDATE journal SET data = substr(data, 1, 9) WHERE rid = ? AND n = ?",
+                    (rid[r1], n1))
+        n2 = con.execute("SELECT max(n) FROM journal WHERE rid = ? AND kind = 'act'",
+                         (rid[r2],)).fetchone()[0]
+        con.execute("DELETE FROM journal WHERE rid = ? AND n = ?", (rid[r2], n2 - 1))
+        con.commit()
+        con.close()
+        srv = Server(exe, "--db", db)
+        try:
+            assert srv.log_has(r"room %s \(233\): its journal does not replay: entry %d \(act\): "
+                               r"the action is not a JSON object.*quarantined" % (r1, n1)), \
+                "".join(srv.log)
+            assert srv.log_has(r"room %s \(233\): its journal does not replay: entry %d is "
+                               r"missing.*quarantined" % (r2, n2 - 1)), "".join(srv.log)
+            assert srv.log_has(r"room %s: restored" % r3), "".join(srv.log)
+            assert not srv.log_has(r"room (%s|%s): restored" % (r1, r2)), "".join(srv.log)
+            # the third room plays on; the players of the others have nothing to resume
+            p3 = resume_all(srv, p3, r3)
+            play(p3, random.Random(3), timeout=60)
+            c = srv.connect()
+            r = c.request("hello", name="ann", token=p1[0].c.token)
+            assert r["ok"] is False and r["error"]["code"] == "not_found", r
+            # new rooms are numbered after every stored one
+            new = srv.connect("gus").ok("create", game="233", players=2)["room"]
+            assert int(new) == max(int(r1), int(r2), int(r3)) + 1, (new, r1, r2, r3)
+        finally:
+            srv.finish()
+        con = sqlite3.connect(db)
+        st = dict(con.execute("SELECT code, status FROM rooms").fetchall())
+        con.close()
+        assert st[r1] == "quarantined" and st[r2] == "quarantined" and st[r3] == "over", st
+
+
+@test
+def db_none_writes_nothing_and_a_restart_forgets(exe):
+    with TempDir() as d:
+        srv = Server(exe, "--db", "none", cwd=d)
+        try:
+            room, players = play_a_little(srv, ("ann", "bob"), seq=4)
+            kill(srv, players)
+        finally:
+            srv.kill()
+        assert os.listdir(d) == [], os.listdir(d)
+        srv = Server(exe, "--db", "none", cwd=d)
+        try:
+            c = srv.connect()
+            r = c.request("hello", name="ann", token=players[0].c.token)
+            assert r["ok"] is False and r["error"]["code"] == "not_found", r
+            assert not srv.log_has("restored")
+            c.hello("ann")
+        finally:
+            srv.finish()
+        sd = [m for m in c.wait_closed() + c.events if m.get("ev") == "shutdown"]
+        assert sd == [{"ev": "shutdown"}], sd  # as before durable tables
+        assert os.listdir(d) == [], os.listdir(d)
+
+
+@test
+def default_db_is_tapis_db_in_the_working_directory(exe):
+    with TempDir() as d:
+        srv = Server(exe, "--db", "tapis.db", cwd=d)  # what the default names
+        srv.finish()
+        srv = Server(exe, cwd=d, default_db=True)
+        try:
+            assert os.path.exists(os.path.join(d, "tapis.db")), os.listdir(d)
+        finally:
+            srv.finish()
+
+
+@test
+def sigterm_keeps_the_tables_and_says_restart(exe):
+    with TempDir() as d:
+        db = os.path.join(d, "tapis.db")
+        srv = Server(exe, "--db", db)
+        try:
+            room, players = play_a_little(srv, ("ann", "bob"))
+        finally:
+            srv.finish()
+        for p in players:
+            for m in p.c.wait_closed():
+                p.handle(m)
+            sd = [m for m in p.c.all if m.get("ev") == "shutdown"]
+            assert sd and sd[0].get("restart") is True, sd
+            p.c.close()
+        srv = Server(exe, "--db", db)
+        try:
+            players = resume_all(srv, players, room)
+            play(players, random.Random(2), timeout=60)
+        finally:
+            srv.finish()
+
+
+@test
+def token_is_not_in_the_database_in_clear(exe):
+    with TempDir() as d:
+        db = os.path.join(d, "tapis.db")
+        srv = Server(exe, "--db", db)
+        try:
+            room, players = play_a_little(srv, ("ann", "bob"), seq=3)
+            tokens = [p.c.token for p in players]
+            srv.proc.send_signal(signal.SIGKILL)  # the WAL file stays as it was
+            srv.proc.wait()
+        finally:
+            srv.kill()
+        files = [f for f in os.listdir(d) if f.startswith("tapis.db")]
+        data = b"".join(open(os.path.join(d, f), "rb").read() for f in files)
+        assert b"ann" in data, "the sessions are not in %r" % files
+        for t in tokens:
+            assert t.encode() not in data, "a token is in the database in clear"
+            assert t.upper().encode() not in data
+        assert not any(t in line for t in tokens for line in srv.log), "a token was logged"
+        con = sqlite3.connect(db)
+        hashes = [h for (h,) in con.execute("SELECT token_hash FROM sessions")]
+        con.close()
+        assert len(hashes) == 2 and all(len(h) == 64 for h in hashes), hashes
+
+
+# -- match history (issue 13): history, replay, --export-game --
+
+HISTORY_BOT_DELAY = "0-5"
+FINISHING = {  # options that end a game soon, and the bots it is played against
+    "233": ({"target": 1}, 1),
+    "aspoint3": ({}, 1),
+    "seqnum": ({"teams": 2, "max_turns": 200}, 3),
+    "slap": ({"go_ms": 50, "stall_ms": 300, "max_stalls": 3, "max_rounds": 1}, 1),
+}
+
+
+def finish_game(client, game, private=False, seed=7, timeout=90):
+    """client opens a table of `game` with built-in bots and plays it to the
+    end; returns (room, result of its game_over event)."""
+    options, bots = FINISHING[game]
+    args = {"private": True} if private else {}
+    room = client.ok("create", game=game, players=1 + bots, options=options, **args)["room"]
+    for _ in range(bots):
+        client.ok("addbot", room=room)
+    p = Player(client, room)
+    play([p], random.Random(seed), timeout=timeout)
+    quiesce([p], quiet=0.2)
+    return room, p.over["result"]
+
+
+def export(exe, db, game_id):
+    import subprocess
+    return subprocess.run([exe, "--db", db, "--export-game", game_id], capture_output=True,
+                          text=True, timeout=30)
+
+
+def inline(client, line):
+    """Send an inline line (no id); return its reply."""
+    client.send_raw(line + "\n")
+    while True:
+        m = client.recv()
+        if "re" in m:
+            return m
+        client.events.append(m)
+
+
+def error_code(r):
+    assert r["ok"] is False, r
+    return r["error"]["code"]
+
+
+@test
+def history_lists_finished_games_newest_first_and_replay_serves_them(exe):
+    with TempDir() as d:
+        db = os.path.join(d, "tapis.db")
+        srv = Server(exe, "--db", db, "--bot-delay", HISTORY_BOT_DELAY)
+        try:
+            ann, bob, cyd = srv.connect("ann"), srv.connect("bob"), srv.connect("cyd")
+            g1, res1 = finish_game(ann, "233", seed=1)
+            g2, res2 = finish_game(ann, "233", seed=2)
+            g3, res3 = finish_game(bob, "233", seed=3)
+            gp, _ = finish_game(ann, "233", private=True, seed=4)
+            waiting = cyd.ok("create", game="233", players=2)["room"]
+            # the caller's games, newest first, with the names by seat and the result
+            h = ann.ok("history")
+            assert [g["id"] for g in h["games"]] == [gp, g2, g1], h
+            assert h["total"] == 3 and h["limit"] == 20 and h["offset"] == 0, h
+            byid = {g["id"]: g for g in h["games"]}
+            assert byid[g1]["players"] == ["ann", "bot"] and byid[g1]["game"] == "233", byid
+            assert byid[g1]["result"] == res1 and byid[g2]["result"] == res2, byid
+            assert all(isinstance(g["ended"], int) and g["ended"] > 0 for g in h["games"]), h
+            assert byid[gp]["ended"] >= byid[g2]["ended"] >= byid[g1]["ended"], h
+            hb = bob.ok("history")
+            assert [g["id"] for g in hb["games"]] == [g3] and hb["total"] == 1, hb
+            assert hb["games"][0]["result"] == res3 and hb["games"][0]["players"] == ["bob", "bot"]
+            assert cyd.ok("history")["games"] == [] and cyd.ok("history")["total"] == 0
+            # every public finished game; the private one only in its players' history
+            ha = cyd.ok("history", all=True)
+            assert [g["id"] for g in ha["games"]] == [g3, g2, g1] and ha["total"] == 3, ha
+            # inline forms and paging
+            r = inline(cyd, "history all 2")
+            assert r["ok"] and [g["id"] for g in r["games"]] == [g3, g2], r
+            assert r["limit"] == 2 and r["total"] == 3, r
+            r = inline(cyd, "history all 1 1")
+            assert [g["id"] for g in r["games"]] == [g2] and r["offset"] == 1, r
+            r = inline(ann, "history 1 2")
+            assert [g["id"] for g in r["games"]] == [g1] and r["total"] == 3, r
+            r = ann.ok("history", limit=100, offset=1000000)
+            assert r["games"] == [] and r["total"] == 3, r
+            for bad in ({"limit": 0}, {"limit": 101}, {"offset": -1}, {"offset": 1000001},
+                        {"limit": "5"}, {"all": "yes"}):
+                assert error_code(ann.request("history", **bad)) == "bad_request", bad
+            assert error_code(inline(ann, "history 0")) == "bad_request"
+            assert error_code(inline(ann, "history all 1 2 3")) == "bad_request"
+            # replay: the record of a finished game
+            rec = cyd.ok("replay", game_id=g1)["record"]
+            assert rec["id"] == g1 and rec["game"] == "233" and rec["players"] == 2, rec
+            assert rec["result"] == res1 and rec["options"]["target"] == 1, rec
+            assert isinstance(rec["seed"], str) and int(rec["seed"]) >= 0, rec
+            assert rec["seats"] == [
+                {"seat": 0, "name": "ann", "bot": False, "strategy": None},
+                {"seat": 1, "name": "bot", "bot": True, "strategy": rec["seats"][1]["strategy"]}
+            ], rec["seats"]
+            assert rec["started"] <= rec["ended"], rec
+            acts = rec["actions"]
+            assert [a["n"] for a in acts] == list(range(1, len(acts) + 1)), acts[:5]
+            assert {a["kind"] for a in acts} >= {"seat", "start", "act"}, acts[:5]
+            assert all(isinstance(a["data"], dict) for a in acts if a["kind"] == "act"), acts
+            assert inline(cyd, "replay %s" % g1)["record"] == rec
+            assert cyd.ok("replay", game_id=int(g2))["record"]["result"] == res2
+            # unknown ids, unfinished games, someone else's private game
+            assert error_code(cyd.request("replay", game_id="999")) == "not_found"
+            assert error_code(cyd.request("replay", game_id="pnope")) == "not_found"
+            assert error_code(cyd.request("replay", game_id=waiting)) == "not_finished"
+            assert error_code(bob.request("replay", game_id=gp)) == "not_found"
+            assert ann.ok("replay", game_id=gp)["record"]["id"] == gp
+            assert error_code(cyd.request("replay")) == "bad_request"
+        finally:
+            srv.finish()
+        # --export-game prints the same record, without listening
+        r = export(exe, db, g1)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout) == rec and "listening" not in r.stderr, (r.stdout, r.stderr)
+        for bad_id, why in (("999", "no game 999"), (waiting, "not finished")):
+            r = export(exe, db, bad_id)
+            assert r.returncode == 1 and r.stdout == "" and why in r.stderr, (bad_id, r)
+        r = export(exe, os.path.join(d, "missing.db"), g1)
+        assert r.returncode == 1 and "cannot open" in r.stderr, r
+        assert not os.path.exists(os.path.join(d, "missing.db"))
+
+
+@test
+def every_finished_game_exports_and_a_tampered_journal_does_not(exe):
+    with TempDir() as d:
+        db = os.path.join(d, "tapis.db")
+        srv = Server(exe, "--db", db, "--bot-delay", HISTORY_BOT_DELAY)
+        try:
+            ann = srv.connect("ann")
+            rooms = {}
+            for i, game in enumerate(("233", "aspoint3", "seqnum", "slap")):
+                rooms[game] = finish_game(ann, game, seed=10 + i)
+            h = ann.ok("history", limit=10)
+            assert sorted(g["game"] for g in h["games"]) == sorted(rooms), h
+            unfinished = ann.ok("create", game="233", players=2, options={"target": 1})["room"]
+            ann.ok("addbot", room=unfinished)
+            p = Player(ann, unfinished)
+            play([p], random.Random(5), until=lambda ps: ps[0].seq >= 4)
+            assert error_code(ann.request("replay", game_id=unfinished)) == "not_finished"
+        finally:
+            srv.finish()
+        con = sqlite3.connect(db)
+        over = [r[0] for r in con.execute("SELECT code FROM rooms WHERE status = 'over'")]
+        con.close()
+        assert sorted(over) == sorted(r for r, _ in rooms.values()), over
+        for game, (room, result) in rooms.items():
+            r = export(exe, db, room)
+            assert r.returncode == 0, (game, r.stderr)
+            rec = json.loads(r.stdout)
+            assert rec["game"] == game and rec["result"] == result, (game, rec["result"], result)
+        r = export(exe, db, unfinished)
+        assert r.returncode == 1 and "not finished" in r.stderr, r
+        # a journal edited by hand does not replay to the stored result: no export
+        con = sqlite3.connect(db)
+        rid = {g: con.execute("SELECT rid FROM rooms WHERE code = ?", (room,)).fetchone()[0]
+               for g, (room, _) in rooms.items()}
+        n = con.execute("SELECT max(n) FROM journal WHERE rid = ? AND kind = 'act'",
+                        (rid["233"],)).fetchone()[0]
+        con.execute("UPDATE journal SET data = '{\"type\":\"bogus\"}' WHERE rid = ? AND n = ?",
+                    (rid["233"], n))
+        con.execute("DELETE FROM journal WHERE rid = ? AND n = (SELECT max(n) FROM journal "
+                    "WHERE rid = ? AND kind = 'act')", (rid["aspoint3"], rid["aspoint3"]))
+        con.execute("UPDATE rooms SET result = '{\"winner\":99}' WHERE rid = ?", (rid["seqnum"],))
+        con.commit()
+        con.close()
+        for game, why in (("233", "entry %d (act seat" % n), ("aspoint3", "does not"),
+                          ("seqnum", "not the one stored")):
+            r = export(exe, db, rooms[game][0])
+            assert r.returncode == 1 and r.stdout == "", (game, r)
+            assert "does not replay" in r.stderr and why in r.stderr, (game, r.stderr)
+        assert export(exe, db, rooms["slap"][0]).returncode == 0
+
+
+@test
+def db_none_history_is_empty_and_replay_is_not_found(exe):
+    srv = Server(exe, "--db", "none", "--bot-delay", HISTORY_BOT_DELAY)
+    try:
+        ann = srv.connect("ann")
+        room, _ = finish_game(ann, "233")
+        for args in ({}, {"all": True}):
+            r = ann.ok("history", **args)
+            assert r["games"] == [] and r["total"] == 0 and r["offset"] == 0, r
+        assert error_code(ann.request("replay", game_id=room)) == "not_found"
+    finally:
+        srv.finish()
+    r = export(exe, "none", "1")
+    assert r.returncode == 1 and "needs a database" in r.stderr, r
+
+
+if __name__ == "__main__":
+    run_tests(sys.argv)
