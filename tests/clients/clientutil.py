@@ -3,12 +3,17 @@
 Server(exe) starts tapisd on a free port (--listen 127.0.0.1:0; the port is
 read from its "listening on" log line); Proxy(port) relays one TCP port to
 another and can cut every connection (to test reconnection); Tty(exe, args)
-runs the terminal client in a pseudo-terminal; check() and run() make each
+runs the terminal client in a pseudo-terminal; tapis_session() runs it
+against a server for the length of a `with` block; FakeServer plays a server
+of one connection for tests that script the wire; check() and run() make each
 test a list of named checks printing "N passed, M failed".
 """
+import contextlib
 import fcntl
+import json
 import os
 import pty
+import queue
 import re
 import select
 import socket
@@ -37,6 +42,8 @@ def end_process(proc):
 class Server:
     def __init__(self, exe, *args):
         self.log = []
+        if not any(a == "--db" or str(a).startswith("--db=") for a in args):
+            args = ("--db", "none") + tuple(args)  # no tapis.db shared by the tests
         self.proc = subprocess.Popen([exe, "--listen", "127.0.0.1:0"] + list(args),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, errors="replace")
@@ -174,9 +181,105 @@ class Tty:
     def send(self, line):
         os.write(self.master, line.encode() + b"\r")
 
+    def tab(self, typed, shown):
+        """Type `typed` and Tab (no Enter); wait for `shown`, the completion, on screen."""
+        os.write(self.master, typed.encode() + b"\t")
+        return self.expect(shown)
+
+    def enter(self):
+        os.write(self.master, b"\r")
+
     def close(self):
         end_process(self.proc)
         os.close(self.master)
+
+
+@contextlib.contextmanager
+def tapis_session(exe, server, *args, env=None):
+    """tapis (exe, in a Tty) connected to server with args, for a `with` block;
+    the Tty is closed after it, then the server (a Server, or a FakeServer)."""
+    try:
+        tty = Tty(exe, server.address, *args, env=env)
+        try:
+            yield tty
+        finally:
+            tty.close()
+    finally:
+        server.stop()
+
+
+class FakeServer:
+    """One connection: lines received go to self.lines; send() writes lines
+    (a dict as JSON, str or bytes as they are)."""
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(4)
+        self.address = "127.0.0.1:%d" % self.listener.getsockname()[1]
+        self.lines = queue.Queue()
+        self.conn = None
+        self.connected = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        try:
+            self.conn, _ = self.listener.accept()
+        except OSError:
+            return
+        self.connected.set()
+        buf = b""
+        while True:
+            try:
+                d = self.conn.recv(65536)
+            except OSError:
+                d = b""
+            if not d:
+                self.lines.put(None)
+                return
+            buf += d
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                self.lines.put(line.decode("utf-8", "replace"))
+
+    def send(self, msg):
+        if isinstance(msg, dict):
+            msg = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+        if isinstance(msg, str):
+            msg = msg.encode("utf-8")
+        self.conn.sendall(msg + b"\n")
+
+    def next_line(self, timeout=TIMEOUT):
+        line = self.lines.get(timeout=timeout)
+        assert line is not None, "tapis closed the connection"
+        return line
+
+    def next_request(self, timeout=TIMEOUT):
+        """The next line as a request: JSON as sent, or the inline form's first word."""
+        line = self.next_line(timeout)
+        if line.lstrip().startswith("{"):
+            return json.loads(line)
+        words = line.split()
+        return {"cmd": words[0] if words else "", "words": words, "line": line}
+
+    def hello(self):
+        req = self.next_request()
+        assert req["cmd"] == "hello", req
+        self.send({"re": "hello", "ok": True, "token": "t" * 32, "rooms": []})
+        return req
+
+    def close(self):
+        for s in (self.conn, self.listener):
+            if s is None:
+                continue
+            try:  # shutdown first: the reader thread's recv() holds the socket open
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    stop = close  # as Server's, for tapis_session()
 
 
 _TESTS = []

@@ -5,11 +5,11 @@ autodraw; tab completion of an action's words.
 
 Environment: TAPISD, TAPIS.
 """
+import contextlib
 import os
 import re
-import time
 
-from clientutil import Server, TIMEOUT, Tty, check, run
+from clientutil import Server, check, run, tapis_session
 
 TAPISD = os.environ["TAPISD"]
 TAPIS = os.environ["TAPIS"]
@@ -25,6 +25,15 @@ def open_table(tty, name, create, game):
     return room
 
 
+@contextlib.contextmanager
+def table_with_a_bot(name, create, game, bot_delay="200", env=None):
+    """tapis as `name` against its own tapisd (seed 5) at a new table, made by
+    `create`, with a bot at seat 1: (tty, room) for a `with` block."""
+    server = Server(TAPISD, "--bot-delay", bot_delay, "--seed", "5")
+    with tapis_session(TAPIS, server, "--name", name, env=env) as tty:
+        yield tty, open_table(tty, name, create, game)
+
+
 def legal_number(tty, pattern):
     """Type `legal` and return the number of the first listed action matching pattern."""
     tty.send("legal")
@@ -38,10 +47,7 @@ def legal_number(tty, pattern):
 
 @check
 def aspoint3_picture_a_move_by_number_and_the_reveal():
-    server = Server(TAPISD, "--bot-delay", "200", "--seed", "5")
-    tty = Tty(TAPIS, server.address, "--name", "ada")
-    try:
-        room = open_table(tty, "ada", "create aspoint3 2", "aspoint3")
+    with table_with_a_bot("ada", "create aspoint3 2", "aspoint3") as (tty, room):
         # Seat 0 starts deal 1: own two cards, the centre (face-down as ??).
         tty.expect(r"round 1/3 \. deal 1 \. target 350")
         tty.expect(r"seat 0\s+ada\s+\(you\)\s+round\s+0\s+total\s+0\s+starter")
@@ -55,22 +61,15 @@ def aspoint3_picture_a_move_by_number_and_the_reveal():
         tty.expect(r"ada\s+(\S+ ){2}\S+\s+=\s+\d+")
         # Deal 2: the bot starts, then ada picks; `pick d<Tab>` completes to down.
         tty.expect(r"your turn: pick down \(both score\), or pick up")
-        os.write(tty.master, b"pick d\t")
-        tty.expect(r"pick down")
-        os.write(tty.master, b"\r")
+        tty.tab("pick d", r"pick down")
+        tty.enter()
         tty.expect(r"last deal 2: bot1 started and (kept|swapped); ada took down")
         assert room
-    finally:
-        tty.close()
-        server.stop()
 
 
 @check
 def seqnum_grid_a_play_by_number_and_autodraw():
-    server = Server(TAPISD, "--bot-delay", "200", "--seed", "5")
-    tty = Tty(TAPIS, server.address, "--name", "sam")
-    try:
-        open_table(tty, "sam", "create seqnum 2", "seqnum")
+    with table_with_a_bot("sam", "create seqnum 2", "seqnum") as (tty, _):
         tty.expect(r"turn 1 \. 2 teams \. goal 1 sequence --")
         # The grid: column numbers, then rows with their free corners.
         tty.expect(r"0 +1 +2 +3 +4 +5 +6 +7 +8 +9")
@@ -94,21 +93,14 @@ def seqnum_grid_a_play_by_number_and_autodraw():
         tty.expect(r"autodraw is off")
         tty.send("view")
         tty.expect(r'"chips":\[')
-        os.write(tty.master, b"autod\t")
-        tty.expect(r"autodraw")
-        os.write(tty.master, b" o\t\t")
-        tty.expect(r"on\s+off|off\s+on")
-    finally:
-        tty.close()
-        server.stop()
+        tty.tab("autod", r"autodraw")
+        tty.tab(" o\t", r"on\s+off|off\s+on")
 
 
 @check
 def seqnum_grid_without_colour_marks_chips_by_letter():
-    server = Server(TAPISD, "--bot-delay", "100", "--seed", "5")
-    tty = Tty(TAPIS, server.address, "--name", "nc", env={"NO_COLOR": "1"})
-    try:
-        open_table(tty, "nc", "create seqnum 2", "seqnum")
+    with table_with_a_bot("nc", "create seqnum 2", "seqnum", bot_delay="100",
+                          env={"NO_COLOR": "1"}) as (tty, _):
         tty.expect(r"your turn: play CARD CELL")
         num, words = legal_number(tty, r"^play card=\S+ cell=\d+$")
         cell = int(re.search(r"cell=(\d+)", words).group(1))
@@ -119,17 +111,11 @@ def seqnum_grid_without_colour_marks_chips_by_letter():
         assert re.search(r"\bA\s?\d{1,2}[ *]", text) and re.search(r"\bB\s?\d{1,2}[ *]", text), \
             text[-2500:]
         assert "\x1b[" not in tty.raw.decode("utf-8", "replace")[-3000:].replace("\x1b[K", "")
-    finally:
-        tty.close()
-        server.stop()
 
 
 @check
 def slap_columns_piles_countdown_and_a_move_by_number():
-    server = Server(TAPISD, "--bot-delay", "300", "--seed", "5")
-    tty = Tty(TAPIS, server.address, "--name", "sly")
-    try:
-        open_table(tty, "sly", "create slap 2 go_ms=1500", "slap")
+    with table_with_a_bot("sly", "create slap 2 go_ms=1500", "slap", bot_delay="300") as (tty, _):
         tty.expect(r"round 1/20 \. setup --")
         tty.expect(r"piles\s+0: -- \(0\)\s+1: -- \(0\)")
         # Four columns of 1, 2, 3 and 4 cards: the top face up, the rest counted.
@@ -154,9 +140,6 @@ def slap_columns_piles_countdown_and_a_move_by_number():
                 break
         else:
             raise AssertionError("no move of sly went through")
-    finally:
-        tty.close()
-        server.stop()
 
 
 if __name__ == "__main__":

@@ -12,16 +12,16 @@ without raw control characters that parses to the same values.
 
 Environment: TAPIS.
 """
+import contextlib
 import json
 import os
 import queue
 import re
-import socket
 import subprocess
 import threading
 import time
 
-from clientutil import TIMEOUT, Tty, check, run
+from clientutil import FakeServer, TIMEOUT, check, run, tapis_session
 
 TAPIS = os.environ["TAPIS"]
 
@@ -41,77 +41,6 @@ FORBIDDEN = [
     b"\x1b[2J", b"\x1b[H", b"\x1b[31m", b"\x1b[5m", b"\x1b]0;", b"\x07", b"\x7f",
     "\u009b".encode(), RLO.encode(), PDF.encode(), LRI.encode(), PDI.encode(),
 ]
-
-
-class FakeServer:
-    """One connection: lines received go to self.lines; send() writes lines (str or bytes)."""
-
-    def __init__(self):
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(4)
-        self.address = "127.0.0.1:%d" % self.listener.getsockname()[1]
-        self.lines = queue.Queue()
-        self.conn = None
-        self.connected = threading.Event()
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self):
-        try:
-            self.conn, _ = self.listener.accept()
-        except OSError:
-            return
-        self.connected.set()
-        buf = b""
-        while True:
-            try:
-                d = self.conn.recv(65536)
-            except OSError:
-                d = b""
-            if not d:
-                self.lines.put(None)
-                return
-            buf += d
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                self.lines.put(line.decode("utf-8", "replace"))
-
-    def send(self, msg):
-        if isinstance(msg, dict):
-            msg = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
-        if isinstance(msg, str):
-            msg = msg.encode("utf-8")
-        self.conn.sendall(msg + b"\n")
-
-    def next_line(self, timeout=TIMEOUT):
-        line = self.lines.get(timeout=timeout)
-        assert line is not None, "tapis closed the connection"
-        return line
-
-    def next_request(self, timeout=TIMEOUT):
-        """The next line as a request: JSON as sent, or the inline form's first word."""
-        line = self.next_line(timeout)
-        if line.lstrip().startswith("{"):
-            return json.loads(line)
-        words = line.split()
-        return {"cmd": words[0] if words else "", "words": words, "line": line}
-
-    def hello(self):
-        req = self.next_request()
-        assert req["cmd"] == "hello", req
-        self.send({"re": "hello", "ok": True, "token": "t" * 32, "rooms": []})
-        return req
-
-    def close(self):
-        for s in (self.conn, self.listener):
-            if s is None:
-                continue
-            try:  # shutdown first: the reader thread's recv() holds the socket open
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            s.close()
 
 
 def room_event(status="waiting"):
@@ -144,20 +73,22 @@ def assert_nothing_raw(tty):
         assert not re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", line).startswith("[server]"), repr(line)
 
 
-def start(server, *args, env=None):
-    tty = Tty(TAPIS, server.address, "--name", "vic", *args,
-              env=dict({"NO_COLOR": "1"}, **(env or {})))
-    assert server.connected.wait(TIMEOUT), "tapis did not connect"
-    server.hello()
-    tty.expect(r"hello vic\.")
-    return tty
+@contextlib.contextmanager
+def started(*args, env=None):
+    """A FakeServer, and tapis (as vic, NO_COLOR=1) connected to it past the
+    hello: (server, tty) for a `with` block, both closed after it."""
+    server = FakeServer()
+    with tapis_session(TAPIS, server, "--name", "vic", *args,
+                       env=dict({"NO_COLOR": "1"}, **(env or {}))) as tty:
+        assert server.connected.wait(TIMEOUT), "tapis did not connect"
+        server.hello()
+        tty.expect(r"hello vic\.")
+        yield server, tty
 
 
 @check
 def hostile_names_chat_and_errors_are_shown_escaped():
-    server = FakeServer()
-    tty = start(server)
-    try:
+    with started() as (server, tty):
         server.send(room_event())
         tty.expect(re.escape(r"room r\x1b[31m1 (233, waiting): seat 0 vic, "
                              r"seat 1 ev\x1b[2J\x1b[Hil\u202enosliw\u202c, seat 2 empty"))
@@ -202,16 +133,11 @@ def hostile_names_chat_and_errors_are_shown_escaped():
         server.close()  # as tapisd does after quit
         assert tty.proc.wait(TIMEOUT) == 0
         assert_nothing_raw(tty)
-    finally:
-        tty.close()
-        server.close()
 
 
 @check
 def a_hostile_table_is_drawn_escaped():
-    server = FakeServer()
-    tty = start(server)
-    try:
+    with started() as (server, tty):
         server.send(room_event("playing"))
         server.send(state_event())
         # The prompt and the header carry the room id; names, phase, cards, events: all escaped.
@@ -240,16 +166,11 @@ def a_hostile_table_is_drawn_escaped():
         req = server.next_request()
         assert req == {"cmd": "act", "action": {"type": "draw"}, "room": ROOM}, req
         tty.expect(r"tapis:r\\x1b\[31m1> ")
-    finally:
-        tty.close()
-        server.close()
 
 
 @check
 def keepalive_pings_an_idle_server_and_hides_the_reply():
-    server = FakeServer()
-    tty = start(server, "--keepalive", "700ms")
-    try:
+    with started("--keepalive", "700ms") as (server, tty):
         t0 = time.monotonic()
         req = server.next_request(timeout=5)
         waited = time.monotonic() - t0
@@ -272,16 +193,11 @@ def keepalive_pings_an_idle_server_and_hides_the_reply():
         time.sleep(0.3)
         tty._read(0.2)
         assert tty.text().count("pong") == 1, tty.text()
-    finally:
-        tty.close()
-        server.close()
 
 
 @check
 def an_active_client_sends_no_keepalive():
-    server = FakeServer()
-    tty = start(server, "--keepalive", "1500ms")
-    try:
+    with started("--keepalive", "1500ms") as (server, tty):
         for _ in range(4):  # something sent every 0.5 s: no ping is due
             time.sleep(0.5)
             tty.send("rooms")
@@ -293,9 +209,6 @@ def an_active_client_sends_no_keepalive():
             raise AssertionError("unexpected request %r" % req)
         except queue.Empty:
             pass
-    finally:
-        tty.close()
-        server.close()
 
 
 @check

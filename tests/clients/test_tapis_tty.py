@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 
-from clientutil import Proxy, Server, TIMEOUT, Tty, check, run
+from clientutil import Proxy, Server, TIMEOUT, Tty, check, run, tapis_session
 
 TAPISD = os.environ["TAPISD"]
 TAPIS = os.environ["TAPIS"]
@@ -39,8 +39,7 @@ def name_lobby_table_move_and_update():
     # Seed 4: a deal in which nobody is dealt a -5 to give first, so the
     # creator's first legal action is the draw.
     server = Server(TAPISD, "--bot-delay", "200", "--seed", "4")
-    tty = Tty(TAPIS, server.address)
-    try:
+    with tapis_session(TAPIS, server) as tty:
         room = start_table(tty, "tess")
         # The creator deals, so seat 0 opens: draw, then see the update.
         tty.expect(r"your turn \(draw\)")
@@ -68,9 +67,6 @@ def name_lobby_table_move_and_update():
         tty.send("quit")
         tty.expect(r"bye")
         assert tty.proc.wait(TIMEOUT) == 0
-    finally:
-        tty.close()
-        server.stop()
 
 
 @check
@@ -97,17 +93,11 @@ def cards_are_coloured_on_a_terminal_and_not_with_no_color():
 
 @check
 def tab_completes_commands():
-    server = Server(TAPISD)
-    tty = Tty(TAPIS, server.address, "--name", "tab")
-    try:
+    with tapis_session(TAPIS, Server(TAPISD), "--name", "tab") as tty:
         tty.expect(r"hello tab\.")
-        os.write(tty.master, b"gam\t")
-        tty.expect(r"games")
-        os.write(tty.master, b"\r")
+        tty.tab("gam", r"games")
+        tty.enter()
         tty.expect(r"233\s+233\s+2-6 players")
-    finally:
-        tty.close()
-        server.stop()
 
 
 @check
