@@ -81,7 +81,7 @@ fi
 log=$(mktemp "${TMPDIR:-/tmp}/tapisd-abuse.XXXXXX")
 # The default log level (info), as in production; it also gives the port.
 # shellcheck disable=SC2086
-$server_pin "$tapisd" --listen 127.0.0.1:0 --log-level info $server_args ${TAPISD_ARGS:-} \
+$server_pin "$tapisd" --listen 127.0.0.1:0 --log-level info $server_args --db none ${TAPISD_ARGS:-} \
     2>"$log" &
 server=$!
 

@@ -10,7 +10,9 @@
 #   tests/bench/run_bench.sh build/server/tapisd build/tests/bench/loadgen ping --conns 50
 #
 # Environment: BENCH_SERVER_CPU (default 1), BENCH_CLIENT_CPU (default 0),
-# TAPISD_ARGS (extra server options, e.g. "--turn-timer 0").
+# TAPISD_ARGS (extra server options, e.g. "--turn-timer 0"), BENCH_DB (none,
+# the default: no journal; batch or always: a fresh database in a temporary
+# directory with that --fsync).
 #
 # The load generator is one address opening up to 1,000 connections at once
 # and sending thousands of lines a second on each: the budgets are raised out
@@ -38,10 +40,19 @@ if command -v taskset >/dev/null 2>&1 && [ "$(nproc 2>/dev/null || echo 1)" -ge 
 fi
 
 log=$(mktemp "${TMPDIR:-/tmp}/tapisd-bench.XXXXXX")
+dbdir=$(mktemp -d "${TMPDIR:-/tmp}/tapisd-bench-db.XXXXXX")
+case ${BENCH_DB:-none} in
+none) db="--db none" ;;
+batch | always) db="--db $dbdir/bench.db --fsync $BENCH_DB" ;;
+*)
+    echo "run_bench: BENCH_DB is none, batch or always" >&2
+    exit 2
+    ;;
+esac
 # The default log level (info) logs connections and rooms, not requests; it
 # is needed for the "listening on" line that gives the port.
 # shellcheck disable=SC2086
-$server_pin "$tapisd" --listen 127.0.0.1:0 --log-level info $budgets ${TAPISD_ARGS:-} 2>"$log" &
+$server_pin "$tapisd" --listen 127.0.0.1:0 --log-level info $budgets $db ${TAPISD_ARGS:-} 2>"$log" &
 server=$!
 
 cleanup() {
@@ -56,6 +67,7 @@ cleanup() {
     fi
     wait "$server" 2>/dev/null
     rm -f "$log"
+    rm -rf "$dbdir"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -1,0 +1,649 @@
+#!/usr/bin/env python3
+"""Packaging checks (standard library only): what deploy/ ships.
+
+    python3 tests/deploy/test_deploy.py CHECK      CHECK: unit, man, container, k8s, install
+
+meson (tests/deploy/meson.build) runs each check as its own test with this
+environment: TAPISD, TAPIS, TAPIS_BOT (the built executables), SOURCE_ROOT,
+BUILD_ROOT, PREFIX, BINDIR, MANDIR, DATADIR, UNITDIR (where meson installs the
+systemd unit). Exit status 0 = pass, 1 = fail, 77 = skipped (meson's code).
+
+- unit: the generated tapisd.service has the keys README and DESIGN promise
+  (sandbox, state directory, descriptor limit for --max-conns, ExecStart at
+  the installed tapisd); `systemd-analyze verify` accepts it (skipped without
+  systemd-analyze, after the other checks).
+- man: each page renders without a warning (groff -ww; `man -l` too) and
+  names every option its program's --help prints, with the same defaults:
+  a new flag without a man entry fails here.
+- container: the Containerfile's stages, USER, HEALTHCHECK, EXPOSE, VOLUME,
+  ENTRYPOINT; every folder the build reads is copied; the HEALTHCHECK's
+  command itself is run against a real tapisd; compose.yaml.
+- k8s: kinds, probes (the exec probe run against a real tapisd), resources,
+  the volume claim, the services' selectors and ports.
+- install: `meson install --destdir` puts the executables, the man pages,
+  the unit and PROTOCOL.md under the prefix (so `--prefix=$HOME/x` needs no
+  root), and the unit's ExecStart names the installed tapisd.
+"""
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+ENV = os.environ
+SRC = ENV.get('SOURCE_ROOT') or os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+BUILD = ENV.get('BUILD_ROOT', os.path.join(SRC, 'build'))
+PROGRAMS = {  # program -> (executable, man page in deploy/man/)
+    'tapisd': (ENV.get('TAPISD', os.path.join(BUILD, 'server', 'tapisd')), 'tapisd.8'),
+    'tapis': (ENV.get('TAPIS', os.path.join(BUILD, 'clients', 'tapis')), 'tapis.1'),
+    'tapis-bot': (ENV.get('TAPIS_BOT', os.path.join(BUILD, 'clients', 'tapis-bot')), 'tapis-bot.1'),
+}
+FAILURES = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print('FAIL:', what)
+    return cond
+
+
+def read(path):
+    with open(path, encoding='utf-8') as f:
+        return f.read()
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, **kw)
+
+
+def help_text(prog):
+    r = run([PROGRAMS[prog][0], '--help'])
+    if r.returncode != 0:
+        raise SystemExit('%s --help exited %d' % (prog, r.returncode))
+    return r.stdout
+
+
+def squash(text):
+    return ' '.join(text.split())
+
+
+# --------------------------------------------------------------------------
+# A tiny YAML reader: block mappings and sequences, plain and quoted scalars,
+# [] and {}, comments, several documents. Enough for deploy/k8s/ and
+# compose.yaml (PyYAML is not assumed); anything else is an error.
+# --------------------------------------------------------------------------
+
+KEY_RE = re.compile(r'^([^\s\'"#\-][^:]*|"[^"]*"|\'[^\']*\'):(\s+|$)(.*)$')
+
+
+def strip_comment(line):
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in '\'"' and (i == 0 or line[i - 1] in ' \t-[{,:'):
+            quote = ch
+        elif ch == '#' and (i == 0 or line[i - 1] in ' \t'):
+            return line[:i].rstrip()
+    return line.rstrip()
+
+
+def scalar(text):
+    text = text.strip()
+    if text.startswith("'"):
+        if not text.endswith("'") or len(text) < 2:
+            raise ValueError('unterminated string: ' + text)
+        return text[1:-1].replace("''", "'")
+    if text.startswith('"'):
+        return json.loads(text)
+    if text == '[]':
+        return []
+    if text == '{}':
+        return {}
+    if text.startswith('[') and text.endswith(']'):
+        return [scalar(x) for x in text[1:-1].split(',') if x.strip()]
+    if text in ('true', 'True'):
+        return True
+    if text in ('false', 'False'):
+        return False
+    if text in ('null', '~', ''):
+        return None
+    if re.fullmatch(r'-?[0-9]+', text):
+        return int(text)
+    return text
+
+
+def yaml_documents(text):
+    docs, cur = [], []
+    for raw in text.split('\n'):
+        if raw.rstrip() == '---':
+            docs.append(cur)
+            cur = []
+            continue
+        if '\t' in raw[:len(raw) - len(raw.lstrip())]:
+            raise ValueError('tab in indentation: ' + raw)
+        line = strip_comment(raw)
+        if line.strip():
+            cur.append([len(line) - len(line.lstrip()), line.strip()])
+    docs.append(cur)
+    return [parse_block(lines, 0, lines[0][0])[0] for lines in docs if lines]
+
+
+def parse_block(lines, i, indent):
+    if lines[i][1] == '-' or lines[i][1].startswith('- '):
+        out = []
+        while i < len(lines) and lines[i][0] == indent and (
+                lines[i][1] == '-' or lines[i][1].startswith('- ')):
+            rest = lines[i][1][1:]
+            if not rest.strip():
+                value, i = parse_block(lines, i + 1, lines[i + 1][0])
+            elif KEY_RE.match(rest.lstrip()):
+                col = indent + 1 + len(rest) - len(rest.lstrip())
+                lines[i] = [col, rest.lstrip()]
+                value, i = parse_block(lines, i, col)
+            else:
+                value, i = scalar(rest), i + 1
+            out.append(value)
+        return out, i
+    m = KEY_RE.match(lines[i][1])
+    if not m:
+        if i + 1 < len(lines) and lines[i + 1][0] > indent:
+            raise ValueError('unsupported YAML (multi-line scalar?): ' + lines[i][1])
+        return scalar(lines[i][1]), i + 1
+    out = {}
+    while i < len(lines) and lines[i][0] == indent:
+        m = KEY_RE.match(lines[i][1])
+        if not m:
+            raise ValueError('expected "key:" at line %r' % lines[i][1])
+        key = scalar(m.group(1))
+        if key in out:
+            raise ValueError('duplicate key %r' % key)
+        if m.group(3):
+            out[key], i = scalar(m.group(3)), i + 1
+        elif i + 1 < len(lines) and (lines[i + 1][0] > indent or (
+                lines[i + 1][0] == indent and lines[i + 1][1].startswith('- '))):
+            out[key], i = parse_block(lines, i + 1, lines[i + 1][0])
+        else:
+            out[key], i = None, i + 1
+    if i < len(lines) and lines[i][0] > indent:
+        raise ValueError('bad indentation at %r' % lines[i][1])
+    return out, i
+
+
+def dig(obj, *path):
+    for p in path:
+        if isinstance(obj, dict) and p in obj:
+            obj = obj[p]
+        elif isinstance(obj, list) and isinstance(p, int) and p < len(obj):
+            obj = obj[p]
+        else:
+            return None
+    return obj
+
+
+# --------------------------------------------------------------------------
+# A real tapisd for the health checks.
+# --------------------------------------------------------------------------
+
+class Server:
+    """tapisd on a free port, in a directory of its own (whatever it keeps
+    in its working directory is thrown away)."""
+    def __enter__(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.proc = subprocess.Popen([os.path.abspath(PROGRAMS['tapisd'][0]), '--listen',
+                                      '127.0.0.1:0'], cwd=self.tmp.name,
+                                     stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            line = self.proc.stderr.readline()
+            m = re.search(r'listening on 127\.0\.0\.1:(\d+)', line)
+            if m:
+                self.port = int(m.group(1))
+                return self
+            if not line and self.proc.poll() is not None:
+                break
+        self.proc.kill()
+        self.tmp.cleanup()
+        raise SystemExit('tapisd did not start')
+
+    def __exit__(self, *exc):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.proc.stderr.close()
+        self.tmp.cleanup()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def health_command_works(cmd, what):
+    """Run a shell health check (port 7233 replaced) with the built tapis on
+    PATH: 0 against a live tapisd, non-zero against a closed port."""
+    env = dict(ENV)
+    env['PATH'] = os.path.dirname(PROGRAMS['tapis'][0]) + os.pathsep + env.get('PATH', '')
+    with Server() as srv:
+        r = run(['sh', '-c', cmd.replace('7233', str(srv.port))], env=env)
+        check(r.returncode == 0, '%s: fails against a live server (%d, %s)'
+              % (what, r.returncode, r.stderr.strip()))
+    r = run(['sh', '-c', cmd.replace('7233', str(free_port()))], env=env)
+    check(r.returncode != 0, '%s: passes with no server' % what)
+
+
+# --------------------------------------------------------------------------
+# unit
+# --------------------------------------------------------------------------
+
+def parse_unit(text):
+    sections, cur = {}, None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in '#;':
+            continue
+        if line.startswith('['):
+            cur = sections.setdefault(line.strip('[]'), [])
+            continue
+        key, _, value = line.partition('=')
+        cur.append((key.strip(), value.strip()))
+    return sections
+
+
+def default_of(help_txt, option):
+    m = re.search(re.escape(option) + r'\s.*?\(default ([^;)]+)', squash(help_txt))
+    return m.group(1) if m else None
+
+
+def check_unit():
+    path = os.path.join(BUILD, 'deploy', 'tapisd.service')
+    text = read(path)
+    check(not re.search(r'@[a-z_]+@', text), 'unit: unsubstituted @var@')
+    unit = parse_unit(text)
+    svc = dict(unit.get('Service', []))
+    allv = lambda sec, key: [v for k, v in unit.get(sec, []) if k == key]
+    check(dict(unit.get('Unit', [])).get('Description'), 'unit: no Description=')
+    check(svc.get('Type') in ('simple', 'notify'), 'unit: Type= is %r' % svc.get('Type'))
+    want = {'DynamicUser': 'yes', 'StateDirectory': 'tapis', 'WorkingDirectory': '/var/lib/tapis',
+            'ProtectSystem': 'strict', 'ProtectHome': 'yes', 'PrivateTmp': 'yes',
+            'NoNewPrivileges': 'yes', 'Restart': 'on-failure', 'CapabilityBoundingSet': ''}
+    for k, v in want.items():
+        check(svc.get(k) == v, 'unit: %s=%s wanted, got %r' % (k, v, svc.get(k)))
+    families = svc.get('RestrictAddressFamilies', '').split()
+    check('AF_INET' in families and 'AF_INET6' in families,
+          'unit: RestrictAddressFamilies= must keep AF_INET and AF_INET6')
+    check('@system-service' in allv('Service', 'SystemCallFilter'),
+          'unit: SystemCallFilter=@system-service missing')
+    max_conns = int(default_of(help_text('tapisd'), '--max-conns'))
+    nofile = svc.get('LimitNOFILE', '0')
+    check(nofile.isdigit() and int(nofile) >= max_conns + 64,
+          'unit: LimitNOFILE=%s is below --max-conns %d + 64' % (nofile, max_conns))
+    exe = os.path.join(ENV.get('PREFIX', '/usr/local'), ENV.get('BINDIR', 'bin'), 'tapisd')
+    start = svc.get('ExecStart', '')
+    check(start.split()[:1] == [exe], 'unit: ExecStart= should run %s, is %r' % (exe, start))
+    check('ExecReload' not in svc,
+          'unit: ExecReload= is set, but tapisd has no reload (SIGHUP stops it)')
+    check('multi-user.target' in allv('Install', 'WantedBy'), 'unit: not WantedBy=multi-user.target')
+
+    tool = shutil.which('systemd-analyze')
+    if not tool:
+        print('systemd-analyze not found: unit not verified by systemd')
+        return SKIP
+    with tempfile.TemporaryDirectory() as tmp:
+        # The built tapisd stands for the installed one; the page for man:tapisd(8).
+        copy = os.path.join(tmp, 'tapisd.service')
+        with open(copy, 'w') as f:
+            f.write(text.replace(exe, os.path.abspath(PROGRAMS['tapisd'][0])))
+        os.makedirs(os.path.join(tmp, 'man', 'man8'))
+        shutil.copy(os.path.join(SRC, 'deploy', 'man', 'tapisd.8'), os.path.join(tmp, 'man', 'man8'))
+        env = dict(ENV, MANPATH=os.path.join(tmp, 'man'), SYSTEMD_LOG_COLOR='0')
+        r = run([tool, 'verify', copy], env=env)
+        ours = [l for l in (r.stdout + r.stderr).splitlines() if 'tapisd' in l]
+        check(r.returncode == 0 and not ours,
+              'unit: systemd-analyze verify: exit %d\n%s' % (r.returncode, r.stdout + r.stderr))
+    return 0
+
+
+# --------------------------------------------------------------------------
+# man
+# --------------------------------------------------------------------------
+
+def options_in(help_txt):
+    return sorted(set(re.findall(r'(?<![\w-])--[a-z][a-z0-9-]*', help_txt)))
+
+
+def defaults_in(help_txt):
+    """(option, 'default X') for each option line of --help whose text (with
+    its continuation lines, indented deeper) gives a default."""
+    out, lines = [], help_txt.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r'^(\s*)(--[a-z][a-z0-9-]*)', line)
+        if not m:
+            continue
+        text = line[m.end():]
+        for nxt in lines[i + 1:]:
+            ind = len(nxt) - len(nxt.lstrip())
+            if not nxt.strip() or ind <= len(m.group(1)) or nxt.lstrip().startswith('--'):
+                break
+            text += ' ' + nxt
+        d = re.search(r'\((default:? [^;)]+)', squash(text))
+        if d:
+            out.append((m.group(2), d.group(1).strip()))
+    return out
+
+
+def man_entry(rendered, opt):
+    """The text of OPT's entry in a rendered page (its .TP tag at indent 7,
+    the body indented deeper), or None."""
+    lines = rendered.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r'^ {3,8}' + re.escape(opt) + r'(?![\w-])', line):
+            body = [line]
+            for nxt in lines[i + 1:]:
+                if nxt.strip() and len(nxt) - len(nxt.lstrip()) < 10:
+                    break
+                body.append(nxt)
+            return squash(' '.join(body))
+    return None
+
+
+def render(page, *extra):
+    return run(['groff', '-man', '-Tascii', '-ww', '-rLL=250n', '-rHY=0', '-P-cbou'] + list(extra)
+               + [page], env=dict(ENV, LC_ALL='C'))
+
+
+def check_man():
+    groff = shutil.which('groff')
+    man = shutil.which('man')
+    if not groff:
+        print('groff not found: pages not rendered, options looked for in the source')
+    for prog, (exe, page_name) in PROGRAMS.items():
+        page = os.path.join(SRC, 'deploy', 'man', page_name)
+        src = read(page)
+        section = page_name.rsplit('.', 1)[1]
+        check(re.search(r'^\.TH %s %s ' % (re.escape(prog.upper()), section), src, re.M),
+              '%s: .TH must name %s %s' % (page_name, prog.upper(), section))
+        if groff:
+            r = run(['groff', '-man', '-ww', '-z', page])
+            check(r.returncode == 0 and not r.stderr.strip(),
+                  '%s: groff warns: %s' % (page_name, r.stderr.strip()))
+            r = render(page)
+            check(r.returncode == 0 and not r.stderr.strip(),
+                  '%s: render: %s' % (page_name, r.stderr.strip()))
+            rendered, text = r.stdout, squash(r.stdout)
+        else:
+            text = squash(re.sub(r'\\f[BIRP]|\\%|\\&|\\~', '', src).replace('\\-', '-'))
+        if man:
+            r = run([man, '--warnings', '-l', page], env=dict(ENV, MANWIDTH='80', MANPAGER='cat',
+                                                              PAGER='cat', LC_ALL='C.UTF-8'))
+            check(r.returncode == 0 and not r.stderr.strip(),
+                  '%s: man -l: exit %d %s' % (page_name, r.returncode, r.stderr.strip()))
+        htxt = help_text(prog)
+        for opt in options_in(htxt):
+            check(opt in text, '%s: option %s of `%s --help` is not in the page'
+                  % (page_name, opt, prog))
+        for opt, default in defaults_in(htxt):
+            entry = man_entry(rendered, opt) if groff else text
+            check(entry and default in entry, '%s: %s: "%s" (from --help) is not in its entry'
+                  % (page_name, opt, default))
+        for sec in ('NAME', 'SYNOPSIS', 'DESCRIPTION', 'OPTIONS', 'EXIT STATUS', 'EXAMPLES',
+                    'SEE ALSO'):
+            check(re.search(r'^\.SH "?%s"?$' % sec, src, re.M), '%s: no %s section' % (page_name, sec))
+        check('PROTOCOL.md' in text, '%s: no pointer to PROTOCOL.md' % page_name)
+    text = squash(render(os.path.join(SRC, 'deploy', 'man', 'tapisd.8')).stdout) if groff else ''
+    if groff:
+        for word in ('SIGTERM', 'SIGINT', 'FILES', 'SIGNALS'):
+            check(word in text, 'tapisd.8: %s not mentioned' % word)
+    return 0
+
+
+# --------------------------------------------------------------------------
+# container
+# --------------------------------------------------------------------------
+
+def containerfile_instructions(text):
+    out, cur = [], ''
+    for line in text.splitlines():
+        if not cur and (not line.strip() or line.lstrip().startswith('#')):
+            continue
+        if cur and line.lstrip().startswith('#'):
+            continue
+        cur += line.rstrip()
+        if cur.endswith('\\'):
+            cur = cur[:-1] + ' '
+            continue
+        word, _, rest = cur.strip().partition(' ')
+        out.append((word.upper(), rest.strip()))
+        cur = ''
+    return out
+
+
+def check_container():
+    base = os.path.join(SRC, 'deploy', 'container')
+    ins = containerfile_instructions(read(os.path.join(base, 'Containerfile')))
+    stages, cur = [], None
+    for word, rest in ins:
+        if word == 'FROM':
+            cur = {'from': rest, 'ins': []}
+            stages.append(cur)
+        elif cur is None:
+            check(word == 'ARG', 'Containerfile: %s before FROM' % word)
+        else:
+            cur['ins'].append((word, rest))
+    if not check(len(stages) >= 2, 'Containerfile: not multi-stage'):
+        return 0
+    build, final = stages[0], stages[-1]
+    check(re.fullmatch(r'debian:bookworm AS build', build['from'], re.I),
+          'Containerfile: first stage should be "debian:bookworm AS build", is %r' % build['from'])
+    check(re.fullmatch(r'debian:bookworm(-slim)?', final['from']),
+          'Containerfile: run stage should be debian:bookworm(-slim), is %r' % final['from'])
+    get = lambda st, w: [r for x, r in st['ins'] if x == w]
+    # The build stage copies every folder the build reads.
+    copied = set()
+    for c in get(build, 'COPY'):
+        srcs = [p for p in c.split() if not p.startswith('--')][:-1]
+        for p in srcs:
+            check(os.path.exists(os.path.join(SRC, p)), 'Containerfile: COPY %s: no such path' % p)
+            copied.add(p.rstrip('/'))
+    for d in re.findall(r"^\s*subdir\('([^']+)'\)", read(os.path.join(SRC, 'meson.build')), re.M):
+        if d != 'tests':
+            check(d in copied, 'Containerfile: the build reads %s/ but it is not copied' % d)
+    for f in ('meson.build', 'meson_options.txt', 'include'):
+        check(f in copied, 'Containerfile: %s not copied' % f)
+    runs = ' '.join(get(build, 'RUN'))
+    check('-Dtests=false' in runs and 'meson install' in runs and 'ninja' in runs,
+          'Containerfile: the build stage should configure without tests, build and install')
+    # The run stage: runtime libraries only, the executables from the build stage.
+    pkgs = set()
+    for r in get(final, 'RUN'):
+        m = re.search(r'apt-get install ([^&|;]*)', r)
+        if m:
+            pkgs |= {p for p in m.group(1).split() if not p.startswith('-')}
+    check({'libuv1', 'libjansson4', 'libedit2'} <= pkgs,
+          'Containerfile: run stage should install libuv1 libjansson4 libedit2, has %s' % sorted(pkgs))
+    check(not [p for p in pkgs if p.endswith('-dev') or p in ('gcc', 'meson', 'ninja-build')],
+          'Containerfile: build tools in the run stage: %s' % sorted(pkgs))
+    check(any('--from=build' in c for c in get(final, 'COPY')), 'Containerfile: no COPY --from=build')
+    users = get(final, 'USER')
+    check(users and users[-1].split(':')[0] not in ('root', '0'), 'Containerfile: runs as root')
+    check(users and users[-1].split(':')[0].isdigit(),
+          'Containerfile: USER should be numeric (Kubernetes runAsNonRoot checks it)')
+    check('/var/lib/tapis' in get(final, 'WORKDIR'), 'Containerfile: WORKDIR /var/lib/tapis missing')
+    vols = ' '.join(get(final, 'VOLUME'))
+    check('/var/lib/tapis' in vols, 'Containerfile: VOLUME /var/lib/tapis missing')
+    check(any(re.fullmatch(r'7233(/tcp)?', p) for e in get(final, 'EXPOSE') for p in e.split()),
+          'Containerfile: EXPOSE 7233 missing')
+    ep = get(final, 'ENTRYPOINT')
+    check(ep and json.loads(ep[-1])[:3] == ['tapisd', '--listen', '0.0.0.0:7233'],
+          'Containerfile: ENTRYPOINT should be ["tapisd", "--listen", "0.0.0.0:7233"]')
+    hc = get(final, 'HEALTHCHECK')
+    if check(hc and ' CMD ' in ' ' + hc[-1], 'Containerfile: no HEALTHCHECK CMD'):
+        cmd = hc[-1].split('CMD', 1)[1].strip()
+        check('7233' in cmd, 'Containerfile: HEALTHCHECK does not use port 7233')
+        health_command_works(cmd, 'Containerfile HEALTHCHECK')
+
+    compose = yaml_documents(read(os.path.join(base, 'compose.yaml')))[0]
+    svc = dig(compose, 'services', 'tapisd') or {}
+    check('7233:7233' in [str(p) for p in svc.get('ports') or []], 'compose.yaml: port 7233 not published')
+    check(any(str(v).endswith(':/var/lib/tapis') for v in svc.get('volumes') or []),
+          'compose.yaml: no volume on /var/lib/tapis')
+    ctx = os.path.normpath(os.path.join(base, dig(svc, 'build', 'context') or '.'))
+    df = dig(svc, 'build', 'dockerfile') or ''
+    check(os.path.isfile(os.path.join(ctx, df)), 'compose.yaml: build.dockerfile %r not found' % df)
+    vol_names = {str(v).split(':')[0] for v in svc.get('volumes') or []}
+    check(vol_names <= set((compose.get('volumes') or {}).keys()),
+          'compose.yaml: volumes not declared at the top level')
+    return 0
+
+
+# --------------------------------------------------------------------------
+# k8s
+# --------------------------------------------------------------------------
+
+def check_k8s():
+    base = os.path.join(SRC, 'deploy', 'k8s')
+    sts = yaml_documents(read(os.path.join(base, 'statefulset.yaml')))
+    svcs = yaml_documents(read(os.path.join(base, 'service.yaml')))
+    check([d.get('kind') for d in sts] == ['StatefulSet'], 'statefulset.yaml: one StatefulSet')
+    check(all(d.get('kind') == 'Service' and d.get('apiVersion') == 'v1' for d in svcs) and svcs,
+          'service.yaml: Services only')
+    st = sts[0]
+    check(st.get('apiVersion') == 'apps/v1', 'statefulset.yaml: apiVersion apps/v1')
+    spec = st.get('spec') or {}
+    check(spec.get('replicas') == 1, 'statefulset.yaml: one replica (rooms live in one process)')
+    labels = dig(spec, 'template', 'metadata', 'labels') or {}
+    sel = dig(spec, 'selector', 'matchLabels') or {}
+    check(sel and all(labels.get(k) == v for k, v in sel.items()),
+          'statefulset.yaml: selector does not match the pod labels')
+    containers = dig(spec, 'template', 'spec', 'containers') or []
+    if not check(len(containers) == 1, 'statefulset.yaml: one container'):
+        return 0
+    c = containers[0]
+    ports = {p.get('name'): p.get('containerPort') for p in c.get('ports') or []}
+    check(7233 in ports.values(), 'statefulset.yaml: containerPort 7233 missing')
+    for probe in ('readinessProbe', 'livenessProbe'):
+        p = c.get(probe) or {}
+        tcp = dig(p, 'tcpSocket', 'port')
+        cmd = dig(p, 'exec', 'command')
+        check(tcp in (7233, 'tapis') or cmd, 'statefulset.yaml: %s: tcpSocket 7233 or exec' % probe)
+        if cmd:
+            check(cmd[:2] == ['sh', '-c'] and len(cmd) == 3, 'statefulset.yaml: %s: sh -c CMD' % probe)
+            health_command_works(cmd[2], 'statefulset.yaml ' + probe)
+    for kind in ('requests', 'limits'):
+        for res in ('cpu', 'memory'):
+            check(dig(c, 'resources', kind, res) is not None,
+                  'statefulset.yaml: resources.%s.%s missing' % (kind, res))
+    mounts = {m.get('mountPath'): m.get('name') for m in c.get('volumeMounts') or []}
+    claims = {dig(v, 'metadata', 'name'): v for v in spec.get('volumeClaimTemplates') or []}
+    name = mounts.get('/var/lib/tapis')
+    check(name and name in claims, 'statefulset.yaml: /var/lib/tapis is not a volumeClaimTemplate')
+    if name in claims:
+        check(dig(claims[name], 'spec', 'resources', 'requests', 'storage'),
+              'statefulset.yaml: the claim has no storage request')
+    sc = dig(spec, 'template', 'spec', 'securityContext') or {}
+    check(sc.get('runAsNonRoot') is True, 'statefulset.yaml: runAsNonRoot')
+    user = [r for w, r in containerfile_instructions(read(os.path.join(
+        SRC, 'deploy', 'container', 'Containerfile'))) if w == 'USER']
+    if user and sc.get('runAsUser') is not None:
+        check(str(sc.get('runAsUser')) == user[-1].split(':')[0],
+              'statefulset.yaml: runAsUser differs from the image USER')
+    by_name = {dig(s, 'metadata', 'name'): s for s in svcs}
+    head = by_name.get(spec.get('serviceName'))
+    check(head and dig(head, 'spec', 'clusterIP') == 'None',
+          'statefulset.yaml: serviceName must name a headless Service in service.yaml')
+    for s in svcs:
+        n = dig(s, 'metadata', 'name')
+        ssel = dig(s, 'spec', 'selector') or {}
+        check(ssel and all(labels.get(k) == v for k, v in ssel.items()),
+              'service.yaml: %s does not select the pod' % n)
+        for p in dig(s, 'spec', 'ports') or []:
+            t = p.get('targetPort', p.get('port'))
+            check(p.get('port') == 7233 and (t in ports or t in ports.values()),
+                  'service.yaml: %s: port 7233 to the container port' % n)
+    return 0
+
+
+# --------------------------------------------------------------------------
+# install
+# --------------------------------------------------------------------------
+
+def meson_command():
+    intro = ENV.get('MESONINTROSPECT')
+    if intro:
+        cmd = shlex.split(intro)
+        if cmd and cmd[-1] == 'introspect':
+            return cmd[:-1]
+    m = shutil.which('meson')
+    if not m:
+        raise SystemExit('meson not found')
+    return [m]
+
+
+def check_install():
+    prefix = ENV.get('PREFIX', '/usr/local')
+    unitdir = ENV.get('UNITDIR', os.path.join(prefix, 'lib', 'systemd', 'system'))
+    check(os.path.isabs(prefix), 'install: prefix %r is not absolute' % prefix)
+    check(unitdir.startswith(prefix.rstrip('/') + '/'),
+          'install: unit dir %s is outside the prefix %s (a non-root --prefix install fails)'
+          % (unitdir, prefix))
+    with tempfile.TemporaryDirectory() as dest:
+        r = run(meson_command() + ['install', '-C', BUILD, '--no-rebuild', '--destdir', dest])
+        if not check(r.returncode == 0, 'install: meson install failed:\n' + r.stdout + r.stderr):
+            return 0
+        root = lambda *p: os.path.join(dest, *(x.lstrip('/') for x in p))
+        installed = []
+        for d, _, files in os.walk(dest):
+            installed += [os.path.join(d, f) for f in files]
+        outside = [p for p in installed if not p.startswith(root(prefix) + '/')]
+        check(not outside, 'install: files outside the prefix: %s' % outside)
+        bindir = root(prefix, ENV.get('BINDIR', 'bin'))
+        for prog in PROGRAMS:
+            exe = os.path.join(bindir, prog)
+            check(os.access(exe, os.X_OK), 'install: %s missing or not executable' % exe)
+        r = run([os.path.join(bindir, 'tapisd'), '--version'])
+        check(r.returncode == 0 and r.stdout.startswith('tapisd '),
+              'install: installed tapisd --version: %r' % (r.stdout + r.stderr))
+        mandir = root(prefix, ENV.get('MANDIR', 'share/man'))
+        for _, page in PROGRAMS.values():
+            p = os.path.join(mandir, 'man' + page.rsplit('.', 1)[1], page)
+            check(os.path.isfile(p), 'install: man page %s missing' % p)
+        unit = os.path.join(root(unitdir), 'tapisd.service')
+        if check(os.path.isfile(unit), 'install: %s missing' % unit):
+            start = dict(parse_unit(read(unit)).get('Service', [])).get('ExecStart', '')
+            exe = os.path.join(prefix, ENV.get('BINDIR', 'bin'), 'tapisd')
+            check(start.split()[:1] == [exe], 'install: unit ExecStart=%r, not %s' % (start, exe))
+        doc = root(prefix, ENV.get('DATADIR', 'share'), 'doc', 'tapis', 'PROTOCOL.md')
+        check(os.path.isfile(doc), 'install: %s missing' % doc)
+        print('installed:', *sorted(os.path.relpath(p, dest) for p in installed), sep='\n  ')
+    return 0
+
+
+CHECKS = {'unit': check_unit, 'man': check_man, 'container': check_container, 'k8s': check_k8s,
+          'install': check_install}
+
+if __name__ == '__main__':
+    names = sys.argv[1:] or list(CHECKS)
+    rc = 0
+    for n in names:
+        if n not in CHECKS:
+            raise SystemExit('unknown check %r (%s)' % (n, ', '.join(CHECKS)))
+        r = CHECKS[n]()
+        if r == SKIP and rc == 0:
+            rc = SKIP
+    if FAILURES:
+        print('%d failure(s)' % len(FAILURES))
+        sys.exit(1)
+    print('ok' if rc == 0 else 'ok so far; skipped: systemd-analyze not found')
+    sys.exit(rc)
