@@ -78,6 +78,18 @@ static void on_stop_grace(uv_timer_t *t)
     uv_close((uv_handle_t *)t, NULL);
 }
 
+/* Free every session and room, and close the scheduler's handles (the end of
+   a stop, or of a start that failed). */
+static void free_tables(server_t *srv)
+{
+    while (!queue_empty(&srv->sessions))
+        session_destroy(queue_data(queue_head(&srv->sessions), session_t, node));
+    while (!queue_empty(&srv->rooms))
+        room_destroy(queue_data(queue_head(&srv->rooms), room_t, node));
+    room_free_graveyard(srv);
+    sched_close(srv);
+}
+
 /* Tell everyone, flush, close every handle; the loop then ends by itself. */
 static void server_stop(server_t *srv, const char *why)
 {
@@ -108,12 +120,7 @@ static void server_stop(server_t *srv, const char *why)
         conn_close_after_flush(c, "shutdown");
     }
     json_decref(ev);
-    while (!queue_empty(&srv->sessions))
-        session_destroy(queue_data(queue_head(&srv->sessions), session_t, node));
-    while (!queue_empty(&srv->rooms))
-        room_destroy(queue_data(queue_head(&srv->rooms), room_t, node));
-    room_free_graveyard(srv);
-    sched_close(srv);
+    free_tables(srv);
     if (!queue_empty(&srv->conns)) {
         uv_timer_start(&srv->stop_timer, on_stop_grace, STOP_GRACE_MS, 0);
         uv_unref((uv_handle_t *)&srv->stop_timer);
@@ -187,12 +194,7 @@ static int listen_on(server_t *srv)
 static int abandon_start(server_t *srv)
 {
     srv->stopping = true;
-    while (!queue_empty(&srv->sessions))
-        session_destroy(queue_data(queue_head(&srv->sessions), session_t, node));
-    while (!queue_empty(&srv->rooms))
-        room_destroy(queue_data(queue_head(&srv->rooms), room_t, node));
-    room_free_graveyard(srv);
-    sched_close(srv);
+    free_tables(srv);
     uv_close((uv_handle_t *)&srv->stop_timer, NULL);
     uv_close((uv_handle_t *)&srv->sigint, NULL);
     uv_close((uv_handle_t *)&srv->sigterm, NULL);
