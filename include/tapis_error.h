@@ -87,6 +87,10 @@ typedef struct tapis_error {
 #define TAPIS_E_TOO_MANY_ROOMS "too_many_rooms"
 /* `replay` of a game that has not ended (waiting, playing, closed unfinished or quarantined). */
 #define TAPIS_E_NOT_FINISHED "not_finished"
+/* An operator command (admin.c) from a session that has not said `admin TOKEN`. */
+#define TAPIS_E_FORBIDDEN "forbidden"
+/* `create` while the server drains for an upgrade: play on where you are. */
+#define TAPIS_E_DRAINING "draining"
 /* An action the game refused without a code of its own (games use it too). */
 #define TAPIS_E_ILLEGAL_ACTION "illegal_action"
 /*

@@ -180,6 +180,66 @@ static const command_t commands[CMD__COUNT] = {
         .usage = "quit",
         .summary = "say goodbye and close",
     },
+    {
+        .name = "admin",
+        .id = CMD_ADMIN,
+        .usage = "admin TOKEN",
+        .summary = "become the operator (the token of tapisd --admin-token-file)",
+        .args = {{.name = "token",
+                  .type = ARG_STRING,
+                  .flags = ARG_REQUIRED,
+                  .min = 1,
+                  .max = 128,
+                  .position = 1}},
+    },
+    {
+        .name = "announce",
+        .id = CMD_ANNOUNCE,
+        .flags = CMD_F_ADMIN,
+        .usage = "announce TEXT...",
+        .summary = "tell every connection (the rest of the line is the text)",
+        .args = {{.name = "text",
+                  .type = ARG_STRING,
+                  .flags = ARG_REQUIRED | ARG_REST,
+                  .min = 1,
+                  .max = TEXT_MAX_LEN,
+                  .position = 1}},
+    },
+    {
+        .name = "drain",
+        .id = CMD_DRAIN,
+        .flags = CMD_F_ADMIN,
+        .usage = "drain",
+        .summary = "no new rooms; games play on; the server stops when the last one ends",
+    },
+    {
+        .name = "close",
+        .id = CMD_CLOSE,
+        .flags = CMD_F_ADMIN,
+        .usage = "close ROOM",
+        .summary = "close a room, whatever its state (its game is not finished)",
+        .args = {ROOM_ARG(ARG_REQUIRED, 1)},
+    },
+    {
+        .name = "kick",
+        .id = CMD_KICK,
+        .flags = CMD_F_ADMIN,
+        .usage = "kick NAME",
+        .summary = "close a player's connection and end their session (bots take the seats)",
+        .args = {{.name = "name",
+                  .type = ARG_STRING,
+                  .flags = ARG_REQUIRED,
+                  .min = 1,
+                  .max = NAME_MAX_LEN,
+                  .position = 1}},
+    },
+    {
+        .name = "stats",
+        .id = CMD_STATS,
+        .flags = CMD_F_ADMIN,
+        .usage = "stats",
+        .summary = "the server's metrics (those of --metrics) as JSON",
+    },
 };
 
 const command_t *command_table(int *n)
@@ -311,12 +371,21 @@ static const char *type_name(arg_type_t t)
 static void help_command(buf_t *t, const command_t *c)
 {
     buf_printf(t, "%s\n  %s", c->usage, c->summary);
-    if (!(c->flags & CMD_F_BEFORE_HELLO)) buf_printf(t, " (after hello)");
+    if (c->flags & CMD_F_ADMIN)
+        buf_printf(t, " (operators only: after admin TOKEN)");
+    else if (!(c->flags & CMD_F_BEFORE_HELLO))
+        buf_printf(t, " (after hello)");
     if (c->flags & CMD_F_ROOM) buf_printf(t, "\n  room may be left out when you are in one room");
     for (const arg_spec_t *a = c->args; a < c->args + CMD_MAX_ARGS && a->name; a++) {
         buf_printf(t, "\n  %s: %s%s", a->name, type_name(a->type),
                    a->flags & ARG_REQUIRED ? ", required" : "");
         if (a->type == ARG_INT) buf_printf(t, ", %lld..%lld", a->min, a->max);
+    }
+    if (c->id == CMD_ADMIN) {
+        buf_printf(t, "\n  then, for this session:");
+        for (int i = 0; i < CMD__COUNT; i++)
+            if (commands[i].flags & CMD_F_ADMIN)
+                buf_printf(t, "\n    %-18s %s", commands[i].usage, commands[i].summary);
     }
     buf_printf(t, "\n  JSON: {\"cmd\":\"%s\"", c->name);
     for (const arg_spec_t *a = c->args; a < c->args + CMD_MAX_ARGS && a->name; a++)
@@ -334,6 +403,7 @@ char *command_help(const char *name)
     } else {
         buf_printf(&t, "commands (type the words, or send JSON {\"cmd\":NAME,...}):");
         for (int i = 0; i < CMD__COUNT; i++) {
+            if (commands[i].flags & CMD_F_ADMIN) continue;
             const char *u = commands[i].usage;
             if (strlen(u) > 34)
                 buf_printf(&t, "\n  %s\n  %-34s", u, "");
@@ -345,7 +415,7 @@ char *command_help(const char *name)
                        "\nfrom netcat: hello alice / games / create 233 4 / join 1 / addbot."
                        "\nyour state event lists your legal actions; type one back as words,"
                        "\ne.g. draw, discard card=Y3, claim cards=Y3,Y3 (or act {JSON})."
-                       "\nhelp COMMAND tells more about one command.");
+                       "\nhelp COMMAND tells more about one command; operators: help admin.");
     }
     return buf_take(&t, NULL);
 }

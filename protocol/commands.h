@@ -45,6 +45,12 @@ typedef enum cmd_id {
     CMD_PING,
     CMD_HELP,
     CMD_QUIT,
+    CMD_ADMIN, /* the operator's commands (server/admin.c), last */
+    CMD_ANNOUNCE,
+    CMD_DRAIN,
+    CMD_CLOSE,
+    CMD_KICK,
+    CMD_STATS,
     CMD__COUNT
 } cmd_id_t;
 
@@ -75,6 +81,7 @@ typedef struct arg_spec {
 /* Command flags. */
 #define CMD_F_BEFORE_HELLO 0x1 /* allowed before a successful hello */
 #define CMD_F_ROOM 0x2         /* takes an optional "room" the server defaults */
+#define CMD_F_ADMIN 0x4        /* only after `admin TOKEN` (else forbidden); not in help's list */
 
 #define CMD_MAX_ARGS 5
 

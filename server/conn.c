@@ -181,6 +181,7 @@ void conn_close(conn_t *c, const char *why)
     if (c->state == CONN_CLOSING) return;
     queue_remove(&c->doom_node); /* if it was doomed */
     log_info("conn %llu closed: %s", (unsigned long long)c->id, why);
+    srv->metrics.closed[metrics_close_cause(c->close_why ? c->close_why : why)]++;
     ready_remove(c);
     if (c->peer_count) {
         c->peer_count->n--;
@@ -216,6 +217,7 @@ static void conn_doom(conn_t *c, const char *why)
     c->reading = false;
     c->state = CONN_DOOMED;
     c->doom_why = why;
+    if (!c->close_why) c->close_why = why;
     queue_insert_head(&srv->doomed, &c->doom_node);
 }
 
@@ -235,6 +237,7 @@ void conn_close_after_flush(conn_t *c, const char *why)
 {
     if (c->state != CONN_OPEN) return;
     log_debug("conn %llu closing after flush: %s", (unsigned long long)c->id, why);
+    if (!c->close_why) c->close_why = why;
     ready_remove(c);
     if (conn_flush(c) < 0) return; /* doomed: closed at the next check */
     c->state = CONN_FLUSHING;
@@ -301,6 +304,7 @@ static int conn_flush(conn_t *c)
     if (c->tcp.write_queue_size == 0) {
         uv_buf_t b = uv_buf_init(c->out.data, (unsigned)c->out.len);
         int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+        if (n > 0) c->srv->metrics.bytes_sent += (uint64_t)n;
         if (n == (int)c->out.len) {
             out_reset(c);
             return 0;
@@ -329,6 +333,7 @@ static int conn_flush(conn_t *c)
         return -1;
     }
     c->out_pending += w->len;
+    c->srv->metrics.bytes_sent += w->len;
     if (c->out_pending > c->srv->opts.out_cap) {
         log_warn("conn %llu dropped: slow reader (%zu bytes pending, cap %zu)",
                  (unsigned long long)c->id, c->out_pending, c->srv->opts.out_cap);
@@ -426,6 +431,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         conn_close(c, "out of memory");
         return;
     }
+    c->srv->metrics.bytes_received += (uint64_t)nread;
     note_read(c, server_now_us(c->srv));
     if (!heap_contains(&c->ready)) conn_update_ready(c);
     if (c->state == CONN_OPEN && c->reading && frame_buffered(&c->frame) > read_pause_bytes(c)) {
@@ -607,6 +613,7 @@ void conn_on_connection(uv_stream_t *listener, int status)
         conn_close(c, "accept failed");
         return;
     }
+    srv->metrics.accepted++;
     peer_name(c);
     uv_tcp_nodelay(&c->tcp, 1);
     if (srv->stopping) {
@@ -616,6 +623,7 @@ void conn_on_connection(uv_stream_t *listener, int status)
     if (srv->nconns > srv->opts.max_conns) {
         log_warn("conn %llu from %s refused: %d connections is the cap", (unsigned long long)c->id,
                  c->peer, srv->opts.max_conns);
+        srv->metrics.refused[REFUSE_MAX_CONNS]++;
         close_with_error(c, TAPIS_E_SERVER_FULL, "too many connections; try again later");
         return;
     }
@@ -623,12 +631,14 @@ void conn_on_connection(uv_stream_t *listener, int status)
     if (refused && strcmp(refused, TAPIS_E_TOO_MANY_CONNECTIONS) == 0) {
         log_warn("conn %llu from %s refused: %d connections from one address is the cap",
                  (unsigned long long)c->id, c->peer, srv->opts.max_conns_per_ip);
+        srv->metrics.refused[REFUSE_PER_IP]++;
         close_with_error(c, refused, "too many connections from your address; try again later");
         return;
     }
     if (refused) {
         log_debug("conn %llu from %s refused: new connections too fast", (unsigned long long)c->id,
                   c->peer);
+        srv->metrics.refused[REFUSE_CONN_RATE]++;
         close_with_error(c, refused, "too many new connections from your address; wait a little");
         return;
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admin.h"
 #include "commands.h"
 #include "conn.h"
 #include "dispatch.h"
@@ -157,6 +158,9 @@ static void on_act(request_t *req)
     }
     req_ok(req, json_pack("{s:s}", "room", r->id));
     room_changed(r);
+    server_t *srv = req->conn->srv;
+    histogram_observe(&srv->metrics.action_latency,
+                      (double)(server_now_us(srv) - req->stamp) / 1e6);
 }
 
 static void on_state(request_t *req)
@@ -241,6 +245,12 @@ static void route(request_t *req, cmd_id_t id)
     case CMD_PING: req_ok(req, NULL); break;
     case CMD_HELP: on_help(req); break;
     case CMD_QUIT: on_quit(req); break;
+    case CMD_ADMIN:
+    case CMD_ANNOUNCE:
+    case CMD_DRAIN:
+    case CMD_CLOSE:
+    case CMD_KICK:
+    case CMD_STATS: admin_route(req, id); break;
     default: req_fail(req, TAPIS_E_UNKNOWN_COMMAND, "unknown command"); break;
     }
 }
@@ -256,6 +266,7 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
         return;
     }
     if (limited) {
+        c->srv->metrics.rate_limited[BUDGET_LINE]++;
         rc = PROTO_ERROR;
         perr.code = TAPIS_E_RATE_LIMITED;
         snprintf(perr.message, sizeof perr.message,
@@ -281,6 +292,8 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
     log_debug("conn %llu: %s", (unsigned long long)c->id, cmd->name);
     if (!(cmd->flags & CMD_F_BEFORE_HELLO) && !c->session) {
         req_fail(&req, TAPIS_E_HELLO_FIRST, "say hello first: hello NAME");
+    } else if ((cmd->flags & CMD_F_ADMIN) && !c->session->admin) {
+        admin_refuse(&req, cmd); /* before anything is looked up: not even a room's existence */
     } else if (command_arg(cmd, "room")) {
         if (resolve_room(&req) == 0) route(&req, cmd->id);
     } else {

@@ -39,8 +39,14 @@ void lobby_create(request_t *req)
         req_fail(req, TAPIS_E_NOT_FOUND, "no game \"%s\" (see games)", game);
         return;
     }
+    if (srv->draining) {
+        req_fail(req, TAPIS_E_DRAINING,
+                 "the server is draining for a restart: no new rooms; games in play go on");
+        return;
+    }
     uint64_t rate = srv->opts.create_rate;
     if (!budget_take(&req->session->create_budget, req->stamp, rate ? 60000000 / rate : 0, rate)) {
+        srv->metrics.rate_limited[BUDGET_CREATE]++;
         req_fail(req, TAPIS_E_RATE_LIMITED, "you may open %llu rooms a minute; wait a little",
                  (unsigned long long)rate);
         return;
@@ -246,6 +252,7 @@ void lobby_say(request_t *req)
     }
     if (!budget_take(&req->session->chat_budget, req->stamp,
                      o->chat_rate ? 10000000 / o->chat_rate : 0, o->chat_rate)) {
+        req->conn->srv->metrics.rate_limited[BUDGET_CHAT]++;
         req_fail(req, TAPIS_E_RATE_LIMITED,
                  "you may say %llu lines every 10 seconds; wait a little",
                  (unsigned long long)o->chat_rate);

@@ -8,6 +8,8 @@
 #ifndef TAPIS_SERVER_LOG_H
 #define TAPIS_SERVER_LOG_H
 
+#include <stdbool.h>
+
 typedef enum log_level {
     LOG_DEBUG,
     LOG_INFO,
@@ -17,6 +19,9 @@ typedef enum log_level {
 } log_level_t;
 
 void log_set_level(log_level_t level);
+/* --log-format json: {"ts","level","msg"} per line, plus "conn", "room" or
+   "session" when the message starts with one (its id). */
+void log_set_json(bool on);
 /* Parse "debug", "info", "warn" or "error". Returns -1 for anything else. */
 int log_parse_level(const char *name);
 void log_msg(log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -10,8 +10,14 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "admin.h"
 #include "conn.h"
 #include "envelope.h"
+#include "http.h"
 #include "log.h"
 #include "options.h"
 #include "room.h"
@@ -21,6 +27,21 @@
 #include "store.h"
 
 #define STOP_GRACE_MS 2000
+static void close_signals_and_probes(server_t *srv);
+static void raise_fd_limit(int want);
+
+#define LAG_TICK_MS 100 /* the loop-lag probe; also when a drain's end is noticed */
+
+/* Tell systemd (Type=notify) how we are: "READY=1", "STOPPING=1"... A no-op
+   without libsystemd, or when not started by systemd (no $NOTIFY_SOCKET). */
+static void notify(const char *state)
+{
+#ifdef HAVE_LIBSYSTEMD
+    sd_notify(0, state);
+#else
+    (void)state;
+#endif
+}
 
 /* ------------------------------------------------------------------------ */
 /* Clock and randomness                                                     */
@@ -98,10 +119,10 @@ static void server_stop(server_t *srv, const char *why)
        store, to be restored by the next start. */
     store_commit(srv);
     srv->stopping = true;
+    notify("STOPPING=1");
     log_notice("stopping (%s)", why);
     uv_close((uv_handle_t *)&srv->listener, NULL);
-    uv_close((uv_handle_t *)&srv->sigint, NULL);
-    uv_close((uv_handle_t *)&srv->sigterm, NULL);
+    close_signals_and_probes(srv);
     json_t *ev = proto_event("shutdown");
     if (srv->store) { /* the tables are kept: they resume when the server is back */
         json_object_set_new(ev, "restart", json_true());
@@ -134,9 +155,65 @@ static void on_signal(uv_signal_t *h, int signum)
     server_stop(h->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
 }
 
+/* SIGHUP: read the command line and --config again; apply what may change live. */
+static char **saved_argv;
+static int saved_argc;
+
+static void on_sighup(uv_signal_t *h, int signum)
+{
+    server_t *srv = h->data;
+    (void)signum;
+    notify("RELOADING=1");
+    static server_opts_t next;
+    if (options_parse(&next, saved_argc, saved_argv) != 0) {
+        log_error("reload: the options do not parse (see above); nothing changed");
+    } else {
+        options_reload(&srv->opts, &next);
+        log_set_level((log_level_t)srv->opts.log_level);
+        log_set_json(srv->opts.log_json);
+        raise_fd_limit(srv->opts.max_conns);
+        char kept[sizeof srv->admin_token];
+        memcpy(kept, srv->admin_token, sizeof kept);
+        if (admin_load_token(srv) < 0) {
+            memcpy(srv->admin_token, kept, sizeof kept);
+            log_error("reload: the admin token is unchanged");
+        }
+        log_notice("reloaded (SIGHUP)%s%s", srv->opts.config_path[0] ? ": " : "",
+                   srv->opts.config_path);
+    }
+    notify("READY=1");
+}
+
+/* Every LAG_TICK_MS: how late the loop ran the timer, and whether a drain is done. */
+static void on_lag_tick(uv_timer_t *t)
+{
+    server_t *srv = t->data;
+    uint64_t now = uv_hrtime();
+    uint64_t late = now > srv->lag_due_ns ? now - srv->lag_due_ns : 0;
+    histogram_observe(&srv->metrics.loop_lag, (double)late / 1e9);
+    srv->lag_due_ns = now + (uint64_t)LAG_TICK_MS * 1000000;
+    if (admin_drained(srv)) server_stop(srv, "drained: the last game ended");
+}
+
+static int render_metrics(void *data, buf_t *body)
+{
+    return metrics_text(data, body);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Start                                                                    */
 /* ------------------------------------------------------------------------ */
+
+/* The handles a stop or a failed start closes besides the listener. */
+static void close_signals_and_probes(server_t *srv)
+{
+    uv_close((uv_handle_t *)&srv->sigint, NULL);
+    uv_close((uv_handle_t *)&srv->sigterm, NULL);
+    uv_close((uv_handle_t *)&srv->sighup, NULL);
+    uv_close((uv_handle_t *)&srv->lag_timer, NULL);
+    if (srv->http) http_stop(srv->http);
+    srv->http = NULL;
+}
 
 /* Many connections need many descriptors: raise the soft limit to the hard one. */
 static void raise_fd_limit(int want)
@@ -196,8 +273,7 @@ static int abandon_start(server_t *srv)
     srv->stopping = true;
     free_tables(srv);
     uv_close((uv_handle_t *)&srv->stop_timer, NULL);
-    uv_close((uv_handle_t *)&srv->sigint, NULL);
-    uv_close((uv_handle_t *)&srv->sigterm, NULL);
+    close_signals_and_probes(srv);
     store_close(srv);
     uv_run(srv->loop, UV_RUN_DEFAULT);
     uv_loop_close(srv->loop);
@@ -210,8 +286,13 @@ int main(int argc, char **argv)
     int rc = options_parse(&srv.opts, argc, argv);
     if (rc != 0) return rc > 0 ? 0 : 2;
     log_set_level((log_level_t)srv.opts.log_level);
+    log_set_json(srv.opts.log_json);
+    saved_argc = argc;
+    saved_argv = argv;
     if (srv.opts.export_game) return store_export_game(srv.opts.db_path, srv.opts.export_game);
     signal(SIGPIPE, SIG_IGN);
+    if (admin_load_token(&srv) < 0) return 1;
+    srv.metrics.start_wall_ms = server_wall_ms();
     raise_fd_limit(srv.opts.max_conns);
 
     uv_loop_t loop;
@@ -245,9 +326,16 @@ int main(int argc, char **argv)
        clean stop. */
     uv_signal_init(&loop, &srv.sigint);
     uv_signal_init(&loop, &srv.sigterm);
-    srv.sigint.data = srv.sigterm.data = &srv;
+    uv_signal_init(&loop, &srv.sighup);
+    srv.sigint.data = srv.sigterm.data = srv.sighup.data = &srv;
     uv_signal_start(&srv.sigint, on_signal, SIGINT);
     uv_signal_start(&srv.sigterm, on_signal, SIGTERM);
+    uv_signal_start(&srv.sighup, on_sighup, SIGHUP);
+    uv_timer_init(&loop, &srv.lag_timer);
+    srv.lag_timer.data = &srv;
+    srv.lag_due_ns = uv_hrtime() + (uint64_t)LAG_TICK_MS * 1000000;
+    uv_timer_start(&srv.lag_timer, on_lag_tick, LAG_TICK_MS, LAG_TICK_MS);
+    uv_unref((uv_handle_t *)&srv.lag_timer);
     int restored = 0, resessions = 0, quarantined = 0;
     if (srv.opts.db_path[0] &&
         (store_open(&srv) < 0 || (restored = store_restore(&srv, &resessions, &quarantined)) < 0)) {
@@ -256,10 +344,21 @@ int main(int argc, char **argv)
     if (listen_on(&srv) < 0) {
         return abandon_start(&srv);
     }
+    if (srv.opts.metrics) {
+        int r = http_start(&srv.http, &loop, srv.opts.metrics_host, srv.opts.metrics_port,
+                           render_metrics, &srv);
+        if (r < 0) {
+            log_error("cannot serve metrics on %s:%d: %s", srv.opts.metrics_host,
+                      srv.opts.metrics_port, uv_strerror(r));
+            uv_close((uv_handle_t *)&srv.listener, NULL);
+            return abandon_start(&srv);
+        }
+    }
     if (srv.store)
         log_notice("store %s: %d tables and %d sessions restored%s", srv.opts.db_path, restored,
                    resessions, quarantined ? " (some quarantined: see above)" : "");
 
+    notify("READY=1");
     uv_run(&loop, UV_RUN_DEFAULT);
     /* The grace timer outlives the connections it waited for. */
     if (!uv_is_closing((uv_handle_t *)&srv.stop_timer)) {

@@ -103,11 +103,24 @@ static void usage(FILE *f)
                "                          unfinished, or its journal does not replay to its\n"
                "                          stored result\n"
                "\n"
+               "Operating (tapisd(8), \"Hosting\" in the README):\n"
+               "  --config FILE           options from FILE, one a line without the dashes\n"
+               "                          (\"line-rate 500\"); the command line wins; read\n"
+               "                          again on SIGHUP (default none)\n"
+               "  --metrics HOST:PORT     serve Prometheus metrics at GET /metrics on this\n"
+               "                          address (default off)\n"
+               "  --admin-token-file PATH a session that says `admin TOKEN` with the token on\n"
+               "                          this file's first line may announce, drain, close,\n"
+               "                          kick and stats (default none: no operator)\n"
+               "  --log-format text|json  log lines as text, or one JSON object each\n"
+               "                          (default text)\n"
                "  --log-level LEVEL       debug, info, warn or error (default info)\n"
                "  --seed N                deterministic game seeds (tests and replays)\n"
                "  --help, --version\n"
                "\n"
-               "TIME is a number with an optional unit: 500ms, 30s, 2m (bare: seconds).\n");
+               "TIME is a number with an optional unit: 500ms, 30s, 2m (bare: seconds).\n"
+               "SIGHUP reloads the limits, timeouts, log options and admin token from the\n"
+               "command line and --config FILE; SIGTERM stops cleanly.\n");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -145,8 +158,8 @@ int options_parse_duration(const char *s, uint64_t unit_ms, uint64_t *out)
     return 0;
 }
 
-/* "HOST:PORT", "[V6]:PORT", or ":PORT"/"PORT" for the default host. */
-static int parse_listen(server_opts_t *o, const char *s)
+/* "HOST:PORT", "[V6]:PORT", or ":PORT"/"PORT" for the host already in out_host. */
+static int parse_address(const char *s, char out_host[64], int *out_port)
 {
     const char *colon;
     char host[64] = "";
@@ -169,8 +182,8 @@ static int parse_listen(server_opts_t *o, const char *s)
     }
     uint64_t port;
     if (parse_u64(colon + 1, 65535, &port) < 0) return -1;
-    if (host[0]) snprintf(o->host, sizeof o->host, "%s", host);
-    o->port = (int)port;
+    if (host[0]) snprintf(out_host, 64, "%s", host);
+    *out_port = (int)port;
     return 0;
 }
 
@@ -201,6 +214,10 @@ enum {
     OPT_DB,
     OPT_FSYNC,
     OPT_LOG_LEVEL,
+    OPT_LOG_FORMAT,
+    OPT_METRICS,
+    OPT_ADMIN_TOKEN_FILE,
+    OPT_CONFIG,
     OPT_SEED,
     OPT_EXPORT_GAME,
     OPT_HELP,
@@ -230,6 +247,10 @@ static const struct option longopts[] = {
     {"db", required_argument, NULL, OPT_DB},
     {"fsync", required_argument, NULL, OPT_FSYNC},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+    {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+    {"metrics", required_argument, NULL, OPT_METRICS},
+    {"admin-token-file", required_argument, NULL, OPT_ADMIN_TOKEN_FILE},
+    {"config", required_argument, NULL, OPT_CONFIG},
     {"seed", required_argument, NULL, OPT_SEED},
     {"export-game", required_argument, NULL, OPT_EXPORT_GAME},
     {"help", no_argument, NULL, OPT_HELP},
@@ -243,9 +264,9 @@ static int bad(const char *opt, const char *value)
     return -1;
 }
 
-int options_parse(server_opts_t *o, int argc, char **argv)
+/* Parse argv over what o holds already. Returns as options_parse(). */
+static int parse_args(server_opts_t *o, int argc, char **argv)
 {
-    defaults(o);
     opterr = 0;
     optind = 1;
     int c;
@@ -254,7 +275,7 @@ int options_parse(server_opts_t *o, int argc, char **argv)
         const char *name = c >= OPT_LISTEN && c <= OPT_VERSION ? longopts[c - OPT_LISTEN].name : "";
         switch (c) {
         case OPT_LISTEN:
-            if (parse_listen(o, optarg) < 0) return bad(name, optarg);
+            if (parse_address(optarg, o->host, &o->port) < 0) return bad(name, optarg);
             break;
         case OPT_MAX_LINE:
             if (parse_u64(optarg, 1 << 24, &v) < 0 || v < 16) return bad(name, optarg);
@@ -347,6 +368,23 @@ int options_parse(server_opts_t *o, int argc, char **argv)
         case OPT_LOG_LEVEL:
             if ((o->log_level = log_parse_level(optarg)) < 0) return bad(name, optarg);
             break;
+        case OPT_LOG_FORMAT:
+            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
+                return bad(name, optarg);
+            o->log_json = strcmp(optarg, "json") == 0;
+            break;
+        case OPT_METRICS:
+            snprintf(o->metrics_host, sizeof o->metrics_host, "127.0.0.1");
+            if (parse_address(optarg, o->metrics_host, &o->metrics_port) < 0)
+                return bad(name, optarg);
+            o->metrics = true;
+            break;
+        case OPT_ADMIN_TOKEN_FILE:
+            if (!optarg[0] || strlen(optarg) >= sizeof o->admin_token_file)
+                return bad(name, optarg);
+            snprintf(o->admin_token_file, sizeof o->admin_token_file, "%s", optarg);
+            break;
+        case OPT_CONFIG: break; /* read before the command line (read_config) */
         case OPT_SEED:
             if (parse_u64(optarg, UINT64_MAX, &o->seed) < 0) return bad(name, optarg);
             o->seeded = true;
@@ -371,4 +409,112 @@ int options_parse(server_opts_t *o, int argc, char **argv)
         return -1;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The config file and SIGHUP                                               */
+/* ------------------------------------------------------------------------ */
+
+#define CONFIG_MAX_LINES 256
+
+/* The --config path named in argv, or NULL. */
+static const char *config_named(int argc, char **argv)
+{
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) break;
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+            path = argv[++i];
+        else if (strncmp(argv[i], "--config=", 9) == 0)
+            path = argv[i] + 9;
+    }
+    return path;
+}
+
+/* Apply the file's lines ("name value") as "--name value" arguments. */
+static int read_config(server_opts_t *o, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "tapisd: --config %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    static char names[CONFIG_MAX_LINES][40], values[CONFIG_MAX_LINES][1100];
+    char *args[2 * CONFIG_MAX_LINES + 1] = {"tapisd"};
+    char line[1100];
+    int n = 0, lineno = 0;
+    const char *why = NULL;
+    while (!why && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            why = "line too long";
+            break;
+        }
+        line[strcspn(line, "#\r\n")] = 0;
+        char *key = line + strspn(line, " \t");
+        if (!*key) continue;
+        char *end = key + strcspn(key, " \t=");
+        char *value = end + strspn(end, " \t=");
+        *end = 0;
+        for (char *e = value + strlen(value); e > value && (e[-1] == ' ' || e[-1] == '\t');)
+            *--e = 0;
+        const struct option *opt = NULL;
+        for (const struct option *l = longopts; l->name; l++)
+            if (strcmp(l->name, key) == 0 && l->has_arg == required_argument) opt = l;
+        if (!opt || opt->val == OPT_CONFIG || opt->val == OPT_EXPORT_GAME)
+            why = "not an option a config file may set (see tapisd --help)";
+        else if (!*value)
+            why = "the option needs a value";
+        else if (n == CONFIG_MAX_LINES)
+            why = "too many options";
+        if (why) break;
+        snprintf(names[n], sizeof names[n], "--%s", key);
+        snprintf(values[n], sizeof values[n], "%s", value);
+        args[2 * n + 1] = names[n];
+        args[2 * n + 2] = values[n];
+        n++;
+    }
+    fclose(f);
+    if (why) {
+        fprintf(stderr, "tapisd: %s:%d: %s\n", path, lineno, why);
+        return -1;
+    }
+    return parse_args(o, 2 * n + 1, args);
+}
+
+int options_parse(server_opts_t *o, int argc, char **argv)
+{
+    defaults(o);
+    const char *config = config_named(argc, argv);
+    if (config) {
+        if (!config[0] || strlen(config) >= sizeof o->config_path) return bad("config", config);
+        snprintf(o->config_path, sizeof o->config_path, "%s", config);
+        if (read_config(o, config) != 0) return -1;
+    }
+    return parse_args(o, argc, argv);
+}
+
+void options_reload(server_opts_t *cur, const server_opts_t *next)
+{
+    server_opts_t old = *cur;
+    *cur = *next;
+    /* What the running server cannot change: keep it, and say so if it was changed. */
+    if (strcmp(old.host, next->host) != 0 || old.port != next->port)
+        log_warn("reload: --listen changed; it takes a restart");
+    if (strcmp(old.db_path, next->db_path) != 0 || old.fsync_always != next->fsync_always)
+        log_warn("reload: --db or --fsync changed; it takes a restart");
+    if (old.metrics != next->metrics || strcmp(old.metrics_host, next->metrics_host) != 0 ||
+        (old.metrics_port != next->metrics_port && old.metrics_port != 0))
+        log_warn("reload: --metrics changed; it takes a restart");
+    memcpy(cur->host, old.host, sizeof cur->host);
+    cur->port = old.port;
+    memcpy(cur->db_path, old.db_path, sizeof cur->db_path);
+    cur->fsync_always = old.fsync_always;
+    cur->metrics = old.metrics;
+    memcpy(cur->metrics_host, old.metrics_host, sizeof cur->metrics_host);
+    cur->metrics_port = old.metrics_port;
+    cur->seeded = old.seeded;
+    cur->seed = old.seed;
+    cur->export_game = old.export_game;
+    memcpy(cur->config_path, old.config_path, sizeof cur->config_path);
 }

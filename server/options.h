@@ -34,16 +34,32 @@ typedef struct server_opts {
     char db_path[1024];        /* the SQLite database; "" with --db none */
     bool fsync_always;         /* --fsync always: synchronous=FULL (else NORMAL) */
     int log_level;
-    const char *export_game; /* --export-game ID: print that finished game's record, exit */
-    bool seeded;             /* --seed given: deterministic game seeds (tests) */
+    bool log_json; /* --log-format json */
+    bool metrics;  /* --metrics HOST:PORT given (port 0: any, logged) */
+    char metrics_host[64];
+    int metrics_port;
+    char admin_token_file[1024]; /* "" = no operator commands */
+    char config_path[1024];      /* --config FILE, re-read on SIGHUP; "" = none */
+    const char *export_game;     /* --export-game ID: print that finished game's record, exit */
+    bool seeded;                 /* --seed given: deterministic game seeds (tests) */
     uint64_t seed;
 } server_opts_t;
 
 /*
- * Fill o from argv. Returns 0 to run, 1 when --help or --version was handled
- * (exit 0), -1 after printing an error (exit 2).
+ * Fill o from the --config file (if argv names one), then from argv: the
+ * command line wins. The file holds one option a line, its long name without
+ * the dashes and its value ("line-rate 500"; "#" starts a comment). Returns 0 to run, 1 when --help
+ * or --version was handled (exit 0), -1 after printing an error (exit 2).
  */
 int options_parse(server_opts_t *o, int argc, char **argv);
+
+/*
+ * SIGHUP: take from `next` (options_parse() of the same argv, so the config
+ * file read again) what can change while running -- limits, timeouts, log
+ * level and format, the admin token file -- and log each change. What needs
+ * a restart (addresses, the database) is kept, with a warning if it changed.
+ */
+void options_reload(server_opts_t *cur, const server_opts_t *next);
 
 /* Parse a duration: a number with an optional unit "ms", "s" or "m"; a bare
  * number is in `unit_ms` milliseconds. Returns -1 when malformed. */

@@ -660,8 +660,12 @@ void room_changed(room_t *r)
     bool joined = state_text_begin(r, t);
     for (int i = 0; i < r->nseats; i++) {
         session_t *s = r->seats[i].session;
-        if (s && s->conn) send_state(r, t, joined, i, s->conn);
+        if (s && s->conn) {
+            send_state(r, t, joined, i, s->conn);
+            r->srv->metrics.state_events++;
+        }
     }
+    r->srv->metrics.state_events += (uint64_t)r->nwatchers;
     size_t n = r->nwatchers > 0 && joined ? state_text_line(r, t, GAME_SPECTATOR) : 0;
     for (int i = 0; i < r->nwatchers; i++)
         if (n > 0)
@@ -715,15 +719,32 @@ static bool settle(room_t *r, int64_t now)
     return r->status == ROOM_PLAYING;
 }
 
+/* game_apply(), counted in the metrics (applied, or refused with its code). */
+static int apply_counted(room_t *r, int seat, const json_t *action, int64_t now, tapis_error_t *err)
+{
+    int rc = game_apply(r->game, seat, action, now, err);
+    metrics_t *m = &r->srv->metrics;
+    int g = metrics_game_index(r->desc->id);
+    if (rc == 0)
+        m->applied[g]++;
+    else
+        metrics_refused(m, g, err->code);
+    return rc;
+}
+
 int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, tapis_error_t *err)
 {
-    if (r->status == ROOM_WAITING)
+    if (r->status == ROOM_WAITING) {
+        metrics_refused(&r->srv->metrics, metrics_game_index(r->desc->id), TAPIS_E_NOT_STARTED);
         return game_fail(err, TAPIS_E_NOT_STARTED, "the table starts when its last seat fills");
+    }
     int64_t now =
         r->status == ROOM_PLAYING ? clock_at(r, (int64_t)(stamp_us / 1000) + r->clock_offset) : 0;
-    if (r->status == ROOM_OVER || !settle(r, now))
+    if (r->status == ROOM_OVER || !settle(r, now)) {
+        metrics_refused(&r->srv->metrics, metrics_game_index(r->desc->id), TAPIS_E_GAME_OVER);
         return game_fail(err, TAPIS_E_GAME_OVER, "this game is over");
-    int rc = game_apply(r->game, seat, action, now, err);
+    }
+    int rc = apply_counted(r, seat, action, now, err);
     if (rc == 0) store_journal(r, "act", seat, now, action);
     /* In a simultaneous game (slap) the turn timer measures each seat's inactivity:
        an action starts that seat's clock afresh. In a turn game it runs from the
@@ -834,7 +855,7 @@ static bool bot_move(room_t *r, int i, int64_t now)
         return false;
     }
     tapis_error_t err = {0};
-    int rc = game_apply(r->game, i, action, now, &err);
+    int rc = apply_counted(r, i, action, now, &err);
     if (rc < 0) {
         log_debug("room %s: bot at seat %d refused: %s (%s)", r->id, i, err.code, err.message);
         st->bot_passed_seq = r->seq;
@@ -856,7 +877,7 @@ static bool turn_timeout(room_t *r, int i, int64_t now)
     json_t *action = game_default_action(r->game, i);
     if (!action) return false;
     tapis_error_t err = {0};
-    int rc = game_apply(r->game, i, action, now, &err);
+    int rc = apply_counted(r, i, action, now, &err);
     if (rc < 0)
         log_warn("room %s: default action for seat %d refused: %s", r->id, i, err.code);
     else
@@ -873,17 +894,23 @@ static bool turn_timeout(room_t *r, int i, int64_t now)
     return rc == 0;
 }
 
+void room_close(room_t *r, const char *reason)
+{
+    if (r->closed) return;
+    json_t *ev = proto_event("closed");
+    json_object_set_new(ev, "room", json_string(r->id));
+    json_object_set_new(ev, "reason", json_string(reason));
+    room_broadcast(r, ev);
+    json_decref(ev);
+    room_destroy(r);
+}
+
 /* Nobody came back to a waiting table: close it. */
 static void close_unattended(room_t *r)
 {
     log_info("room %s: waiting with nobody connected for %llu ms; closing", r->id,
              (unsigned long long)r->srv->opts.waiting_timeout);
-    json_t *ev = proto_event("closed");
-    json_object_set_new(ev, "room", json_string(r->id));
-    json_object_set_new(ev, "reason", json_string("waiting_timeout"));
-    room_broadcast(r, ev);
-    json_decref(ev);
-    room_destroy(r);
+    room_close(r, "waiting_timeout");
 }
 
 void room_run_due(room_t *r)

@@ -50,6 +50,8 @@ typedef struct room_record {
 room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_record_t *rec);
 /* Take the room out of the server; its memory is freed by room_free_graveyard(). */
 void room_destroy(room_t *r);
+/* Tell everyone in r `{"ev":"closed","room","reason"}`, then room_destroy() it. */
+void room_close(room_t *r, const char *reason);
 /* Free the rooms destroyed so far (the end of a scheduler turn, and shutdown). */
 void room_free_graveyard(server_t *srv);
 /* The room's deadline came (the scheduler calls it, in time order with lines). */

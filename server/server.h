@@ -24,6 +24,7 @@
 #include "framing.h"
 #include "game.h"
 #include "heap.h"
+#include "metrics.h"
 #include "options.h"
 #include "queue.h"
 
@@ -109,8 +110,9 @@ struct conn {
     size_t out_pending; /* bytes handed to libuv and not yet written */
     queue_t flush_node; /* in srv->flushing while `out` waits (else unlinked) */
     const char *doom_why;
-    queue_t doom_node;  /* in srv->doomed while CONN_DOOMED */
-    session_t *session; /* NULL before hello */
+    const char *close_why; /* the first reason given to close it: its metrics cause */
+    queue_t doom_node;     /* in srv->doomed while CONN_DOOMED */
+    session_t *session;    /* NULL before hello */
 
     queue_t node; /* in srv->conns */
 };
@@ -130,6 +132,7 @@ struct session {
     uv_timer_t hold; /* the reconnect window */
     bool hold_open;  /* hold handle initialised and not yet closed */
     bool gone;       /* session_destroy() ran */
+    bool admin;      /* said `admin TOKEN` (admin.c) */
     room_t **rooms;  /* rooms seated in or watched */
     int nrooms, caprooms;
     budget_t chat_budget, create_budget;
@@ -195,15 +198,21 @@ struct server {
     uv_loop_t *loop;
     server_opts_t opts;
     uv_tcp_t listener;
-    uv_signal_t sigint, sigterm;
-    uv_idle_t idle;        /* keeps the loop from blocking while work waits */
-    uv_check_t check;      /* one scheduler turn after each poll (scheduler.c) */
-    uv_prepare_t prepare;  /* flushes output made outside the turn; arms `wake` */
-    uv_timer_t wake;       /* wakes the loop for the earliest room deadline */
-    uint64_t wake_at;      /* µs the wake timer is armed for, or UINT64_MAX */
-    uv_timer_t stop_timer; /* shutdown: force-close connections still flushing */
+    uv_signal_t sigint, sigterm, sighup;
+    uv_timer_t lag_timer; /* measures the loop's lag (metrics) */
+    uint64_t lag_due_ns;
+    struct http_server *http; /* --metrics, or NULL */
+    uv_idle_t idle;           /* keeps the loop from blocking while work waits */
+    uv_check_t check;         /* one scheduler turn after each poll (scheduler.c) */
+    uv_prepare_t prepare;     /* flushes output made outside the turn; arms `wake` */
+    uv_timer_t wake;          /* wakes the loop for the earliest room deadline */
+    uint64_t wake_at;         /* µs the wake timer is armed for, or UINT64_MAX */
+    uv_timer_t stop_timer;    /* shutdown: force-close connections still flushing */
     uint64_t start_ns;
     bool stopping;
+    bool draining;         /* admin drain: no new rooms; stop when the last game ends */
+    char admin_token[128]; /* from --admin-token-file; "" = no admin */
+    metrics_t metrics;
 
     queue_t conns; /* conn_t.node, newest first */
     int nconns;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "envelope.h"
 #include "log.h"
 #include "room.h"
 #include "session.h"
@@ -199,15 +200,35 @@ static bool holds_a_seat(const session_t *s)
     return false;
 }
 
+/* Leave every room (bots take the seats of games in play), then destroy s. */
+static void session_end(session_t *s)
+{
+    while (s->nrooms > 0) /* leaving a room edits s->rooms */
+        room_release(s->rooms[s->nrooms - 1], s);
+    session_destroy(s);
+}
+
 static void on_hold_expired(uv_timer_t *t)
 {
     session_t *s = t->data;
     log_info("session %llu (%s): reconnect window passed; bots take the seats",
              (unsigned long long)s->id, s->name);
-    /* Copy: leaving rooms edits s->rooms. */
-    while (s->nrooms > 0)
-        room_release(s->rooms[s->nrooms - 1], s);
-    session_destroy(s);
+    session_end(s);
+}
+
+void session_kick(session_t *s, const char *message)
+{
+    conn_t *c = s->conn;
+    if (c) {
+        s->conn = NULL;
+        c->session = NULL;
+        json_t *ev = proto_event("kicked");
+        json_object_set_new(ev, "message", json_string(message));
+        conn_send_new(c, ev);
+        conn_close_after_flush(c, "kicked");
+    }
+    uv_timer_stop(&s->hold);
+    session_end(s);
 }
 
 void session_detach(session_t *s)

@@ -41,6 +41,9 @@ void session_attach(session_t *s, conn_t *c);
 void session_detach(session_t *s);
 /* End the session: leave every room, free it (after its timer closes). */
 void session_destroy(session_t *s);
+/* An operator's kick: send {"ev":"kicked","message"} and close s's connection,
+   leave its rooms (bots take seats in play) and destroy s: its token is dead. */
+void session_kick(session_t *s, const char *message);
 
 /* Membership bookkeeping (rooms call these). */
 int session_add_room(session_t *s, room_t *r);

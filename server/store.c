@@ -207,11 +207,13 @@ int store_commit(server_t *srv)
     if (!st || !st->in_txn) return 0;
     st->in_txn = false;
     st->failed_txn = false;
+    uint64_t t0 = uv_hrtime();
     if (exec(st, "COMMIT") < 0) {
         log_error("store: the last turn's writes are NOT durable");
         exec(st, "ROLLBACK");
         return -1;
     }
+    histogram_observe(&srv->metrics.journal_commit, (double)(uv_hrtime() - t0) / 1e9);
     return 0;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Packaging checks (standard library only): what deploy/ ships.
 
-    python3 tests/deploy/test_deploy.py CHECK      CHECK: unit, man, container, k8s, install
+    python3 tests/deploy/test_deploy.py CHECK   CHECK: unit, man, container, k8s, grafana, install
 
 meson (tests/deploy/meson.build) runs each check as its own test with this
 environment: TAPISD, TAPIS, TAPIS_BOT (the built executables), SOURCE_ROOT,
@@ -16,10 +16,19 @@ systemd unit). Exit status 0 = pass, 1 = fail, 77 = skipped (meson's code).
   names every option its program's --help prints, with the same defaults:
   a new flag without a man entry fails here.
 - container: the Containerfile's stages, USER, HEALTHCHECK, EXPOSE, VOLUME,
-  ENTRYPOINT; every folder the build reads is copied; the HEALTHCHECK's
-  command itself is run against a real tapisd; compose.yaml.
+  ENTRYPOINT and CMD (--metrics 0.0.0.0:9233); every folder the build reads
+  is copied; the HEALTHCHECK's command itself is run against a real tapisd;
+  compose.yaml (tapisd's --metrics, bind mounts) and prometheus.yml (its
+  tapisd target on that port, every 15 s).
 - k8s: kinds, probes (the exec probe run against a real tapisd), resources,
-  the volume claim, the services' selectors and ports.
+  the volume claim, the services' selectors and ports; the metrics port, the
+  --metrics arg, the prometheus.io/* pod annotations, no metrics port on the
+  LoadBalancer.
+- grafana: deploy/grafana/tapis-dashboard.json parses, every panel and query
+  has a Prometheus data source (input or `datasource` variable), every
+  expression names only the families of docs/METRICS.md (METRIC_FAMILIES
+  below) limited to $instance, the quantiles are histogram_quantile over
+  rate(X_bucket[5m]) by le; the Grafana provisioning files match compose.yaml.
 - install: `meson install --destdir` puts the executables, the man pages,
   the unit and PROTOCOL.md under the prefix (so `--prefix=$HOME/x` needs no
   root), and the unit's ExecStart names the installed tapisd.
@@ -275,7 +284,8 @@ def check_unit():
     svc = dict(unit.get('Service', []))
     allv = lambda sec, key: [v for k, v in unit.get(sec, []) if k == key]
     check(dict(unit.get('Unit', [])).get('Description'), 'unit: no Description=')
-    check(svc.get('Type') in ('simple', 'notify'), 'unit: Type= is %r' % svc.get('Type'))
+    check(svc.get('Type') == 'notify' and svc.get('NotifyAccess') == 'main',
+          'unit: Type=notify and NotifyAccess=main wanted, got %r' % svc.get('Type'))
     want = {'DynamicUser': 'yes', 'StateDirectory': 'tapis', 'WorkingDirectory': '/var/lib/tapis',
             'ProtectSystem': 'strict', 'ProtectHome': 'yes', 'PrivateTmp': 'yes',
             'NoNewPrivileges': 'yes', 'Restart': 'on-failure', 'CapabilityBoundingSet': ''}
@@ -293,8 +303,8 @@ def check_unit():
     exe = os.path.join(ENV.get('PREFIX', '/usr/local'), ENV.get('BINDIR', 'bin'), 'tapisd')
     start = svc.get('ExecStart', '')
     check(start.split()[:1] == [exe], 'unit: ExecStart= should run %s, is %r' % (exe, start))
-    check('ExecReload' not in svc,
-          'unit: ExecReload= is set, but tapisd has no reload (SIGHUP stops it)')
+    check(svc.get('ExecReload', '').endswith('-HUP $MAINPID'),
+          'unit: ExecReload= should send SIGHUP, is %r' % svc.get('ExecReload'))
     check('multi-user.target' in allv('Install', 'WantedBy'), 'unit: not WantedBy=multi-user.target')
 
     tool = shutil.which('systemd-analyze')
@@ -410,6 +420,96 @@ def check_man():
 
 
 # --------------------------------------------------------------------------
+# metrics: what tapisd --metrics exports, as deploy/ uses it
+# --------------------------------------------------------------------------
+
+# The families of docs/METRICS.md (name -> Prometheus type), read from its
+# table: the only names a dashboard expression may use (histograms with
+# _bucket, _sum or _count), with Prometheus' own `up`. tests/server/test_ops.py
+# holds tapisd's scrape to the same table.
+def documented_families():
+    text = read(os.path.join(SRC, 'docs', 'METRICS.md'))
+    return dict(re.findall(r'^\| `([a-z_]+)` \| (gauge|counter|histogram) \|', text, re.M))
+
+
+METRIC_FAMILIES = documented_families()
+PROMETHEUS_SERIES = {'up'}  # Prometheus' own, per target
+METRICS_PORT = 9233         # --metrics 0.0.0.0:9233 in containers and Kubernetes
+METRICS_PATH = '/metrics'
+
+PROMQL_KEYWORDS = {'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or',
+                   'unless', 'offset', 'bool', 'inf', 'nan', 'atan2'}
+
+
+def metric_family(name):
+    """The family NAME belongs to (histogram series by their suffix), or None."""
+    if name in METRIC_FAMILIES or name in PROMETHEUS_SERIES:
+        return name
+    for suffix in ('_bucket', '_sum', '_count'):
+        base = name[:-len(suffix)]
+        if name.endswith(suffix) and METRIC_FAMILIES.get(base) == 'histogram':
+            return base
+    return None
+
+
+def promql_selectors(expr):
+    """(metric name, label matchers text) of each vector selector of a PromQL
+    expression; name None for a selector without one ({__name__=...})."""
+    strings = []
+
+    def keep(m):
+        strings.append(m.group(0))
+        return '"%d"' % (len(strings) - 1)
+    e = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|`[^`]*`', keep, expr)
+    e = re.sub(r'\[[^\]]*\]', ' ', e)                                   # ranges, subqueries
+    e = re.sub(r'\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)', ' ', e)
+    e = re.sub(r'\boffset\s+\S+', ' ', e)
+    e = re.sub(r'\$\{?\w+\}?', ' ', e)                                  # Grafana variables
+    out = []
+    for m in re.finditer(r'([A-Za-z_:][\w:]*)?\s*(\{[^}]*\})?', e):
+        name, labels = m.group(1), m.group(2)
+        if not name and not labels:
+            continue
+        if name and (m.start() > 0 and (e[m.start() - 1].isalnum() or e[m.start() - 1] in '._')):
+            continue                                                    # 1e3, 0.5
+        rest = e[m.end():].lstrip()
+        if name and not labels and (rest.startswith('(') or name.lower() in PROMQL_KEYWORDS):
+            continue                                                    # function, aggregation
+        labels = re.sub(r'"(\d+)"', lambda s: strings[int(s.group(1))], labels or '')
+        out.append((name, labels))
+    return out
+
+
+def metrics_addresses(argv):
+    """The values of --metrics in an argument list."""
+    out = []
+    for i, a in enumerate(argv):
+        if a == '--metrics':
+            out.append(argv[i + 1] if i + 1 < len(argv) else '')
+        elif a.startswith('--metrics='):
+            out.append(a.split('=', 1)[1])
+    return out
+
+
+def check_metrics_arg(argv, what):
+    """ARGV runs tapisd with --metrics 0.0.0.0:9233, once (all interfaces: a
+    container's loopback is its own)."""
+    addrs = metrics_addresses([str(a) for a in argv])
+    check(addrs == ['0.0.0.0:%d' % METRICS_PORT],
+          '%s: tapisd runs with --metrics %s, wanted "--metrics 0.0.0.0:%d" once (argv %s)'
+          % (what, addrs or 'missing', METRICS_PORT, argv))
+
+
+def as_argv(value):
+    """compose's command/entrypoint: a list, a string (split like a shell), or None."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return shlex.split(str(value))
+
+
+# --------------------------------------------------------------------------
 # container
 # --------------------------------------------------------------------------
 
@@ -485,9 +585,16 @@ def check_container():
     check('/var/lib/tapis' in vols, 'Containerfile: VOLUME /var/lib/tapis missing')
     check(any(re.fullmatch(r'7233(/tcp)?', p) for e in get(final, 'EXPOSE') for p in e.split()),
           'Containerfile: EXPOSE 7233 missing')
+    check(any(re.fullmatch(r'%d(/tcp)?' % METRICS_PORT, p) for e in get(final, 'EXPOSE')
+              for p in e.split()), 'Containerfile: EXPOSE %d (metrics) missing' % METRICS_PORT)
     ep = get(final, 'ENTRYPOINT')
     check(ep and json.loads(ep[-1])[:3] == ['tapisd', '--listen', '0.0.0.0:7233'],
           'Containerfile: ENTRYPOINT should be ["tapisd", "--listen", "0.0.0.0:7233"]')
+    image_entrypoint = json.loads(ep[-1]) if ep else []
+    cmd = get(final, 'CMD')
+    image_cmd = json.loads(cmd[-1]) if cmd and cmd[-1].startswith('[') else shlex.split(
+        cmd[-1]) if cmd else []
+    check_metrics_arg(image_entrypoint + image_cmd, 'Containerfile ENTRYPOINT + CMD')
     hc = get(final, 'HEALTHCHECK')
     if check(hc and ' CMD ' in ' ' + hc[-1], 'Containerfile: no HEALTHCHECK CMD'):
         cmd = hc[-1].split('CMD', 1)[1].strip()
@@ -505,6 +612,50 @@ def check_container():
     vol_names = {str(v).split(':')[0] for v in svc.get('volumes') or []}
     check(vol_names <= set((compose.get('volumes') or {}).keys()),
           'compose.yaml: volumes not declared at the top level')
+
+    # Metrics: tapisd started with --metrics (in compose.yaml itself, not only
+    # by the image's CMD), not published beyond loopback, scraped by the
+    # prometheus service at that port every 15 s.
+    own = (as_argv(svc.get('entrypoint')) or []) + (as_argv(svc.get('command')) or [])
+    check(metrics_addresses(own), 'compose.yaml: the tapisd service does not pass --metrics')
+    argv = (as_argv(svc.get('entrypoint')) or image_entrypoint) + (
+        image_cmd if svc.get('command') is None else as_argv(svc.get('command')))
+    check_metrics_arg(argv, 'compose.yaml tapisd')
+    addr = (metrics_addresses(argv) or [''])[0]
+    mport = int(addr.rsplit(':', 1)[1]) if re.search(r':\d+$', addr) else None
+    for p in svc.get('ports') or []:
+        parts = str(p).split(':')
+        check(parts[-1].split('/')[0] != str(mport) or (len(parts) == 3 and parts[0] in (
+            '127.0.0.1', '[::1]')), 'compose.yaml: metrics port published beyond loopback: %s' % p)
+    services = compose.get('services') or {}
+    for name, s in services.items():
+        for v in (s or {}).get('volumes') or []:
+            src = str(v).split(':')[0]
+            if src.startswith('.') or src.startswith('/'):
+                check(os.path.exists(os.path.normpath(os.path.join(base, src))),
+                      'compose.yaml: %s: bind mount %s: no such path' % (name, src))
+    prom = [n for n, s in services.items() if 'prometheus' in str((s or {}).get('image', ''))]
+    if check(prom, 'compose.yaml: no prometheus service (image prom/prometheus)'):
+        mounts = [str(v).split(':') for v in services[prom[0]].get('volumes') or []]
+        check(['./prometheus.yml', '/etc/prometheus/prometheus.yml'] in [m[:2] for m in mounts],
+              'compose.yaml: %s does not mount ./prometheus.yml on /etc/prometheus/prometheus.yml'
+              % prom[0])
+    conf = yaml_documents(read(os.path.join(base, 'prometheus.yml')))[0]
+    jobs = []
+    for sc in conf.get('scrape_configs') or []:
+        targets = [str(t) for st in sc.get('static_configs') or [] for t in st.get('targets') or []]
+        if any(t.split(':')[0] == 'tapisd' for t in targets):
+            jobs.append((sc, targets))
+    if check(jobs, 'prometheus.yml: no scrape config with a tapisd:PORT target'):
+        sc, targets = jobs[0]
+        check(targets == ['tapisd:%s' % mport],
+              'prometheus.yml: targets %s, but compose runs tapisd --metrics %s' % (targets, addr))
+        check(mport == METRICS_PORT, 'compose.yaml: metrics port %s, not %d' % (mport, METRICS_PORT))
+        interval = sc.get('scrape_interval') or dig(conf, 'global', 'scrape_interval')
+        check(interval == '15s', 'prometheus.yml: tapisd scraped every %s, not 15s' % interval)
+        check(sc.get('metrics_path', METRICS_PATH) == METRICS_PATH,
+              'prometheus.yml: metrics_path %r' % sc.get('metrics_path'))
+        check(sc.get('scheme', 'http') == 'http', 'prometheus.yml: tapisd serves plain http')
     return 0
 
 
@@ -533,6 +684,25 @@ def check_k8s():
     c = containers[0]
     ports = {p.get('name'): p.get('containerPort') for p in c.get('ports') or []}
     check(7233 in ports.values(), 'statefulset.yaml: containerPort 7233 missing')
+    # Metrics: the port named "metrics", --metrics on it in the container's
+    # args (after the image's ENTRYPOINT, instead of its CMD), the pod
+    # annotations a Prometheus discovers pods by (strings, as Kubernetes wants).
+    check(ports.get('metrics') == METRICS_PORT,
+          'statefulset.yaml: containerPort "metrics" %d missing' % METRICS_PORT)
+    img = {w: r for w, r in containerfile_instructions(read(os.path.join(
+        SRC, 'deploy', 'container', 'Containerfile')))}
+    args = c.get('args')
+    check(isinstance(args, list) and metrics_addresses([str(a) for a in args]),
+          'statefulset.yaml: the container args do not pass --metrics')
+    argv = (c.get('command') or json.loads(img.get('ENTRYPOINT', '[]'))) + (
+        args if args is not None else json.loads(img.get('CMD', '[]')))
+    check_metrics_arg(argv, 'statefulset.yaml')
+    ann = dig(spec, 'template', 'metadata', 'annotations') or {}
+    want = {'prometheus.io/scrape': 'true', 'prometheus.io/port': str(METRICS_PORT),
+            'prometheus.io/path': METRICS_PATH}
+    for k, v in want.items():
+        check(ann.get(k) == v, 'statefulset.yaml: pod annotation %s: %r wanted (a string), got %r'
+              % (k, v, ann.get(k)))
     for probe in ('readinessProbe', 'livenessProbe'):
         p = c.get(probe) or {}
         tcp = dig(p, 'tcpSocket', 'port')
@@ -563,15 +733,146 @@ def check_k8s():
     head = by_name.get(spec.get('serviceName'))
     check(head and dig(head, 'spec', 'clusterIP') == 'None',
           'statefulset.yaml: serviceName must name a headless Service in service.yaml')
+    metrics_in = []
     for s in svcs:
         n = dig(s, 'metadata', 'name')
         ssel = dig(s, 'spec', 'selector') or {}
         check(ssel and all(labels.get(k) == v for k, v in ssel.items()),
               'service.yaml: %s does not select the pod' % n)
-        for p in dig(s, 'spec', 'ports') or []:
+        sports = dig(s, 'spec', 'ports') or []
+        check(7233 in [p.get('port') for p in sports], 'service.yaml: %s: no port 7233' % n)
+        for p in sports:
             t = p.get('targetPort', p.get('port'))
-            check(p.get('port') == 7233 and (t in ports or t in ports.values()),
-                  'service.yaml: %s: port 7233 to the container port' % n)
+            cport = ports.get(t, t)
+            check(cport in ports.values() and p.get('port') == cport,
+                  'service.yaml: %s: port %s to container port %s (same number, one of %s)'
+                  % (n, p.get('port'), t, sorted(ports.values())))
+            if cport == METRICS_PORT:
+                metrics_in.append(n)
+                # /metrics has no authentication: not on the players' address.
+                check(dig(s, 'spec', 'type') in (None, 'ClusterIP'),
+                      'service.yaml: %s (type %s) exposes the metrics port outside the cluster'
+                      % (n, dig(s, 'spec', 'type')))
+    check(metrics_in, 'service.yaml: no Service has the metrics port %d' % METRICS_PORT)
+    return 0
+
+
+# --------------------------------------------------------------------------
+# grafana
+# --------------------------------------------------------------------------
+
+# Families a dashboard may leave out; every other one of METRIC_FAMILIES has
+# a panel.
+DASHBOARD_OPTIONAL = {'process_start_time_seconds', 'tapis_received_bytes_total'}
+# histogram_quantile(q, ...FAMILY_bucket...) the dashboard must draw.
+DASHBOARD_QUANTILES = {('tapis_action_latency_seconds', 0.5), ('tapis_action_latency_seconds', 0.99),
+                       ('tapis_action_latency_seconds', 0.999), ('tapis_loop_lag_seconds', 0.99),
+                       ('tapis_loop_lag_seconds', 0.999), ('tapis_journal_commit_seconds', 0.99)}
+
+
+def all_panels(panels):
+    for p in panels or []:
+        yield p
+        yield from all_panels(p.get('panels'))  # a collapsed row keeps its panels
+
+
+def check_grafana():
+    base = os.path.join(SRC, 'deploy', 'grafana')
+    path = os.path.join(base, 'tapis-dashboard.json')
+    try:
+        dash = json.loads(read(path))
+    except ValueError as e:
+        check(False, 'tapis-dashboard.json: not JSON: %s' % e)
+        return 0
+    check(isinstance(dash.get('schemaVersion'), int) and dash['schemaVersion'] >= 36,
+          'tapis-dashboard.json: schemaVersion %r, wanted 36 or later' % dash.get('schemaVersion'))
+    check(dash.get('uid') and dash.get('title'), 'tapis-dashboard.json: no uid or title')
+    # The data source: an import input (${DS_...}) or a `datasource` variable.
+    variables = {v.get('name'): v for v in dig(dash, 'templating', 'list') or []}
+    ds_refs = {'${%s}' % i.get('name') for i in dash.get('__inputs') or []
+               if i.get('type') == 'datasource' and i.get('pluginId') == 'prometheus'}
+    dv = variables.get('datasource')
+    if dv:
+        check(dv.get('type') == 'datasource' and dv.get('query') == 'prometheus',
+              'tapis-dashboard.json: variable datasource should be of type datasource, prometheus')
+        ds_refs |= {'${datasource}', '$datasource'}
+    check(ds_refs, 'tapis-dashboard.json: no ${DS_PROMETHEUS} input nor `datasource` variable')
+
+    def ds_ok(ds):
+        return isinstance(ds, dict) and ds.get('type') == 'prometheus' and ds.get('uid') in ds_refs
+    iv = variables.get('instance') or {}
+    q = iv.get('query')
+    q = q.get('query') if isinstance(q, dict) else q
+    check(iv.get('type') == 'query' and squash(str(q)).replace(' ', '')
+          == 'label_values(tapis_build_info,instance)',
+          'tapis-dashboard.json: variable instance should be label_values(tapis_build_info, instance)')
+    check(ds_ok(iv.get('datasource')), 'tapis-dashboard.json: variable instance has no data source')
+
+    used, quantiles, ids = set(), set(), []
+    for p in all_panels(dash.get('panels')):
+        title = '%s panel %r' % ('tapis-dashboard.json:', p.get('title'))
+        ids.append(p.get('id'))
+        check(all(k in (p.get('gridPos') or {}) for k in 'hwxy'), '%s: no gridPos' % title)
+        if p.get('type') == 'row':
+            check(not p.get('targets'), '%s: a row with queries' % title)
+            continue
+        check(ds_ok(p.get('datasource')), '%s: data source %r' % (title, p.get('datasource')))
+        targets = p.get('targets') or []
+        check(targets, '%s: no queries' % title)
+        for t in targets:
+            expr = t.get('expr') or ''
+            check(expr.strip(), '%s: a query without expr' % title)
+            check(t.get('datasource') is None or ds_ok(t.get('datasource')),
+                  '%s: query %s: data source %r' % (title, t.get('refId'), t.get('datasource')))
+            for name, labels in promql_selectors(expr):
+                fam = metric_family(name) if name else None
+                check(fam, '%s: %r names %s, not a family of docs/METRICS.md' % (title, expr, name))
+                used.add(fam)
+                check('$instance' in labels or '${instance}' in labels,
+                      '%s: %s{%s} is not limited to $instance' % (title, name, labels))
+                if fam and METRIC_FAMILIES.get(fam) == 'histogram':
+                    check(name.endswith(('_bucket', '_sum', '_count')),
+                          '%s: histogram %s without a series suffix' % (title, name))
+            for m in re.finditer(r'histogram_quantile\(\s*([0-9.]+)\s*,(.*)', expr):
+                arg = m.group(2)
+                buckets = [n for n, _ in promql_selectors(arg) if n and n.endswith('_bucket')]
+                by = re.search(r'\bby\s*\(([^)]*)\)', arg)
+                check(buckets and 'le' in [x.strip() for x in (by.group(1) if by else '').split(',')]
+                      and re.search(r'\brate\(\s*\w+_bucket\{[^}]*\}\[5m\]\)', arg),
+                      '%s: %r: wanted histogram_quantile(q, sum by (le) (rate(X_bucket[5m])))'
+                      % (title, expr))
+                quantiles |= {(b[:-len('_bucket')], float(m.group(1))) for b in buckets}
+    check(len(ids) == len(set(ids)) and None not in ids, 'tapis-dashboard.json: panel ids not unique')
+    missing = set(METRIC_FAMILIES) - DASHBOARD_OPTIONAL - used
+    check(not missing, 'tapis-dashboard.json: no panel for %s' % sorted(missing))
+    check(DASHBOARD_QUANTILES <= quantiles, 'tapis-dashboard.json: quantiles missing: %s'
+          % sorted(DASHBOARD_QUANTILES - quantiles))
+
+    # Provisioning (compose.yaml's grafana service): the data source, and the
+    # dashboard folder where compose.yaml mounts tapis-dashboard.json.
+    prov = os.path.join(base, 'provisioning')
+    compose = yaml_documents(read(os.path.join(SRC, 'deploy', 'container', 'compose.yaml')))[0]
+    graf = [s for s in (compose.get('services') or {}).values()
+            if 'grafana' in str((s or {}).get('image', ''))]
+    if not graf:
+        check(not os.path.isdir(prov), 'deploy/grafana/provisioning/ but no grafana in compose.yaml')
+        return 0
+    mounts = {}
+    for v in graf[0].get('volumes') or []:
+        parts = str(v).split(':')
+        mounts[os.path.normpath(os.path.join(SRC, 'deploy', 'container', parts[0]))] = parts[1]
+    check(mounts.get(prov) == '/etc/grafana/provisioning',
+          'compose.yaml: grafana does not mount deploy/grafana/provisioning on /etc/grafana/provisioning')
+    dsconf = yaml_documents(read(os.path.join(prov, 'datasources', 'prometheus.yaml')))[0]
+    srcs = dsconf.get('datasources') or []
+    check(any(d.get('type') == 'prometheus' and d.get('isDefault') is True
+              and re.match(r'http://prometheus:9090/?$', str(d.get('url'))) for d in srcs),
+          'grafana provisioning: no default prometheus data source at http://prometheus:9090')
+    dbconf = yaml_documents(read(os.path.join(prov, 'dashboards', 'tapis.yaml')))[0]
+    folders = [dig(p, 'options', 'path') for p in dbconf.get('providers') or []]
+    check(os.path.dirname(mounts.get(path, '')) in folders,
+          'grafana provisioning: the dashboard is mounted at %r, providers read %s'
+          % (mounts.get(path), folders))
     return 0
 
 
@@ -631,7 +932,7 @@ def check_install():
 
 
 CHECKS = {'unit': check_unit, 'man': check_man, 'container': check_container, 'k8s': check_k8s,
-          'install': check_install}
+          'grafana': check_grafana, 'install': check_install}
 
 if __name__ == '__main__':
     names = sys.argv[1:] or list(CHECKS)

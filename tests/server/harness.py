@@ -51,7 +51,7 @@ class Server:
             self.log.append(line)
             if os.environ.get("TAPIS_TEST_VERBOSE"):
                 sys.stderr.write("  tapisd: " + line)
-            m = re.search(r"listening on (\S+):(\d+)$", line.strip())
+            m = re.search(r"listening on (\S+):(\d+)\b", line.strip())
             if m and self._port is None:
                 self._port = int(m.group(2))
                 self._ready.set()

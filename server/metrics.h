@@ -1,0 +1,94 @@
+/*
+ * metrics.h — what tapisd counts, and its two readings: the Prometheus text
+ * exposition format (GET /metrics with --metrics HOST:PORT, http.c) and JSON
+ * (the admin `stats` command). docs/METRICS.md lists every family.
+ *
+ * Counters and histograms live in srv->metrics and are bumped where things
+ * happen (a few additions, no allocation); gauges (connections, sessions,
+ * rooms by game and status, RSS, descriptors) are read when asked.
+ */
+#ifndef TAPIS_SERVER_METRICS_H
+#define TAPIS_SERVER_METRICS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+typedef struct server server_t;
+
+/* Upper bounds of the histograms' buckets, in seconds (+Inf is implied). */
+#define METRICS_BUCKETS 14
+
+typedef struct histogram {
+    uint64_t le[METRICS_BUCKETS + 1]; /* per bucket, not cumulative; the last is +Inf */
+    uint64_t count;
+    double sum; /* seconds */
+} histogram_t;
+
+/* Why a connection ended: the `cause` label of tapis_connections_closed_total. */
+typedef enum close_cause {
+    CLOSE_EOF,             /* the client closed or half-closed */
+    CLOSE_QUIT,            /* quit */
+    CLOSE_ERROR,           /* a socket error */
+    CLOSE_SLOW_READER,     /* --out-cap passed */
+    CLOSE_TOO_MANY_ERRORS, /* the error budget */
+    CLOSE_HELLO_TIMEOUT,
+    CLOSE_IDLE_TIMEOUT,
+    CLOSE_LINE_TOO_LONG,
+    CLOSE_HTTP,       /* an HTTP request on the line port */
+    CLOSE_REFUSED,    /* refused at accept: see tapis_connections_refused_total */
+    CLOSE_TAKEN_OVER, /* its session said hello on another connection */
+    CLOSE_KICKED,     /* admin kick */
+    CLOSE_SHUTDOWN,
+    CLOSE_NO_MEMORY,
+    CLOSE__COUNT
+} close_cause_t;
+
+/* Why a connection was refused at accept (also counted as closed, "refused"). */
+typedef enum refuse_reason {
+    REFUSE_MAX_CONNS, /* --max-conns */
+    REFUSE_PER_IP,    /* --max-conns-per-ip */
+    REFUSE_CONN_RATE, /* --conn-rate */
+    REFUSE__COUNT
+} refuse_reason_t;
+
+/* The budgets whose refusals tapis_rate_limited_total counts. */
+typedef enum budget_kind { BUDGET_LINE, BUDGET_CHAT, BUDGET_CREATE, BUDGET__COUNT } budget_kind_t;
+
+#define METRICS_GAMES 16    /* games counted apart (more share the last slot) */
+#define METRICS_REFUSALS 64 /* (game, code) pairs counted apart; more go to code "other" */
+
+typedef struct metrics {
+    uint64_t accepted;
+    uint64_t refused[REFUSE__COUNT];
+    uint64_t closed[CLOSE__COUNT];
+    uint64_t applied[METRICS_GAMES];
+    struct metrics_refusal {
+        int game;
+        const char *code; /* a static string: the error code constants and games' codes */
+        uint64_t n;
+    } refusals[METRICS_REFUSALS];
+    int nrefusals;
+    uint64_t rate_limited[BUDGET__COUNT];
+    uint64_t state_events, bytes_sent, bytes_received;
+    histogram_t action_latency; /* a line read -> its state events queued */
+    histogram_t loop_lag;       /* lateness of a periodic loop timer */
+    histogram_t journal_commit; /* one SQLite commit */
+    int64_t start_wall_ms;
+} metrics_t;
+
+void histogram_observe(histogram_t *h, double seconds);
+
+/* The cause label of a close reason (the `why` of conn_close()). */
+close_cause_t metrics_close_cause(const char *why);
+/* The registry index of a game (for applied[] and refusals). */
+int metrics_game_index(const char *game_id);
+void metrics_refused(metrics_t *m, int game, const char *code);
+
+/* The whole exposition in Prometheus text format 0.0.4. Returns 0, -1 on no memory. */
+int metrics_text(server_t *srv, buf_t *out);
+/* The same numbers as one JSON object ({family: value or [{labels..., "value"}]}). */
+json_t *metrics_json(server_t *srv);
+
+#endif
