@@ -653,8 +653,7 @@ static void send_state(room_t *r, state_text_t *t, bool joined, int seat, conn_t
 void room_changed(room_t *r)
 {
     if (r->closed) return;
-    r->seq++;
-    store_room_seq(r);
+    r->seq++; /* the store counts it from the journal (store.c, replay()) */
     update_waits(r, room_clock(r)); /* the events tell the turn timer: start it first */
     state_text_t *t = &state_text;
     bool joined = state_text_begin(r, t);

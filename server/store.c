@@ -3,11 +3,16 @@
  * one transaction, and the restore (replaying every unfinished room's
  * journal). See store.h; the format is in docs/STORE.md.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include "json_text.h"
 #include "log.h"
 #include "room.h"
 #include "session.h"
@@ -75,7 +80,6 @@ enum {
     S_SESSION_END,
     S_ROOM_NEW,
     S_ROOM_STATUS,
-    S_ROOM_SEQ,
     S_ROOM_END,
     S_SEAT,
     S_JOURNAL,
@@ -91,7 +95,6 @@ static const char *const statements[S_COUNT] = {
                    "private, title, status, created) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'waiting', ?9)",
     [S_ROOM_STATUS] = "UPDATE rooms SET status = ?2 WHERE rid = ?1",
-    [S_ROOM_SEQ] = "UPDATE rooms SET seq = ?2 WHERE rid = ?1",
     [S_ROOM_END] = "UPDATE rooms SET status = ?2, ended = ?3, result = ?4, note = ?5 "
                    "WHERE rid = ?1",
     [S_SEAT] = "INSERT OR REPLACE INTO seats (rid, seat, name, session, bot, strategy, level, "
@@ -100,12 +103,33 @@ static const char *const statements[S_COUNT] = {
                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 };
 
+/*
+ * Checkpoints (copying the WAL back into the database, and its fsync) run on
+ * a thread of their own with a connection of its own, never on the loop: the
+ * loop's connection has wal_autocheckpoint off, and its WAL hook wakes the
+ * thread once CKPT_PAGES frames wait. The thread also wakes every
+ * CKPT_IDLE_MS, and runs PASSIVE checkpoints, which never block the writer;
+ * when a checkpoint has copied every frame, the loop's next write starts the
+ * WAL over. One tapisd per database: an flock() on the database file, taken
+ * at open and held to the end (SQLite's own locks are per transaction now).
+ */
+#define CKPT_PAGES 1000
+#define CKPT_IDLE_MS 1000
+
 struct store {
     server_t *srv;
     sqlite3 *db;
     sqlite3_stmt *stmt[S_COUNT];
     bool in_txn;     /* BEGIN ran: store_commit() has work */
     bool failed_txn; /* a write of this transaction failed (logged once) */
+    int lock_fd;     /* flock()ed: one server per database */
+
+    uv_thread_t ckpt_thread;
+    bool ckpt_running;
+    uv_mutex_t ckpt_mu;
+    uv_cond_t ckpt_cv;
+    bool ckpt_wanted, ckpt_stop; /* under ckpt_mu */
+    sqlite3 *ckpt_db;            /* the thread's own connection */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -157,11 +181,88 @@ static int migrate(store_t *st)
     return 0;
 }
 
+/* The checkpointer thread: a PASSIVE checkpoint when woken or every CKPT_IDLE_MS. */
+static void checkpointer(void *arg)
+{
+    store_t *st = arg;
+    uv_mutex_lock(&st->ckpt_mu);
+    while (!st->ckpt_stop) {
+        if (!st->ckpt_wanted)
+            uv_cond_timedwait(&st->ckpt_cv, &st->ckpt_mu, (uint64_t)CKPT_IDLE_MS * 1000000);
+        if (st->ckpt_stop) break;
+        st->ckpt_wanted = false;
+        uv_mutex_unlock(&st->ckpt_mu);
+        int frames = 0, copied = 0;
+        int rc = sqlite3_wal_checkpoint_v2(st->ckpt_db, "main", SQLITE_CHECKPOINT_PASSIVE, &frames,
+                                           &copied);
+        if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+            log_warn("store: checkpoint: %s", sqlite3_errmsg(st->ckpt_db));
+        uv_mutex_lock(&st->ckpt_mu);
+        /* Frames came meanwhile: go on at once rather than let the WAL grow. */
+        if (rc == SQLITE_OK && copied < frames && frames >= CKPT_PAGES) st->ckpt_wanted = true;
+    }
+    uv_mutex_unlock(&st->ckpt_mu);
+}
+
+/* After each commit of the loop's connection: wake the checkpointer when the WAL is long. */
+static int on_wal(void *arg, sqlite3 *db, const char *name, int pages)
+{
+    store_t *st = arg;
+    (void)db;
+    (void)name;
+    if (pages >= CKPT_PAGES && st->ckpt_running) {
+        uv_mutex_lock(&st->ckpt_mu);
+        st->ckpt_wanted = true;
+        uv_cond_signal(&st->ckpt_cv);
+        uv_mutex_unlock(&st->ckpt_mu);
+    }
+    return SQLITE_OK;
+}
+
+static int start_checkpointer(store_t *st, const char *path)
+{
+    if (sqlite3_open_v2(path, &st->ckpt_db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        log_error("store %s: cannot open for checkpoints: %s", path,
+                  st->ckpt_db ? sqlite3_errmsg(st->ckpt_db) : "out of memory");
+        return -1;
+    }
+    sqlite3_busy_timeout(st->ckpt_db, 100);
+    /* A connection learns the database is in WAL mode when it first reads it. */
+    if (sqlite3_exec(st->ckpt_db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK) {
+        log_error("store %s: checkpoint connection: %s", path, sqlite3_errmsg(st->ckpt_db));
+        return -1;
+    }
+    if (uv_mutex_init(&st->ckpt_mu) < 0) return -1;
+    if (uv_cond_init(&st->ckpt_cv) < 0) {
+        uv_mutex_destroy(&st->ckpt_mu);
+        return -1;
+    }
+    if (uv_thread_create(&st->ckpt_thread, checkpointer, st) < 0) {
+        uv_cond_destroy(&st->ckpt_cv);
+        uv_mutex_destroy(&st->ckpt_mu);
+        return -1;
+    }
+    st->ckpt_running = true;
+    sqlite3_wal_hook(st->db, on_wal, st);
+    return 0;
+}
+
 static void store_free(store_t *st)
 {
+    if (st->ckpt_running) {
+        uv_mutex_lock(&st->ckpt_mu);
+        st->ckpt_stop = true;
+        uv_cond_signal(&st->ckpt_cv);
+        uv_mutex_unlock(&st->ckpt_mu);
+        uv_thread_join(&st->ckpt_thread);
+        uv_cond_destroy(&st->ckpt_cv);
+        uv_mutex_destroy(&st->ckpt_mu);
+    }
+    sqlite3_close(st->ckpt_db);
     for (int i = 0; i < S_COUNT; i++)
         sqlite3_finalize(st->stmt[i]);
-    sqlite3_close(st->db);
+    sqlite3_close(st->db); /* the last connection: checkpoints what is left */
+    if (st->lock_fd >= 0) close(st->lock_fd);
     free(st);
 }
 
@@ -170,6 +271,7 @@ int store_open(server_t *srv)
     store_t *st = calloc(1, sizeof *st);
     if (!st) return -1;
     st->srv = srv;
+    st->lock_fd = -1;
     const char *path = srv->opts.db_path;
     if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
@@ -179,14 +281,21 @@ int store_open(server_t *srv)
         return -1;
     }
     sqlite3_busy_timeout(st->db, 2000);
-    /* One server per database: the exclusive lock is taken by the first write
-       (the journal_mode change) and kept until the end. */
-    if (exec(st, "PRAGMA locking_mode = EXCLUSIVE") < 0 ||
-        exec(st, "PRAGMA journal_mode = WAL") < 0 ||
+    /* One server per database (the file exists now: sqlite3_open_v2 made it). */
+    st->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (st->lock_fd < 0 || flock(st->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+        log_error("store %s: %s", path,
+                  errno == EWOULDBLOCK ? "another tapisd is using it" : strerror(errno));
+        store_free(st);
+        return -1;
+    }
+    if (exec(st, "PRAGMA journal_mode = WAL") < 0 ||
+        exec(st, "PRAGMA wal_autocheckpoint = 0") < 0 ||
+        exec(st, "PRAGMA journal_size_limit = 67108864") < 0 ||
         exec(st, srv->opts.fsync_always ? "PRAGMA synchronous = FULL"
                                         : "PRAGMA synchronous = NORMAL") < 0 ||
         exec(st, "PRAGMA foreign_keys = OFF") < 0 || migrate(st) < 0) {
-        log_error("store %s: not usable (is another tapisd using it?)", path);
+        log_error("store %s: not usable", path);
         store_free(st);
         return -1;
     }
@@ -197,6 +306,11 @@ int store_open(server_t *srv)
             store_free(st);
             return -1;
         }
+    if (start_checkpointer(st, path) < 0) {
+        log_error("store %s: cannot start the checkpoint thread", path);
+        store_free(st);
+        return -1;
+    }
     srv->store = st;
     return 0;
 }
@@ -261,12 +375,21 @@ static void bind_text(sqlite3_stmt *s, int i, const char *text)
         sqlite3_bind_null(s, i);
 }
 
-/* Bind j's compact JSON text (NULL: SQL NULL). */
+/* Bind j's compact JSON text (NULL: SQL NULL): json_text(), the same bytes as
+   json_dumps(), in a stack buffer when it fits (an action always does). */
 static void bind_json(sqlite3_stmt *s, int i, const json_t *j)
 {
-    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-    bind_text(s, i, text);
-    free(text);
+    char small[1024];
+    size_t n = j ? json_text(j, small, sizeof small) : 0;
+    if (!j) {
+        sqlite3_bind_null(s, i);
+    } else if (n <= sizeof small) {
+        sqlite3_bind_text(s, i, small, (int)n, SQLITE_TRANSIENT);
+    } else {
+        char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+        bind_text(s, i, text);
+        free(text);
+    }
 }
 
 void store_session_new(const session_t *s)
@@ -330,16 +453,6 @@ static void room_status(const room_t *r, const char *status)
 void store_room_started(const room_t *r)
 {
     room_status(r, "playing");
-}
-
-void store_room_seq(const room_t *r)
-{
-    store_t *st = r->srv->store;
-    sqlite3_stmt *q = begin(st, S_ROOM_SEQ);
-    if (!q) return;
-    sqlite3_bind_int64(q, 1, (sqlite3_int64)r->rid);
-    sqlite3_bind_int64(q, 2, (sqlite3_int64)r->seq);
-    run(st, q);
 }
 
 static void room_end(store_t *st, uint64_t rid, const char *status, const json_t *result,
@@ -473,7 +586,7 @@ static game_t *replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, 
         return NULL;
     }
     sqlite3_bind_int64(s, 1, (sqlite3_int64)row->rid);
-    uint64_t n = 0;
+    uint64_t n = 0, changes = 0; /* entries; those that made a state event (start, act, tick) */
     int64_t last_at = 0, game_at = 0; /* the latest time of any entry; of the game's clock */
     bool ok = true;
     int rc;
@@ -498,6 +611,7 @@ static game_t *replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, 
             break;
         }
         if (game_entry) game_at = at;
+        if (game_entry || strcmp(kind, "start") == 0) changes++;
         if (strcmp(kind, "act") == 0) {
             json_t *action = data ? json_loads(data, 0, &jerr) : NULL;
             if (!json_is_object(action)) {
@@ -542,6 +656,10 @@ static game_t *replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, 
     }
     rec->last_at = last_at;
     rec->journal_n = n;
+    /* Each change of a room is one journal entry and one state event: the count
+       is the room's seq (rooms.seq, kept by databases of schema 2 written before
+       this counted, is never more). */
+    if (changes > rec->seq) rec->seq = changes;
     return g;
 }
 

@@ -45,10 +45,9 @@ void store_session_new(const session_t *s);
 void store_session_rename(const session_t *s);
 void store_session_end(const session_t *s);
 
-/* Rooms: created (its complete options and seed), playing, its seq, over or closed. */
+/* Rooms: created (its complete options and seed), playing, over or closed. */
 void store_room_new(const room_t *r, const json_t *options, uint64_t seed);
 void store_room_started(const room_t *r);
-void store_room_seq(const room_t *r);
 void store_room_over(const room_t *r, const json_t *result);
 void store_room_closed(const room_t *r);
 

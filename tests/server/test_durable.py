@@ -342,6 +342,44 @@ def default_db_is_tapis_db_in_the_working_directory(exe):
 
 
 @test
+def one_server_per_database_and_checkpoints_off_the_loop(exe):
+    """A second tapisd on the same file stops at once; the first one's WAL is
+    checkpointed by its thread (the database file grows while it runs) and
+    sqlite3-style readers may read it meanwhile."""
+    import sqlite3
+    with TempDir() as d:
+        db = os.path.join(d, "t.db")
+        srv = Server(exe, "--db", db, "--bot-delay", "0-1", "--turn-timer", "0")
+        try:
+            try:
+                Server(exe, "--db", db, start_timeout=3).kill()
+            except RuntimeError as e:
+                assert "another tapisd is using it" in str(e), str(e)
+            else:
+                raise AssertionError("two servers on one database")
+            a = srv.connect("ann")
+            w = srv.connect("wat")
+            time.sleep(1.5)  # the schema is checkpointed by now
+            size0 = os.path.getsize(db)
+            for _ in range(4):  # bot tables write the journal
+                room = a.ok("create", game="seqnum", players=2, options={"max_turns": 400})["room"]
+                w.ok("watch", room=room)
+                a.ok("addbot", room=room)
+                a.ok("leave", room=room)
+            deadline = time.monotonic() + 20
+            while os.path.getsize(db) <= size0:  # only a checkpoint writes the file itself
+                assert time.monotonic() < deadline, "no checkpoint in 20 s"
+                time.sleep(0.1)
+            con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=5)
+            n = con.execute("SELECT count(*) FROM journal").fetchone()[0]
+            con.close()
+            assert n > 100, n
+            assert a.ok("ping") is not None
+        finally:
+            srv.finish()
+
+
+@test
 def sigterm_keeps_the_tables_and_says_restart(exe):
     with TempDir() as d:
         db = os.path.join(d, "tapis.db")
