@@ -1,20 +1,24 @@
 /*
- * tapis_alloc.h — the one allocation wrapper of core/ and protocol/.
+ * tapis_alloc.h — the one allocation wrapper of core/, protocol/ and server/.
  *
  * SQLite's habit (STYLE.md): every allocation goes through one wrapper that
  * a test can make fail on the Nth call, so out-of-memory paths are
- * exercised, not hoped for. core/ and protocol/ call tapis_malloc(),
+ * exercised, not hoped for. core/, protocol/ and server/ call tapis_malloc(),
  * tapis_calloc(), tapis_realloc(), tapis_strdup() and tapis_free(), never
- * the libc functions; jansson is routed the same way by whoever installs
- * hooks: json_set_alloc_funcs(tapis_malloc, tapis_free), as
- * tests/core/test_alloc_fail.c does (and the server should at start, so that
- * tapis_alloc_failures() sees jansson's failures too).
+ * the libc functions. jansson is routed the same way with
+ * json_set_alloc_funcs(tapis_malloc, tapis_free), so that
+ * tapis_alloc_failures() sees its failures too: tapisd does it at start
+ * (server/main.c, with libuv through uv_replace_allocator() and uthash
+ * through its macros, server/server.h), as tests/core/test_alloc_fail.c
+ * does. SQLite keeps its own allocator.
  *
  * By default (no hooks) the wrappers are libc's malloc, realloc and free,
  * so memory they return may be released with free() and memory from
- * malloc() with tapis_free(): code outside core/ and protocol/ (the server)
- * keeps working unchanged. A test that installs hooks must make sure every
- * pointer it sees freed was allocated under the same hooks.
+ * malloc() with tapis_free() (clients/ use libc directly). A program that
+ * installs hooks must make sure every pointer it sees freed was allocated
+ * under the same hooks: tests/core/test_alloc_fail.c, and tapisd_allocfail,
+ * a test build of tapisd whose hooks (tests/server/alloc_fail_hooks.c) are
+ * installed before main() runs.
  *
  * Header only, libc only (like tapis_error.h), so that core/ and protocol/
  * share it and still know nothing of each other. The hook pointer is the

@@ -72,10 +72,16 @@ static void on_admin(request_t *req)
                                      : "this server has no admin token (--admin-token-file)");
         return;
     }
+    /* The reply first: `internal` must mean that nothing happened. */
+    json_t *reply = req_ok_prepare(req, json_pack("{s:b}", "admin", 1));
+    if (!reply) {
+        req_fail(req, TAPIS_E_INTERNAL, "out of memory");
+        return;
+    }
     req->session->admin = true;
     log_notice("admin: %s (session %llu) is the operator on conn %llu", who(req),
                (unsigned long long)req->session->id, (unsigned long long)req->conn->id);
-    req_ok(req, json_pack("{s:b}", "admin", 1));
+    req_send(req, reply);
 }
 
 static void on_announce(request_t *req)
@@ -91,7 +97,7 @@ static void on_announce(request_t *req)
     json_object_set_new(ev, "from", json_string("operator"));
     json_object_set(ev, "text", text);
     int n = 0;
-    req_ok(req, NULL);
+    req_ok_bare(req);
     for (queue_t *q = queue_head(&srv->conns); q != &srv->conns; q = queue_next(q))
         if (conn_send(queue_data(q, conn_t, node), ev) == 0) n++;
     json_decref(ev);
@@ -110,23 +116,28 @@ static int playing_rooms(server_t *srv)
 static void on_drain(request_t *req)
 {
     server_t *srv = req->conn->srv;
-    int closed = 0;
-    if (!srv->draining) {
-        srv->draining = true;
-        /* Waiting tables would never end: close them now. */
-        for (queue_t *q = queue_head(&srv->rooms), *next; q != &srv->rooms; q = next) {
-            next = queue_next(q);
-            room_t *r = queue_data(q, room_t, node);
-            if (r->status == ROOM_WAITING) {
-                room_close(r, "draining");
-                closed++;
-            }
-        }
+    int playing = 0, waiting = 0;
+    for (queue_t *q = queue_head(&srv->rooms); q != &srv->rooms; q = queue_next(q)) {
+        room_status_t st = queue_data(q, room_t, node)->status;
+        playing += st == ROOM_PLAYING;
+        waiting += st == ROOM_WAITING;
     }
-    int playing = playing_rooms(srv);
+    json_t *reply = req_ok_prepare(
+        req, json_pack("{s:b, s:i, s:i}", "draining", 1, "playing", playing, "closed", waiting));
+    if (!reply) {
+        req_fail(req, TAPIS_E_INTERNAL, "out of memory");
+        return;
+    }
     log_notice("admin: %s drains the server: %d games play on, %d waiting rooms closed", who(req),
-               playing, closed);
-    req_ok(req, json_pack("{s:b, s:i, s:i}", "draining", 1, "playing", playing, "closed", closed));
+               playing, waiting);
+    req_send(req, reply);
+    srv->draining = true;
+    /* Waiting tables would never end: close them now (none are left after a first drain). */
+    for (queue_t *q = queue_head(&srv->rooms), *next; q != &srv->rooms; q = next) {
+        next = queue_next(q);
+        room_t *r = queue_data(q, room_t, node);
+        if (r->status == ROOM_WAITING) room_close(r, "draining");
+    }
 }
 
 bool admin_drained(server_t *srv)
@@ -139,8 +150,8 @@ static void on_close(request_t *req)
     room_t *r = req->room;
     log_notice("admin: %s closes room %s (%s, %s)", who(req), r->id, r->desc->id,
                room_status_name(r->status));
-    req_ok(req, json_pack("{s:s}", "room", r->id));
-    room_close(r, "closed by the operator");
+    if (req_ok(req, json_pack("{s:s}", "room", r->id)) == 0)
+        room_close(r, "closed by the operator");
 }
 
 static void on_kick(request_t *req)
@@ -152,8 +163,8 @@ static void on_kick(request_t *req)
         return;
     }
     log_notice("admin: %s kicks %s (session %llu)", who(req), s->name, (unsigned long long)s->id);
-    req_ok(req, json_pack("{s:s}", "name", s->name));
-    session_kick(s, "the operator closed your session");
+    if (req_ok(req, json_pack("{s:s}", "name", s->name)) == 0)
+        session_kick(s, "the operator closed your session");
 }
 
 static void on_stats(request_t *req)

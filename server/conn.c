@@ -73,7 +73,7 @@ static void peer_release(server_t *srv, peer_count_t *p, uint64_t now)
 {
     if (p->n == 0 && p->accepts.tat <= now) {
         HASH_DEL(srv->peers, p);
-        free(p);
+        tapis_free(p);
     }
 }
 
@@ -83,6 +83,16 @@ static void peer_sweep(server_t *srv)
     peer_count_t *p, *tmp;
     HASH_ITER(hh, srv->peers, p, tmp)
     peer_release(srv, p, now);
+}
+
+void conn_free_peers(server_t *srv)
+{
+    peer_count_t *p, *tmp;
+    HASH_ITER(hh, srv->peers, p, tmp)
+    {
+        HASH_DEL(srv->peers, p);
+        tapis_free(p);
+    }
 }
 
 static size_t read_pause_bytes(const conn_t *c)
@@ -172,7 +182,7 @@ static void on_close(uv_handle_t *h)
     if (--c->open_handles > 0) return;
     frame_free(&c->frame);
     buf_free(&c->out);
-    free(c);
+    tapis_free(c);
 }
 
 void conn_close(conn_t *c, const char *why)
@@ -277,8 +287,8 @@ static void on_write(uv_write_t *req, int status)
     write_req_t *w = (write_req_t *)req;
     conn_t *c = w->conn;
     c->out_pending -= w->len;
-    free(w->buf);
-    free(w);
+    tapis_free(w->buf);
+    tapis_free(w);
     if (status < 0 && status != UV_ECANCELED && c->state != CONN_CLOSING)
         conn_close(c, uv_strerror(status));
 }
@@ -316,7 +326,7 @@ static int conn_flush(conn_t *c)
             return -1;
         }
     }
-    write_req_t *w = malloc(sizeof *w);
+    write_req_t *w = tapis_malloc(sizeof *w);
     if (!w) {
         conn_doom(c, "out of memory");
         return -1;
@@ -327,8 +337,8 @@ static int conn_flush(conn_t *c)
     uv_buf_t b = uv_buf_init(w->buf + off, (unsigned)w->len);
     int r = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
     if (r < 0) {
-        free(w->buf);
-        free(w);
+        tapis_free(w->buf);
+        tapis_free(w);
         conn_doom(c, uv_strerror(r));
         return -1;
     }
@@ -364,7 +374,10 @@ static int out_queued(conn_t *c)
 int conn_send(conn_t *c, const json_t *msg)
 {
     if (!c || c->state != CONN_OPEN) return -1;
-    if (!msg) return -1;
+    if (!msg) { /* it could not be built: c cannot be told, so c is dropped */
+        conn_doom(c, "out of memory");
+        return -1;
+    }
     /* The encoding of proto_encode() (compact JSON, then the newline), written
        straight into the output buffer; a message longer than the room left
        is encoded again once the buffer has grown. */
@@ -384,7 +397,7 @@ int conn_send(conn_t *c, const json_t *msg)
 
 int conn_send_new(conn_t *c, json_t *msg)
 {
-    int r = msg ? conn_send(c, msg) : -1;
+    int r = conn_send(c, msg); /* NULL too: c is dropped */
     json_decref(msg);
     return r;
 }
@@ -449,9 +462,10 @@ static void resume_reading(conn_t *c)
 /* Send an error event, then close once it is written. */
 static void close_with_error(conn_t *c, const char *code, const char *message)
 {
+    unsigned long mark = tapis_alloc_failures();
     json_t *ev = proto_event("error");
     json_object_set_new(ev, "error", json_pack("{s:s, s:s}", "code", code, "message", message));
-    conn_send_new(c, ev);
+    conn_send_new(c, game_json_checked(ev, mark));
     conn_close_after_flush(c, code);
 }
 
@@ -567,11 +581,11 @@ static const char *count_peer(conn_t *c)
     peer_count_t *p;
     HASH_FIND_STR(srv->peers, addr, p);
     if (!p) {
-        if (!(p = calloc(1, sizeof *p))) return NULL; /* no memory: do not refuse for that */
+        if (!(p = tapis_calloc(1, sizeof *p))) return NULL; /* no memory: do not refuse for that */
         memcpy(p->addr, addr, n + 1);
         HASH_ADD_STR(srv->peers, addr, p);
         if (!p->hh.tbl) { /* the table could not grow (HASH_NONFATAL_OOM) */
-            free(p);
+            tapis_free(p);
             return NULL;
         }
     }
@@ -585,6 +599,36 @@ static const char *count_peer(conn_t *c)
     return NULL;
 }
 
+static void on_refused_close(uv_handle_t *h)
+{
+    server_t *srv = h->data;
+    srv->refusing = false;
+    if (srv->refuse_waiting && !srv->stopping) {
+        srv->refuse_waiting = false;
+        conn_on_connection((uv_stream_t *)&srv->listener, 0);
+    }
+}
+
+/*
+ * No memory for a new connection: accept it into the server's spare handle
+ * and close it at once. Left unaccepted, it would stop libuv from accepting
+ * any other (the listener is not polled again until uv_accept() is called).
+ * While the spare handle is closing, the next one waits for it.
+ */
+static void refuse_connection(server_t *srv, uv_stream_t *listener)
+{
+    log_error("accept: out of memory; connection refused");
+    if (srv->refusing) {
+        srv->refuse_waiting = true;
+        return;
+    }
+    srv->refusing = true;
+    uv_tcp_init(srv->loop, &srv->refused);
+    srv->refused.data = srv;
+    uv_accept(listener, (uv_stream_t *)&srv->refused);
+    uv_close((uv_handle_t *)&srv->refused, on_refused_close);
+}
+
 void conn_on_connection(uv_stream_t *listener, int status)
 {
     server_t *srv = listener->data;
@@ -592,9 +636,12 @@ void conn_on_connection(uv_stream_t *listener, int status)
         log_warn("accept: %s", uv_strerror(status));
         return;
     }
-    conn_t *c = calloc(1, sizeof *c);
-    if (!c) {
-        log_error("accept: out of memory");
+    /* Its place in the ready heap is reserved now, so that scheduling its lines
+       never needs memory. */
+    conn_t *c = tapis_calloc(1, sizeof *c);
+    if (!c || heap_reserve(&srv->ready, (size_t)srv->nconns + 1) < 0) {
+        tapis_free(c);
+        refuse_connection(srv, listener);
         return;
     }
     c->srv = srv;

@@ -44,5 +44,7 @@ void conn_update_ready(conn_t *c);
 void conn_note_error(conn_t *c);
 /* Write the output every connection has waiting (then, also the prepare handle's work). */
 void conn_flush_all(server_t *srv);
+/* Free the counts of connections per address (at exit, once every connection is closed). */
+void conn_free_peers(server_t *srv);
 
 #endif

@@ -21,24 +21,42 @@
 /* Replies                                                                  */
 /* ------------------------------------------------------------------------ */
 
-void req_ok(request_t *req, json_t *fields)
+void req_ok_bare(request_t *req)
 {
-    if (!fields) { /* the common case (ping, leave...): no object to build */
-        char line[512];
-        size_t n = proto_encode_ok(req->re, req->id, line, sizeof line);
-        if (n > 0) {
-            req->replied = true;
-            conn_send_encoded(req->conn, line, n);
-            return;
-        }
-    }
-    json_t *m = proto_reply(req->re, req->id);
-    if (fields) {
-        json_object_update_missing(m, fields);
-        json_decref(fields);
-    }
+    /* The common case (ping, quit): no object to build. */
+    char line[512];
+    size_t n = proto_encode_ok(req->re, req->id, line, sizeof line);
     req->replied = true;
-    conn_send_new(req->conn, m);
+    if (n > 0)
+        conn_send_encoded(req->conn, line, n);
+    else
+        conn_send_new(req->conn, proto_reply(req->re, req->id)); /* NULL: closed */
+}
+
+json_t *req_ok_prepare(request_t *req, json_t *fields)
+{
+    unsigned long mark = tapis_alloc_failures();
+    json_t *m = fields ? proto_reply(req->re, req->id) : NULL;
+    json_object_update_missing(m, fields); /* (which says 0 when a key failed) */
+    json_decref(fields);
+    return game_json_checked(m, mark);
+}
+
+void req_send(request_t *req, json_t *reply)
+{
+    req->replied = true;
+    conn_send_new(req->conn, reply); /* (no memory to write it: the connection is closed) */
+}
+
+int req_ok(request_t *req, json_t *fields)
+{
+    json_t *m = req_ok_prepare(req, fields);
+    if (!m) {
+        req_fail(req, TAPIS_E_INTERNAL, "out of memory");
+        return -1;
+    }
+    req_send(req, m);
+    return 0;
 }
 
 void req_fail(request_t *req, const char *code, const char *fmt, ...)
@@ -101,11 +119,16 @@ static void on_hello(request_t *req)
         return;
     }
     conn_hello_done(c);
+    /* Without its reply the hello fails (internal), and a resumed session stays
+       where it was: what it did (a new session for c, a new name) is what the
+       hello sent again does too. */
+    unsigned long mark = tapis_alloc_failures();
     json_t *rooms = json_array();
     for (int i = 0; i < s->nrooms; i++)
         json_array_append_new(rooms, json_string(s->rooms[i]->id));
-    req_ok(req, json_pack("{s:s, s:s, s:b, s:o, s:s}", "token", s->token, "name", s->name,
-                          "resumed", resumed, "rooms", rooms, "server", "tapisd " TAPIS_VERSION));
+    json_t *f = json_pack("{s:s, s:s, s:b, s:o, s:s}", "token", s->token, "name", s->name,
+                          "resumed", resumed, "rooms", rooms, "server", "tapisd " TAPIS_VERSION);
+    if (req_ok(req, game_json_checked(f, mark)) < 0) return;
     if (resumed && s->conn != c) {
         session_attach(s, c); /* sends the current state of every room at once */
     } else {
@@ -132,6 +155,7 @@ static void on_games(request_t *req)
 {
     int n;
     const game_desc_t *const *games = game_registry(&n);
+    unsigned long mark = tapis_alloc_failures();
     json_t *list = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(
@@ -140,7 +164,7 @@ static void on_games(request_t *req)
                             games[i]->max_seats, "options", game_default_options(games[i]),
                             "option_specs", game_options_json(games[i]), "bots",
                             bot_levels(req->conn->srv, games[i])));
-    req_ok(req, json_pack("{s:o}", "games", list));
+    req_ok(req, game_json_checked(json_pack("{s:o}", "games", list), mark));
 }
 
 static void on_act(request_t *req)
@@ -151,12 +175,18 @@ static void on_act(request_t *req)
         req_fail(req, TAPIS_E_NOT_SEATED, "you do not sit at table %s", r->id);
         return;
     }
+    json_t *reply = req_ok_prepare(req, json_pack("{s:s}", "room", r->id));
+    if (!reply) {
+        req_fail(req, TAPIS_E_INTERNAL, "out of memory");
+        return;
+    }
     tapis_error_t err = {0};
     if (room_apply(r, seat, json_object_get(req->msg, "action"), req->stamp, &err) < 0) {
+        json_decref(reply);
         req_fail(req, err.code ? err.code : TAPIS_E_ILLEGAL_ACTION, "%s", err.message);
         return;
     }
-    req_ok(req, json_pack("{s:s}", "room", r->id));
+    req_send(req, reply);
     room_changed(r);
     server_t *srv = req->conn->srv;
     histogram_observe(&srv->metrics.action_latency,
@@ -170,6 +200,7 @@ static void on_state(request_t *req)
         req_fail(req, TAPIS_E_NOT_IN_ROOM, "join or watch room %s first", r->id);
         return;
     }
+    unsigned long mark = tapis_alloc_failures();
     json_t *f = room_summary(r);
     if (r->status != ROOM_WAITING) {
         int seat = room_seat_of(r, req->session);
@@ -180,24 +211,29 @@ static void on_state(request_t *req)
         json_object_set(f, "view", json_object_get(ev, "view"));
         json_decref(ev);
     }
-    req_ok(req, f);
+    req_ok(req, game_json_checked(f, mark));
 }
 
 static void on_help(request_t *req)
 {
     const char *name = json_string_value(json_object_get(req->msg, "command"));
+    unsigned long mark = tapis_alloc_failures();
     char *text = command_help(name);
+    if (!text && tapis_alloc_failed_since(mark)) {
+        req_fail(req, TAPIS_E_INTERNAL, "out of memory");
+        return;
+    }
     if (!text) {
         req_fail(req, TAPIS_E_NOT_FOUND, "no command named \"%s\" (see help)", name);
         return;
     }
     req_ok(req, json_pack("{s:s}", "text", text));
-    free(text);
+    tapis_free(text);
 }
 
 static void on_quit(request_t *req)
 {
-    req_ok(req, NULL);
+    req_ok_bare(req);
     conn_close_after_flush(req->conn, "quit");
 }
 
@@ -242,7 +278,7 @@ static void route(request_t *req, cmd_id_t id)
     case CMD_ACT: on_act(req); break;
     case CMD_STATE: on_state(req); break;
     case CMD_SAY: lobby_say(req); break;
-    case CMD_PING: req_ok(req, NULL); break;
+    case CMD_PING: req_ok_bare(req); break;
     case CMD_HELP: on_help(req); break;
     case CMD_QUIT: on_quit(req); break;
     case CMD_ADMIN:

@@ -31,8 +31,23 @@ typedef struct request {
  */
 void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool limited);
 
-/* Reply ok with the fields of `fields` (stolen; may be NULL). */
-void req_ok(request_t *req, json_t *fields);
+/*
+ * Reply ok with the fields of `fields` (stolen). NULL fields (they could not
+ * be built), or no memory for the reply, answer internal instead: so a
+ * handler calls it only where nothing happened yet, or nothing the same
+ * request sent again would not do. Returns 0, or -1 when it answered internal.
+ */
+int req_ok(request_t *req, json_t *fields);
+/*
+ * A handler that changes something builds its reply first: the ok reply
+ * with `fields` (stolen), or NULL (out of memory: answer internal, nothing
+ * happened). Once the change is made, req_send() sends it (stolen); a field
+ * known only then is set in place (json_integer_set(), no allocation).
+ */
+json_t *req_ok_prepare(request_t *req, json_t *fields);
+void req_send(request_t *req, json_t *reply);
+/* Reply ok with no other field. */
+void req_ok_bare(request_t *req);
 /* Reply with an error. */
 void req_fail(request_t *req, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

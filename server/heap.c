@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "heap.h"
+#include "tapis_alloc.h"
 
 static bool less(const heap_node_t *a, const heap_node_t *b)
 {
@@ -51,17 +52,23 @@ int heap_set(heap_t *h, heap_node_t *n, uint64_t key)
             sift_down(h, n->pos - 1);
         return 0;
     }
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 64;
-        heap_node_t **p = realloc(h->nodes, cap * sizeof *p);
-        if (!p) return -1;
-        h->nodes = p;
-        h->cap = cap;
-    }
+    if (h->n == h->cap && heap_reserve(h, h->n + 1) < 0) return -1;
     n->key = key;
     n->order = h->pushes++;
     place(h, h->n++, n);
     sift_up(h, h->n - 1);
+    return 0;
+}
+
+int heap_reserve(heap_t *h, size_t n)
+{
+    if (n <= h->cap) return 0;
+    size_t cap = h->cap ? 2 * h->cap : 64;
+    if (cap < n) cap = n;
+    heap_node_t **p = tapis_realloc(h->nodes, cap * sizeof *p);
+    if (!p) return -1;
+    h->nodes = p;
+    h->cap = cap;
     return 0;
 }
 
@@ -81,7 +88,7 @@ void heap_remove(heap_t *h, heap_node_t *n)
 
 void heap_free(heap_t *h)
 {
-    free(h->nodes);
+    tapis_free(h->nodes);
     h->nodes = NULL;
     h->n = h->cap = 0;
 }

@@ -27,6 +27,13 @@ typedef struct heap {
 
 /* Insert n with `key`, or move it there if it is in already. Returns 0, or -1 (no memory). */
 int heap_set(heap_t *h, heap_node_t *n, uint64_t key);
+/*
+ * Make room for n nodes in all. Returns 0, or -1 (no memory). Once an owner
+ * has reserved its place, heap_set() never fails: tapisd reserves when it
+ * accepts a connection or creates a room, where running out of memory can
+ * still be answered, rather than when a line or a deadline must be scheduled.
+ */
+int heap_reserve(heap_t *h, size_t n);
 void heap_remove(heap_t *h, heap_node_t *n);
 /* The smallest node, or NULL. */
 static inline heap_node_t *heap_min(const heap_t *h)

@@ -26,6 +26,7 @@
 #include "http.h"
 #include "log.h"
 #include "queue.h"
+#include "tapis_alloc.h"
 
 #define LINGER_MS 1000      /* after the answer: wait this long at most for the client's EOF */
 #define ACCEPT_RETRY_MS 100 /* out of memory at accept: try the pending connection again */
@@ -80,7 +81,7 @@ static void client_close(client_t *c);
 
 static void server_unref(http_server_t *h)
 {
-    if (--h->refs == 0 && h->stopping) free(h);
+    if (--h->refs == 0 && h->stopping) tapis_free(h);
 }
 
 static void on_server_handle_close(uv_handle_t *handle)
@@ -96,7 +97,7 @@ static void on_client_close(uv_handle_t *handle)
     buf_free(&c->in);
     buf_free(&c->out);
     buf_free(&c->body);
-    free(c);
+    tapis_free(c);
     server_unref(h);
 }
 
@@ -429,9 +430,9 @@ static void on_retry(uv_timer_t *t);
  */
 static void accept_one(http_server_t *h)
 {
-    client_t *c = calloc(1, sizeof *c);
+    client_t *c = tapis_calloc(1, sizeof *c);
     if (!c || uv_tcp_init(h->loop, &c->tcp) < 0) {
-        free(c);
+        tapis_free(c);
         log_error("metrics: accept: out of memory; trying again in %d ms", ACCEPT_RETRY_MS);
         uv_timer_start(&h->retry, on_retry, ACCEPT_RETRY_MS, 0);
         return;
@@ -496,7 +497,7 @@ int http_start(http_server_t **out, uv_loop_t *loop, const char *host, int port,
     int r = v6 ? uv_ip6_addr(host, port, (struct sockaddr_in6 *)&ss)
                : uv_ip4_addr(host, port, (struct sockaddr_in *)&ss);
     if (r < 0) return r;
-    http_server_t *h = calloc(1, sizeof *h);
+    http_server_t *h = tapis_calloc(1, sizeof *h);
     if (!h) return UV_ENOMEM;
     h->loop = loop;
     h->render = render;
@@ -504,7 +505,7 @@ int http_start(http_server_t **out, uv_loop_t *loop, const char *host, int port,
     h->deadline_ms = HTTP_DEADLINE_MS;
     queue_init(&h->clients);
     if ((r = uv_tcp_init(loop, &h->listener)) < 0) {
-        free(h);
+        tapis_free(h);
         return r;
     }
     uv_timer_init(loop, &h->retry);

@@ -59,6 +59,7 @@ void lobby_create(request_t *req)
         return;
     }
     /* The server's dispute window goes to every game that has one, unless the creator chose. */
+    unsigned long mark = tapis_alloc_failures();
     json_t *user = json_object_get(req->msg, "options");
     json_t *options = user ? json_deep_copy(user) : json_object();
     json_t *defaults = game_default_options(d);
@@ -66,6 +67,10 @@ void lobby_create(request_t *req)
         !json_object_get(options, "dispute_ms"))
         json_object_set_new(options, "dispute_ms", json_integer(srv->opts.dispute_ms));
     json_decref(defaults);
+    if (!(options = game_json_checked(options, mark))) { /* not the options asked for */
+        req_fail(req, TAPIS_E_INTERNAL, "out of memory");
+        return;
+    }
     bool priv = json_is_true(json_object_get(req->msg, "private"));
     tapis_error_t err = {0};
     room_t *r = room_create(srv, d, n, options, priv, &err);
@@ -74,16 +79,19 @@ void lobby_create(request_t *req)
         req_fail(req, err.code ? err.code : TAPIS_E_BAD_OPTION, "%s", err.message);
         return;
     }
-    tapis_error_t rerr;
-    int seat = room_sit(r, req->session, 0, &rerr);
-    if (seat < 0) { /* cannot happen with a new room, but never leave one empty */
+    /* The reply before the creator sits (in the first seat): without it, no room either. */
+    mark = tapis_alloc_failures();
+    json_t *f = json_pack("{s:s, s:i, s:b}", "room", r->id, "seat", 0, "private", priv);
+    if (priv) json_object_set_new(f, "code", json_string(r->id));
+    json_t *reply = req_ok_prepare(req, game_json_checked(f, mark));
+    tapis_error_t rerr = {TAPIS_E_INTERNAL, "out of memory"};
+    if (!reply || room_sit(r, req->session, 0, &rerr) < 0) { /* never leave a room empty */
+        json_decref(reply);
         room_destroy(r);
         req_fail(req, rerr.code, "%s", rerr.message);
         return;
     }
-    json_t *f = json_pack("{s:s, s:i, s:b}", "room", r->id, "seat", seat, "private", priv);
-    if (priv) json_object_set_new(f, "code", json_string(r->id));
-    req_ok(req, f);
+    req_send(req, reply);
     room_seated(r);
 }
 
@@ -108,6 +116,7 @@ void lobby_rooms(request_t *req)
         req_fail(req, TAPIS_E_BAD_REQUEST, "rooms: status: waiting, playing or over");
         return;
     }
+    unsigned long mark = tapis_alloc_failures();
     json_t *list = json_array();
     long long total = 0, walked = 0;
     queue_t *rooms = &req->conn->srv->rooms, *q;
@@ -127,8 +136,9 @@ void lobby_rooms(request_t *req)
     uint64_t rate = req->conn->srv->opts.line_rate;
     budget_charge(&req->conn->line_budget, req->stamp, rate ? 1000000 / rate : 0,
                   (uint64_t)(walked / 100 + (long long)json_array_size(list) / 5));
-    req_ok(req, json_pack("{s:o, s:I, s:I, s:i}", "rooms", list, "total", (json_int_t)total,
-                          "offset", (json_int_t)offset, "limit", limit));
+    json_t *page = json_pack("{s:o, s:I, s:I, s:i}", "rooms", list, "total", (json_int_t)total,
+                             "offset", (json_int_t)offset, "limit", limit);
+    req_ok(req, game_json_checked(page, mark));
 }
 
 /*
@@ -178,25 +188,30 @@ void lobby_join(request_t *req)
 {
     room_t *r = req->room;
     json_t *seat = json_object_get(req->msg, "seat");
-    tapis_error_t err;
-    int k = room_sit(r, req->session, seat ? (int)json_integer_value(seat) : -1, &err);
+    json_t *reply = req_ok_prepare(req, json_pack("{s:s, s:i}", "room", r->id, "seat", -1));
+    tapis_error_t err = {TAPIS_E_INTERNAL, "out of memory"};
+    int k = reply ? room_sit(r, req->session, seat ? (int)json_integer_value(seat) : -1, &err) : -1;
     if (k < 0) {
+        json_decref(reply);
         req_fail(req, err.code, "%s", err.message);
         return;
     }
-    req_ok(req, json_pack("{s:s, s:i}", "room", r->id, "seat", k));
+    json_integer_set(json_object_get(reply, "seat"), k);
+    req_send(req, reply);
     room_seated(r);
 }
 
 void lobby_watch(request_t *req)
 {
     room_t *r = req->room;
-    tapis_error_t err;
-    if (room_watch(r, req->session, &err) < 0) {
+    json_t *reply = req_ok_prepare(req, json_pack("{s:s}", "room", r->id));
+    tapis_error_t err = {TAPIS_E_INTERNAL, "out of memory"};
+    if (!reply || room_watch(r, req->session, &err) < 0) {
+        json_decref(reply);
         req_fail(req, err.code, "%s", err.message);
         return;
     }
-    req_ok(req, json_pack("{s:s}", "room", r->id));
+    req_send(req, reply);
     room_notify(r);
     if (r->status != ROOM_WAITING) conn_send_new(req->conn, room_state_event(r, GAME_SPECTATOR));
 }
@@ -208,8 +223,9 @@ void lobby_leave(request_t *req)
         req_fail(req, TAPIS_E_NOT_IN_ROOM, "you are not in room %s", r->id);
         return;
     }
-    req_ok(req, json_pack("{s:s}", "room", r->id));
-    room_release(r, req->session); /* r may be gone after this */
+    /* The reply first: r may be gone after room_release(). */
+    if (req_ok(req, json_pack("{s:s}", "room", r->id)) < 0) return;
+    room_release(r, req->session);
 }
 
 void lobby_addbot(request_t *req)
@@ -219,13 +235,17 @@ void lobby_addbot(request_t *req)
         req_fail(req, TAPIS_E_NOT_SEATED, "only a player seated at table %s may add bots", r->id);
         return;
     }
-    tapis_error_t err;
-    int k = room_add_bot(r, json_string_value(json_object_get(req->msg, "strategy")), &err);
+    json_t *reply = req_ok_prepare(req, json_pack("{s:s, s:i}", "room", r->id, "seat", -1));
+    tapis_error_t err = {TAPIS_E_INTERNAL, "out of memory"};
+    int k = reply ? room_add_bot(r, json_string_value(json_object_get(req->msg, "strategy")), &err)
+                  : -1;
     if (k < 0) {
+        json_decref(reply);
         req_fail(req, err.code, "%s", err.message);
         return;
     }
-    req_ok(req, json_pack("{s:s, s:i}", "room", r->id, "seat", k));
+    json_integer_set(json_object_get(reply, "seat"), k);
+    req_send(req, reply);
     room_seated(r);
 }
 
@@ -258,12 +278,21 @@ void lobby_say(request_t *req)
                  (unsigned long long)o->chat_rate);
         return;
     }
-    req_ok(req, json_pack("{s:s}", "room", r->id));
+    /* Reply and event first: without them, nothing is said (internal). */
+    unsigned long mark = tapis_alloc_failures();
+    json_t *reply = req_ok_prepare(req, json_pack("{s:s}", "room", r->id));
     json_t *ev = proto_event("chat");
     json_object_set_new(ev, "room", json_string(r->id));
     json_object_set_new(ev, "from", json_string(req->session->name));
     json_object_set_new(ev, "seat", seat >= 0 ? json_integer(seat) : json_null());
     json_object_set(ev, "text", json_object_get(req->msg, "text"));
+    if (!reply || !(ev = game_json_checked(ev, mark))) {
+        json_decref(reply);
+        json_decref(ev);
+        req_fail(req, TAPIS_E_INTERNAL, "out of memory");
+        return;
+    }
+    req_send(req, reply);
     room_broadcast(r, ev);
     json_decref(ev);
 }

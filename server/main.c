@@ -123,6 +123,7 @@ static void server_stop(server_t *srv, const char *why)
     log_notice("stopping (%s)", why);
     uv_close((uv_handle_t *)&srv->listener, NULL);
     close_signals_and_probes(srv);
+    unsigned long mark = tapis_alloc_failures();
     json_t *ev = proto_event("shutdown");
     if (srv->store) { /* the tables are kept: they resume when the server is back */
         json_object_set_new(ev, "restart", json_true());
@@ -130,6 +131,7 @@ static void server_stop(server_t *srv, const char *why)
                             json_string("the server stops and keeps every table; when it is "
                                         "back, say hello with your token to take your seats"));
     }
+    ev = game_json_checked(ev, mark); /* NULL: each connection is closed without it */
     for (queue_t *q = queue_head(&srv->conns), *next; q != &srv->conns; q = next) {
         conn_t *c = queue_data(q, conn_t, node);
         next = queue_next(q);
@@ -141,6 +143,12 @@ static void server_stop(server_t *srv, const char *why)
         conn_close_after_flush(c, "shutdown");
     }
     json_decref(ev);
+    /* Doomed meanwhile (no memory for the event or its write): no check handle
+       will close them now. */
+    while (!queue_empty(&srv->doomed)) {
+        conn_t *c = queue_data(queue_head(&srv->doomed), conn_t, doom_node);
+        conn_close(c, c->doom_why);
+    }
     free_tables(srv);
     if (!queue_empty(&srv->conns)) {
         uv_timer_start(&srv->stop_timer, on_stop_grace, STOP_GRACE_MS, 0);
@@ -280,8 +288,28 @@ static int abandon_start(server_t *srv)
     return 1;
 }
 
+/* libuv's realloc: tapis_realloc() wants size > 0 (libuv never asks for 0). */
+static void *uv_realloc_wrapped(void *p, size_t size)
+{
+    if (size == 0) {
+        tapis_free(p);
+        return NULL;
+    }
+    return tapis_realloc(p, size);
+}
+
 int main(int argc, char **argv)
 {
+    /* Every allocation through one wrapper (tapis_alloc.h): the server's own,
+       core/'s and protocol/'s, jansson's and libuv's (before libuv allocates
+       anything), so a test build can make any of them fail
+       (tests/server/test_alloc_session.py). SQLite keeps its own allocator:
+       that test runs with --db none. */
+    json_set_alloc_funcs(tapis_malloc, tapis_free);
+    if (uv_replace_allocator(tapis_malloc, uv_realloc_wrapped, tapis_calloc, tapis_free) < 0) {
+        log_error("cannot install the allocator");
+        return 1;
+    }
     static server_t srv;
     int rc = options_parse(&srv.opts, argc, argv);
     if (rc != 0) return rc > 0 ? 0 : 2;
@@ -367,6 +395,7 @@ int main(int argc, char **argv)
     }
 
     store_close(&srv);
+    conn_free_peers(&srv);
     int closed = uv_loop_close(&loop);
     if (closed != 0) {
         log_error("event loop not closed cleanly: %s", uv_strerror(closed));

@@ -38,6 +38,13 @@ static int private_code(char *out)
     return 0;
 }
 
+/* Some games still name running out of memory "no_memory": the protocol has one
+   code for it (tapis_error.h). */
+static void oom_code(tapis_error_t *err)
+{
+    if (err->code && strcmp(err->code, "no_memory") == 0) err->code = TAPIS_E_INTERNAL;
+}
+
 room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
                     bool private_room, tapis_error_t *err)
 {
@@ -49,13 +56,19 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     uint64_t seed = server_game_seed(srv);
     game_t *g = game_new(d, nseats, options, seed, err);
     if (!g) {
-        /* Some games still name running out of memory "no_memory": the protocol has one
-           code for it (tapis_error.h). */
-        if (err->code && strcmp(err->code, "no_memory") == 0) err->code = TAPIS_E_INTERNAL;
+        oom_code(err);
         return NULL;
     }
-    room_t *r = calloc(1, sizeof *r);
-    if (!r) {
+    /* The complete options (the defaults merged in): what a replay gives game_new().
+       And the room's place in the timer heap, so that its deadlines never need memory. */
+    unsigned long mark = tapis_alloc_failures();
+    json_t *all = game_default_options(d);
+    if (options) json_object_update(all, (json_t *)options);
+    room_t *r = NULL;
+    if (!(all = game_json_checked(all, mark)) ||
+        heap_reserve(&srv->timers, (size_t)srv->nrooms + 1) < 0 ||
+        !(r = tapis_calloc(1, sizeof *r))) {
+        json_decref(all);
         game_free(g);
         game_fail(err, TAPIS_E_INTERNAL, "out of memory");
         return NULL;
@@ -77,8 +90,9 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
         int tries = 0;
         do {
             if (private_code(r->id) < 0 || ++tries > 8) {
+                json_decref(all);
                 game_free(g);
-                free(r);
+                tapis_free(r);
                 game_fail(err, TAPIS_E_INTERNAL, "no randomness for a private code");
                 return NULL;
             }
@@ -88,8 +102,9 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     }
     HASH_ADD_STR(srv->by_room_id, id, r);
     if (!r->hh.tbl) {
+        json_decref(all);
         game_free(g);
-        free(r);
+        tapis_free(r);
         game_fail(err, TAPIS_E_INTERNAL, "out of memory");
         return NULL;
     }
@@ -97,9 +112,6 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     srv->nrooms++;
     log_info("room %s: created (%s, %d seats%s)", r->id, d->id, nseats,
              private_room ? ", private" : "");
-    /* The complete options (the defaults merged in): what a replay gives game_new(). */
-    json_t *all = game_default_options(d);
-    if (options) json_object_update(all, (json_t *)options);
     store_room_new(r, all, seed);
     json_decref(all);
     return r;
@@ -111,8 +123,8 @@ void room_free_graveyard(server_t *srv)
         room_t *r = queue_data(queue_head(&srv->graveyard), room_t, node);
         queue_remove(&r->node);
         game_free(r->game);
-        free(r->watchers);
-        free(r);
+        tapis_free(r->watchers);
+        tapis_free(r);
     }
 }
 
@@ -347,7 +359,7 @@ int room_watch(room_t *r, session_t *s, tapis_error_t *err)
         return fail(err, TAPIS_E_TOO_MANY_ROOMS, "leave a room first (you are in too many)");
     if (r->nwatchers == r->capwatchers) {
         int cap = r->capwatchers ? 2 * r->capwatchers : 4;
-        session_t **n = realloc(r->watchers, (size_t)cap * sizeof *n);
+        session_t **n = tapis_realloc(r->watchers, (size_t)cap * sizeof *n);
         if (!n) return fail(err, TAPIS_E_INTERNAL, "out of memory");
         r->watchers = n;
         r->capwatchers = cap;
@@ -389,12 +401,14 @@ void room_release(room_t *r, session_t *s)
 static void member_event(room_t *r, session_t *s, const char *ev)
 {
     if (!attended(r)) return; /* nobody to tell: build nothing */
+    unsigned long mark = tapis_alloc_failures();
     json_t *m = proto_event(ev);
     json_object_set_new(m, "room", json_string(r->id));
     json_object_set_new(m, "seat", json_integer(room_seat_of(r, s)));
     json_object_set_new(m, "name", json_string(s->name));
     if (strcmp(ev, "disconnect") == 0)
         json_object_set_new(m, "hold_ms", json_integer((json_int_t)r->srv->opts.reconnect_window));
+    m = game_json_checked(m, mark);
     room_broadcast(r, m);
     json_decref(m);
 }
@@ -431,6 +445,7 @@ const char *room_status_name(room_status_t st)
 
 json_t *room_summary(const room_t *r)
 {
+    unsigned long mark = tapis_alloc_failures();
     json_t *seats = json_array();
     for (int i = 0; i < r->nseats; i++) {
         const seat_t *st = &r->seats[i];
@@ -444,35 +459,47 @@ json_t *room_summary(const room_t *r)
         else
             json_array_append_new(seats, json_null());
     }
-    return json_pack("{s:s, s:s, s:s, s:i, s:b, s:s, s:o, s:i}", "room", r->id, "game", r->desc->id,
-                     "title", r->desc->title, "players", r->nseats, "private", r->private_room,
-                     "status", room_status_name(r->status), "seats", seats, "spectators",
-                     r->nwatchers);
+    json_t *sum = json_pack("{s:s, s:s, s:s, s:i, s:b, s:s, s:o, s:i}", "room", r->id, "game",
+                            r->desc->id, "title", r->desc->title, "players", r->nseats, "private",
+                            r->private_room, "status", room_status_name(r->status), "seats", seats,
+                            "spectators", r->nwatchers);
+    return game_json_checked(sum, mark);
 }
 
 json_t *room_event(const room_t *r)
 {
+    unsigned long mark = tapis_alloc_failures();
     json_t *ev = proto_event("room");
     json_t *sum = room_summary(r);
     json_object_update(ev, sum);
     json_decref(sum);
-    return ev;
+    return game_json_checked(ev, mark);
 }
 
-/* Send ev to the spectators, and to the seated players too if `seated`: encoded once. */
+/*
+ * Send ev to the spectators, and to the seated players too if `seated`:
+ * encoded once (or into each connection's buffer if that failed). ev NULL
+ * (it could not be built) drops every connection that should have had it:
+ * none misses an event and goes on; each may say hello again with its token.
+ */
 static void send_members(room_t *r, const json_t *ev, bool seated)
 {
-    size_t len;
-    char *line = proto_encode(ev, &len);
-    if (!line) {
-        log_error("room %s: cannot encode an event", r->id);
-        return;
+    size_t len = 0;
+    char *line = ev ? proto_encode(ev, &len) : NULL;
+    for (int i = 0; seated && i < r->nseats; i++) {
+        conn_t *c = r->seats[i].session ? r->seats[i].session->conn : NULL;
+        if (line)
+            conn_send_encoded(c, line, len);
+        else
+            conn_send(c, ev);
     }
-    for (int i = 0; seated && i < r->nseats; i++)
-        if (r->seats[i].session) conn_send_encoded(r->seats[i].session->conn, line, len);
-    for (int i = 0; i < r->nwatchers; i++)
-        conn_send_encoded(r->watchers[i]->conn, line, len);
-    free(line);
+    for (int i = 0; i < r->nwatchers; i++) {
+        if (line)
+            conn_send_encoded(r->watchers[i]->conn, line, len);
+        else
+            conn_send(r->watchers[i]->conn, ev);
+    }
+    tapis_free(line);
 }
 
 void room_broadcast(room_t *r, const json_t *ev)
@@ -500,18 +527,19 @@ static bool at_once(const room_t *r, int seat)
    action is part of its move. */
 static json_t *own_view(room_t *r, int seat)
 {
+    unsigned long mark = tapis_alloc_failures();
     json_t *own = game_view_own(r->game, seat);
     if (at_once(r, seat)) json_object_set_new(own, "at_once", json_true());
-    return own;
+    return game_json_checked(own, mark);
 }
 
-/* A seat's view (GAME_SPECTATOR: the public part alone). */
+/* A seat's view (GAME_SPECTATOR: the public part alone), or NULL (out of memory). */
 static json_t *view_for(room_t *r, int seat)
 {
+    unsigned long mark = tapis_alloc_failures();
     json_t *v = r->desc->view_public(r->game);
-    if (!v) v = json_object();
-    if (seat >= 0) json_object_update_new(v, own_view(r, seat));
-    return v;
+    if (v && seat >= 0) json_object_update_new(v, own_view(r, seat));
+    return game_json_checked(v, mark);
 }
 
 /* The seats the game waits on (a bit mask); none unless playing. */
@@ -568,18 +596,20 @@ static void add_turn_clock(room_t *r, json_t *ev)
 /* The envelope of a state event, without its view. */
 static json_t *state_head(room_t *r)
 {
+    unsigned long mark = tapis_alloc_failures();
     json_t *ev = proto_event("state");
     json_object_set_new(ev, "room", json_string(r->id));
     json_object_set_new(ev, "seq", json_integer((json_int_t)r->seq));
     add_turn_clock(r, ev);
-    return ev;
+    return game_json_checked(ev, mark);
 }
 
 json_t *room_state_event(room_t *r, int seat)
 {
+    unsigned long mark = tapis_alloc_failures();
     json_t *ev = state_head(r);
     json_object_set_new(ev, "view", view_for(r, seat));
-    return ev;
+    return game_json_checked(ev, mark);
 }
 
 /*
@@ -653,7 +683,7 @@ static void send_state(room_t *r, state_text_t *t, bool joined, int seat, conn_t
 void room_changed(room_t *r)
 {
     if (r->closed) return;
-    r->seq++; /* the store counts it from the journal (store.c, replay()) */
+    r->seq++;                       /* the store counts it from the journal (store.c, replay()) */
     update_waits(r, room_clock(r)); /* the events tell the turn timer: start it first */
     state_text_t *t = &state_text;
     bool joined = state_text_begin(r, t);
@@ -673,14 +703,19 @@ void room_changed(room_t *r)
             conn_send_new(r->watchers[i]->conn, room_state_event(r, GAME_SPECTATOR));
     if (r->status == ROOM_PLAYING && game_is_over(r->game)) {
         r->status = ROOM_OVER;
+        /* No memory for the event: the members are dropped (send_members) rather
+           than told an incomplete one. */
+        unsigned long mark = tapis_alloc_failures();
         json_t *result = r->desc->result(r->game);
         json_t *ev = proto_event("game_over");
         json_object_set_new(ev, "room", json_string(r->id));
-        json_object_set_new(ev, "result", result ? result : json_object());
-        store_room_over(r, json_object_get(ev, "result"));
-        char *text = json_dumps(json_object_get(ev, "result"), JSON_COMPACT);
+        json_object_set(ev, "result", result);
+        ev = game_json_checked(ev, mark);
+        store_room_over(r, result);
+        char *text = json_dumps(result, JSON_COMPACT);
         log_info("room %s: game over %s", r->id, text ? text : "");
-        free(text);
+        tapis_free(text);
+        json_decref(result);
         room_broadcast(r, ev);
         json_decref(ev);
         room_notify(r); /* "status": "over" */
@@ -722,6 +757,7 @@ static bool settle(room_t *r, int64_t now)
 static int apply_counted(room_t *r, int seat, const json_t *action, int64_t now, tapis_error_t *err)
 {
     int rc = game_apply(r->game, seat, action, now, err);
+    if (rc < 0) oom_code(err);
     metrics_t *m = &r->srv->metrics;
     int g = metrics_game_index(r->desc->id);
     if (rc == 0)
@@ -769,11 +805,11 @@ static int64_t bot_delay(room_t *r, const seat_t *st)
     return (int64_t)d;
 }
 
-/* Does the bot at seat i have something to do? */
+/* Does the bot at seat i have something to do? Yes when memory ran out: bot_move() will see. */
 static bool bot_has_move(room_t *r, int i)
 {
     json_t *legal = game_legal(r->game, i);
-    bool any = legal && json_array_size(legal) > 0;
+    bool any = !legal || json_array_size(legal) > 0;
     json_decref(legal);
     return any;
 }
@@ -846,18 +882,21 @@ static bool bot_move(room_t *r, int i, int64_t now)
     seat_t *st = &r->seats[i];
     st->bot_due = GAME_NO_DEADLINE;
     if (!settle(r, now)) return false;
+    /* Out of memory, the bot has not passed: it tries again after a new delay
+       (reschedule()), or the game would wait on it for ever. */
+    unsigned long mark = tapis_alloc_failures();
     json_t *view = view_for(r, i);
-    json_t *action = game_bot(r->desc, view, st->bot_name, &st->bot_rng);
+    json_t *action = view ? game_bot(r->desc, view, st->bot_name, &st->bot_rng) : NULL;
     json_decref(view);
     if (!action) {
-        st->bot_passed_seq = r->seq;
+        if (!tapis_alloc_failed_since(mark)) st->bot_passed_seq = r->seq;
         return false;
     }
     tapis_error_t err = {0};
     int rc = apply_counted(r, i, action, now, &err);
     if (rc < 0) {
         log_debug("room %s: bot at seat %d refused: %s (%s)", r->id, i, err.code, err.message);
-        st->bot_passed_seq = r->seq;
+        if (!tapis_alloc_failed_since(mark)) st->bot_passed_seq = r->seq;
     } else {
         store_journal(r, "act", i, now, action);
         log_debug("room %s: bot seat=%d at=%lld type=%s", r->id, i, (long long)now,
@@ -871,12 +910,19 @@ static bool bot_move(room_t *r, int i, int64_t now)
 static bool turn_timeout(room_t *r, int i, int64_t now)
 {
     seat_t *st = &r->seats[i];
+    int64_t since = st->wait_since;
     st->wait_since = now; /* whatever happens, the next timeout is a full turn away */
     if (!settle(r, now)) return false;
+    unsigned long mark = tapis_alloc_failures();
     json_t *action = game_default_action(r->game, i);
-    if (!action) return false;
     tapis_error_t err = {0};
-    int rc = apply_counted(r, i, action, now, &err);
+    int rc = action ? apply_counted(r, i, action, now, &err) : -1;
+    if (rc < 0 && tapis_alloc_failed_since(mark)) {
+        st->wait_since = since; /* out of memory: the timeout is still due (tried again) */
+        json_decref(action);
+        return false;
+    }
+    if (!action) return false;
     if (rc < 0)
         log_warn("room %s: default action for seat %d refused: %s", r->id, i, err.code);
     else
@@ -884,9 +930,11 @@ static bool turn_timeout(room_t *r, int i, int64_t now)
     if (rc == 0) store_journal(r, "act", i, now, action);
     json_decref(action);
     if (rc == 0) {
+        mark = tapis_alloc_failures();
         json_t *ev = proto_event("timeout");
         json_object_set_new(ev, "room", json_string(r->id));
         json_object_set_new(ev, "seat", json_integer(i));
+        ev = game_json_checked(ev, mark);
         room_broadcast(r, ev);
         json_decref(ev);
     }
@@ -896,9 +944,11 @@ static bool turn_timeout(room_t *r, int i, int64_t now)
 void room_close(room_t *r, const char *reason)
 {
     if (r->closed) return;
+    unsigned long mark = tapis_alloc_failures();
     json_t *ev = proto_event("closed");
     json_object_set_new(ev, "room", json_string(r->id));
     json_object_set_new(ev, "reason", json_string(reason));
+    ev = game_json_checked(ev, mark);
     room_broadcast(r, ev);
     json_decref(ev);
     room_destroy(r);
@@ -949,7 +999,8 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
 {
     room_t *r = NULL;
     if (srv->nrooms >= srv->opts.max_rooms || room_find(srv, rec->id) ||
-        !(r = calloc(1, sizeof *r))) {
+        heap_reserve(&srv->timers, (size_t)srv->nrooms + 1) < 0 ||
+        !(r = tapis_calloc(1, sizeof *r))) {
         game_free(g);
         return NULL;
     }
@@ -970,7 +1021,7 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
     HASH_ADD_STR(srv->by_room_id, id, r);
     if (!r->hh.tbl) {
         game_free(g);
-        free(r);
+        tapis_free(r);
         return NULL;
     }
     queue_insert_head(&srv->rooms, &r->node);

@@ -27,8 +27,12 @@
 #include "metrics.h"
 #include "options.h"
 #include "queue.h"
+#include "tapis_alloc.h"
 
-#define HASH_NONFATAL_OOM 1 /* an allocation failure is reported, not fatal */
+/* uthash allocates through the one wrapper too; a failure is reported, not fatal. */
+#define uthash_malloc(sz) tapis_malloc(sz)
+#define uthash_free(ptr, sz) tapis_free(ptr)
+#define HASH_NONFATAL_OOM 1
 #include <uthash.h>
 
 typedef struct server server_t;
@@ -198,6 +202,9 @@ struct server {
     uv_loop_t *loop;
     server_opts_t opts;
     uv_tcp_t listener;
+    uv_tcp_t refused;    /* accepts and closes a connection there was no memory for */
+    bool refusing;       /* `refused` is closing */
+    bool refuse_waiting; /* another one waits to be accepted (conn.c, refuse_connection) */
     uv_signal_t sigint, sigterm, sighup;
     uv_timer_t lag_timer; /* measures the loop's lag (metrics) */
     uint64_t lag_due_ns;

@@ -40,8 +40,8 @@ void session_token_hash(const char *token, char out[TOKEN_HASH_LEN + 1])
 static void on_hold_close(uv_handle_t *h)
 {
     session_t *s = h->data;
-    free(s->rooms);
-    free(s);
+    tapis_free(s->rooms);
+    tapis_free(s);
 }
 
 /* The lookup key of a name: ASCII letters folded to lower case. */
@@ -70,10 +70,16 @@ int session_rename(session_t *s, const char *name)
     if (strcmp(key, s->name_key) != 0) {
         session_t *same = session_find_name(srv, name);
         if (same && same != s) return -1;
+        char old[sizeof s->name_key];
+        memcpy(old, s->name_key, sizeof old);
         HASH_DELETE(hh_name, srv->by_name, s);
         snprintf(s->name_key, sizeof s->name_key, "%s", key);
         HASH_ADD(hh_name, srv->by_name, name_key[0], strlen(s->name_key), s);
-        if (!s->hh_name.tbl) return -1;
+        if (!s->hh_name.tbl) { /* out of memory: keep the old name (if it can be put back) */
+            memcpy(s->name_key, old, sizeof old);
+            HASH_ADD(hh_name, srv->by_name, name_key[0], strlen(s->name_key), s);
+            return -1;
+        }
     }
     bool changed = strcmp(s->name, name) != 0;
     snprintf(s->name, sizeof s->name, "%s", name);
@@ -103,17 +109,17 @@ static int session_insert(server_t *srv, session_t *s, const char *name)
 
 session_t *session_create(server_t *srv, conn_t *c, const char *name)
 {
-    session_t *s = calloc(1, sizeof *s);
+    session_t *s = tapis_calloc(1, sizeof *s);
     if (!s || make_token(s->token) < 0) {
         log_error("hello: cannot create a session (out of memory or no OS randomness)");
-        free(s);
+        tapis_free(s);
         return NULL;
     }
     session_token_hash(s->token, s->token_hash);
     s->id = ++srv->next_session_id;
     s->created = server_wall_ms();
     if (session_insert(srv, s, name) < 0) {
-        free(s);
+        tapis_free(s);
         return NULL;
     }
     s->conn = c;
@@ -127,16 +133,16 @@ static void on_hold_expired(uv_timer_t *t);
 session_t *session_restore(server_t *srv, uint64_t id, const char *name, const char *token_hash,
                            int64_t created)
 {
-    session_t *s = calloc(1, sizeof *s);
+    session_t *s = tapis_calloc(1, sizeof *s);
     if (!s || strlen(token_hash) != TOKEN_HASH_LEN || session_find_name(srv, name)) {
-        free(s);
+        tapis_free(s);
         return NULL;
     }
     s->id = id;
     s->created = created;
     snprintf(s->token_hash, sizeof s->token_hash, "%s", token_hash);
     if (session_insert(srv, s, name) < 0) {
-        free(s);
+        tapis_free(s);
         return NULL;
     }
     /* Held from the restart: seats of people not back in time go to bots. */
@@ -165,7 +171,7 @@ int session_add_room(session_t *s, room_t *r)
         if (s->rooms[i] == r) return 0;
     if (s->nrooms == s->caprooms) {
         int cap = s->caprooms ? 2 * s->caprooms : 4;
-        room_t **n = realloc(s->rooms, (size_t)cap * sizeof *n);
+        room_t **n = tapis_realloc(s->rooms, (size_t)cap * sizeof *n);
         if (!n) return -1;
         s->rooms = n;
         s->caprooms = cap;
@@ -285,7 +291,7 @@ void session_destroy(session_t *s)
         room_release(s->rooms[s->nrooms - 1], s);
     store_session_end(s);
     HASH_DELETE(hh, srv->by_token, s);
-    HASH_DELETE(hh_name, srv->by_name, s);
+    if (s->hh_name.tbl) HASH_DELETE(hh_name, srv->by_name, s); /* else a rename lost it */
     queue_remove(&s->node);
     if (s->hold_open) {
         s->hold_open = false;

@@ -263,12 +263,12 @@ static void store_free(store_t *st)
         sqlite3_finalize(st->stmt[i]);
     sqlite3_close(st->db); /* the last connection: checkpoints what is left */
     if (st->lock_fd >= 0) close(st->lock_fd);
-    free(st);
+    tapis_free(st);
 }
 
 int store_open(server_t *srv)
 {
-    store_t *st = calloc(1, sizeof *st);
+    store_t *st = tapis_calloc(1, sizeof *st);
     if (!st) return -1;
     st->srv = srv;
     st->lock_fd = -1;
@@ -388,7 +388,7 @@ static void bind_json(sqlite3_stmt *s, int i, const json_t *j)
     } else {
         char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
         bind_text(s, i, text);
-        free(text);
+        tapis_free(text);
     }
 }
 
@@ -731,7 +731,7 @@ static int restore_sessions(store_t *st, session_t ***out)
         }
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
-            session_t **nv = realloc(v, (size_t)cap * sizeof *nv);
+            session_t **nv = tapis_realloc(v, (size_t)cap * sizeof *nv);
             if (!nv) break;
             v = nv;
         }
@@ -756,7 +756,7 @@ static int read_rooms(store_t *st, room_row_t **out)
     while (sqlite3_step(s) == SQLITE_ROW) {
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
-            room_row_t *nv = realloc(v, (size_t)cap * sizeof *nv);
+            room_row_t *nv = tapis_realloc(v, (size_t)cap * sizeof *nv);
             if (!nv) break;
             v = nv;
         }
@@ -766,7 +766,7 @@ static int read_rooms(store_t *st, room_row_t **out)
         snprintf(r->code, sizeof r->code, "%s", col_text(s, 1));
         snprintf(r->game, sizeof r->game, "%s", col_text(s, 2));
         r->players = sqlite3_column_int(s, 3);
-        r->options = strdup(col_text(s, 4));
+        r->options = tapis_strdup(col_text(s, 4));
         r->seed = (uint64_t)sqlite3_column_int64(s, 5);
         r->private_room = sqlite3_column_int(s, 6) != 0;
         r->playing = strcmp(col_text(s, 7), "playing") == 0;
@@ -795,8 +795,8 @@ int store_restore(server_t *srv, int *sessions_restored, int *quarantined)
     int nrows = read_rooms(st, &rows);
     if (nsessions < 0 || nrows < 0) {
         log_error("store %s: cannot read: %s", srv->opts.db_path, sqlite3_errmsg(st->db));
-        free(sessions);
-        free(rows);
+        tapis_free(sessions);
+        tapis_free(rows);
         return -1;
     }
     int restored = 0;
@@ -832,9 +832,9 @@ int store_restore(server_t *srv, int *sessions_restored, int *quarantined)
         } else if (room_restore(srv, d, g, &rec)) {
             restored++;
         }
-        free(row->options);
+        tapis_free(row->options);
     }
-    free(rows);
+    tapis_free(rows);
     /* Sessions that sit nowhere any more are not worth holding. */
     for (int i = 0; i < nsessions; i++)
         if (sessions[i]->nrooms == 0) {
@@ -842,7 +842,7 @@ int store_restore(server_t *srv, int *sessions_restored, int *quarantined)
         } else {
             (*sessions_restored)++;
         }
-    free(sessions);
+    tapis_free(sessions);
     store_commit(srv);
     return restored;
 }
@@ -1051,7 +1051,7 @@ static int game_record(sqlite3 *db, const char *id, bool any_viewer, uint64_t vi
                 char *a = json_dumps(replayed, JSON_COMPACT | JSON_ENCODE_ANY);
                 snprintf(why, whylen, "its journal gives the result %.150s, not the one stored",
                          a ? a : "?");
-                free(a);
+                tapis_free(a);
                 rc = STORE_REC_BAD;
             }
             json_decref(replayed);
