@@ -1,16 +1,14 @@
 /*
  * render.c — the renderer table, shared helpers and the JSON fallback.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render.h"
 
 static const renderer_t render_fallback = {
-    .game = NULL,
     .table = render_json_table,
-    .hand_order = NULL,
-    .translate = NULL,
     .result = render_json_result,
 };
 
@@ -54,13 +52,81 @@ const char *render_seat_name(const render_ctx_t *ctx, int seat, char *buf, size_
     return buf;
 }
 
+void render_heading(const render_ctx_t *ctx, const char *fmt, ...)
+{
+    fprintf(ctx->out, "%s-- room %s ", render_sgr(ctx, RENDER_BOLD), ctx->room);
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        fputs(". ", ctx->out);
+        vfprintf(ctx->out, fmt, ap);
+        fputc(' ', ctx->out);
+        va_end(ap);
+    }
+    fprintf(ctx->out, "--%s\n", render_sgr(ctx, RENDER_OFF));
+}
+
+void render_game_over(const render_ctx_t *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(ctx->out, "%sgame over in room %s after ", render_sgr(ctx, RENDER_BOLD), ctx->room);
+    vfprintf(ctx->out, fmt, ap);
+    fprintf(ctx->out, ":%s", render_sgr(ctx, RENDER_OFF));
+    va_end(ap);
+}
+
+void render_player_head(const render_ctx_t *ctx, int seat, bool marked, bool bold, bool you)
+{
+    char name[64];
+    fprintf(ctx->out, "%s%s seat %d  %-12s%s", bold ? render_sgr(ctx, RENDER_BOLD) : "",
+            marked ? ">" : " ", seat, render_seat_name(ctx, seat, name, sizeof name),
+            you ? " (you)" : "      ");
+}
+
+size_t render_seat_list(const render_ctx_t *ctx, const json_t *seats, const char *before)
+{
+    char name[64];
+    size_t i;
+    json_t *s;
+    json_array_foreach(seats, i, s)
+        fprintf(ctx->out, "%s%s", i ? ", " : before,
+                render_seat_name(ctx, (int)json_integer_value(s), name, sizeof name));
+    return json_array_size(seats);
+}
+
+void render_seat_values(const render_ctx_t *ctx, const json_t *values)
+{
+    char name[64];
+    size_t i;
+    json_t *v;
+    json_array_foreach(values, i, v)
+        fprintf(ctx->out, " %s %d", render_seat_name(ctx, (int)i, name, sizeof name),
+                (int)json_integer_value(v));
+}
+
+void render_event_head(const render_ctx_t *ctx, const json_t *ev, const char *did,
+                       render_card_fn *put_card)
+{
+    char name[64];
+    int seat = render_int(ev, "seat", -1);
+    if (seat >= 0) fprintf(ctx->out, "%s ", render_seat_name(ctx, seat, name, sizeof name));
+    safe_fputs(ctx->out, did);
+    const char *card = json_string_value(json_object_get(ev, "card"));
+    if (!card) return;
+    fputc(' ', ctx->out);
+    if (put_card)
+        put_card(ctx, card);
+    else
+        safe_fputs(ctx->out, card);
+}
+
 void render_json_table(const render_ctx_t *ctx, const json_t *view)
 {
     json_t *copy = json_copy((json_t *)view);
     json_object_del(copy, "legal");
     char *text = json_dumps(copy, JSON_COMPACT);
-    fprintf(ctx->out, "%s-- room %s --%s\n", render_sgr(ctx, RENDER_BOLD), ctx->room,
-            render_sgr(ctx, RENDER_OFF));
+    render_heading(ctx, NULL);
     safe_fwrite_json(ctx->out, text ? text : "{}", text ? strlen(text) : 2);
     fputc('\n', ctx->out);
     free(text);

@@ -70,6 +70,39 @@ int render_int(const json_t *o, const char *key, int dflt);
 const char *render_seat_name(const render_ctx_t *ctx, int seat, char *buf, size_t cap);
 
 /*
+ * The table's first line, in bold: "-- room R . <fmt ...> --", or
+ * "-- room R --" when fmt is NULL. What fmt adds must be escaped already.
+ */
+void render_heading(const render_ctx_t *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The first words of a result, in bold: "game over in room R after <fmt ...>:". */
+void render_game_over(const render_ctx_t *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * The start of a player's line, "> seat 2  alice (you)", the name padded so
+ * that the rest lines up: ">" when `marked`, bold when `bold` (the caller
+ * turns it off), " (you)" when `you`.
+ */
+void render_player_head(const render_ctx_t *ctx, int seat, bool marked, bool bold, bool you);
+
+/* `before`, then the names of the seats of the array `seats` joined by ", ";
+   nothing when it is empty. Returns the number of seats. */
+size_t render_seat_list(const render_ctx_t *ctx, const json_t *seats, const char *before);
+
+/* " name N" for every seat, N its value in the array `values` (scores, cards held). */
+void render_seat_values(const render_ctx_t *ctx, const json_t *values);
+
+/* A game's card writer: the card (escaped, maybe coloured); returns its width. */
+typedef int render_card_fn(const render_ctx_t *ctx, const char *card);
+
+/* The start of an event: "name did card", the name when it has a seat, the
+   card when it has one, written by put_card (escaped text when NULL). */
+void render_event_head(const render_ctx_t *ctx, const json_t *ev, const char *did,
+                       render_card_fn *put_card);
+
+/*
  * The line "  last: A | B | ..." of the newest `max` events of `events`
  * (oldest first), each written by the game's `put`; nothing when empty.
  */

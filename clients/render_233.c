@@ -54,11 +54,12 @@ static const char *card_sgr(const char *c)
     }
 }
 
-static void put_card(const render_ctx_t *ctx, const char *c)
+static int put_card(const render_ctx_t *ctx, const char *c)
 {
     fputs(render_sgr(ctx, card_sgr(c)), ctx->out);
-    safe_fputs(ctx->out, c);
+    size_t w = safe_fputs(ctx->out, c);
     fputs(render_sgr(ctx, RENDER_OFF), ctx->out);
+    return (int)w;
 }
 
 static int cmp_cards(const void *a, const void *b)
@@ -91,12 +92,6 @@ static json_t *hand_233(const json_t *view)
 /* The table                                                                */
 /* ------------------------------------------------------------------------ */
 
-static int int_of(const json_t *o, const char *key, int dflt)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
-}
-
 static void put_cards(const render_ctx_t *ctx, const json_t *cards)
 {
     size_t i;
@@ -112,14 +107,8 @@ static void put_event(const render_ctx_t *ctx, const json_t *ev)
 {
     char name[64];
     const char *did = json_string_value(json_object_get(ev, "did"));
-    int seat = int_of(ev, "seat", -1);
-    if (seat >= 0) fprintf(ctx->out, "%s ", render_seat_name(ctx, seat, name, sizeof name));
-    safe_fputs(ctx->out, did);
-    const char *card = json_string_value(json_object_get(ev, "card"));
-    if (card) {
-        fputc(' ', ctx->out);
-        put_card(ctx, card);
-    }
+    int seat = render_int(ev, "seat", -1);
+    render_event_head(ctx, ev, did, put_card);
     json_t *cards = json_object_get(ev, "cards");
     if (json_is_array(cards)) {
         fputc(' ', ctx->out);
@@ -130,19 +119,19 @@ static void put_event(const render_ctx_t *ctx, const json_t *ev)
         fputc(' ', ctx->out);
         safe_fputs(ctx->out, combo);
     }
-    int to = int_of(ev, "to", -1);
+    int to = render_int(ev, "to", -1);
     if (to >= 0 && to != seat)
         fprintf(ctx->out, " to %s", render_seat_name(ctx, to, name, sizeof name));
     if (strcmp(did ? did : "", "deal") == 0 || strcmp(did ? did : "", "round_over") == 0)
-        fprintf(ctx->out, " (round %d)", int_of(ev, "round", 0));
+        fprintf(ctx->out, " (round %d)", render_int(ev, "round", 0));
 }
 
 static void put_last_round(const render_ctx_t *ctx, const json_t *lr)
 {
     char name[64], why[128];
-    int winner = int_of(lr, "winner", -1);
+    int winner = render_int(lr, "winner", -1);
     const char *reason = json_string_value(json_object_get(lr, "reason"));
-    fprintf(ctx->out, "  round %d over: %s%s%s%s\n", int_of(lr, "round", 0),
+    fprintf(ctx->out, "  round %d over: %s%s%s%s\n", render_int(lr, "round", 0),
             winner >= 0 ? render_seat_name(ctx, winner, name, sizeof name) : "no winner",
             winner >= 0 ? " wins" : "", reason && winner < 0 ? ": " : "",
             reason && winner < 0 ? safe_text(why, sizeof why, reason) : "");
@@ -152,8 +141,8 @@ static void put_last_round(const render_ctx_t *ctx, const json_t *lr)
     {
         const char *combo = json_string_value(json_object_get(h, "combo"));
         fprintf(ctx->out, "    %-10s %+4d -> %4d  ",
-                render_seat_name(ctx, int_of(h, "seat", 0), name, sizeof name),
-                int_of(h, "points", 0), int_of(h, "score", 0));
+                render_seat_name(ctx, render_int(h, "seat", 0), name, sizeof name),
+                render_int(h, "points", 0), render_int(h, "score", 0));
         put_cards(ctx, json_object_get(h, "cards"));
         size_t k;
         json_t *m;
@@ -175,26 +164,22 @@ static void table_233(const render_ctx_t *ctx, const json_t *view)
 {
     FILE *o = ctx->out;
     char name[64], text[128];
-    int me = int_of(view, "seat", -1), turn = int_of(view, "turn", -1);
+    int me = render_int(view, "seat", -1), turn = render_int(view, "turn", -1);
     const char *phase = json_string_value(json_object_get(view, "phase"));
     bool over = phase && strcmp(phase, "over") == 0;
 
-    fprintf(o, "%s-- room %s . 233 . round %d . target %d . dealer %s --%s\n",
-            render_sgr(ctx, RENDER_BOLD), ctx->room, int_of(view, "round", 0),
-            int_of(view, "target", 0),
-            render_seat_name(ctx, int_of(view, "dealer", 0), name, sizeof name),
-            render_sgr(ctx, RENDER_OFF));
+    render_heading(ctx, "233 . round %d . target %d . dealer %s", render_int(view, "round", 0),
+                   render_int(view, "target", 0),
+                   render_seat_name(ctx, render_int(view, "dealer", 0), name, sizeof name));
 
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(view, "players"), i, p)
     {
-        int s = int_of(p, "seat", (int)i);
+        int s = render_int(p, "seat", (int)i);
         bool turn_here = s == turn && !over;
-        fprintf(o, "%s%s seat %d  %-12s%s %2d cards  score %4d",
-                turn_here ? render_sgr(ctx, RENDER_BOLD) : "", turn_here ? ">" : " ", s,
-                render_seat_name(ctx, s, name, sizeof name), s == me ? " (you)" : "      ",
-                int_of(p, "cards", 0), int_of(p, "score", 0));
+        render_player_head(ctx, s, turn_here, turn_here, s == me);
+        fprintf(o, " %2d cards  score %4d", render_int(p, "cards", 0), render_int(p, "score", 0));
         if (turn_here) fputs(render_sgr(ctx, RENDER_OFF), o);
         json_t *melds = json_object_get(p, "melds");
         if (json_array_size(melds)) {
@@ -208,27 +193,27 @@ static void table_233(const render_ctx_t *ctx, const json_t *view)
                 fputc(']', o);
             }
         }
-        int gp = int_of(p, "gifts_plus", 0), gm = int_of(p, "gifts_minus", 0);
+        int gp = render_int(p, "gifts_plus", 0), gm = render_int(p, "gifts_minus", 0);
         if (gp || gm) fprintf(o, "  gifts +5x%d -5x%d", gp, gm);
         fputc('\n', o);
     }
 
     const char *top = json_string_value(json_object_get(view, "discard"));
-    fprintf(o, "  pile %d . discard ", int_of(view, "draw_pile", 0));
+    fprintf(o, "  pile %d . discard ", render_int(view, "draw_pile", 0));
     if (top) {
         put_card(ctx, top);
-        int by = int_of(view, "discarder", -1);
+        int by = render_int(view, "discarder", -1);
         if (by >= 0) fprintf(o, " (%s)", render_seat_name(ctx, by, name, sizeof name));
     } else {
         fputs("-", o);
     }
-    fprintf(o, " . direction %s", int_of(view, "direction", 1) > 0 ? "->" : "<-");
+    fprintf(o, " . direction %s", render_int(view, "direction", 1) > 0 ? "->" : "<-");
     if (json_is_true(json_object_get(view, "claim_open"))) fputs(" . claims open", o);
     if (json_array_size(json_object_get(view, "claims")))
         fprintf(o, " . %zu claim(s) pending", json_array_size(json_object_get(view, "claims")));
     const char *gift = json_string_value(json_object_get(view, "pending_gift"));
     if (gift) fprintf(o, " . %s drawn", safe_text(text, sizeof text, gift));
-    int decl = int_of(view, "declarer", -1);
+    int decl = render_int(view, "declarer", -1);
     if (decl >= 0)
         fprintf(
             o, " . %s declared %s (last draws)", render_seat_name(ctx, decl, name, sizeof name),
@@ -245,7 +230,7 @@ static void table_233(const render_ctx_t *ctx, const json_t *view)
     json_t *last = json_array_get(events, n ? n - 1 : 0);
     const char *last_did = json_string_value(json_object_get(last, "did"));
     if (lr && (over || (last_did && strcmp(last_did, "round_over") == 0) ||
-               int_of(lr, "round", 0) == int_of(view, "round", 0)))
+               render_int(lr, "round", 0) == render_int(view, "round", 0)))
         put_last_round(ctx, lr);
 
     json_t *hand = hand_233(view);
@@ -312,20 +297,10 @@ static char *translate_233(const json_t *view, const char *line)
 
 static void result_233(const render_ctx_t *ctx, const json_t *result)
 {
-    char name[64];
-    json_t *scores = json_object_get(result, "scores");
-    fprintf(ctx->out, "%sgame over in room %s after %d rounds:%s", render_sgr(ctx, RENDER_BOLD),
-            ctx->room, int_of(result, "rounds", 0), render_sgr(ctx, RENDER_OFF));
-    size_t i;
-    json_t *w;
-    json_array_foreach(json_object_get(result, "winners"), i, w)
-        fprintf(ctx->out, "%s%s", i ? ", " : " winner ",
-                render_seat_name(ctx, (int)json_integer_value(w), name, sizeof name));
+    render_game_over(ctx, "%d rounds", render_int(result, "rounds", 0));
+    render_seat_list(ctx, json_object_get(result, "winners"), " winner ");
     fputs(" . scores", ctx->out);
-    json_t *s;
-    json_array_foreach(scores, i, s)
-        fprintf(ctx->out, " %s %d", render_seat_name(ctx, (int)i, name, sizeof name),
-                (int)json_integer_value(s));
+    render_seat_values(ctx, json_object_get(result, "scores"));
     fputc('\n', ctx->out);
 }
 

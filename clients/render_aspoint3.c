@@ -131,17 +131,18 @@ static void table_aspoint3(const render_ctx_t *ctx, const json_t *view)
     bool over = phase && strcmp(phase, "over") == 0;
     bool packs = packs_mode(view);
 
-    fprintf(o, "%s-- room %s . aspoint3 . ", render_sgr(ctx, RENDER_BOLD), ctx->room);
+    char stage[64], target[32] = "";
     if (packs && by_manche(view))
-        fprintf(o, "pack %d . first to %d packs", render_int(view, "pack", 0),
-                render_int(view, "packs", 0));
+        snprintf(stage, sizeof stage, "pack %d . first to %d packs", render_int(view, "pack", 0),
+                 render_int(view, "packs", 0));
     else if (packs)
-        fprintf(o, "pack %d/%d", render_int(view, "pack", 0), render_int(view, "packs", 0));
+        snprintf(stage, sizeof stage, "pack %d/%d", render_int(view, "pack", 0),
+                 render_int(view, "packs", 0));
     else
-        fprintf(o, "round %d/%d", render_int(view, "round", 0), render_int(view, "rounds", 0));
-    fprintf(o, " . deal %d", render_int(view, "deal", 0));
-    if (!packs) fprintf(o, " . target %d", render_int(view, "target", 0));
-    fprintf(o, " --%s\n", render_sgr(ctx, RENDER_OFF));
+        snprintf(stage, sizeof stage, "round %d/%d", render_int(view, "round", 0),
+                 render_int(view, "rounds", 0));
+    if (!packs) snprintf(target, sizeof target, " . target %d", render_int(view, "target", 0));
+    render_heading(ctx, "aspoint3 . %s . deal %d%s", stage, render_int(view, "deal", 0), target);
 
     size_t i;
     json_t *p;
@@ -149,9 +150,7 @@ static void table_aspoint3(const render_ctx_t *ctx, const json_t *view)
     {
         int s = render_int(p, "seat", (int)i);
         bool here = s == turn && !over;
-        fprintf(o, "%s%s seat %d  %-12s%s", here ? render_sgr(ctx, RENDER_BOLD) : "",
-                here ? ">" : " ", s, render_seat_name(ctx, s, name, sizeof name),
-                s == me ? " (you)" : "      ");
+        render_player_head(ctx, s, here, here, s == me);
         if (packs && by_manche(view))
             fprintf(o, "  deals won %3d  packs won %2d", render_int(p, "score", 0),
                     render_int(p, "total", 0));
@@ -215,20 +214,13 @@ static void result_aspoint3(const render_ctx_t *ctx, const json_t *result)
     FILE *o = ctx->out;
     const char *mode = json_string_value(json_object_get(result, "mode"));
     bool packs = mode && strcmp(mode, "packs") == 0;
-    fprintf(o, "%sgame over in room %s after %d deals:%s", render_sgr(ctx, RENDER_BOLD), ctx->room,
-            render_int(result, "deals", 0), render_sgr(ctx, RENDER_OFF));
-    json_t *winners = json_object_get(result, "winners");
-    size_t i;
-    json_t *w;
-    if (!json_array_size(winners)) fputs(" no winner", o);
-    json_array_foreach(winners, i, w)
-        fprintf(o, "%s%s", i ? ", " : " winner ",
-                render_seat_name(ctx, (int)json_integer_value(w), name, sizeof name));
+    render_game_over(ctx, "%d deals", render_int(result, "deals", 0));
+    if (!render_seat_list(ctx, json_object_get(result, "winners"), " winner "))
+        fputs(" no winner", o);
     fputs(packs ? (by_manche(result) ? " . packs won" : " . deals won") : " . scores", o);
-    json_t *s;
-    json_array_foreach(json_object_get(result, "scores"), i, s) fprintf(
-        o, " %s %d", render_seat_name(ctx, (int)i, name, sizeof name), (int)json_integer_value(s));
+    render_seat_values(ctx, json_object_get(result, "scores"));
     fputc('\n', o);
+    size_t i;
     json_t *h;
     json_array_foreach(json_object_get(result, "history"), i, h)
     {
@@ -245,8 +237,5 @@ static void result_aspoint3(const render_ctx_t *ctx, const json_t *result)
 const renderer_t render_aspoint3 = {
     .game = "aspoint3",
     .table = table_aspoint3,
-    .hand_order = NULL,
-    .translate = NULL,
     .result = result_aspoint3,
-    .auto_action = NULL,
 };

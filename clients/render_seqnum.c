@@ -125,9 +125,7 @@ static void put_hand_card(const render_ctx_t *ctx, const json_t *view, const cha
 static void put_event(const render_ctx_t *ctx, const json_t *ev)
 {
     FILE *o = ctx->out;
-    char name[64];
     const char *did = json_string_value(json_object_get(ev, "did"));
-    int seat = render_int(ev, "seat", -1);
     if (!did) did = "?";
     if (strcmp(did, "sequence") == 0) {
         fprintf(o, "%steam %c sequence", render_sgr(ctx, RENDER_BOLD),
@@ -146,13 +144,7 @@ static void put_event(const render_ctx_t *ctx, const json_t *ev)
         fputc(')', o);
         return;
     }
-    if (seat >= 0) fprintf(o, "%s ", render_seat_name(ctx, seat, name, sizeof name));
-    safe_fputs(o, did);
-    const char *card = json_string_value(json_object_get(ev, "card"));
-    if (card) {
-        fputc(' ', o);
-        safe_fputs(o, card);
-    }
+    render_event_head(ctx, ev, did, NULL);
     int cell = render_int(ev, "cell", -1);
     if (cell >= 0) fprintf(o, " at %d", cell);
 }
@@ -165,10 +157,9 @@ static void table_seqnum(const render_ctx_t *ctx, const json_t *view)
     int my_team = render_int(view, "team", -1), goal = render_int(view, "goal", 1);
     bool over = json_is_true(json_object_get(view, "over"));
 
-    fprintf(o, "%s-- room %s . seqnum . %s %d . %d teams . goal %d sequence%s --%s\n",
-            render_sgr(ctx, RENDER_BOLD), ctx->room, over ? "over after turn" : "turn",
-            render_int(view, "turns", 0) + (over ? 0 : 1), render_int(view, "teams", 0), goal,
-            goal == 1 ? "" : "s", render_sgr(ctx, RENDER_OFF));
+    render_heading(ctx, "seqnum . %s %d . %d teams . goal %d sequence%s",
+                   over ? "over after turn" : "turn", render_int(view, "turns", 0) + (over ? 0 : 1),
+                   render_int(view, "teams", 0), goal, goal == 1 ? "" : "s");
     put_grid(ctx, view);
 
     bool owe_me = false;
@@ -178,11 +169,10 @@ static void table_seqnum(const render_ctx_t *ctx, const json_t *view)
     {
         int s = render_int(p, "seat", (int)i), t = render_int(p, "team", 0);
         bool here = s == turn && !over;
-        fprintf(o, "%s%s seat %d  %-12s%s  team %s%c%s  %d/%d cards",
-                here ? render_sgr(ctx, RENDER_BOLD) : "", here ? ">" : " ", s,
-                render_seat_name(ctx, s, name, sizeof name), s == me ? " (you)" : "      ",
-                render_sgr(ctx, team_sgr[t % 6]), team_letter(t), render_sgr(ctx, RENDER_OFF),
-                render_int(p, "cards", 0), render_int(p, "max_cards", 0));
+        render_player_head(ctx, s, here, here, s == me);
+        fprintf(o, "  team %s%c%s  %d/%d cards", render_sgr(ctx, team_sgr[t % 6]), team_letter(t),
+                render_sgr(ctx, RENDER_OFF), render_int(p, "cards", 0),
+                render_int(p, "max_cards", 0));
         if (here) fputs(render_sgr(ctx, RENDER_OFF), o);
         if (json_is_true(json_object_get(p, "owes_draw"))) {
             fputs("  draw pending", o);
@@ -247,21 +237,18 @@ static void table_seqnum(const render_ctx_t *ctx, const json_t *view)
 static void result_seqnum(const render_ctx_t *ctx, const json_t *result)
 {
     FILE *o = ctx->out;
-    char name[64], why[128];
+    char why[128];
     const char *reason = json_string_value(json_object_get(result, "reason"));
-    fprintf(o, "%sgame over in room %s after %d turns (%s):%s", render_sgr(ctx, RENDER_BOLD),
-            ctx->room, render_int(result, "turns", 0), safe_text(why, sizeof why, reason),
-            render_sgr(ctx, RENDER_OFF));
-    json_t *winners = json_object_get(result, "winners");
+    render_game_over(ctx, "%d turns (%s)", render_int(result, "turns", 0),
+                     safe_text(why, sizeof why, reason));
     int team = render_int(result, "team", -1);
     if (team >= 0) fprintf(o, " team %c wins", team_letter(team));
-    if (!json_array_size(winners)) fputs(" no winner", o);
+    if (render_seat_list(ctx, json_object_get(result, "winners"), " ("))
+        fputc(')', o);
+    else
+        fputs(" no winner", o);
     size_t i;
     json_t *w;
-    json_array_foreach(winners, i, w)
-        fprintf(o, "%s%s", i ? ", " : " (",
-                render_seat_name(ctx, (int)json_integer_value(w), name, sizeof name));
-    if (json_array_size(winners)) fputc(')', o);
     fputs(" . sequences", o);
     json_array_foreach(json_object_get(result, "sequences"), i, w)
         fprintf(o, " %c %d", team_letter((int)i), (int)json_integer_value(w));
@@ -284,8 +271,6 @@ static json_t *auto_seqnum(const json_t *view)
 const renderer_t render_seqnum = {
     .game = "seqnum",
     .table = table_seqnum,
-    .hand_order = NULL,
-    .translate = NULL,
     .result = result_seqnum,
     .auto_action = auto_seqnum,
 };

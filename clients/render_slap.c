@@ -79,9 +79,7 @@ static void put_columns(const render_ctx_t *ctx, const json_t *p)
 static void put_event(const render_ctx_t *ctx, const json_t *ev)
 {
     FILE *o = ctx->out;
-    char name[64];
     const char *did = json_string_value(json_object_get(ev, "did"));
-    int seat = render_int(ev, "seat", -1);
     if (!did) did = "?";
     if (strcmp(did, "deal") == 0 || strcmp(did, "go") == 0) {
         fprintf(o, "%s (round %d)", did, render_int(ev, "round", 0)); /* a known word */
@@ -110,13 +108,7 @@ static void put_event(const render_ctx_t *ctx, const json_t *ev)
             fprintf(o, " %d", (int)json_integer_value(c));
         return;
     }
-    if (seat >= 0) fprintf(o, "%s ", render_seat_name(ctx, seat, name, sizeof name));
-    safe_fputs(o, did);
-    const char *card = json_string_value(json_object_get(ev, "card"));
-    if (card) {
-        fputc(' ', o);
-        put_card(ctx, card);
-    }
+    render_event_head(ctx, ev, did, put_card);
     int col = render_int(ev, "column", -1), to = render_int(ev, "to", -1);
     int pile = render_int(ev, "pile", -1);
     if (col >= 0) fprintf(o, " col %d", col);
@@ -135,9 +127,8 @@ static void table_slap(const render_ctx_t *ctx, const json_t *view)
     const char *phase = json_string_value(json_object_get(view, "phase"));
     if (!phase) phase = "?";
 
-    fprintf(o, "%s-- room %s . slap . round %d/%d . %s --%s\n", render_sgr(ctx, RENDER_BOLD),
-            ctx->room, render_int(view, "round", 0), render_int(view, "max_rounds", 0),
-            safe_text(shown, sizeof shown, phase), render_sgr(ctx, RENDER_OFF));
+    render_heading(ctx, "slap . round %d/%d . %s", render_int(view, "round", 0),
+                   render_int(view, "max_rounds", 0), safe_text(shown, sizeof shown, phase));
 
     fputs("  piles ", o);
     size_t i;
@@ -165,9 +156,8 @@ static void table_slap(const render_ctx_t *ctx, const json_t *view)
     json_array_foreach(json_object_get(view, "players"), i, p)
     {
         int s = render_int(p, "seat", (int)i);
-        fprintf(o, "%s seat %d  %-12s%s  draw %3d  cards %3d", s == me ? ">" : " ", s,
-                render_seat_name(ctx, s, name, sizeof name), s == me ? " (you)" : "      ",
-                render_int(p, "draw", 0), render_int(p, "cards", 0));
+        render_player_head(ctx, s, s == me, false, s == me);
+        fprintf(o, "  draw %3d  cards %3d", render_int(p, "draw", 0), render_int(p, "cards", 0));
         int slapped = render_int(p, "slapped", -1);
         if (slapped >= 0) fprintf(o, "  slapped pile %d", slapped);
         fputc('\n', o);
@@ -199,28 +189,16 @@ static void table_slap(const render_ctx_t *ctx, const json_t *view)
 
 static void result_slap(const render_ctx_t *ctx, const json_t *result)
 {
-    FILE *o = ctx->out;
-    char name[64];
-    fprintf(o, "%sgame over in room %s after %d rounds:%s", render_sgr(ctx, RENDER_BOLD), ctx->room,
-            render_int(result, "rounds", 0), render_sgr(ctx, RENDER_OFF));
-    size_t i;
-    json_t *w;
-    json_t *winners = json_object_get(result, "winners");
-    if (!json_array_size(winners)) fputs(" no winner", o);
-    json_array_foreach(winners, i, w)
-        fprintf(o, "%s%s", i ? ", " : " winner ",
-                render_seat_name(ctx, (int)json_integer_value(w), name, sizeof name));
-    fputs(" . cards held", o);
-    json_array_foreach(json_object_get(result, "cards"), i, w) fprintf(
-        o, " %s %d", render_seat_name(ctx, (int)i, name, sizeof name), (int)json_integer_value(w));
-    fputc('\n', o);
+    render_game_over(ctx, "%d rounds", render_int(result, "rounds", 0));
+    if (!render_seat_list(ctx, json_object_get(result, "winners"), " winner "))
+        fputs(" no winner", ctx->out);
+    fputs(" . cards held", ctx->out);
+    render_seat_values(ctx, json_object_get(result, "cards"));
+    fputc('\n', ctx->out);
 }
 
 const renderer_t render_slap = {
     .game = "slap",
     .table = table_slap,
-    .hand_order = NULL,
-    .translate = NULL,
     .result = result_slap,
-    .auto_action = NULL,
 };

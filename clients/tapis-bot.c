@@ -50,7 +50,10 @@
 /* State                                                                    */
 /* ------------------------------------------------------------------------ */
 
+typedef struct bot bot_t;
+
 typedef struct seat_conn {
+    bot_t *bot; /* the run it belongs to */
     net_conn_t net;
     char name[40];
     int seat;                      /* this connection's seat in the current game, or -1 */
@@ -85,26 +88,31 @@ typedef struct stats {
     long long rounds;
 } stats_t;
 
-static bot_opts_t O;
-static stats_t S;
-static seat_conn_t C[MAX_CONNS];
-static int NC;
-static const game_desc_t *DESC;
-static rng_t RNG;
-static char ROOM[64];
+/* The whole run, passed around: the options, the connections, the table of the
+   moment and the tallies. */
+struct bot {
+    bot_opts_t o;
+    stats_t s;
+    seat_conn_t c[MAX_CONNS];
+    int nc; /* connections: one per seat this client plays */
+    const game_desc_t *desc;
+    rng_t rng; /* this client's random choices */
+    char room[64];
+};
 
 /* ------------------------------------------------------------------------ */
 /* Reporting                                                                */
 /* ------------------------------------------------------------------------ */
 
-static void error_at(seat_conn_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void error_at(bot_t *b, const seat_conn_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /*
  * A protocol error: counted, printed, and the run will exit non-zero. The
  * arguments often come from the server (codes, messages, room ids): the
  * whole message is escaped (safe_text.h).
  */
-static void error_at(seat_conn_t *c, const char *fmt, ...)
+static void error_at(bot_t *b, const seat_conn_t *c, const char *fmt, ...)
 {
     char msg[2048];
     va_list ap;
@@ -116,12 +124,12 @@ static void error_at(seat_conn_t *c, const char *fmt, ...)
     fputs(": ", stderr);
     safe_fputs(stderr, msg);
     fputc('\n', stderr);
-    S.errors++;
+    b->s.errors++;
 }
 
 static void trace(const seat_conn_t *c, const char *dir, const char *line, size_t len)
 {
-    if (!O.verbose) return;
+    if (!c->bot->o.verbose) return;
     fprintf(stderr, "%s %s ", c->name, dir);
     safe_fwrite(stderr, line, len);
     fputc('\n', stderr);
@@ -143,7 +151,8 @@ static int request_n(seat_conn_t *c, json_t **msgs, int n)
         char *line = rc == 0 ? proto_encode(msgs[i], &len) : NULL;
         char *grown = line ? realloc(buf, total + len) : NULL;
         if (!grown || c->pcount == MAX_PENDING) {
-            if (rc == 0 && c->pcount == MAX_PENDING) error_at(c, "too many requests in flight");
+            if (rc == 0 && c->pcount == MAX_PENDING)
+                error_at(c->bot, c, "too many requests in flight");
             rc = -1;
         } else {
             buf = grown;
@@ -159,7 +168,7 @@ static int request_n(seat_conn_t *c, json_t **msgs, int n)
     }
     if (rc == 0 && total) {
         rc = net_write(&c->net, buf, total);
-        if (rc < 0) error_at(c, "write: %s", strerror(errno));
+        if (rc < 0) error_at(c->bot, c, "write: %s", strerror(errno));
     }
     free(buf);
     return rc;
@@ -174,25 +183,26 @@ static int request(seat_conn_t *c, json_t *msg)
 /* Decide and send an action if the view asks for one and none is in flight. */
 static void maybe_act(seat_conn_t *c)
 {
+    bot_t *b = c->bot;
     if (!c->view || c->over || c->acts_pending > 0 || c->seq <= c->acted) return;
     json_t *legal = json_object_get(c->view, "legal");
     if (!json_is_array(legal) || json_array_size(legal) == 0) return;
     /* A view that says at_once asks for the rest of a move (seqnum's draw after
        a play): no reaction time, as the server's bots. */
     bool now_too = json_is_true(json_object_get(c->view, "at_once"));
-    if (O.react_ms > 0 && !now_too) { /* react: decide later, on the view of that moment */
+    if (b->o.react_ms > 0 && !now_too) { /* react: decide later, on the view of that moment */
         long long now = net_now_ms();
-        if (!c->act_at) c->act_at = now + O.react_ms;
+        if (!c->act_at) c->act_at = now + b->o.react_ms;
         if (now < c->act_at) return;
     }
     c->act_at = 0;
-    json_t *action = DESC->bot(c->view, O.strategy, &RNG);
+    json_t *action = b->desc->bot(c->view, b->o.strategy, &b->rng);
     c->acted = c->seq;
     c->retry = 0;
     if (!action) return;
     c->acts_pending++;
-    S.acts++;
-    request(c, json_pack("{s:s, s:s, s:o}", "cmd", "act", "room", ROOM, "action", action));
+    b->s.acts++;
+    request(c, json_pack("{s:s, s:s, s:o}", "cmd", "act", "room", b->room, "action", action));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -214,8 +224,9 @@ static bool is_protocol_code(const char *code)
 
 static void on_reply(seat_conn_t *c, json_t *msg)
 {
+    bot_t *b = c->bot;
     if (c->pcount == 0) {
-        error_at(c, "a reply to no request");
+        error_at(c->bot, c, "a reply to no request");
         return;
     }
     const char *sent = c->pending[c->phead];
@@ -229,23 +240,24 @@ static void on_reply(seat_conn_t *c, json_t *msg)
         c->acts_pending--;
         if (ok) return;
         if (!code || is_protocol_code(code)) {
-            error_at(c, "act refused: %s: %s", code ? code : "?", text ? text : "");
+            error_at(c->bot, c, "act refused: %s: %s", code ? code : "?", text ? text : "");
             return;
         }
-        S.refused++;
+        b->s.refused++;
         c->retry = net_now_ms() + RETRY_MS;
         maybe_act(c);
         return;
     }
-    if (!ok) error_at(c, "%s refused: %s: %s", sent, code ? code : "?", text ? text : "");
+    if (!ok) error_at(c->bot, c, "%s refused: %s: %s", sent, code ? code : "?", text ? text : "");
     json_decref(c->reply);
     c->reply = json_incref(msg);
 }
 
 static void on_event(seat_conn_t *c, const char *ev, json_t *msg)
 {
+    bot_t *b = c->bot;
     const char *room = json_string_value(json_object_get(msg, "room"));
-    bool here = room && strcmp(room, ROOM) == 0;
+    bool here = room && strcmp(room, b->room) == 0;
     if (strcmp(ev, "state") == 0 && here) {
         json_t *seq = json_object_get(msg, "seq");
         json_decref(c->view);
@@ -256,39 +268,39 @@ static void on_event(seat_conn_t *c, const char *ev, json_t *msg)
         if (c->over) return;
         c->over = true;
         json_t *result = json_object_get(msg, "result");
-        if (c != &C[0]) return; /* count each game once */
+        if (c != &b->c[0]) return; /* count each game once */
         json_t *scores = json_object_get(result, "scores"), *winners;
         winners = json_object_get(result, "winners");
         json_t *rounds = json_object_get(result, "rounds");
-        S.games++;
-        if (json_is_integer(rounds)) S.rounds += json_integer_value(rounds);
+        b->s.games++;
+        if (json_is_integer(rounds)) b->s.rounds += json_integer_value(rounds);
         bool won = false;
-        for (int i = 0; i < NC; i++) {
-            json_t *sc = json_array_get(scores, (size_t)C[i].seat);
+        for (int i = 0; i < b->nc; i++) {
+            json_t *sc = json_array_get(scores, (size_t)b->c[i].seat);
             if (json_is_integer(sc)) {
-                S.score_sum += json_integer_value(sc);
-                S.score_n++;
+                b->s.score_sum += json_integer_value(sc);
+                b->s.score_n++;
             }
             size_t k;
             json_t *w;
-            json_array_foreach(winners, k, w) if (json_integer_value(w) == C[i].seat) won = true;
+            json_array_foreach(winners, k, w) if (json_integer_value(w) == b->c[i].seat) won = true;
         }
-        if (won) S.wins++;
-        if (O.verbose) {
+        if (won) b->s.wins++;
+        if (b->o.verbose) {
             char *r = json_dumps(result, JSON_COMPACT);
-            fprintf(stderr, "game %d over: ", S.games);
+            fprintf(stderr, "game %d over: ", b->s.games);
             if (r) safe_fwrite_json(stderr, r, strlen(r));
             fputc('\n', stderr);
             free(r);
         }
     } else if (strcmp(ev, "timeout") == 0 && here) {
         json_t *seat = json_object_get(msg, "seat");
-        if (json_integer_value(seat) == c->seat) S.timeouts++;
+        if (json_integer_value(seat) == c->seat) b->s.timeouts++;
     } else if (strcmp(ev, "error") == 0 || strcmp(ev, "replaced") == 0 ||
                strcmp(ev, "shutdown") == 0) {
         const char *m =
             json_string_value(json_object_get(json_object_get(msg, "error"), "message"));
-        error_at(c, "%s event%s%s", ev, m ? ": " : "", m ? m : "");
+        error_at(c->bot, c, "%s event%s%s", ev, m ? ": " : "", m ? m : "");
     }
     /* room, join, leave, chat and events of other rooms: nothing to do. */
 }
@@ -299,7 +311,7 @@ static void on_line(seat_conn_t *c, const char *line, size_t len)
     proto_error_t perr;
     json_t *msg = proto_json_parse(line, len, &perr);
     if (!msg) {
-        error_at(c, "unreadable line from the server: %s", perr.message);
+        error_at(c->bot, c, "unreadable line from the server: %s", perr.message);
         return;
     }
     const char *ev = json_string_value(json_object_get(msg, "ev"));
@@ -308,7 +320,7 @@ static void on_line(seat_conn_t *c, const char *line, size_t len)
     else if (json_object_get(msg, "re"))
         on_reply(c, msg);
     else
-        error_at(c, "a message that is neither a reply nor an event");
+        error_at(c->bot, c, "a message that is neither a reply nor an event");
     json_decref(msg);
 }
 
@@ -316,46 +328,47 @@ static void on_line(seat_conn_t *c, const char *line, size_t len)
  * Wait up to timeout_ms for traffic and handle it, then run the refusal
  * timers. Returns -1 when a connection is lost.
  */
-static int pump(int timeout_ms)
+static int pump(bot_t *b, int timeout_ms)
 {
     struct pollfd pfd[MAX_CONNS];
     long long now = net_now_ms();
-    for (int i = 0; i < NC; i++) {
-        pfd[i].fd = C[i].net.fd;
+    for (int i = 0; i < b->nc; i++) {
+        pfd[i].fd = b->c[i].net.fd;
         pfd[i].events = POLLIN;
         pfd[i].revents = 0;
-        if (C[i].retry && C[i].retry - now < timeout_ms)
-            timeout_ms = C[i].retry > now ? (int)(C[i].retry - now) : 0;
-        if (C[i].act_at && C[i].act_at - now < timeout_ms)
-            timeout_ms = C[i].act_at > now ? (int)(C[i].act_at - now) : 0;
+        if (b->c[i].retry && b->c[i].retry - now < timeout_ms)
+            timeout_ms = b->c[i].retry > now ? (int)(b->c[i].retry - now) : 0;
+        if (b->c[i].act_at && b->c[i].act_at - now < timeout_ms)
+            timeout_ms = b->c[i].act_at > now ? (int)(b->c[i].act_at - now) : 0;
     }
-    int n = poll(pfd, (nfds_t)NC, timeout_ms);
+    int n = poll(pfd, (nfds_t)b->nc, timeout_ms);
     if (n < 0 && errno != EINTR) return -1;
-    for (int i = 0; n > 0 && i < NC; i++) {
+    for (int i = 0; n > 0 && i < b->nc; i++) {
         if (!pfd[i].revents) continue;
-        long r = net_read(&C[i].net);
+        long r = net_read(&b->c[i].net);
         if (r <= 0) {
-            error_at(&C[i], "connection lost%s%s", r < 0 ? ": " : "", r < 0 ? strerror(errno) : "");
+            error_at(b, &b->c[i], "connection lost%s%s", r < 0 ? ": " : "",
+                     r < 0 ? strerror(errno) : "");
             return -1;
         }
         const char *line;
         size_t len;
         int fr;
-        while ((fr = frame_next(&C[i].net.frame, &line, &len)) == FRAME_LINE)
-            on_line(&C[i], line, len);
+        while ((fr = frame_next(&b->c[i].net.frame, &line, &len)) == FRAME_LINE)
+            on_line(&b->c[i], line, len);
         if (fr == FRAME_TOO_LONG) {
-            error_at(&C[i], "a line from the server is too long");
+            error_at(b, &b->c[i], "a line from the server is too long");
             return -1;
         }
     }
     now = net_now_ms();
-    for (int i = 0; i < NC; i++)
-        if (C[i].retry && C[i].retry <= now && C[i].acts_pending == 0) {
-            C[i].retry = 0;
-            C[i].acted = -1; /* the same view again: decide anew */
-            maybe_act(&C[i]);
-        } else if (C[i].act_at && C[i].act_at <= now) {
-            maybe_act(&C[i]);
+    for (int i = 0; i < b->nc; i++)
+        if (b->c[i].retry && b->c[i].retry <= now && b->c[i].acts_pending == 0) {
+            b->c[i].retry = 0;
+            b->c[i].acted = -1; /* the same view again: decide anew */
+            maybe_act(&b->c[i]);
+        } else if (b->c[i].act_at && b->c[i].act_at <= now) {
+            maybe_act(&b->c[i]);
         }
     return 0;
 }
@@ -363,17 +376,18 @@ static int pump(int timeout_ms)
 /* Send a request on c and wait for its reply; returns the reply (borrowed) or NULL. */
 static json_t *call(seat_conn_t *c, json_t *msg)
 {
-    int errors = S.errors;
+    bot_t *b = c->bot;
+    int errors = b->s.errors;
     if (request(c, msg) < 0) return NULL;
     long long until = net_now_ms() + 30000;
     while (c->pcount > 0) {
         if (net_now_ms() > until) {
-            error_at(c, "no reply in 30 s");
+            error_at(c->bot, c, "no reply in 30 s");
             return NULL;
         }
-        if (pump(1000) < 0) return NULL;
+        if (pump(b, 1000) < 0) return NULL;
     }
-    return S.errors == errors && json_is_true(json_object_get(c->reply, "ok")) ? c->reply : NULL;
+    return b->s.errors == errors && json_is_true(json_object_get(c->reply, "ok")) ? c->reply : NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -393,50 +407,51 @@ static void reset_seat(seat_conn_t *c)
 }
 
 /* One game: create, fill, play to game_over, leave. 0 or -1. */
-static int play_one(void)
+static int play_one(bot_t *b)
 {
-    for (int i = 0; i < NC; i++)
-        reset_seat(&C[i]);
-    ROOM[0] = '\0';
+    for (int i = 0; i < b->nc; i++)
+        reset_seat(&b->c[i]);
+    b->room[0] = '\0';
     json_t *msg =
-        json_pack("{s:s, s:s, s:i}", "cmd", "create", "game", O.game, "players", O.players);
-    if (O.options) json_object_set(msg, "options", O.options);
-    json_t *r = call(&C[0], msg);
+        json_pack("{s:s, s:s, s:i}", "cmd", "create", "game", b->o.game, "players", b->o.players);
+    if (b->o.options) json_object_set(msg, "options", b->o.options);
+    json_t *r = call(&b->c[0], msg);
     if (!r) return -1;
-    snprintf(ROOM, sizeof ROOM, "%s", json_string_value(json_object_get(r, "room")));
+    snprintf(b->room, sizeof b->room, "%s", json_string_value(json_object_get(r, "room")));
     json_t *seat = json_object_get(r, "seat");
     if (json_is_integer(seat)) {
-        C[0].seat = (int)json_integer_value(seat);
+        b->c[0].seat = (int)json_integer_value(seat);
     } else { /* a server that does not seat the creator */
-        r = call(&C[0], json_pack("{s:s, s:s}", "cmd", "join", "room", ROOM));
+        r = call(&b->c[0], json_pack("{s:s, s:s}", "cmd", "join", "room", b->room));
         if (!r) return -1;
-        C[0].seat = (int)json_integer_value(json_object_get(r, "seat"));
+        b->c[0].seat = (int)json_integer_value(json_object_get(r, "seat"));
     }
-    for (int b = 0; b < O.bots; b++) {
-        msg = json_pack("{s:s, s:s}", "cmd", "addbot", "room", ROOM);
-        if (O.bot_strategy) json_object_set_new(msg, "strategy", json_string(O.bot_strategy));
-        if (!call(&C[0], msg)) return -1;
+    for (int k = 0; k < b->o.bots; k++) {
+        msg = json_pack("{s:s, s:s}", "cmd", "addbot", "room", b->room);
+        if (b->o.bot_strategy) json_object_set_new(msg, "strategy", json_string(b->o.bot_strategy));
+        if (!call(&b->c[0], msg)) return -1;
     }
-    for (int i = 1; i < NC; i++) {
-        r = call(&C[i], json_pack("{s:s, s:s}", "cmd", "join", "room", ROOM));
+    for (int i = 1; i < b->nc; i++) {
+        r = call(&b->c[i], json_pack("{s:s, s:s}", "cmd", "join", "room", b->room));
         if (!r) return -1;
-        C[i].seat = (int)json_integer_value(json_object_get(r, "seat"));
+        b->c[i].seat = (int)json_integer_value(json_object_get(r, "seat"));
     }
-    long long until = net_now_ms() + O.game_timeout_ms;
+    long long until = net_now_ms() + b->o.game_timeout_ms;
     for (;;) {
         bool all_over = true;
-        for (int i = 0; i < NC; i++)
-            all_over = all_over && C[i].over;
+        for (int i = 0; i < b->nc; i++)
+            all_over = all_over && b->c[i].over;
         if (all_over) break;
         if (net_now_ms() > until) {
-            error_at(NULL, "room %s: no game_over after %lld s", ROOM, O.game_timeout_ms / 1000);
+            error_at(b, NULL, "room %s: no game_over after %lld s", b->room,
+                     b->o.game_timeout_ms / 1000);
             return -1;
         }
-        if (pump(1000) < 0) return -1;
+        if (pump(b, 1000) < 0) return -1;
     }
     /* Let the last act replies arrive, then leave (the room closes with its last person). */
-    for (int i = 0; i < NC; i++)
-        if (!call(&C[i], json_pack("{s:s, s:s}", "cmd", "leave", "room", ROOM))) return -1;
+    for (int i = 0; i < b->nc; i++)
+        if (!call(&b->c[i], json_pack("{s:s, s:s}", "cmd", "leave", "room", b->room))) return -1;
     return 0;
 }
 
@@ -484,8 +499,8 @@ static int parse_int(const char *s, int lo, int hi, const char *what)
     return (int)v;
 }
 
-/* KEY=VALUE into O.options, the value typed like the inline form types it. */
-static void add_option(const char *kv)
+/* KEY=VALUE into o->options, the value typed like the inline form types it. */
+static void add_option(bot_opts_t *o, const char *kv)
 {
     const char *eq = strchr(kv, '=');
     if (!eq || eq == kv) {
@@ -501,12 +516,12 @@ static void add_option(const char *kv)
         fprintf(stderr, "tapis-bot: --option %s: %s\n", kv, req ? "not an option" : err.message);
         exit(2);
     }
-    if (!O.options) O.options = json_object();
-    json_object_update(O.options, opts);
+    if (!o->options) o->options = json_object();
+    json_object_update(o->options, opts);
     json_decref(req);
 }
 
-static void parse_args(int argc, char **argv)
+static void parse_args(bot_t *b, int argc, char **argv)
 {
     enum { OPT_BOT_STRATEGY = 256, OPT_OPTION, OPT_SEED, OPT_TIMEOUT };
     static const struct option longs[] = {
@@ -523,30 +538,30 @@ static void parse_args(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    O.game = "233";
-    O.strategy = "greedy";
-    O.name = "tapis-bot";
-    O.players = 4;
-    O.bots = -1;
-    O.games = 1;
-    O.seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
-    O.game_timeout_ms = 600000;
+    b->o.game = "233";
+    b->o.strategy = "greedy";
+    b->o.name = "tapis-bot";
+    b->o.players = 4;
+    b->o.bots = -1;
+    b->o.games = 1;
+    b->o.seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
+    b->o.game_timeout_ms = 600000;
     int ch;
     while ((ch = getopt_long(argc, argv, "g:p:b:n:s:N:vh", longs, NULL)) != -1) {
         switch (ch) {
-        case 'g': O.game = optarg; break;
-        case 'p': O.players = parse_int(optarg, 1, GAME_MAX_SEATS, "--players"); break;
-        case 'b': O.bots = parse_int(optarg, 0, GAME_MAX_SEATS, "--bots"); break;
-        case 'n': O.games = parse_int(optarg, 0, 1000000, "--games"); break;
-        case 's': O.strategy = optarg; break;
-        case OPT_BOT_STRATEGY: O.bot_strategy = optarg; break;
-        case 'N': O.name = optarg; break;
-        case OPT_OPTION: add_option(optarg); break;
-        case OPT_SEED: O.seed = strtoull(optarg, NULL, 10); break;
+        case 'g': b->o.game = optarg; break;
+        case 'p': b->o.players = parse_int(optarg, 1, GAME_MAX_SEATS, "--players"); break;
+        case 'b': b->o.bots = parse_int(optarg, 0, GAME_MAX_SEATS, "--bots"); break;
+        case 'n': b->o.games = parse_int(optarg, 0, 1000000, "--games"); break;
+        case 's': b->o.strategy = optarg; break;
+        case OPT_BOT_STRATEGY: b->o.bot_strategy = optarg; break;
+        case 'N': b->o.name = optarg; break;
+        case OPT_OPTION: add_option(&b->o, optarg); break;
+        case OPT_SEED: b->o.seed = strtoull(optarg, NULL, 10); break;
         case OPT_TIMEOUT:
-            O.game_timeout_ms = 1000LL * parse_int(optarg, 1, 86400, "--timeout");
+            b->o.game_timeout_ms = 1000LL * parse_int(optarg, 1, 86400, "--timeout");
             break;
-        case 'v': O.verbose = true; break;
+        case 'v': b->o.verbose = true; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
         }
@@ -555,36 +570,36 @@ static void parse_args(int argc, char **argv)
         usage(stderr);
         exit(2);
     }
-    if (net_parse_addr(optind < argc ? argv[optind] : NULL, O.host, sizeof O.host, O.port,
-                       sizeof O.port)) {
+    if (net_parse_addr(optind < argc ? argv[optind] : NULL, b->o.host, sizeof b->o.host, b->o.port,
+                       sizeof b->o.port)) {
         fprintf(stderr, "tapis-bot: bad address \"%s\" (HOST:PORT)\n", argv[optind]);
         exit(2);
     }
-    if (O.bots < 0) O.bots = O.players - 1;
-    if (O.bots >= O.players) {
+    if (b->o.bots < 0) b->o.bots = b->o.players - 1;
+    if (b->o.bots >= b->o.players) {
         fprintf(stderr, "tapis-bot: --bots must leave at least one seat to this client\n");
         exit(2);
     }
-    DESC = game_find(O.game);
-    if (!DESC || !DESC->bot) {
-        fprintf(stderr, "tapis-bot: no bot for game \"%s\" in this build\n", O.game);
+    b->desc = game_find(b->o.game);
+    if (!b->desc || !b->desc->bot) {
+        fprintf(stderr, "tapis-bot: no bot for game \"%s\" in this build\n", b->o.game);
         exit(2);
     }
-    if (O.players < DESC->min_seats || O.players > DESC->max_seats) {
-        fprintf(stderr, "tapis-bot: %s is for %d to %d players\n", O.game, DESC->min_seats,
-                DESC->max_seats);
+    if (b->o.players < b->desc->min_seats || b->o.players > b->desc->max_seats) {
+        fprintf(stderr, "tapis-bot: %s is for %d to %d players\n", b->o.game, b->desc->min_seats,
+                b->desc->max_seats);
         exit(2);
     }
     /* NAME[:MS]: a reaction time, as slap's bots name it ("greedy:250"). */
-    const char *colon = strchr(O.strategy, ':');
-    size_t base = colon ? (size_t)(colon - O.strategy) : strlen(O.strategy);
-    snprintf(O.strategy_name, sizeof O.strategy_name, "%.*s", (int)base, O.strategy);
-    if (colon) O.react_ms = parse_int(colon + 1, 0, 60000, "--strategy reaction time");
-    if (strcmp(O.strategy_name, "greedy") != 0 && strcmp(O.strategy_name, "random") != 0) {
+    const char *colon = strchr(b->o.strategy, ':');
+    size_t base = colon ? (size_t)(colon - b->o.strategy) : strlen(b->o.strategy);
+    snprintf(b->o.strategy_name, sizeof b->o.strategy_name, "%.*s", (int)base, b->o.strategy);
+    if (colon) b->o.react_ms = parse_int(colon + 1, 0, 60000, "--strategy reaction time");
+    if (strcmp(b->o.strategy_name, "greedy") != 0 && strcmp(b->o.strategy_name, "random") != 0) {
         fprintf(stderr, "tapis-bot: --strategy: greedy or random, optionally :MS\n");
         exit(2);
     }
-    O.strategy = O.strategy_name;
+    b->o.strategy = b->o.strategy_name;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -593,44 +608,54 @@ static void parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    parse_args(argc, argv);
+    bot_t *b = calloc(1, sizeof *b);
+    if (!b) {
+        fprintf(stderr, "tapis-bot: out of memory\n");
+        return 1;
+    }
+    parse_args(b, argc, argv);
     signal(SIGPIPE, SIG_IGN);
-    rng_seed(&RNG, O.seed);
-    NC = O.players - O.bots;
+    rng_seed(&b->rng, b->o.seed);
+    b->nc = b->o.players - b->o.bots;
     int rc = 0;
-    for (int i = 0; i < NC; i++) {
-        seat_conn_t *c = &C[i];
-        if (NC == 1)
-            snprintf(c->name, sizeof c->name, "%.32s", O.name);
+    for (int i = 0; i < b->nc; i++) {
+        seat_conn_t *c = &b->c[i];
+        c->bot = b;
+        if (b->nc == 1)
+            snprintf(c->name, sizeof c->name, "%.32s", b->o.name);
         else
-            snprintf(c->name, sizeof c->name, "%.28s-%d", O.name, i + 1);
+            snprintf(c->name, sizeof c->name, "%.28s-%d", b->o.name, i + 1);
         c->seat = -1;
         c->net.fd = -1;
-        if (net_open(&c->net, O.host, O.port) < 0) {
-            fprintf(stderr, "tapis-bot: cannot connect to %s:%s: %s\n", O.host, O.port,
+        if (net_open(&c->net, b->o.host, b->o.port) < 0) {
+            fprintf(stderr, "tapis-bot: cannot connect to %s:%s: %s\n", b->o.host, b->o.port,
                     strerror(errno));
+            free(b);
             return 1;
         }
     }
-    for (int i = 0; i < NC && rc == 0; i++)
-        if (!call(&C[i], json_pack("{s:s, s:s}", "cmd", "hello", "name", C[i].name))) rc = -1;
+    for (int i = 0; i < b->nc && rc == 0; i++)
+        if (!call(&b->c[i], json_pack("{s:s, s:s}", "cmd", "hello", "name", b->c[i].name))) rc = -1;
     long long t0 = net_now_ms();
-    for (int g = 0; g < O.games && rc == 0 && S.errors == 0; g++)
-        rc = play_one();
+    for (int g = 0; g < b->o.games && rc == 0 && b->s.errors == 0; g++)
+        rc = play_one(b);
     double secs = (double)(net_now_ms() - t0) / 1000.0;
-    for (int i = 0; i < NC; i++) {
-        net_close(&C[i].net);
-        reset_seat(&C[i]);
-        json_decref(C[i].reply);
+    for (int i = 0; i < b->nc; i++) {
+        net_close(&b->c[i].net);
+        reset_seat(&b->c[i]);
+        json_decref(b->c[i].reply);
     }
-    json_decref(O.options);
+    json_decref(b->o.options);
 
-    printf("tapis-bot: %s, %d players (%d server bots), strategy %s\n", O.game, O.players, O.bots,
-           O.strategy);
+    printf("tapis-bot: %s, %d players (%d server bots), strategy %s\n", b->o.game, b->o.players,
+           b->o.bots, b->o.strategy);
     printf("games %d/%d  wins %d  mean score %.1f  mean rounds %.1f  acts %d  refused %d  "
            "timeouts %d  errors %d  (%.1f s)\n",
-           S.games, O.games, S.wins, S.score_n ? (double)S.score_sum / S.score_n : 0.0,
-           S.games ? (double)S.rounds / S.games : 0.0, S.acts, S.refused, S.timeouts, S.errors,
-           secs);
-    return rc == 0 && S.errors == 0 && S.games == O.games ? 0 : 1;
+           b->s.games, b->o.games, b->s.wins,
+           b->s.score_n ? (double)b->s.score_sum / b->s.score_n : 0.0,
+           b->s.games ? (double)b->s.rounds / b->s.games : 0.0, b->s.acts, b->s.refused,
+           b->s.timeouts, b->s.errors, secs);
+    int status = rc == 0 && b->s.errors == 0 && b->s.games == b->o.games ? 0 : 1;
+    free(b);
+    return status;
 }

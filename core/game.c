@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "game.h"
 #include "tapis_alloc.h"
@@ -21,6 +22,16 @@ int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
         va_end(ap);
     }
     return -1;
+}
+
+int game_bad_action(game_error_t *err, const char *what)
+{
+    return game_fail(err, "bad_action", "%s", what);
+}
+
+int game_no_memory(game_error_t *err)
+{
+    return game_fail(err, "no_memory", "out of memory");
 }
 
 int game_action_type(const json_t *action, const char *const *names, int n, const char *title,
@@ -47,6 +58,12 @@ bool game_action_keys_ok(const json_t *action, const char *const *keys)
         if (!known) return false;
     }
     return true;
+}
+
+bool game_action_bare(const json_t *action)
+{
+    return game_action_keys_ok(action, NULL) &&
+           json_array_size(json_object_get(action, "args")) == 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -118,6 +135,21 @@ int game_option_check(const game_desc_t *d, const char *name, const json_t *v, g
     }
     }
     return game_fail(err, "bad_option", "option \"%s\" has an unknown type", name);
+}
+
+int game_option_int(const json_t *options, const char *name)
+{
+    return (int)json_integer_value(json_object_get(options, name));
+}
+
+bool game_option_bool(const json_t *options, const char *name)
+{
+    return json_is_true(json_object_get(options, name));
+}
+
+const char *game_option_string(const json_t *options, const char *name)
+{
+    return json_string_value(json_object_get(options, name));
 }
 
 json_t *game_default_options(const game_desc_t *d)
@@ -196,6 +228,41 @@ game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t s
 }
 
 /* ------------------------------------------------------------------ */
+/* A game's state                                                       */
+/* ------------------------------------------------------------------ */
+
+void *game_state_new(size_t size, const game_desc_t *d, int seats, game_error_t *err)
+{
+    game_t *g = tapis_calloc(1, size);
+    if (g) {
+        g->desc = d;
+        g->seats = seats;
+    } else {
+        game_no_memory(err);
+    }
+    return g;
+}
+
+game_t *game_created(game_t *g, unsigned long mark, game_error_t *err)
+{
+    if (!tapis_alloc_failed_since(mark)) return g;
+    game_free(g);
+    game_no_memory(err);
+    return NULL;
+}
+
+bool game_restore(game_t *g, game_t *saved, size_t size, void (*drop)(game_t *), unsigned long mark)
+{
+    if (!tapis_alloc_failed_since(mark)) {
+        drop(saved);
+        return false;
+    }
+    drop(g);
+    memcpy(g, saved, size);
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
 /* Views                                                                */
 /* ------------------------------------------------------------------ */
 
@@ -239,6 +306,76 @@ json_t *game_view(const game_t *g, int seat)
     return v;
 }
 
+json_t *game_add_result(const game_t *g, json_t *v)
+{
+    if (game_is_over(g)) game_set(v, "result", g->desc->result(g));
+    return v;
+}
+
+json_t *game_seat_json(int seat)
+{
+    return seat >= 0 ? json_integer(seat) : json_null();
+}
+
+json_t *game_rng_json(const rng_t *r)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < 4; i++)
+        json_array_append_new(a, json_integer((json_int_t)r->s[i]));
+    return a;
+}
+
+int game_name_index(const char *name, const char *const *names, int n)
+{
+    for (int i = 0; name && i < n; i++)
+        if (strcasecmp(name, names[i]) == 0) return i;
+    return -1;
+}
+
+json_t *game_cards_json(const uint8_t *cards, int n, const char *(*name)(uint8_t))
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) {
+        const char *s = name(cards[i]);
+        if (s) json_array_append_new(a, json_string_nocheck(s));
+    }
+    return a;
+}
+
+/* ------------------------------------------------------------------ */
+/* Audits and test constructors                                         */
+/* ------------------------------------------------------------------ */
+
+void game_count_cards(int *count, const uint8_t *cards, int n)
+{
+    for (int i = 0; i < n; i++)
+        count[cards[i]]++;
+}
+
+bool game_take_card(uint8_t *cards, int *n, uint8_t c)
+{
+    for (int i = *n - 1; i >= 0; i--)
+        if (cards[i] == c) {
+            memmove(&cards[i], &cards[i + 1], (size_t)(*n - 1 - i));
+            (*n)--;
+            return true;
+        }
+    return false;
+}
+
+int game_parse_cards(const char *names, int (*parse)(const char *), int *out, int max)
+{
+    char buf[512];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", names ? names : "");
+    for (char *save, *w = strtok_r(buf, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
+        int c = parse(w);
+        if (c < 0 || n >= max) return -1;
+        out[n++] = c;
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------------ */
 /* Bots and default actions                                             */
 /* ------------------------------------------------------------------ */
@@ -265,12 +402,13 @@ json_t *game_default_bot_action(const game_t *g, int seat)
     if (seat < 0 || seat >= g->seats || !(game_waiting(g) & (1u << seat))) return NULL;
     const game_bot_level_t *first = g->desc->bot_levels;
     const char *strategy = first && first->name ? first->strategy : "greedy";
+    unsigned long mark = tapis_alloc_failures();
     json_t *view = game_view(g, seat);
     rng_t r;
     rng_seed(&r, GAME_DEFAULT_ACTION_SEED);
     json_t *a = game_bot(g->desc, view, strategy, &r);
     json_decref(view);
-    return a;
+    return game_json_checked(a, mark);
 }
 
 /* ------------------------------------------------------------------ */
@@ -333,6 +471,11 @@ void game_log_free(game_log_t *l)
 {
     json_decref(l->entries);
     l->entries = NULL;
+}
+
+json_t *game_seat_event(int seat, const char *did)
+{
+    return json_pack("{s:i, s:s}", "seat", seat, "did", did);
 }
 
 /* ------------------------------------------------------------------ */

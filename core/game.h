@@ -45,6 +45,24 @@ typedef struct game_bot_level {
 #define GAME_MAX_BOT_LEVELS 8
 
 /*
+ * The rows every game with a bot lists: its greedy strategy at a person's
+ * pace, slowly and quickly (the reaction time drawn in [min_ms, max_ms]),
+ * then "greedy" and "random" at the server's pace and the table's end.
+ */
+/* clang-format off */
+#define GAME_BOT_LEVEL_NORMAL(min_ms, max_ms) \
+    {"normal", "greedy", (min_ms), (max_ms), "the greedy strategy at a person's pace"}
+#define GAME_BOT_LEVEL_EASY(min_ms, max_ms) \
+    {"easy", "greedy", (min_ms), (max_ms), "the greedy strategy, slowly"}
+#define GAME_BOT_LEVEL_FAST(min_ms, max_ms) \
+    {"fast", "greedy", (min_ms), (max_ms), "the greedy strategy, quicker than a person"}
+#define GAME_BOT_LEVELS_AT_SERVER_PACE \
+    {"greedy", "greedy", -1, -1, "the greedy strategy at the server's pace (--bot-delay)"}, \
+    {"random", "random", -1, -1, "random legal moves at the server's pace (--bot-delay)"}, \
+    {NULL, NULL, 0, 0, NULL}
+/* clang-format on */
+
+/*
  * The seed of the generator a default action's bot draws from (see
  * game_default_bot_action): one fixed seed, so a timed-out seat plays the same
  * move on replay.
@@ -96,6 +114,16 @@ typedef struct game {
 #include "tapis_error.h"
 typedef tapis_error_t game_error_t;
 
+/*
+ * The types of the descriptor's functions that build JSON or check a state,
+ * named once: the descriptor's members below and a game's own declarations
+ * (its internal.h: `game_json_fn g233_view_public, g233_dump;`) share them.
+ */
+typedef json_t *game_json_fn(const game_t *g);                /* view_public, result, dump */
+typedef json_t *game_seat_json_fn(const game_t *g, int seat); /* legal, view_seat, default_action */
+typedef game_t *game_resample_fn(const game_t *g, int seat, uint64_t seed);
+typedef int game_audit_fn(const game_t *g, game_error_t *err);
+
 struct game_desc {
     const char *id;    /* protocol name, e.g. "233" */
     const char *title; /* human name */
@@ -124,7 +152,7 @@ struct game_desc {
     int (*apply)(game_t *g, int seat, const json_t *action, int64_t now, game_error_t *err);
 
     /* Every action `seat` may send now (a JSON array of action objects). */
-    json_t *(*legal)(const game_t *g, int seat);
+    game_seat_json_fn *legal;
 
     /*
      * What a seat may see comes ONLY from these two (game_view() assembles it):
@@ -135,8 +163,8 @@ struct game_desc {
      * parts with the state: callers may add or replace its top-level keys but
      * must not change anything below them.
      */
-    json_t *(*view_public)(const game_t *g);
-    json_t *(*view_seat)(const game_t *g, int seat);
+    game_json_fn *view_public;
+    game_seat_json_fn *view_seat;
 
     /*
      * Optional functions: NULL takes the kit's default, and callers go through
@@ -155,7 +183,7 @@ struct game_desc {
     unsigned (*waiting)(const game_t *g);
     /* What a seat that ran out of time plays: a new action object, or NULL
        (NULL: game_default_bot_action, the first bot level's choice). */
-    json_t *(*default_action)(const game_t *g, int seat);
+    game_seat_json_fn *default_action;
     /*
      * Optional (NULL: never). True when the seat's next action follows its
      * last one at once, as part of the same move (seqnum: the draw after a
@@ -167,7 +195,7 @@ struct game_desc {
 
     bool (*is_over)(const game_t *g);
     /* Final result: {"winners":[seats], "scores":[...], ...}; NULL until over. */
-    json_t *(*result)(const game_t *g);
+    game_json_fn *result;
 
     /*
      * Bot strategy: a pure function of one seat's view (never the state).
@@ -184,15 +212,15 @@ struct game_desc {
     /* --- for tests, journals and audits --- */
 
     /* The whole state, hidden parts included, as JSON (equal states, equal dumps). */
-    json_t *(*dump)(const game_t *g);
+    game_json_fn *dump;
     /*
      * A copy of g in which everything `seat` cannot see is redrawn at random
      * (consistently with what it can see). view(seat) of the copy must equal
      * view(seat) of g.
      */
-    game_t *(*resample)(const game_t *g, int seat, uint64_t seed);
+    game_resample_fn *resample;
     /* Check the state's invariants (every card accounted for...). 0 or -1 + err. */
-    int (*audit)(const game_t *g, game_error_t *err);
+    game_audit_fn *audit;
 
     void (*free)(game_t *g);
 };
@@ -222,6 +250,30 @@ json_t *game_default_options(const game_desc_t *d);
 json_t *game_options_json(const game_desc_t *d);
 /* Check one option's value against its table row: 0, or -1 with "bad_option". */
 int game_option_check(const game_desc_t *d, const char *name, const json_t *v, game_error_t *err);
+/* An option of the object create() receives (game_new() checked it against the table). */
+int game_option_int(const json_t *options, const char *name);
+bool game_option_bool(const json_t *options, const char *name);
+const char *game_option_string(const json_t *options, const char *name);
+
+/* --- a game's state (game.c) --- */
+
+/*
+ * The start of create(): a zeroed state of `size` bytes (the game's struct,
+ * which starts with its game_t) for d and `seats`; NULL with "no_memory".
+ */
+void *game_state_new(size_t size, const game_desc_t *d, int seats, game_error_t *err);
+/* The end of create(): g, or NULL with g freed and "no_memory" if an allocation
+   failed since `mark` (a part of the state may be missing). */
+game_t *game_created(game_t *g, unsigned long mark, game_error_t *err);
+/*
+ * The end of a step that must change nothing when memory runs out halfway
+ * (apply, tick). `saved` is a snapshot taken before it: a copy of the state's
+ * `size` bytes holding its own references to the shared parts, which `drop`
+ * releases. If an allocation failed since `mark`, g goes back to the snapshot
+ * (true); otherwise the snapshot is dropped (false).
+ */
+bool game_restore(game_t *g, game_t *saved, size_t size, void (*drop)(game_t *),
+                  unsigned long mark);
 
 /*
  * The view skeleton: view_public(), then for a seat (0 <= seat < seats)
@@ -253,7 +305,8 @@ static inline unsigned game_waiting(const game_t *g)
     return g->desc->waiting ? g->desc->waiting(g) : 0u;
 }
 /* The kit's default action: what the game's first bot level plays from the seat's
-   view (seeded with GAME_DEFAULT_ACTION_SEED); NULL unless the game waits on seat. */
+   view (seeded with GAME_DEFAULT_ACTION_SEED); NULL unless the game waits on seat,
+   and NULL when memory runs out (never an action with a part missing). */
 json_t *game_default_bot_action(const game_t *g, int seat);
 static inline json_t *game_default_action(const game_t *g, int seat)
 {
@@ -286,6 +339,11 @@ int game_action_type(const json_t *action, const char *const *names, int n, cons
  * error, not a surprise.
  */
 bool game_action_keys_ok(const json_t *action, const char *const *keys);
+/* True when `action` has no key but "type" and no inline words: an action
+   without arguments (draw, pass, keep). */
+bool game_action_bare(const json_t *action);
+/* The number of elements of an array (not a pointer): a type_names table. */
+#define GAME_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
 /* --- bots (game.c) --- */
 
@@ -334,6 +392,8 @@ size_t game_log_size(const game_log_t *l);
 /* dst shares src's entries (for resample: a copy of the state). */
 void game_log_share(game_log_t *dst, const game_log_t *src);
 void game_log_free(game_log_t *l);
+/* A new event {"seat": seat, "did": did}, to which a game adds its other keys. */
+json_t *game_seat_event(int seat, const char *did);
 
 /*
  * v, or NULL with v released if an allocation failed since `mark`
@@ -346,5 +406,43 @@ json_t *game_json_checked(json_t *v, unsigned long mark);
 /* Fill err (printf-style message) and return -1: the one way core code refuses. */
 int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* game_fail() with "bad_action" and the message `what`. */
+int game_bad_action(game_error_t *err, const char *what);
+/* game_fail() with "no_memory". */
+int game_no_memory(game_error_t *err);
+
+/* --- building views and dumps (game.c) --- */
+
+/* o[key] = v, taking v's reference: for the static ASCII keys of views, which
+   skip jansson's UTF-8 check (they are built on every change, for every seat). */
+static inline void game_set(json_t *o, const char *key, json_t *v)
+{
+    json_object_set_new_nocheck(o, key, v);
+}
+/* The end of a game's view_public(): v, with the game's result() under
+   "result", its last key, once the game is over. */
+json_t *game_add_result(const game_t *g, json_t *v);
+/* A seat, or null for a negative one (nobody). */
+json_t *game_seat_json(int seat);
+/* The generator's state, for dumps. */
+json_t *game_rng_json(const rng_t *r);
+/* The index of `name` among names[0..n-1], compared without case, or -1 (card names). */
+int game_name_index(const char *name, const char *const *names, int n);
+/* The names of cards[0..n-1] (static ASCII) as an array; a NULL name is left out. */
+json_t *game_cards_json(const uint8_t *cards, int n, const char *(*name)(uint8_t));
+
+/* --- audits and test constructors (game.c) --- */
+
+/* count[c]++ for every card c of cards[0..n-1] (an audit's tally). */
+void game_count_cards(int *count, const uint8_t *cards, int n);
+/* Take the topmost c out of cards[0..*n-1], the others keeping their order:
+   false when there is none. */
+bool game_take_card(uint8_t *cards, int *n, uint8_t c);
+/*
+ * The cards named in `names` (separated by blanks or commas; NULL for none),
+ * each read by `parse`, into out[0..max-1]: their count, or -1 for a name
+ * `parse` refuses or more than max.
+ */
+int game_parse_cards(const char *names, int (*parse)(const char *), int *out, int max);
 
 #endif

@@ -25,11 +25,6 @@
 static const char *const type_names[] = {"draw", "take",  "declare", "discard",
                                          "lay",  "claim", "gift"};
 
-static int bad(game_error_t *err, const char *what)
-{
-    return game_fail(err, "bad_action", "%s", what);
-}
-
 static int cmp_card(const void *a, const void *b)
 {
     return (int)*(const g233_card_t *)a - (int)*(const g233_card_t *)b;
@@ -39,7 +34,7 @@ static int cmp_card(const void *a, const void *b)
 static int parse_cards(const json_t *list, size_t from, g233_act_t *a, int min, int max,
                        game_error_t *err)
 {
-    if (!json_is_array(list)) return bad(err, "\"cards\" must be a list of card names");
+    if (!json_is_array(list)) return game_bad_action(err, "\"cards\" must be a list of card names");
     size_t n = json_array_size(list);
     if (n < from || (int)(n - from) < min || (int)(n - from) > max)
         return game_fail(err, "bad_action", "give %d to %d cards", min, max);
@@ -58,15 +53,13 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
     memset(a, 0, sizeof *a);
     a->card = -1;
     a->to = -1;
-    int t = game_action_type(o, type_names, (int)(sizeof type_names / sizeof type_names[0]), "233",
-                             err);
+    int t = game_action_type(o, type_names, GAME_COUNT(type_names), "233", err);
     if (t < 0) return -1;
     a->type = (g233_act_type_t)t;
 
     const json_t *args = json_object_get(o, "args");
-    if (args && !json_is_array(args)) return bad(err, "\"args\" must be a list");
+    if (args && !json_is_array(args)) return game_bad_action(err, "\"args\" must be a list");
     size_t nargs = json_array_size(args);
-    static const char *const none[] = {NULL};
     static const char *const discard_keys[] = {"card", "declare", NULL};
     static const char *const cards_keys[] = {"cards", "final", NULL};
     static const char *const gift_keys[] = {"to", NULL};
@@ -75,62 +68,62 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
     case G233_ACT_DRAW:
     case G233_ACT_TAKE:
     case G233_ACT_DECLARE:
-        if (!game_action_keys_ok(o, none) || nargs)
-            return bad(err, "this action takes no arguments");
+        if (!game_action_bare(o)) return game_bad_action(err, "this action takes no arguments");
         return 0;
     case G233_ACT_DISCARD: {
         if (!game_action_keys_ok(o, discard_keys))
-            return bad(err, "discard takes \"card\" and \"declare\"");
+            return game_bad_action(err, "discard takes \"card\" and \"declare\"");
         const json_t *card = nargs ? json_array_get(args, 0) : json_object_get(o, "card");
-        if (!json_is_string(card)) return bad(err, "discard needs a \"card\"");
+        if (!json_is_string(card)) return game_bad_action(err, "discard needs a \"card\"");
         a->card = g233_card_parse(json_string_value(card));
         if (a->card < 0) return game_fail(err, "unknown_card", "no such card in 233");
         const json_t *d = json_object_get(o, "declare");
-        if (d && !json_is_true(d)) return bad(err, "\"declare\" is true, or left out");
+        if (d && !json_is_true(d)) return game_bad_action(err, "\"declare\" is true, or left out");
         if (nargs > 2 || (nargs == 2 &&
                           strcmp(json_string_value(json_array_get(args, 1)) ?: "", "declare") != 0))
-            return bad(err, "inline: discard CARD [declare]");
+            return game_bad_action(err, "inline: discard CARD [declare]");
         a->declare = json_is_true(d) || nargs == 2;
         return 0;
     }
     case G233_ACT_LAY:
         if (!game_action_keys_ok(o, cards_keys) || json_object_get(o, "final"))
-            return bad(err, "lay takes \"cards\"");
+            return game_bad_action(err, "lay takes \"cards\"");
         return parse_cards(nargs ? args : json_object_get(o, "cards"), 0, a, 4, 4, err);
     case G233_ACT_CLAIM: {
         if (!game_action_keys_ok(o, cards_keys))
-            return bad(err, "claim takes \"cards\" or \"final\"");
+            return game_bad_action(err, "claim takes \"cards\" or \"final\"");
         const json_t *f = json_object_get(o, "final");
-        if (f && !json_is_true(f)) return bad(err, "\"final\" is true, or left out");
+        if (f && !json_is_true(f)) return game_bad_action(err, "\"final\" is true, or left out");
         if (nargs == 1 && strcmp(json_string_value(json_array_get(args, 0)) ?: "", "final") == 0)
             a->final = true;
         else
             a->final = json_is_true(f);
         if (a->final) {
-            if (json_object_get(o, "cards")) return bad(err, "claim takes \"cards\" or \"final\"");
+            if (json_object_get(o, "cards"))
+                return game_bad_action(err, "claim takes \"cards\" or \"final\"");
             return 0;
         }
         return parse_cards(nargs ? args : json_object_get(o, "cards"), 0, a, 1, 3, err);
     }
     case G233_ACT_GIFT: {
-        if (!game_action_keys_ok(o, gift_keys)) return bad(err, "gift takes \"to\"");
+        if (!game_action_keys_ok(o, gift_keys)) return game_bad_action(err, "gift takes \"to\"");
         const json_t *to = nargs ? json_array_get(args, 0) : json_object_get(o, "to");
-        if (nargs > 1) return bad(err, "inline: gift [SEAT]");
+        if (nargs > 1) return game_bad_action(err, "inline: gift [SEAT]");
         if (json_is_string(to)) {
             char *end;
             long v = strtol(json_string_value(to), &end, 10);
             if (*end || end == json_string_value(to) || v < 0 || v >= GAME_MAX_SEATS)
-                return bad(err, "\"to\" must be a seat number");
+                return game_bad_action(err, "\"to\" must be a seat number");
             a->to = (int)v;
         } else if (to) {
-            if (!json_is_integer(to)) return bad(err, "\"to\" must be a seat number");
+            if (!json_is_integer(to)) return game_bad_action(err, "\"to\" must be a seat number");
             json_int_t v = json_integer_value(to);
             a->to = v < 0 || v >= GAME_MAX_SEATS ? GAME_MAX_SEATS : (int)v;
         }
         return 0;
     }
     }
-    return bad(err, "unknown action");
+    return game_bad_action(err, "unknown action");
 }
 
 /* Built for every legal action of every view: static ASCII keys and names. */

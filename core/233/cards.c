@@ -1,7 +1,7 @@
 #include <stddef.h>
-#include <strings.h>
 
 #include "cards.h"
+#include "game.h"
 
 static const char *const names[G233_KINDS] = {
     "Y1", "Y2", "Y3",  "Y4",   "Y5",     "Y6",     "Y7",      "Y8",    "B1",     "B2",     "B3",
@@ -29,10 +29,7 @@ const char *g233_card_name(g233_card_t c)
 
 int g233_card_parse(const char *name)
 {
-    if (!name) return -1;
-    for (int c = 0; c < G233_KINDS; c++)
-        if (strcasecmp(name, names[c]) == 0) return c;
-    return -1;
+    return game_name_index(name, names, G233_KINDS);
 }
 
 int g233_hand_size(const g233_hand_t *h)

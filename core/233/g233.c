@@ -32,7 +32,7 @@ void g233_event(g233_t *g, json_t *ev)
 
 static void event_seat(g233_t *g, int seat, const char *did, int card)
 {
-    json_t *ev = json_pack("{s:i, s:s}", "seat", seat, "did", did);
+    json_t *ev = game_seat_event(seat, did);
     if (card >= 0) json_object_set_new(ev, "card", json_string(g233_card_name((g233_card_t)card)));
     g233_event(g, ev);
 }
@@ -65,35 +65,35 @@ static bool holds_natural_square(const g233_hand_t *h)
     return false;
 }
 
-/* Could `seat`, holding h plus card c, discard one card and hold a rainbow? */
-static bool rainbow_with(const g233_t *g, int seat, g233_card_t c)
+/*
+ * Could `seat`, holding its hand plus card c, discard another card and hold a
+ * combination (only a rainbow if `rainbow`), scored with `last` as its last draw?
+ */
+static bool combo_after_discard(const g233_t *g, int seat, g233_card_t c, int last, bool rainbow)
 {
-    g233_hand_t h = g->p[seat].hand;
+    const g233_player_t *p = &g->p[seat];
+    g233_hand_t h = p->hand;
     h.n[c]++;
     for (int x = 0; x < G233_KINDS; x++) {
         if (!h.n[x] || x == c) continue;
         h.n[x]--;
-        bool ok =
-            g233_score_combo(&h, g->p[seat].melds, g->p[seat].nmelds, c) == G233_COMBO_RAINBOW;
+        g233_combo_t k = g233_score_combo(&h, p->melds, p->nmelds, last);
         h.n[x]++;
-        if (ok) return true;
+        if (rainbow ? k == G233_COMBO_RAINBOW : k != G233_COMBO_NONE) return true;
     }
     return false;
+}
+
+/* Could `seat`, holding h plus card c, discard one card and hold a rainbow? */
+static bool rainbow_with(const g233_t *g, int seat, g233_card_t c)
+{
+    return combo_after_discard(g, seat, c, c, true);
 }
 
 /* Does taking the top discard t complete a winning combination for seat? */
 static bool completes_combo(const g233_t *g, int seat, g233_card_t t)
 {
-    g233_hand_t h = g->p[seat].hand;
-    h.n[t]++;
-    for (int x = 0; x < G233_KINDS; x++) {
-        if (!h.n[x] || x == t) continue;
-        h.n[x]--;
-        bool ok = g233_score_combo(&h, g->p[seat].melds, g->p[seat].nmelds, -1) != G233_COMBO_NONE;
-        h.n[x]++;
-        if (ok) return true;
-    }
-    return false;
+    return combo_after_discard(g, seat, t, -1, false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -434,7 +434,7 @@ static void run_lay(g233_t *g, int seat, const g233_card_t *cards)
     }
     p->squares++;
     g->phase = G233_PH_DRAW; /* a square takes the place of the discard: play again */
-    json_t *ev = json_pack("{s:i, s:s}", "seat", seat, "did", "lay");
+    json_t *ev = game_seat_event(seat, "lay");
     json_object_set_new(ev, "cards", g233_cards_json(cards, 4));
     g233_event(g, ev);
 }
@@ -607,64 +607,42 @@ static const game_option_t g233_options[] = {
     GAME_OPTION_END,
 };
 
-static void g233_free(game_t *base);
-
 /*
  * The events and the last round's summary are immutable and shared: a copy
  * of the struct that holds them once more is a snapshot, which apply (and
  * tick) restore when memory ran out halfway, so that a refusal changes nothing.
  */
-static void g233_hold(g233_t *copy, const g233_t *g)
+void g233_hold(g233_t *copy, const g233_t *g)
 {
     *copy = *g;
     game_log_share(&copy->events, &g->events);
     json_incref(copy->last_round);
 }
 
-static void g233_drop(g233_t *copy)
+/* Release what a state or a snapshot holds by reference. */
+static void g233_drop(game_t *base)
 {
-    game_log_free(&copy->events);
-    json_decref(copy->last_round);
-}
-
-/* Back to the snapshot if an allocation failed since mark (true), else drop it. */
-static bool g233_restore(g233_t *g, g233_t *saved, unsigned long mark)
-{
-    if (!tapis_alloc_failed_since(mark)) {
-        g233_drop(saved);
-        return false;
-    }
-    g233_drop(g);
-    *g = *saved;
-    return true;
+    g233_t *g = (g233_t *)base;
+    game_log_free(&g->events);
+    json_decref(g->last_round);
 }
 
 static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
-    g233_t *g = tapis_calloc(1, sizeof *g);
-    if (!g) {
-        game_fail(err, "no_memory", "out of memory");
-        return NULL;
-    }
-    g->base.desc = &g233_desc;
-    g->base.seats = seats;
-    g->dispute_ms = (int)json_integer_value(json_object_get(o, "dispute_ms"));
-    g->max_rebuilds = (int)json_integer_value(json_object_get(o, "max_rebuilds"));
-    g->target = (int)json_integer_value(json_object_get(o, "target"));
-    g->claim_sequences = json_is_true(json_object_get(o, "claim_sequences"));
-    g->declare_must = strcmp(json_string_value(json_object_get(o, "declare")), "must") == 0;
+    g233_t *g = game_state_new(sizeof *g, &g233_desc, seats, err);
+    if (!g) return NULL;
+    g->dispute_ms = game_option_int(o, "dispute_ms");
+    g->max_rebuilds = game_option_int(o, "max_rebuilds");
+    g->target = game_option_int(o, "target");
+    g->claim_sequences = game_option_bool(o, "claim_sequences");
+    g->declare_must = strcmp(game_option_string(o, "declare"), "must") == 0;
     rng_seed(&g->rng, seed);
     game_log_init(&g->events, G233_EVENTS);
     g->round = 0;
     g233_start_round(g, 0);
     declare_if_must(g);
-    if (tapis_alloc_failed_since(mark)) {
-        g233_free(&g->base);
-        game_fail(err, "no_memory", "out of memory");
-        return NULL;
-    }
-    return &g->base;
+    return game_created(&g->base, mark, err);
 }
 
 /* Settle the claims due. Out of memory, nothing changes: the deadline stays due. */
@@ -677,7 +655,7 @@ static bool g233_tick(game_t *base, int64_t now)
     unsigned long mark = tapis_alloc_failures();
     resolve_claims(g);
     declare_if_must(g);
-    return !g233_restore(g, &saved, mark);
+    return !game_restore(base, &saved.base, sizeof saved, g233_drop, mark);
 }
 
 static int g233_apply(game_t *base, int seat, const json_t *action, int64_t now, game_error_t *err)
@@ -691,7 +669,7 @@ static int g233_apply(game_t *base, int seat, const json_t *action, int64_t now,
     g233_tick(base, now);
     int r = g233_check(g, seat, &a, err);
     if (r == 0) g233_run(g, seat, &a, now);
-    if (g233_restore(g, &saved, mark)) return game_fail(err, "no_memory", "out of memory");
+    if (game_restore(base, &saved.base, sizeof saved, g233_drop, mark)) return game_no_memory(err);
     return r;
 }
 
@@ -712,16 +690,10 @@ static unsigned g233_waiting(const game_t *base)
 
 /* The kit's (the greedy bot's: a dealt -5 goes to the leader among the others),
    but nothing while a claim is being settled. */
-static json_t *default_action_unchecked(const game_t *base, int seat)
+static json_t *g233_default_action(const game_t *base, int seat)
 {
     if (((const g233_t *)base)->nclaims) return NULL;
     return game_default_bot_action(base, seat);
-}
-
-static json_t *g233_default_action(const game_t *base, int seat)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(default_action_unchecked(base, seat), mark);
 }
 
 static bool g233_is_over(const game_t *base)
@@ -729,40 +701,32 @@ static bool g233_is_over(const game_t *base)
     return ((const g233_t *)base)->phase == G233_PH_OVER;
 }
 
-static json_t *result_unchecked(const game_t *base)
+static json_t *g233_result(const game_t *base)
 {
     const g233_t *g = (const g233_t *)base;
     if (g->phase != G233_PH_OVER) return NULL;
+    unsigned long mark = tapis_alloc_failures();
     json_t *scores = json_array();
     for (int s = 0; s < g->base.seats; s++)
         json_array_append_new(scores, json_integer(g->p[s].score));
-    return json_pack("{s:o, s:o, s:i}", "winners",
-                     game_winners_json((unsigned)g->winners, base->seats), "scores", scores,
-                     "rounds", g->round);
-}
-
-static json_t *g233_result(const game_t *base)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(result_unchecked(base), mark);
+    return game_json_checked(json_pack("{s:o, s:o, s:i}", "winners",
+                                       game_winners_json((unsigned)g->winners, base->seats),
+                                       "scores", scores, "rounds", g->round),
+                             mark);
 }
 
 static void g233_free(game_t *base)
 {
-    g233_t *g = (g233_t *)base;
-    game_log_free(&g->events);
-    json_decref(g->last_round);
-    tapis_free(g);
+    g233_drop(base);
+    tapis_free(base);
 }
 
 /* Bot levels and their pace (a person draws, discards and claims in a second or two). */
 static const game_bot_level_t g233_bot_levels[] = {
-    {"normal", "greedy", 800, 1600, "the greedy strategy at a person's pace"},
-    {"easy", "greedy", 1600, 3200, "the greedy strategy, slowly"},
-    {"fast", "greedy", 150, 400, "the greedy strategy, quicker than a person"},
-    {"greedy", "greedy", -1, -1, "the greedy strategy at the server's pace (--bot-delay)"},
-    {"random", "random", -1, -1, "random legal moves at the server's pace (--bot-delay)"},
-    {NULL, NULL, 0, 0, NULL},
+    GAME_BOT_LEVEL_NORMAL(800, 1600),
+    GAME_BOT_LEVEL_EASY(1600, 3200),
+    GAME_BOT_LEVEL_FAST(150, 400),
+    GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
 const game_desc_t g233_desc = {

@@ -28,13 +28,15 @@ typedef struct g233_act {
 /* actions.c */
 int g233_parse(const json_t *action, g233_act_t *a, game_error_t *err);
 json_t *g233_act_json(const g233_act_t *a);
-json_t *g233_legal(const game_t *g, int seat);
+game_seat_json_fn g233_legal;
 
 /* deal.c */
 /* A new round: every card back, shuffled and dealt; `dealer` opens. */
 void g233_start_round(g233_t *g, int dealer);
 
 /* g233.c */
+/* A snapshot of g into copy: the struct, and a reference on its shared parts. */
+void g233_hold(g233_t *copy, const g233_t *g);
 /* The claim-independent conditions of an out-of-turn claim. */
 int g233_claim_gate(const g233_t *g, int seat, game_error_t *err);
 int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err);
@@ -43,13 +45,12 @@ int g233_next(const g233_t *g, int seat, int k);
 void g233_event(g233_t *g, json_t *ev);
 g233_combo_t g233_combo(const g233_t *g, int seat, const g233_hand_t *h);
 
-/* view.c */
+/* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
 json_t *g233_cards_json(const g233_card_t *cards, int n);
 json_t *g233_hand_json(const g233_hand_t *h);
-json_t *g233_view_public(const game_t *g);
-json_t *g233_view_seat(const game_t *g, int seat);
-json_t *g233_dump(const game_t *g);
-game_t *g233_resample(const game_t *g, int seat, uint64_t seed);
-int g233_audit(const game_t *g, game_error_t *err);
+game_json_fn g233_view_public, g233_dump;
+game_seat_json_fn g233_view_seat;
+game_resample_fn g233_resample;
+game_audit_fn g233_audit;
 
 #endif

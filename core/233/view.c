@@ -18,14 +18,9 @@ static const char *const phase_names[] = {"draw", "gift", "discard", "over"};
 
 /*
  * Views are built on every change for every seat: keys and card names are
- * static ASCII, so they skip jansson's UTF-8 checks (the _nocheck calls) and
- * json_pack()'s format parsing.
+ * static ASCII, so they skip jansson's UTF-8 checks (game_set() and the
+ * _nocheck calls) and json_pack()'s format parsing.
  */
-static void set(json_t *o, const char *key, json_t *v)
-{
-    json_object_set_new_nocheck(o, key, v);
-}
-
 static json_t *card_json(g233_card_t c)
 {
     return json_string_nocheck(g233_card_name(c));
@@ -33,10 +28,7 @@ static json_t *card_json(g233_card_t c)
 
 json_t *g233_cards_json(const g233_card_t *cards, int n)
 {
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, card_json(cards[i]));
-    return a;
+    return game_cards_json(cards, n, g233_card_name);
 }
 
 json_t *g233_hand_json(const g233_hand_t *h)
@@ -56,24 +48,21 @@ static json_t *melds_json(const g233_player_t *p)
     return a;
 }
 
-static json_t *seat_or_null(int s)
-{
-    return s >= 0 ? json_integer(s) : json_null();
-}
-
 /* The public part of the table: identical for every viewer. */
-static json_t *public_view(const g233_t *g)
+json_t *g233_view_public(const game_t *base)
 {
+    const g233_t *g = (const g233_t *)base;
+    unsigned long mark = tapis_alloc_failures();
     json_t *players = json_array();
     for (int s = 0; s < g->base.seats; s++) {
         const g233_player_t *p = &g->p[s];
         json_t *o = json_object();
-        set(o, "seat", json_integer(s));
-        set(o, "cards", json_integer(g233_hand_size(&p->hand)));
-        set(o, "melds", melds_json(p));
-        set(o, "gifts_plus", json_integer(p->gifts_plus));
-        set(o, "gifts_minus", json_integer(p->gifts_minus));
-        set(o, "score", json_integer(p->score));
+        game_set(o, "seat", json_integer(s));
+        game_set(o, "cards", json_integer(g233_hand_size(&p->hand)));
+        game_set(o, "melds", melds_json(p));
+        game_set(o, "gifts_plus", json_integer(p->gifts_plus));
+        game_set(o, "gifts_minus", json_integer(p->gifts_minus));
+        game_set(o, "score", json_integer(p->score));
         json_array_append_new(players, o);
     }
     json_t *claims = json_array();
@@ -81,77 +70,61 @@ static json_t *public_view(const g233_t *g)
         json_array_append_new(claims, json_integer(g->claims[i].seat));
     int top = g->ndiscard ? g->discard[g->ndiscard - 1] : -1;
     json_t *v = json_object();
-    set(v, "game", json_string_nocheck("233"));
-    set(v, "round", json_integer(g->round));
-    set(v, "dealer", json_integer(g->dealer));
-    set(v, "turn", json_integer(g->turn));
-    set(v, "direction", json_integer(g->dir));
-    set(v, "phase", json_string_nocheck(phase_names[g->phase]));
-    set(v, "last_draws", json_boolean(g->declarer >= 0));
-    set(v, "draw_pile", json_integer(g->ndraw));
-    set(v, "discard", top >= 0 ? card_json((g233_card_t)top) : json_null());
-    set(v, "discard_pile", json_integer(g->ndiscard));
-    set(v, "discarder", seat_or_null(g->discarder));
-    set(v, "rebuilds", json_integer(g->rebuilds));
-    set(v, "claim_open",
-        json_boolean(g->open && g->phase == G233_PH_DRAW && g->declarer < 0 && top >= 0 &&
-                     !g233_placing(g)));
-    set(v, "claims", claims);
-    set(v, "declarer", seat_or_null(g->declarer));
-    set(v, "players", players);
+    game_set(v, "game", json_string_nocheck("233"));
+    game_set(v, "round", json_integer(g->round));
+    game_set(v, "dealer", json_integer(g->dealer));
+    game_set(v, "turn", json_integer(g->turn));
+    game_set(v, "direction", json_integer(g->dir));
+    game_set(v, "phase", json_string_nocheck(phase_names[g->phase]));
+    game_set(v, "last_draws", json_boolean(g->declarer >= 0));
+    game_set(v, "draw_pile", json_integer(g->ndraw));
+    game_set(v, "discard", top >= 0 ? card_json((g233_card_t)top) : json_null());
+    game_set(v, "discard_pile", json_integer(g->ndiscard));
+    game_set(v, "discarder", game_seat_json(g->discarder));
+    game_set(v, "rebuilds", json_integer(g->rebuilds));
+    game_set(v, "claim_open",
+             json_boolean(g->open && g->phase == G233_PH_DRAW && g->declarer < 0 && top >= 0 &&
+                          !g233_placing(g)));
+    game_set(v, "claims", claims);
+    game_set(v, "declarer", game_seat_json(g->declarer));
+    game_set(v, "players", players);
     /* The events (a game_log_t) and the last round's summary are never changed
        once made, so views share them: a reference, not a copy. */
-    set(v, "events", game_log_json(&g->events));
-    set(v, "target", json_integer(g->target));
-    if (g->declarer >= 0) set(v, "combo", json_string_nocheck(g233_combo_name(g->declared)));
+    game_set(v, "events", game_log_json(&g->events));
+    game_set(v, "target", json_integer(g->target));
+    if (g->declarer >= 0) game_set(v, "combo", json_string_nocheck(g233_combo_name(g->declared)));
     if (g->phase == G233_PH_GIFT) {
         /* A drawn gift is shown to everyone: it is placed face up. */
         const g233_hand_t *h = &g->p[g->turn].hand;
-        set(v, "pending_gift",
-            json_string_nocheck(h->n[G233_CARD_GIFT_MINUS] ? "gift-5" : "gift+5"));
+        game_set(v, "pending_gift",
+                 json_string_nocheck(h->n[G233_CARD_GIFT_MINUS] ? "gift-5" : "gift+5"));
     }
-    if (g->last_round) set(v, "last_round", json_incref(g->last_round)); /* shared, see above */
-    if (g->phase == G233_PH_OVER) set(v, "result", g233_desc.result(&g->base));
-    return v;
-}
-
-static json_t *view_public_unchecked(const game_t *base)
-{
-    return public_view((const g233_t *)base);
-}
-
-json_t *g233_view_public(const game_t *base)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(view_public_unchecked(base), mark);
+    if (g->last_round)
+        game_set(v, "last_round", json_incref(g->last_round)); /* shared, see above */
+    return game_json_checked(game_add_result(base, v), mark);
 }
 
 /* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
-static json_t *view_seat_unchecked(const game_t *base, int seat)
-{
-    const g233_t *g = (const g233_t *)base;
-    json_t *v = json_object();
-    set(v, "hand", g233_hand_json(&g->p[seat].hand));
-    if (seat == g->turn && g->must_win) set(v, "must_win", json_true());
-    return v;
-}
-
 json_t *g233_view_seat(const game_t *base, int seat)
 {
+    const g233_t *g = (const g233_t *)base;
     unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(view_seat_unchecked(base, seat), mark);
+    json_t *v = json_object();
+    game_set(v, "hand", g233_hand_json(&g->p[seat].hand));
+    if (seat == g->turn && g->must_win) game_set(v, "must_win", json_true());
+    return game_json_checked(v, mark);
 }
 
 /* ------------------------------------------------------------------ */
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-static json_t *dump_unchecked(const game_t *base)
+json_t *g233_dump(const game_t *base)
 {
     const g233_t *g = (const g233_t *)base;
-    json_t *d = public_view(g);
-    json_t *hands = json_array(), *private = json_array(), *claims = json_array(),
-           *rng = json_array();
+    unsigned long mark = tapis_alloc_failures();
+    json_t *d = g233_view_public(base);
+    json_t *hands = json_array(), *private = json_array(), *claims = json_array();
     for (int s = 0; s < base->seats; s++) {
         const g233_player_t *p = &g->p[s];
         json_array_append_new(hands, g233_hand_json(&p->hand));
@@ -165,12 +138,10 @@ static json_t *dump_unchecked(const game_t *base)
             claims, json_pack("{s:i, s:i, s:o, s:I}", "seat", c->seat, "kind", c->kind, "meld",
                               g233_cards_json(c->meld.cards, c->meld.n), "at", (json_int_t)c->at));
     }
-    for (int i = 0; i < 4; i++)
-        json_array_append_new(rng, json_integer((json_int_t)g->rng.s[i]));
     json_object_set_new(d, "hands", hands);
     json_object_set_new(d, "private", private);
     json_object_set_new(d, "pending", claims);
-    json_object_set_new(d, "rng", rng);
+    json_object_set_new(d, "rng", game_rng_json(&g->rng));
     json_object_set_new(d, "draw", g233_cards_json(g->draw, g->ndraw));
     json_object_set_new(d, "discards", g233_cards_json(g->discard, g->ndiscard));
     json_object_set_new(d, "window_end", json_integer(g->nclaims ? (json_int_t)g->window_end : 0));
@@ -183,33 +154,18 @@ static json_t *dump_unchecked(const game_t *base)
                                   "max_rebuilds", g->max_rebuilds, "target", g->target,
                                   "claim_sequences", g->claim_sequences, "declare",
                                   g->declare_must ? "must" : "may"));
-    return d;
-}
-
-json_t *g233_dump(const game_t *base)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(dump_unchecked(base), mark);
+    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */
 /* Resample: redraw what `seat` cannot see                              */
 /* ------------------------------------------------------------------ */
 
-static g233_t *copy(const g233_t *g)
-{
-    g233_t *c = tapis_malloc(sizeof *c);
-    if (!c) return NULL;
-    *c = *g;
-    game_log_share(&c->events, &g->events);
-    json_incref(c->last_round); /* immutable: replaced, never changed */
-    return c;
-}
-
 game_t *g233_resample(const game_t *base, int seat, uint64_t seed)
 {
-    g233_t *g = copy((const g233_t *)base);
+    g233_t *g = tapis_malloc(sizeof *g);
     if (!g) return NULL;
+    g233_hold(g, (const g233_t *)base);
     int n = base->seats;
     g233_card_t pool[G233_DECK];
     int npool = 0, want[G233_MAX_SEATS] = {0};
@@ -271,10 +227,8 @@ int g233_audit(const game_t *base, game_error_t *err)
 {
     const g233_t *g = (const g233_t *)base;
     int count[G233_KINDS] = {0};
-    for (int i = 0; i < g->ndraw; i++)
-        count[g->draw[i]]++;
-    for (int i = 0; i < g->ndiscard; i++)
-        count[g->discard[i]]++;
+    game_count_cards(count, g->draw, g->ndraw);
+    game_count_cards(count, g->discard, g->ndiscard);
     for (int s = 0; s < base->seats; s++) {
         const g233_player_t *p = &g->p[s];
         int held = g233_hand_size(&p->hand);
@@ -282,8 +236,7 @@ int g233_audit(const game_t *base, game_error_t *err)
             count[c] += p->hand.n[c];
         for (int i = 0; i < p->nmelds; i++) {
             held += p->melds[i].n;
-            for (int k = 0; k < p->melds[i].n; k++)
-                count[p->melds[i].cards[k]]++;
+            game_count_cards(count, p->melds[i].cards, p->melds[i].n);
         }
         count[G233_CARD_GIFT_PLUS] += p->gifts_plus;
         count[G233_CARD_GIFT_MINUS] += p->gifts_minus;
@@ -312,26 +265,17 @@ int g233_audit(const game_t *base, game_error_t *err)
 int g233_hand_parse(g233_hand_t *h, const char *names)
 {
     memset(h, 0, sizeof *h);
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", names);
-    for (char *save, *w = strtok_r(buf, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
-        int c = g233_card_parse(w);
-        if (c < 0) return -1;
-        h->n[c]++;
-    }
-    return 0;
+    int cards[G233_DECK], n = game_parse_cards(names, g233_card_parse, cards, G233_DECK);
+    for (int i = 0; i < n; i++)
+        h->n[cards[i]]++;
+    return n < 0 ? -1 : 0;
 }
 
 /* Take a card of kind c out of the draw pile; failing that, out of another
  * seat's hand, which gets a plain card of the draw pile instead. */
 static int take_card(g233_t *g, int c, int except)
 {
-    for (int i = g->ndraw - 1; i >= 0; i--)
-        if (g->draw[i] == c) {
-            memmove(&g->draw[i], &g->draw[i + 1], (size_t)(g->ndraw - 1 - i));
-            g->ndraw--;
-            return 0;
-        }
+    if (game_take_card(g->draw, &g->ndraw, (g233_card_t)c)) return 0;
     for (int s = 0; s < g->base.seats; s++) {
         if (s == except || !g->p[s].hand.n[c]) continue;
         for (int i = g->ndraw - 1; i >= 0; i--) {

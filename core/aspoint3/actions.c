@@ -17,26 +17,21 @@
 
 static const char *const type_names[] = {"swap", "keep", "pick"};
 
-static int bad(game_error_t *err, const char *what)
-{
-    return game_fail(err, "bad_action", "%s", what);
-}
-
 /* The one argument of swap and pick: "card", or the single inline word. */
 static const json_t *one_arg(const json_t *o, const json_t *args, game_error_t *err)
 {
     size_t n = json_array_size(args);
     if (args && json_object_get(o, "card")) {
-        bad(err, "give \"card\" or \"args\", not both");
+        game_bad_action(err, "give \"card\" or \"args\", not both");
         return NULL;
     }
     if (args && n != 1) {
-        bad(err, "inline: swap CARD, or pick down|up");
+        game_bad_action(err, "inline: swap CARD, or pick down|up");
         return NULL;
     }
     const json_t *v = args ? json_array_get(args, 0) : json_object_get(o, "card");
     if (!json_is_string(v)) {
-        bad(err, "this action needs a \"card\" string");
+        game_bad_action(err, "this action needs a \"card\" string");
         return NULL;
     }
     return v;
@@ -46,26 +41,25 @@ int ap3_parse(const json_t *o, ap3_act_t *a, game_error_t *err)
 {
     memset(a, 0, sizeof *a);
     a->card = -1;
-    int t = game_action_type(o, type_names, (int)(sizeof type_names / sizeof type_names[0]),
-                             "As.point3", err);
+    int t = game_action_type(o, type_names, GAME_COUNT(type_names), "As.point3", err);
     if (t < 0) return -1;
     a->type = (ap3_act_type_t)t;
     const json_t *args = json_object_get(o, "args");
-    if (args && !json_is_array(args)) return bad(err, "\"args\" must be a list");
+    if (args && !json_is_array(args)) return game_bad_action(err, "\"args\" must be a list");
 
     if (a->type == AP3_ACT_KEEP) {
-        if (!game_action_keys_ok(o, NULL) || json_array_size(args))
-            return bad(err, "keep takes no arguments");
+        if (!game_action_bare(o)) return game_bad_action(err, "keep takes no arguments");
         return 0;
     }
     static const char *const card_key[] = {"card", NULL};
-    if (!game_action_keys_ok(o, card_key)) return bad(err, "this action takes only \"card\"");
+    if (!game_action_keys_ok(o, card_key))
+        return game_bad_action(err, "this action takes only \"card\"");
     const json_t *v = one_arg(o, args, err);
     if (!v) return -1;
     const char *s = json_string_value(v);
     if (a->type == AP3_ACT_PICK) {
         if (strcmp(s, "up") && strcmp(s, "down"))
-            return bad(err, "pick takes the card \"down\" or \"up\"");
+            return game_bad_action(err, "pick takes the card \"down\" or \"up\"");
         a->up = strcmp(s, "up") == 0;
         return 0;
     }

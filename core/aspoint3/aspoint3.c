@@ -298,51 +298,41 @@ static const game_option_t ap3_options[] = {
     GAME_OPTION_END,
 };
 
-static void ap3_free(game_t *base);
-
 /*
  * The state's JSON parts are immutable and shared (the history, the last
  * reveal): a copy of the struct that holds them once more is a snapshot,
  * which apply restores when memory ran out halfway (refusals change nothing).
  */
-static void ap3_hold(ap3_t *copy, const ap3_t *g)
+void ap3_hold(ap3_t *copy, const ap3_t *g)
 {
     *copy = *g;
     json_incref(copy->last_deal);
     game_log_share(&copy->history, &g->history);
 }
 
-static void ap3_drop(ap3_t *copy)
+/* Release what a state or a snapshot holds by reference. */
+static void ap3_drop(game_t *base)
 {
-    json_decref(copy->last_deal);
-    game_log_free(&copy->history);
+    ap3_t *g = (ap3_t *)base;
+    json_decref(g->last_deal);
+    game_log_free(&g->history);
 }
 
 static game_t *ap3_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
-    ap3_t *g = tapis_calloc(1, sizeof *g);
-    if (!g) {
-        game_fail(err, "no_memory", "out of memory");
-        return NULL;
-    }
-    g->base.desc = &aspoint3_desc;
-    g->base.seats = seats;
-    g->rounds = (int)json_integer_value(json_object_get(o, "rounds"));
-    g->target = (int)json_integer_value(json_object_get(o, "target"));
-    g->packs = (int)json_integer_value(json_object_get(o, "packs"));
-    const char *scoring = json_string_value(json_object_get(o, "pack_scoring"));
+    ap3_t *g = game_state_new(sizeof *g, &aspoint3_desc, seats, err);
+    if (!g) return NULL;
+    g->rounds = game_option_int(o, "rounds");
+    g->target = game_option_int(o, "target");
+    g->packs = game_option_int(o, "packs");
+    const char *scoring = game_option_string(o, "pack_scoring");
     g->pack_scoring = strcmp(scoring, "manche") == 0 ? AP3_PACK_MANCHE : AP3_PACK_TOTAL;
     rng_seed(&g->rng, seed);
     game_log_init(&g->history, 0);
     start_round(g);
     start_deal(g);
-    if (tapis_alloc_failed_since(mark)) {
-        ap3_free(&g->base);
-        game_fail(err, "no_memory", "out of memory");
-        return NULL;
-    }
-    return &g->base;
+    return game_created(&g->base, mark, err);
 }
 
 static int ap3_apply(game_t *base, int seat, const json_t *action, int64_t now, game_error_t *err)
@@ -356,12 +346,7 @@ static int ap3_apply(game_t *base, int seat, const json_t *action, int64_t now, 
     ap3_hold(&saved, g);
     unsigned long mark = tapis_alloc_failures();
     ap3_run(g, seat, &a);
-    if (tapis_alloc_failed_since(mark)) {
-        ap3_drop(g);
-        *g = saved;
-        return game_fail(err, "no_memory", "out of memory");
-    }
-    ap3_drop(&saved);
+    if (game_restore(base, &saved.base, sizeof saved, ap3_drop, mark)) return game_no_memory(err);
     return 0;
 }
 
@@ -404,20 +389,16 @@ static json_t *ap3_result(const game_t *base)
 
 static void ap3_free(game_t *base)
 {
-    ap3_t *g = (ap3_t *)base;
-    json_decref(g->last_deal);
-    game_log_free(&g->history);
-    tapis_free(g);
+    ap3_drop(base);
+    tapis_free(base);
 }
 
 /* Bot levels and their pace (a person takes a second or two to look and swap). */
 static const game_bot_level_t ap3_bot_levels[] = {
-    {"normal", "greedy", 800, 1600, "the greedy strategy at a person's pace"},
-    {"easy", "greedy", 1600, 3200, "the greedy strategy, slowly"},
-    {"fast", "greedy", 150, 400, "the greedy strategy, quicker than a person"},
-    {"greedy", "greedy", -1, -1, "the greedy strategy at the server's pace (--bot-delay)"},
-    {"random", "random", -1, -1, "random legal moves at the server's pace (--bot-delay)"},
-    {NULL, NULL, 0, 0, NULL},
+    GAME_BOT_LEVEL_NORMAL(800, 1600),
+    GAME_BOT_LEVEL_EASY(1600, 3200),
+    GAME_BOT_LEVEL_FAST(150, 400),
+    GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
 const game_desc_t aspoint3_desc = {

@@ -1,6 +1,5 @@
 /* cards.c — the 52 cards of As.point3: names, values, the points of a hand. */
 #include <stddef.h>
-#include <strings.h>
 
 #include "aspoint3.h"
 
@@ -37,8 +36,5 @@ const char *ap3_card_name(ap3_card_t c)
 
 int ap3_card_parse(const char *name)
 {
-    if (!name) return -1;
-    for (int c = 0; c < AP3_DECK; c++)
-        if (strcasecmp(name, names[c]) == 0) return c;
-    return -1;
+    return game_name_index(name, names, AP3_DECK);
 }

@@ -16,9 +16,11 @@ typedef struct ap3_act {
 /* actions.c */
 int ap3_parse(const json_t *action, ap3_act_t *a, game_error_t *err);
 json_t *ap3_act_json(const ap3_act_t *a);
-json_t *ap3_legal(const game_t *g, int seat);
+game_seat_json_fn ap3_legal;
 
 /* aspoint3.c */
+/* A snapshot of g into copy: the struct, and a reference on its shared parts. */
+void ap3_hold(ap3_t *copy, const ap3_t *g);
 int ap3_check(const ap3_t *g, int seat, const ap3_act_t *a, game_error_t *err);
 void ap3_run(ap3_t *g, int seat, const ap3_act_t *a);
 /* The seat the game waits on, or -1 once over. */
@@ -26,13 +28,12 @@ int ap3_turn(const ap3_t *g);
 /* The option pack_scoring's value: "manche" or "total". */
 const char *ap3_pack_scoring_name(const ap3_t *g);
 
-/* view.c */
+/* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
 json_t *ap3_cards_json(const ap3_card_t *cards, int n);
 json_t *ap3_card_json(ap3_card_t c); /* a name, or null for AP3_NONE */
-json_t *ap3_view_public(const game_t *g);
-json_t *ap3_view_seat(const game_t *g, int seat);
-json_t *ap3_dump(const game_t *g);
-game_t *ap3_resample(const game_t *g, int seat, uint64_t seed);
-int ap3_audit(const game_t *g, game_error_t *err);
+game_json_fn ap3_view_public, ap3_dump;
+game_seat_json_fn ap3_view_seat;
+game_resample_fn ap3_resample;
+game_audit_fn ap3_audit;
 
 #endif

@@ -20,14 +20,9 @@ static const char *const phase_names[] = {"swap", "pick", "over"};
 
 /*
  * Views are built on every change for every seat: keys are static ASCII, so
- * they skip jansson's UTF-8 checks (the _nocheck call) and json_pack()'s
- * format parsing.
+ * they skip jansson's UTF-8 checks (game_set()) and json_pack()'s format
+ * parsing.
  */
-static void set(json_t *o, const char *key, json_t *v)
-{
-    json_object_set_new_nocheck(o, key, v);
-}
-
 json_t *ap3_card_json(ap3_card_t c)
 {
     return c < AP3_DECK ? json_string(ap3_card_name(c)) : json_null();
@@ -35,66 +30,53 @@ json_t *ap3_card_json(ap3_card_t c)
 
 json_t *ap3_cards_json(const ap3_card_t *cards, int n)
 {
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        if (cards[i] < AP3_DECK) json_array_append_new(a, json_string(ap3_card_name(cards[i])));
-    return a;
-}
-
-static json_t *seat_or_null(int s)
-{
-    return s >= 0 ? json_integer(s) : json_null();
+    return game_cards_json(cards, n, ap3_card_name); /* AP3_NONE has no name: left out */
 }
 
 /* The public part of the table: identical for every viewer. */
-static json_t *public_view(const ap3_t *g)
+json_t *ap3_view_public(const game_t *base)
 {
+    const ap3_t *g = (const ap3_t *)base;
+    unsigned long mark = tapis_alloc_failures();
     bool live = g->phase != AP3_OVER;
     json_t *players = json_array();
     for (int s = 0; s < 2; s++) {
         json_t *o = json_object();
-        set(o, "seat", json_integer(s));
-        set(o, "score", json_integer(g->score[s]));
-        set(o, "total", json_integer(g->total[s]));
-        set(o, "cards", json_integer(live ? 2 : 0));
+        game_set(o, "seat", json_integer(s));
+        game_set(o, "score", json_integer(g->score[s]));
+        game_set(o, "total", json_integer(g->total[s]));
+        game_set(o, "cards", json_integer(live ? 2 : 0));
         json_array_append_new(players, o);
     }
     json_t *v = json_object();
-    set(v, "game", json_string_nocheck("aspoint3"));
-    set(v, "mode", json_string_nocheck(g->packs ? "packs" : "points"));
-    set(v, "phase", json_string_nocheck(phase_names[g->phase]));
-    set(v, "round", json_integer(g->round));
-    set(v, "rounds", json_integer(g->rounds));
-    set(v, "target", json_integer(g->target));
-    set(v, "packs", json_integer(g->packs));
-    set(v, "pack_scoring", json_string_nocheck(ap3_pack_scoring_name(g)));
-    set(v, "pack", json_integer(g->pack));
-    set(v, "deal", json_integer(g->deal));
-    set(v, "deal_in_pack", json_integer(g->deal_in_pack));
-    set(v, "starter", seat_or_null(live ? g->starter : -1));
-    set(v, "turn", seat_or_null(ap3_turn(g)));
-    set(v, "up", ap3_card_json(g->up));
-    set(v, "down", json_boolean(live));
-    set(v, "swapped",
-        g->phase == AP3_PICK ? json_boolean(g->swapped_out != AP3_NONE) : json_null());
-    set(v, "stock", json_integer(g->nstock));
-    set(v, "discards", ap3_cards_json(g->discard, g->ndiscard));
-    set(v, "players", players);
-    set(v, "bonus_by", seat_or_null(g->bonus_by < 2 ? g->bonus_by : -1));
+    game_set(v, "game", json_string_nocheck("aspoint3"));
+    game_set(v, "mode", json_string_nocheck(g->packs ? "packs" : "points"));
+    game_set(v, "phase", json_string_nocheck(phase_names[g->phase]));
+    game_set(v, "round", json_integer(g->round));
+    game_set(v, "rounds", json_integer(g->rounds));
+    game_set(v, "target", json_integer(g->target));
+    game_set(v, "packs", json_integer(g->packs));
+    game_set(v, "pack_scoring", json_string_nocheck(ap3_pack_scoring_name(g)));
+    game_set(v, "pack", json_integer(g->pack));
+    game_set(v, "deal", json_integer(g->deal));
+    game_set(v, "deal_in_pack", json_integer(g->deal_in_pack));
+    game_set(v, "starter", game_seat_json(live ? g->starter : -1));
+    game_set(v, "turn", game_seat_json(ap3_turn(g)));
+    game_set(v, "up", ap3_card_json(g->up));
+    game_set(v, "down", json_boolean(live));
+    game_set(v, "swapped",
+             g->phase == AP3_PICK ? json_boolean(g->swapped_out != AP3_NONE) : json_null());
+    game_set(v, "stock", json_integer(g->nstock));
+    game_set(v, "discards", ap3_cards_json(g->discard, g->ndiscard));
+    game_set(v, "players", players);
+    game_set(v, "bonus_by", game_seat_json(g->bonus_by < 2 ? g->bonus_by : -1));
     /* history and last_deal are shared, not copied: the state never changes
      * them in place, it replaces them (aspoint3.h), so a view taken now stays
      * as it was. */
-    set(v, "history", game_log_json(&g->history));
-    set(v, "bonus_spent", json_boolean(g->bonus_by >= 0));
-    set(v, "last_deal", g->last_deal ? json_incref(g->last_deal) : json_null());
-    if (g->phase == AP3_OVER) set(v, "result", aspoint3_desc.result(&g->base));
-    return v;
-}
-
-json_t *ap3_view_public(const game_t *base)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(public_view((const ap3_t *)base), mark);
+    game_set(v, "history", game_log_json(&g->history));
+    game_set(v, "bonus_spent", json_boolean(g->bonus_by >= 0));
+    game_set(v, "last_deal", g->last_deal ? json_incref(g->last_deal) : json_null());
+    return game_json_checked(game_add_result(base, v), mark);
 }
 
 /* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
@@ -103,9 +85,9 @@ json_t *ap3_view_seat(const game_t *base, int seat)
     const ap3_t *g = (const ap3_t *)base;
     unsigned long mark = tapis_alloc_failures();
     json_t *v = json_object();
-    set(v, "hand", ap3_cards_json(g->hand[seat], 2));
+    game_set(v, "hand", ap3_cards_json(g->hand[seat], 2));
     if (seat == g->starter && g->swapped_out != AP3_NONE)
-        set(v, "swapped_out", ap3_card_json(g->swapped_out));
+        game_set(v, "swapped_out", ap3_card_json(g->swapped_out));
     return game_json_checked(v, mark);
 }
 
@@ -117,11 +99,8 @@ json_t *ap3_dump(const game_t *base)
 {
     const ap3_t *g = (const ap3_t *)base;
     unsigned long mark = tapis_alloc_failures();
-    json_t *d = public_view(g);
-    json_t *rng = json_array();
-    for (int i = 0; i < 4; i++)
-        json_array_append_new(rng, json_integer((json_int_t)g->rng.s[i]));
-    json_object_set_new(d, "rng", rng);
+    json_t *d = ap3_view_public(base);
+    json_object_set_new(d, "rng", game_rng_json(&g->rng));
     json_object_set_new(
         d, "hands",
         json_pack("[o,o]", ap3_cards_json(g->hand[0], 2), ap3_cards_json(g->hand[1], 2)));
@@ -139,13 +118,9 @@ json_t *ap3_dump(const game_t *base)
 
 game_t *ap3_resample(const game_t *base, int seat, uint64_t seed)
 {
-    const ap3_t *src = (const ap3_t *)base;
     ap3_t *g = tapis_malloc(sizeof *g);
     if (!g) return NULL;
-    *g = *src;
-    /* Immutable once stored: the copy shares them. */
-    json_incref(g->last_deal);
-    game_log_share(&g->history, &src->history);
+    ap3_hold(g, (const ap3_t *)base); /* immutable once stored: the copy shares them */
 
     /* The unseen cards: the stock, the other hands, the face-down card unless
      * the viewer is the starter who put it there. */
@@ -243,12 +218,7 @@ int ap3_audit(const game_t *base, game_error_t *err)
  * gets the stock's top card instead. */
 static int take(ap3_t *g, int c)
 {
-    for (int i = 0; i < g->nstock; i++)
-        if (g->stock[i] == c) {
-            memmove(&g->stock[i], &g->stock[i + 1], (size_t)(g->nstock - 1 - i));
-            g->nstock--;
-            return 0;
-        }
+    if (game_take_card(g->stock, &g->nstock, (ap3_card_t)c)) return 0;
     for (int i = 0; i < g->ndiscard && g->nstock > 0; i++)
         if (g->discard[i] == c) {
             g->discard[i] = g->stock[--g->nstock];
@@ -257,25 +227,14 @@ static int take(ap3_t *g, int c)
     return -1;
 }
 
-static int parse_names(const char *names, int *out, int max)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", names);
-    int n = 0;
-    for (char *save, *w = strtok_r(buf, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
-        int c = ap3_card_parse(w);
-        if (c < 0 || n >= max) return -1;
-        out[n++] = c;
-    }
-    return n;
-}
-
 int ap3_set_deal(ap3_t *g, const char *hand0, const char *hand1, const char *up, const char *down)
 {
     if (g->phase != AP3_SWAP) return -1;
     int h[2][2], u, d;
-    if (parse_names(hand0, h[0], 2) != 2 || parse_names(hand1, h[1], 2) != 2 ||
-        parse_names(up, &u, 1) != 1 || parse_names(down, &d, 1) != 1)
+    if (game_parse_cards(hand0, ap3_card_parse, h[0], 2) != 2 ||
+        game_parse_cards(hand1, ap3_card_parse, h[1], 2) != 2 ||
+        game_parse_cards(up, ap3_card_parse, &u, 1) != 1 ||
+        game_parse_cards(down, ap3_card_parse, &d, 1) != 1)
         return -1;
     for (int s = 0; s < 2; s++)
         for (int i = 0; i < 2; i++)
@@ -302,7 +261,7 @@ int ap3_set_deal(ap3_t *g, const char *hand0, const char *hand1, const char *up,
 int ap3_stack(ap3_t *g, const char *names)
 {
     int c[AP3_DECK];
-    int n = parse_names(names, c, AP3_DECK);
+    int n = game_parse_cards(names, ap3_card_parse, c, AP3_DECK);
     if (n < 0) return -1;
     for (int i = 0; i < n; i++) {
         if (take(g, c[i])) return -1;

@@ -19,11 +19,6 @@
 
 static const char *const type_names[] = {"play", "trade", "draw", "pass"};
 
-static int bad(game_error_t *err, const char *what)
-{
-    return game_fail(err, "bad_action", "%s", what);
-}
-
 /*
  * The field `key`, or else the next positional argument of the inline form
  * (*pos counts those taken): the fields not given by name take the words in
@@ -38,7 +33,8 @@ static const json_t *field(const json_t *o, const char *key, size_t *pos, bool *
 
 static int parse_card(const json_t *v, seqnum_act_t *a, game_error_t *err)
 {
-    if (!json_is_string(v)) return bad(err, "give the card by name, e.g. \"card\":\"25-24\"");
+    if (!json_is_string(v))
+        return game_bad_action(err, "give the card by name, e.g. \"card\":\"25-24\"");
     a->card = seqnum_card_parse(json_string_value(v));
     if (a->card < 0)
         return game_fail(err, "unknown_card", "no such card in seqnum (e.g. 25-24, 32+16, plus)");
@@ -54,10 +50,10 @@ static int parse_cell(const json_t *v, bool inline_arg, seqnum_act_t *a, game_er
     } else if (inline_arg && json_is_string(v) && *json_string_value(v)) {
         char *end;
         long x = strtol(json_string_value(v), &end, 10);
-        if (*end) return bad(err, "a cell is a number 0..99");
+        if (*end) return game_bad_action(err, "a cell is a number 0..99");
         n = x;
     } else {
-        return bad(err, "\"cell\" must be a number 0..99");
+        return game_bad_action(err, "\"cell\" must be a number 0..99");
     }
     a->cell = n >= 0 && n < SEQNUM_CELLS ? (int)n : -1;
     return 0;
@@ -68,16 +64,14 @@ int seqnum_parse(const json_t *o, seqnum_act_t *a, game_error_t *err)
     memset(a, 0, sizeof *a);
     a->card = -1;
     a->cell = -1;
-    int t = game_action_type(o, type_names, (int)(sizeof type_names / sizeof type_names[0]),
-                             "seqnum", err);
+    int t = game_action_type(o, type_names, GAME_COUNT(type_names), "seqnum", err);
     if (t < 0) return -1;
     a->type = (seqnum_act_type_t)t;
 
     const json_t *args = json_object_get(o, "args");
     if (args && (!json_is_array(args) || json_array_size(args) == 0))
-        return bad(err, "\"args\" must be a non-empty list");
+        return game_bad_action(err, "\"args\" must be a non-empty list");
     size_t nargs = json_array_size(args);
-    static const char *const none[] = {NULL};
     static const char *const trade_keys[] = {"card", NULL};
     static const char *const play_keys[] = {"card", "cell", NULL};
     size_t pos = 0;
@@ -86,27 +80,27 @@ int seqnum_parse(const json_t *o, seqnum_act_t *a, game_error_t *err)
     switch (a->type) {
     case SEQNUM_ACT_DRAW:
     case SEQNUM_ACT_PASS:
-        if (!game_action_keys_ok(o, none) || nargs)
-            return bad(err, "this action takes no arguments");
+        if (!game_action_bare(o)) return game_bad_action(err, "this action takes no arguments");
         return 0;
     case SEQNUM_ACT_TRADE: {
-        if (!game_action_keys_ok(o, trade_keys)) return bad(err, "trade takes a \"card\"");
+        if (!game_action_keys_ok(o, trade_keys))
+            return game_bad_action(err, "trade takes a \"card\"");
         const json_t *card = field(o, "card", &pos, &positional);
-        if (pos != nargs) return bad(err, "inline: trade CARD");
+        if (pos != nargs) return game_bad_action(err, "inline: trade CARD");
         return parse_card(card, a, err);
     }
     case SEQNUM_ACT_PLAY: {
         if (!game_action_keys_ok(o, play_keys))
-            return bad(err, "play takes a \"card\" and a \"cell\"");
+            return game_bad_action(err, "play takes a \"card\" and a \"cell\"");
         const json_t *card = field(o, "card", &pos, &positional);
         const json_t *cell = field(o, "cell", &pos, &positional);
-        if (pos < nargs) return bad(err, "inline: play CARD CELL");
+        if (pos < nargs) return game_bad_action(err, "inline: play CARD CELL");
         if (parse_card(card, a, err)) return -1;
-        if (!cell) return bad(err, "play needs a \"cell\"");
+        if (!cell) return game_bad_action(err, "play needs a \"cell\"");
         return parse_cell(cell, positional, a, err);
     }
     }
-    return bad(err, "unknown action");
+    return game_bad_action(err, "unknown action");
 }
 
 json_t *seqnum_act_json(const seqnum_act_t *a)

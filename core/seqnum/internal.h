@@ -21,11 +21,13 @@ typedef struct seqnum_act {
 /* actions.c */
 int seqnum_parse(const json_t *action, seqnum_act_t *a, game_error_t *err);
 json_t *seqnum_act_json(const seqnum_act_t *a);
-json_t *seqnum_legal(const game_t *g, int seat);
+game_seat_json_fn seqnum_legal;
 /* Has the turn seat a card it can play now? */
 bool seqnum_can_play(const seqnum_t *g, int seat);
 
 /* seqnum.c */
+/* A snapshot of g into copy: the struct, and a reference on its shared parts. */
+void seqnum_hold(seqnum_t *copy, const seqnum_t *g);
 int seqnum_check(const seqnum_t *g, int seat, const seqnum_act_t *a, game_error_t *err);
 void seqnum_run(seqnum_t *g, int seat, const seqnum_act_t *a);
 bool seqnum_holds(const seqnum_player_t *p, int kind);
@@ -33,12 +35,10 @@ bool seqnum_holds(const seqnum_player_t *p, int kind);
 void seqnum_hand_add(seqnum_player_t *p, int kind);
 void seqnum_hand_remove(seqnum_player_t *p, int kind);
 
-/* view.c */
-json_t *seqnum_cards_json(const uint8_t *cards, int n);
-json_t *seqnum_view_public(const game_t *g);
-json_t *seqnum_view_seat(const game_t *g, int seat);
-json_t *seqnum_dump(const game_t *g);
-game_t *seqnum_resample(const game_t *g, int seat, uint64_t seed);
-int seqnum_audit(const game_t *g, game_error_t *err);
+/* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
+game_json_fn seqnum_view_public, seqnum_dump;
+game_seat_json_fn seqnum_view_seat;
+game_resample_fn seqnum_resample;
+game_audit_fn seqnum_audit;
 
 #endif

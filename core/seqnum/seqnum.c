@@ -52,11 +52,6 @@ static void event(seqnum_t *g, json_t *ev)
     game_log_append(&g->events, ev);
 }
 
-static json_t *seat_event(int seat, const char *did)
-{
-    return json_pack("{s:i, s:s}", "seat", seat, "did", did);
-}
-
 /* An empty draw pile is rebuilt from every discard pile, shuffled. */
 static void draw_card(seqnum_t *g, int seat)
 {
@@ -89,7 +84,7 @@ static void lapse(seqnum_t *g, int seat)
     p->owe = -1;
     p->max_cards--;
     p->lapsed++;
-    event(g, seat_event(seat, "lapse"));
+    event(g, game_seat_event(seat, "lapse"));
 }
 
 /* ------------------------------------------------------------------ */
@@ -193,7 +188,7 @@ static void run_play(seqnum_t *g, int seat, int kind, int cell)
     discard(g, seat, kind);
     g->turns++;
     p->owe = g->turns;
-    json_t *ev = seat_event(seat, kind == SEQNUM_CARD_MINUS ? "remove" : "play");
+    json_t *ev = game_seat_event(seat, kind == SEQNUM_CARD_MINUS ? "remove" : "play");
     json_object_set_new(ev, "card", json_string(seqnum_card_name(kind)));
     json_object_set_new(ev, "cell", json_integer(cell));
     if (kind == SEQNUM_CARD_MINUS) {
@@ -225,7 +220,7 @@ static void run_draw(seqnum_t *g, int seat)
         if (s != seat && g->p[s].owe >= 0 && g->p[s].owe < t) lapse(g, s);
     g->p[seat].owe = -1;
     draw_card(g, seat);
-    event(g, seat_event(seat, "draw"));
+    event(g, game_seat_event(seat, "draw"));
 }
 
 void seqnum_run(seqnum_t *g, int seat, const seqnum_act_t *a)
@@ -237,14 +232,14 @@ void seqnum_run(seqnum_t *g, int seat, const seqnum_act_t *a)
         discard(g, seat, a->card);
         draw_card(g, seat);
         g->traded = true;
-        json_t *ev = seat_event(seat, "trade");
+        json_t *ev = game_seat_event(seat, "trade");
         json_object_set_new(ev, "card", json_string(seqnum_card_name(a->card)));
         event(g, ev);
         break;
     }
     case SEQNUM_ACT_PASS:
         g->turns++;
-        event(g, seat_event(seat, "pass"));
+        event(g, game_seat_event(seat, "pass"));
         end_turn(g);
         break;
     }
@@ -268,40 +263,27 @@ static const game_option_t seqnum_options[] = {
     GAME_OPTION_END,
 };
 
-static void seqnum_free(game_t *base);
-
 /*
  * The events are immutable and shared: a copy of the struct that holds them
- * once more is a snapshot, which apply (and tick) restore when memory ran out
- * halfway, so that a refusal changes nothing.
+ * once more is a snapshot, which apply restores when memory ran out halfway,
+ * so that a refusal changes nothing.
  */
-static void seqnum_hold(seqnum_t *copy, const seqnum_t *g)
+void seqnum_hold(seqnum_t *copy, const seqnum_t *g)
 {
     *copy = *g;
     game_log_share(&copy->events, &g->events);
 }
 
-static void seqnum_drop(seqnum_t *copy)
+/* Release what a state or a snapshot holds by reference. */
+static void seqnum_drop(game_t *base)
 {
-    game_log_free(&copy->events);
-}
-
-/* Back to the snapshot if an allocation failed since mark (true), else drop it. */
-static bool seqnum_restore(seqnum_t *g, seqnum_t *saved, unsigned long mark)
-{
-    if (!tapis_alloc_failed_since(mark)) {
-        seqnum_drop(saved);
-        return false;
-    }
-    seqnum_drop(g);
-    *g = *saved;
-    return true;
+    game_log_free(&((seqnum_t *)base)->events);
 }
 
 static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
-    int teams = (int)json_integer_value(json_object_get(o, "teams"));
+    int teams = game_option_int(o, "teams");
     if (seats == 5 || seats < 2 || seats > SEQNUM_MAX_SEATS) {
         game_fail(err, "bad_players",
                   "seqnum is played by 2 or 3 players alone, or 4 or 6 in teams; not %d", seats);
@@ -317,17 +299,12 @@ static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_err
                   seats, seats == 6 ? " or 3" : "", seats == 6 ? " or 3" : "");
         return NULL;
     }
-    seqnum_t *g = tapis_calloc(1, sizeof *g);
-    if (!g) {
-        game_fail(err, "no_memory", "out of memory");
-        return NULL;
-    }
-    g->base.desc = &seqnum_desc;
-    g->base.seats = seats;
+    seqnum_t *g = game_state_new(sizeof *g, &seqnum_desc, seats, err);
+    if (!g) return NULL;
     g->nteams = seats <= 3 ? seats : teams ? teams : 2;
     g->goal = seats <= 3 ? 1 : 2;
     g->deal = seats <= 3 ? 5 : 4;
-    g->max_turns = (int)json_integer_value(json_object_get(o, "max_turns"));
+    g->max_turns = game_option_int(o, "max_turns");
     g->winner = -1;
     rng_seed(&g->rng, seed);
     game_log_init(&g->events, SEQNUM_EVENTS);
@@ -344,12 +321,7 @@ static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_err
     for (int r = 0; r < g->deal; r++)
         for (int s = 0; s < seats; s++)
             draw_card(g, s);
-    if (tapis_alloc_failed_since(mark)) {
-        seqnum_free(&g->base);
-        game_fail(err, "no_memory", "out of memory");
-        return NULL;
-    }
-    return &g->base;
+    return game_created(&g->base, mark, err);
 }
 
 static int seqnum_apply(game_t *base, int seat, const json_t *action, int64_t now,
@@ -364,7 +336,8 @@ static int seqnum_apply(game_t *base, int seat, const json_t *action, int64_t no
     seqnum_hold(&saved, g);
     unsigned long mark = tapis_alloc_failures();
     seqnum_run(g, seat, &a);
-    if (seqnum_restore(g, &saved, mark)) return game_fail(err, "no_memory", "out of memory");
+    if (game_restore(base, &saved.base, sizeof saved, seqnum_drop, mark))
+        return game_no_memory(err);
     return 0;
 }
 
@@ -380,18 +353,13 @@ static unsigned seqnum_waiting(const game_t *base)
 }
 
 /* A seat that owes a draw draws; otherwise the kit's (the greedy bot's choice). */
-static json_t *default_action_unchecked(const game_t *base, int seat)
-{
-    const seqnum_t *g = (const seqnum_t *)base;
-    if (!g->over && seat >= 0 && seat < base->seats && g->p[seat].owe >= 0)
-        return json_pack("{s:s}", "type", "draw");
-    return game_default_bot_action(base, seat);
-}
-
 static json_t *seqnum_default_action(const game_t *base, int seat)
 {
+    const seqnum_t *g = (const seqnum_t *)base;
+    if (g->over || seat < 0 || seat >= base->seats || g->p[seat].owe < 0)
+        return game_default_bot_action(base, seat);
     unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(default_action_unchecked(base, seat), mark);
+    return game_json_checked(json_pack("{s:s}", "type", "draw"), mark);
 }
 
 static bool seqnum_is_over(const game_t *base)
@@ -399,33 +367,28 @@ static bool seqnum_is_over(const game_t *base)
     return ((const seqnum_t *)base)->over;
 }
 
-static json_t *result_unchecked(const game_t *base)
+static json_t *seqnum_result(const game_t *base)
 {
     const seqnum_t *g = (const seqnum_t *)base;
     if (!g->over) return NULL;
+    unsigned long mark = tapis_alloc_failures();
     json_t *seqs = json_array();
     unsigned winners = 0;
     for (int s = 0; s < base->seats; s++)
         if (g->winner >= 0 && seqnum_team(g, s) == g->winner) winners |= 1u << s;
     for (int t = 0; t < g->nteams; t++)
         json_array_append_new(seqs, json_integer(seqnum_team_sequences(g, t)));
-    return json_pack("{s:o, s:o, s:o, s:s, s:i}", "winners",
-                     game_winners_json(winners, base->seats), "team",
-                     g->winner >= 0 ? json_integer(g->winner) : json_null(), "sequences", seqs,
-                     "reason", g->reason, "turns", g->turns);
-}
-
-static json_t *seqnum_result(const game_t *base)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(result_unchecked(base), mark);
+    return game_json_checked(json_pack("{s:o, s:o, s:o, s:s, s:i}", "winners",
+                                       game_winners_json(winners, base->seats), "team",
+                                       g->winner >= 0 ? json_integer(g->winner) : json_null(),
+                                       "sequences", seqs, "reason", g->reason, "turns", g->turns),
+                             mark);
 }
 
 static void seqnum_free(game_t *base)
 {
-    seqnum_t *g = (seqnum_t *)base;
-    game_log_free(&g->events);
-    tapis_free(g);
+    seqnum_drop(base);
+    tapis_free(base);
 }
 
 /* A play's draw is part of the move: bots take it at once (game.h). */
@@ -437,12 +400,10 @@ static bool seqnum_at_once(const game_t *base, int seat)
 
 /* Bot levels and their pace (a person needs a moment to find a cell for an equation). */
 static const game_bot_level_t seqnum_bot_levels[] = {
-    {"normal", "greedy", 1000, 2000, "the greedy strategy at a person's pace"},
-    {"easy", "greedy", 2000, 4000, "the greedy strategy, slowly"},
-    {"fast", "greedy", 150, 400, "the greedy strategy, quicker than a person"},
-    {"greedy", "greedy", -1, -1, "the greedy strategy at the server's pace (--bot-delay)"},
-    {"random", "random", -1, -1, "random legal moves at the server's pace (--bot-delay)"},
-    {NULL, NULL, 0, 0, NULL},
+    GAME_BOT_LEVEL_NORMAL(1000, 2000),
+    GAME_BOT_LEVEL_EASY(2000, 4000),
+    GAME_BOT_LEVEL_FAST(150, 400),
+    GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
 const game_desc_t seqnum_desc = {

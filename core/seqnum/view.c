@@ -17,20 +17,17 @@
 
 /*
  * Views are built on every change for every seat: keys are static ASCII, so
- * they skip jansson's UTF-8 checks (the _nocheck call) and json_pack()'s
- * format parsing.
+ * they skip jansson's UTF-8 checks (game_set()) and json_pack()'s format
+ * parsing.
  */
-static void set(json_t *o, const char *key, json_t *v)
+static const char *card_name(uint8_t kind)
 {
-    json_object_set_new_nocheck(o, key, v);
+    return seqnum_card_name(kind);
 }
 
-json_t *seqnum_cards_json(const uint8_t *cards, int n)
+static json_t *cards_json(const uint8_t *cards, int n)
 {
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_string(seqnum_card_name(cards[i])));
-    return a;
+    return game_cards_json(cards, n, card_name);
 }
 
 static json_t *ints_json(const int *v, int n)
@@ -42,8 +39,10 @@ static json_t *ints_json(const int *v, int n)
 }
 
 /* The public part of the table: identical for every viewer. */
-static json_t *public_view(const seqnum_t *g)
+json_t *seqnum_view_public(const game_t *base)
 {
+    const seqnum_t *g = (const seqnum_t *)base;
+    unsigned long mark = tapis_alloc_failures();
     int layout[SEQNUM_CELLS], chips[SEQNUM_CELLS];
     for (int c = 0; c < SEQNUM_CELLS; c++) {
         layout[c] = seqnum_number(c);
@@ -53,100 +52,76 @@ static json_t *public_view(const seqnum_t *g)
     for (int s = 0; s < g->base.seats; s++) {
         const seqnum_player_t *p = &g->p[s];
         json_t *o = json_object();
-        set(o, "seat", json_integer(s));
-        set(o, "team", json_integer(seqnum_team(g, s)));
-        set(o, "cards", json_integer(p->nhand));
-        set(o, "max_cards", json_integer(p->max_cards));
-        set(o, "owes_draw", json_boolean(p->owe >= 0));
-        set(o, "lapsed", json_integer(p->lapsed));
-        set(o, "discards", seqnum_cards_json(p->discards, p->ndiscards));
+        game_set(o, "seat", json_integer(s));
+        game_set(o, "team", json_integer(seqnum_team(g, s)));
+        game_set(o, "cards", json_integer(p->nhand));
+        game_set(o, "max_cards", json_integer(p->max_cards));
+        game_set(o, "owes_draw", json_boolean(p->owe >= 0));
+        game_set(o, "lapsed", json_integer(p->lapsed));
+        game_set(o, "discards", cards_json(p->discards, p->ndiscards));
         json_array_append_new(players, o);
     }
     for (int i = 0; i < g->nseqs; i++) {
         json_t *o = json_object();
-        set(o, "team", json_integer(g->seqs[i].team));
-        set(o, "cells", ints_json(g->seqs[i].cells, 5));
+        game_set(o, "team", json_integer(g->seqs[i].team));
+        game_set(o, "cells", ints_json(g->seqs[i].cells, 5));
         json_array_append_new(seqs, o);
     }
     json_t *v = json_object();
-    set(v, "game", json_string_nocheck("seqnum"));
-    set(v, "side", json_integer(SEQNUM_SIDE));
-    set(v, "layout", ints_json(layout, SEQNUM_CELLS));
-    set(v, "chips", ints_json(chips, SEQNUM_CELLS));
-    set(v, "sequences", seqs);
-    set(v, "teams", json_integer(g->nteams));
-    set(v, "goal", json_integer(g->goal));
-    set(v, "turn", json_integer(g->turn));
-    set(v, "turns", json_integer(g->turns));
-    set(v, "max_turns", json_integer(g->max_turns));
-    set(v, "traded", json_boolean(g->traded));
-    set(v, "draw_pile", json_integer(g->ndraw));
-    set(v, "reshuffles", json_integer(g->reshuffles));
-    set(v, "players", players);
-    set(v, "events", game_log_json(&g->events));
-    set(v, "over", json_boolean(g->over));
-    if (g->over) set(v, "result", seqnum_desc.result(&g->base));
-    return v;
-}
-
-static json_t *view_public_unchecked(const game_t *base)
-{
-    return public_view((const seqnum_t *)base);
-}
-
-json_t *seqnum_view_public(const game_t *base)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(view_public_unchecked(base), mark);
+    game_set(v, "game", json_string_nocheck("seqnum"));
+    game_set(v, "side", json_integer(SEQNUM_SIDE));
+    game_set(v, "layout", ints_json(layout, SEQNUM_CELLS));
+    game_set(v, "chips", ints_json(chips, SEQNUM_CELLS));
+    game_set(v, "sequences", seqs);
+    game_set(v, "teams", json_integer(g->nteams));
+    game_set(v, "goal", json_integer(g->goal));
+    game_set(v, "turn", json_integer(g->turn));
+    game_set(v, "turns", json_integer(g->turns));
+    game_set(v, "max_turns", json_integer(g->max_turns));
+    game_set(v, "traded", json_boolean(g->traded));
+    game_set(v, "draw_pile", json_integer(g->ndraw));
+    game_set(v, "reshuffles", json_integer(g->reshuffles));
+    game_set(v, "players", players);
+    game_set(v, "events", game_log_json(&g->events));
+    game_set(v, "over", json_boolean(g->over));
+    return game_json_checked(game_add_result(base, v), mark);
 }
 
 /* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
-static json_t *view_seat_unchecked(const game_t *base, int seat)
-{
-    const seqnum_t *g = (const seqnum_t *)base;
-    json_t *v = json_object();
-    set(v, "team", json_integer(seqnum_team(g, seat)));
-    set(v, "hand", seqnum_cards_json(g->p[seat].hand, g->p[seat].nhand));
-    return v;
-}
-
 json_t *seqnum_view_seat(const game_t *base, int seat)
 {
+    const seqnum_t *g = (const seqnum_t *)base;
     unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(view_seat_unchecked(base, seat), mark);
+    json_t *v = json_object();
+    game_set(v, "team", json_integer(seqnum_team(g, seat)));
+    game_set(v, "hand", cards_json(g->p[seat].hand, g->p[seat].nhand));
+    return game_json_checked(v, mark);
 }
 
 /* ------------------------------------------------------------------ */
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-static json_t *dump_unchecked(const game_t *base)
+json_t *seqnum_dump(const game_t *base)
 {
     const seqnum_t *g = (const seqnum_t *)base;
-    json_t *d = public_view(g);
-    json_t *hands = json_array(), *owe = json_array(), *rng = json_array();
+    unsigned long mark = tapis_alloc_failures();
+    json_t *d = seqnum_view_public(base);
+    json_t *hands = json_array(), *owe = json_array();
     for (int s = 0; s < base->seats; s++) {
-        json_array_append_new(hands, seqnum_cards_json(g->p[s].hand, g->p[s].nhand));
+        json_array_append_new(hands, cards_json(g->p[s].hand, g->p[s].nhand));
         json_array_append_new(owe, json_integer(g->p[s].owe));
     }
-    for (int i = 0; i < 4; i++)
-        json_array_append_new(rng, json_integer((json_int_t)g->rng.s[i]));
     json_object_set_new(d, "hands", hands);
     json_object_set_new(d, "owe", owe);
-    json_object_set_new(d, "rng", rng);
-    json_object_set_new(d, "draw", seqnum_cards_json(g->draw, g->ndraw));
+    json_object_set_new(d, "rng", game_rng_json(&g->rng));
+    json_object_set_new(d, "draw", cards_json(g->draw, g->ndraw));
     json_object_set_new(d, "winner", json_integer(g->winner));
     json_object_set_new(d, "reason", g->reason ? json_string(g->reason) : json_null());
     json_object_set_new(d, "options",
                         json_pack("{s:i, s:i, s:i}", "teams", g->nteams, "max_turns", g->max_turns,
                                   "deal", g->deal));
-    return d;
-}
-
-json_t *seqnum_dump(const game_t *base)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(dump_unchecked(base), mark);
+    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */
@@ -155,11 +130,9 @@ json_t *seqnum_dump(const game_t *base)
 
 game_t *seqnum_resample(const game_t *base, int seat, uint64_t seed)
 {
-    const seqnum_t *src = (const seqnum_t *)base;
     seqnum_t *g = tapis_malloc(sizeof *g);
     if (!g) return NULL;
-    *g = *src;
-    game_log_share(&g->events, &src->events);
+    seqnum_hold(g, (const seqnum_t *)base);
     /* The draw pile and the other hands are one pool of unseen cards. */
     uint8_t pool[SEQNUM_DECK];
     int npool = g->ndraw;
@@ -193,12 +166,10 @@ int seqnum_audit(const game_t *base, game_error_t *err)
 {
     const seqnum_t *g = (const seqnum_t *)base;
     int count[SEQNUM_KINDS] = {0};
-    for (int i = 0; i < g->ndraw; i++)
-        count[g->draw[i]]++;
+    game_count_cards(count, g->draw, g->ndraw);
     for (int s = 0; s < base->seats; s++) {
         const seqnum_player_t *p = &g->p[s];
-        for (int i = 0; i < p->ndiscards; i++)
-            count[p->discards[i]]++;
+        game_count_cards(count, p->discards, p->ndiscards);
         for (int i = 0; i < p->nhand; i++) {
             count[p->hand[i]]++;
             if (i > 0 && p->hand[i] < p->hand[i - 1])
@@ -239,21 +210,9 @@ int seqnum_audit(const game_t *base, game_error_t *err)
  * hand (which gets the top card of the pile instead). */
 static int take_card(seqnum_t *g, int k, int except)
 {
-    for (int i = g->ndraw - 1; i >= 0; i--)
-        if (g->draw[i] == k) {
-            memmove(&g->draw[i], &g->draw[i + 1], (size_t)(g->ndraw - 1 - i));
-            g->ndraw--;
-            return 0;
-        }
-    for (int s = 0; s < g->base.seats; s++) {
-        seqnum_player_t *p = &g->p[s];
-        for (int i = 0; i < p->ndiscards; i++)
-            if (p->discards[i] == k) {
-                memmove(&p->discards[i], &p->discards[i + 1], (size_t)(p->ndiscards - 1 - i));
-                p->ndiscards--;
-                return 0;
-            }
-    }
+    if (game_take_card(g->draw, &g->ndraw, (uint8_t)k)) return 0;
+    for (int s = 0; s < g->base.seats; s++)
+        if (game_take_card(g->p[s].discards, &g->p[s].ndiscards, (uint8_t)k)) return 0;
     for (int s = 0; s < g->base.seats; s++) {
         seqnum_player_t *p = &g->p[s];
         if (s == except || !seqnum_holds(p, k) || g->ndraw == 0) continue;
@@ -266,14 +225,9 @@ static int take_card(seqnum_t *g, int k, int except)
 
 int seqnum_give_hand(seqnum_t *g, int seat, const char *names)
 {
-    int want[SEQNUM_DECK], n = 0;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", names);
-    for (char *save, *w = strtok_r(buf, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
-        int k = seqnum_card_parse(w);
-        if (k < 0 || n == SEQNUM_MAX_HAND) return -1;
-        want[n++] = k;
-    }
+    int want[SEQNUM_MAX_HAND];
+    int n = game_parse_cards(names, seqnum_card_parse, want, SEQNUM_MAX_HAND);
+    if (n < 0) return -1;
     seqnum_player_t *p = &g->p[seat];
     for (int i = 0; i < p->nhand; i++)
         g->draw[g->ndraw++] = p->hand[i];

@@ -40,8 +40,7 @@ static int read_int(const json_t *v, const char *name, int hi, const char *code,
 int slap_parse(const json_t *o, slap_act_t *a, game_error_t *err)
 {
     memset(a, 0, sizeof *a);
-    int t = game_action_type(o, type_names, (int)(sizeof type_names / sizeof type_names[0]), "slap",
-                             err);
+    int t = game_action_type(o, type_names, GAME_COUNT(type_names), "slap", err);
     if (t < 0) return -1;
     const char *type = type_names[t];
     a->type = (slap_act_type_t)t;

@@ -22,21 +22,21 @@ typedef struct slap_act {
 /* actions.c */
 int slap_parse(const json_t *action, slap_act_t *a, game_error_t *err);
 json_t *slap_act_json(const slap_act_t *a);
-json_t *slap_legal(const game_t *g, int seat);
+game_seat_json_fn slap_legal;
 /* Does `seat` have any legal action? (what legal() lists, without building it) */
 bool slap_can_act(const slap_t *g, int seat);
 
 /* slap.c */
+/* A snapshot of g into copy: the struct, and a reference on its shared parts. */
+void slap_hold(slap_t *copy, const slap_t *g);
 int slap_check(const slap_t *g, int seat, const slap_act_t *a, game_error_t *err);
 void slap_event(slap_t *g, json_t *ev);
 void slap_update_stall(slap_t *g, int64_t t);
 
-/* view.c */
-json_t *slap_cards_json(const slap_card_t *cards, int n);
-json_t *slap_view_public(const game_t *g);
-json_t *slap_view_seat(const game_t *g, int seat);
-json_t *slap_dump(const game_t *g);
-game_t *slap_resample(const game_t *g, int seat, uint64_t seed);
-int slap_audit(const game_t *g, game_error_t *err);
+/* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
+game_json_fn slap_view_public, slap_dump;
+game_seat_json_fn slap_view_seat;
+game_resample_fn slap_resample;
+game_audit_fn slap_audit;
 
 #endif

@@ -339,16 +339,11 @@ int slap_check(const slap_t *g, int seat, const slap_act_t *a, game_error_t *err
 /* Running an action                                                    */
 /* ------------------------------------------------------------------ */
 
-static json_t *seat_event(int seat, const char *did)
-{
-    return json_pack("{s:i, s:s}", "seat", seat, "did", did);
-}
-
 /* A seat slaps pile k: the first slap boxes it, the others take it. */
 static void run_slap(slap_t *g, int seat, int k, int64_t t)
 {
     slap_pile_t *pile = &g->pile[k];
-    json_t *ev = seat_event(seat, "slap");
+    json_t *ev = game_seat_event(seat, "slap");
     json_object_set_new(ev, "pile", json_integer(k));
     json_object_set_new(ev, "cards", json_integer(pile->n));
     g->p[seat].slapped = k;
@@ -375,13 +370,29 @@ static void run_slap(slap_t *g, int seat, int k, int64_t t)
     if (racers == 1 && free_pile >= 0) {
         g->p[left].slapped = free_pile;
         g->pile[free_pile].taken_by = left;
-        ev = seat_event(left, "last_pile");
+        ev = game_seat_event(left, "last_pile");
         json_object_set_new(ev, "pile", json_integer(free_pile));
         json_object_set_new(ev, "cards", json_integer(g->pile[free_pile].n));
         slap_event(g, ev);
         racers = 0;
     }
     if (racers == 0) end_round(g, t, false);
+}
+
+/* The column's top card, taken off: the card under it is face down. */
+static slap_card_t take_top(slap_column_t *col)
+{
+    col->up = false;
+    return col->cards[--col->n];
+}
+
+/* The event of a seat's action on a column's card: {"seat", "did", "card", "column"}. */
+static json_t *column_event(int seat, const char *did, slap_card_t c, int column)
+{
+    json_t *ev = game_seat_event(seat, did);
+    json_object_set_new(ev, "card", json_string(slap_card_name(c)));
+    json_object_set_new(ev, "column", json_integer(column));
+    return ev;
 }
 
 static void run(slap_t *g, int seat, const slap_act_t *a, int64_t t)
@@ -392,34 +403,24 @@ static void run(slap_t *g, int seat, const slap_act_t *a, int64_t t)
     g->now = t;
     switch (a->type) {
     case SLAP_ACT_PLAY: {
-        slap_card_t c = col->cards[--col->n];
-        col->up = false;
+        slap_card_t c = take_top(col);
         slap_pile_t *k = &g->pile[a->pile];
         k->cards[k->n++] = c;
-        ev = seat_event(seat, "play");
-        json_object_set_new(ev, "card", json_string(slap_card_name(c)));
-        json_object_set_new(ev, "column", json_integer(a->column));
+        ev = column_event(seat, "play", c, a->column);
         json_object_set_new(ev, "pile", json_integer(a->pile));
         slap_event(g, ev);
         break;
     }
     case SLAP_ACT_TURN:
         col->up = true;
-        ev = seat_event(seat, "turn");
-        json_object_set_new(ev, "card", json_string(slap_card_name(col->cards[col->n - 1])));
-        json_object_set_new(ev, "column", json_integer(a->column));
-        slap_event(g, ev);
+        slap_event(g, column_event(seat, "turn", col->cards[col->n - 1], a->column));
         break;
     case SLAP_ACT_MOVE: {
         slap_column_t *to = &p->col[a->to];
-        slap_card_t c = col->cards[--col->n];
-        col->up = false;
-        to->cards[0] = c;
+        to->cards[0] = take_top(col);
         to->n = 1;
         to->up = true;
-        ev = seat_event(seat, "move");
-        json_object_set_new(ev, "card", json_string(slap_card_name(c)));
-        json_object_set_new(ev, "column", json_integer(a->column));
+        ev = column_event(seat, "move", to->cards[0], a->column);
         json_object_set_new(ev, "to", json_integer(a->to));
         slap_event(g, ev);
         break;
@@ -446,55 +447,32 @@ static const game_option_t slap_options[] = {
     GAME_OPTION_END,
 };
 
-static int int_option(const json_t *o, const char *key)
-{
-    return (int)json_integer_value(json_object_get(o, key));
-}
-
-static void slap_free(game_t *base);
-
 /*
  * The events are immutable and shared: a copy of the struct that holds them
  * once more is a snapshot, which apply (and tick) restore when memory ran out
  * halfway, so that a refusal changes nothing.
  */
-static void slap_hold(slap_t *copy, const slap_t *g)
+void slap_hold(slap_t *copy, const slap_t *g)
 {
     *copy = *g;
     game_log_share(&copy->events, &g->events);
 }
 
-static void slap_drop(slap_t *copy)
+/* Release what a state or a snapshot holds by reference. */
+static void slap_drop(game_t *base)
 {
-    game_log_free(&copy->events);
-}
-
-/* Back to the snapshot if an allocation failed since mark (true), else drop it. */
-static bool slap_restore(slap_t *g, slap_t *saved, unsigned long mark)
-{
-    if (!tapis_alloc_failed_since(mark)) {
-        slap_drop(saved);
-        return false;
-    }
-    slap_drop(g);
-    *g = *saved;
-    return true;
+    game_log_free(&((slap_t *)base)->events);
 }
 
 static game_t *slap_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
-    slap_t *g = tapis_calloc(1, sizeof *g);
-    if (!g) {
-        game_fail(err, "no_memory", "out of memory");
-        return NULL;
-    }
-    g->base.desc = &slap_desc;
-    g->base.seats = seats;
-    g->go_ms = int_option(o, "go_ms");
-    g->stall_ms = int_option(o, "stall_ms");
-    g->max_stalls = int_option(o, "max_stalls");
-    g->max_rounds = int_option(o, "max_rounds");
+    slap_t *g = game_state_new(sizeof *g, &slap_desc, seats, err);
+    if (!g) return NULL;
+    g->go_ms = game_option_int(o, "go_ms");
+    g->stall_ms = game_option_int(o, "stall_ms");
+    g->max_stalls = game_option_int(o, "max_stalls");
+    g->max_rounds = game_option_int(o, "max_rounds");
     rng_seed(&g->rng, seed);
     game_log_init(&g->events, SLAP_EVENTS);
     slap_card_t deck[SLAP_DECK];
@@ -511,12 +489,7 @@ static game_t *slap_create(int seats, const json_t *o, uint64_t seed, game_error
     memcpy(g->out, &deck[k], (size_t)g->nout);
     g->now = 0;
     start_round(g, SLAP_UNSET); /* the go is set by the first tick: the clock is unknown */
-    if (tapis_alloc_failed_since(mark)) {
-        slap_free(&g->base);
-        game_fail(err, "no_memory", "out of memory");
-        return NULL;
-    }
-    return &g->base;
+    return game_created(&g->base, mark, err);
 }
 
 /* Settle what is due. Out of memory, nothing changes: the deadline stays due. */
@@ -536,7 +509,7 @@ static bool slap_tick(game_t *base, int64_t now)
         } else if (g->phase == SLAP_PLAY && g->stall_at != SLAP_UNSET && g->stall_at <= now) {
             stall(g, g->stall_at);
         } else {
-            return slap_restore(g, &saved, mark) ? false : changed;
+            return game_restore(base, &saved.base, sizeof saved, slap_drop, mark) ? false : changed;
         }
         changed = true;
     }
@@ -553,7 +526,7 @@ static int slap_apply(game_t *base, int seat, const json_t *action, int64_t now,
     slap_tick(base, now);
     int r = slap_check(g, seat, &a, err);
     if (r == 0) run(g, seat, &a, now);
-    if (slap_restore(g, &saved, mark)) return game_fail(err, "no_memory", "out of memory");
+    if (game_restore(base, &saved.base, sizeof saved, slap_drop, mark)) return game_no_memory(err);
     return r;
 }
 
@@ -579,28 +552,24 @@ static bool slap_is_over(const game_t *base)
     return ((const slap_t *)base)->phase == SLAP_OVER;
 }
 
-static json_t *result_unchecked(const game_t *base)
+static json_t *slap_result(const game_t *base)
 {
     const slap_t *g = (const slap_t *)base;
     if (g->phase != SLAP_OVER) return NULL;
+    unsigned long mark = tapis_alloc_failures();
     json_t *cards = json_array();
     for (int s = 0; s < base->seats; s++)
         json_array_append_new(cards, json_integer(slap_cards_held(g, s)));
-    return json_pack("{s:o, s:o, s:i}", "winners", game_winners_json(g->winners, base->seats),
-                     "cards", cards, "rounds", g->round);
-}
-
-static json_t *slap_result(const game_t *base)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(result_unchecked(base), mark);
+    return game_json_checked(json_pack("{s:o, s:o, s:i}", "winners",
+                                       game_winners_json(g->winners, base->seats), "cards", cards,
+                                       "rounds", g->round),
+                             mark);
 }
 
 static void slap_free(game_t *base)
 {
-    slap_t *g = (slap_t *)base;
-    game_log_free(&g->events);
-    tapis_free(g);
+    slap_drop(base);
+    tapis_free(base);
 }
 
 void slap_refresh(slap_t *g)
@@ -611,12 +580,10 @@ void slap_refresh(slap_t *g)
 
 /* Bot levels and their pace (about a second per action: a person can keep up). */
 static const game_bot_level_t slap_bot_levels[] = {
-    {"normal", "greedy", 800, 1200, "the greedy strategy at a person's pace"},
-    {"easy", "greedy", 1400, 2200, "the greedy strategy, slowly"},
-    {"fast", "greedy", 250, 450, "the greedy strategy, quicker than a person"},
-    {"greedy", "greedy", -1, -1, "the greedy strategy at the server's pace (--bot-delay)"},
-    {"random", "random", -1, -1, "random legal moves at the server's pace (--bot-delay)"},
-    {NULL, NULL, 0, 0, NULL},
+    GAME_BOT_LEVEL_NORMAL(800, 1200),
+    GAME_BOT_LEVEL_EASY(1400, 2200),
+    GAME_BOT_LEVEL_FAST(250, 450),
+    GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
 const game_desc_t slap_desc = {
@@ -634,8 +601,6 @@ const game_desc_t slap_desc = {
     .tick = slap_tick,
     .waiting = slap_waiting,
     .simultaneous = true,
-    /* The kit's default (the first bot level's choice for a seat that can act),
-       named here while tests/fuzz/fuzz_games.c calls the pointer directly. */
     .is_over = slap_is_over,
     .result = slap_result,
     .bot = slap_bot,

@@ -17,17 +17,9 @@
 
 static const char *const phase_names[] = {"setup", "play", "race", "over"};
 
-json_t *slap_cards_json(const slap_card_t *cards, int n)
+static json_t *cards_json(const slap_card_t *cards, int n)
 {
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_string(slap_card_name(cards[i])));
-    return a;
-}
-
-static json_t *seat_or_null(int s)
-{
-    return s >= 0 ? json_integer(s) : json_null();
+    return game_cards_json(cards, n, slap_card_name);
 }
 
 static json_t *time_or_null(int64_t t)
@@ -40,14 +32,11 @@ static json_t *card_or_null(bool shown, slap_card_t c)
     return shown ? json_string(slap_card_name(c)) : json_null();
 }
 
-static void set(json_t *o, const char *key, json_t *v)
-{
-    json_object_set_new_nocheck(o, key, v);
-}
-
 /* The public part of the table: identical for every viewer. */
-static json_t *public_view(const slap_t *g)
+json_t *slap_view_public(const game_t *base)
 {
+    const slap_t *g = (const slap_t *)base;
+    unsigned long mark = tapis_alloc_failures();
     json_t *players = json_array(), *piles = json_array();
     for (int s = 0; s < g->base.seats; s++) {
         const slap_player_t *p = &g->p[s];
@@ -58,109 +47,85 @@ static json_t *public_view(const slap_t *g)
             json_array_append_new(
                 tops, card_or_null(col->n && col->up, col->n ? col->cards[col->n - 1] : 0));
         }
-        set(o, "seat", json_integer(s));
-        set(o, "draw", json_integer(p->ndraw));
-        set(o, "sizes", sizes);
-        set(o, "tops", tops);
-        set(o, "cards", json_integer(slap_cards_held(g, s)));
-        set(o, "slapped", seat_or_null(p->slapped));
+        game_set(o, "seat", json_integer(s));
+        game_set(o, "draw", json_integer(p->ndraw));
+        game_set(o, "sizes", sizes);
+        game_set(o, "tops", tops);
+        game_set(o, "cards", json_integer(slap_cards_held(g, s)));
+        game_set(o, "slapped", game_seat_json(p->slapped));
         json_array_append_new(players, o);
         const slap_pile_t *k = &g->pile[s];
         o = json_object();
-        set(o, "pile", json_integer(s));
-        set(o, "top", card_or_null(k->n > 0, k->n ? k->cards[k->n - 1] : 0));
-        set(o, "cards", json_integer(k->n));
-        set(o, "taken_by", seat_or_null(k->taken_by));
-        set(o, "boxed", json_boolean(g->first >= 0 && g->p[g->first].slapped == s));
+        game_set(o, "pile", json_integer(s));
+        game_set(o, "top", card_or_null(k->n > 0, k->n ? k->cards[k->n - 1] : 0));
+        game_set(o, "cards", json_integer(k->n));
+        game_set(o, "taken_by", game_seat_json(k->taken_by));
+        game_set(o, "boxed", json_boolean(g->first >= 0 && g->p[g->first].slapped == s));
         json_array_append_new(piles, o);
     }
     json_t *v = json_object();
-    set(v, "game", json_string("slap"));
-    set(v, "round", json_integer(g->round));
-    set(v, "max_rounds", json_integer(g->max_rounds));
-    set(v, "phase", json_string(phase_names[g->phase]));
-    set(v, "now", json_integer((json_int_t)g->now));
-    set(v, "go_at", time_or_null(g->go_at));
-    set(v, "stall_at", time_or_null(g->stall_at));
-    set(v, "stalls", json_integer(g->stalls));
-    set(v, "max_stalls", json_integer(g->max_stalls));
-    set(v, "first", seat_or_null(g->first));
-    set(v, "piles", piles);
-    set(v, "players", players);
-    set(v, "box", json_integer(g->nbox));
-    set(v, "out", json_integer(g->nout));
-    set(v, "events", game_log_json(&g->events));
-    if (g->phase == SLAP_OVER) set(v, "result", slap_desc.result(&g->base));
-    return v;
-}
-
-static json_t *view_public_unchecked(const game_t *base)
-{
-    return public_view((const slap_t *)base);
-}
-
-json_t *slap_view_public(const game_t *base)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(view_public_unchecked(base), mark);
+    game_set(v, "game", json_string("slap"));
+    game_set(v, "round", json_integer(g->round));
+    game_set(v, "max_rounds", json_integer(g->max_rounds));
+    game_set(v, "phase", json_string(phase_names[g->phase]));
+    game_set(v, "now", json_integer((json_int_t)g->now));
+    game_set(v, "go_at", time_or_null(g->go_at));
+    game_set(v, "stall_at", time_or_null(g->stall_at));
+    game_set(v, "stalls", json_integer(g->stalls));
+    game_set(v, "max_stalls", json_integer(g->max_stalls));
+    game_set(v, "first", game_seat_json(g->first));
+    game_set(v, "piles", piles);
+    game_set(v, "players", players);
+    game_set(v, "box", json_integer(g->nbox));
+    game_set(v, "out", json_integer(g->nout));
+    game_set(v, "events", game_log_json(&g->events));
+    return game_json_checked(game_add_result(base, v), mark);
 }
 
 /* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
-static json_t *view_seat_unchecked(const game_t *base, int seat)
+json_t *slap_view_seat(const game_t *base, int seat)
 {
     (void)base;
     (void)seat;
-    json_t *v = json_object();
-    set(v, "hand", json_array()); /* no card is private to its owner */
-    return v;
-}
-
-json_t *slap_view_seat(const game_t *base, int seat)
-{
     unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(view_seat_unchecked(base, seat), mark);
+    json_t *v = json_object();
+    game_set(v, "hand", json_array()); /* no card is private to its owner */
+    return game_json_checked(v, mark);
 }
 
 /* ------------------------------------------------------------------ */
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-static json_t *dump_unchecked(const game_t *base)
+json_t *slap_dump(const game_t *base)
 {
     const slap_t *g = (const slap_t *)base;
-    json_t *d = public_view(g);
-    json_t *draws = json_array(), *cols = json_array(), *piles = json_array(), *rng = json_array();
+    unsigned long mark = tapis_alloc_failures();
+    json_t *d = slap_view_public(base);
+    json_t *draws = json_array(), *cols = json_array(), *piles = json_array();
     for (int s = 0; s < base->seats; s++) {
         const slap_player_t *p = &g->p[s];
-        json_array_append_new(draws, slap_cards_json(p->draw, p->ndraw));
+        json_array_append_new(draws, cards_json(p->draw, p->ndraw));
         json_t *c = json_array();
         for (int i = 0; i < SLAP_COLUMNS; i++)
             json_array_append_new(c, json_pack("{s:o, s:b}", "cards",
-                                               slap_cards_json(p->col[i].cards, p->col[i].n), "up",
+                                               cards_json(p->col[i].cards, p->col[i].n), "up",
                                                p->col[i].up));
         json_array_append_new(cols, c);
-        json_array_append_new(piles, slap_cards_json(g->pile[s].cards, g->pile[s].n));
+        json_array_append_new(piles, cards_json(g->pile[s].cards, g->pile[s].n));
     }
-    for (int i = 0; i < 4; i++)
-        json_array_append_new(rng, json_integer((json_int_t)g->rng.s[i]));
     json_object_set_new(d, "draws", draws);
     json_object_set_new(d, "all_columns", cols);
     json_object_set_new(d, "all_piles", piles);
-    json_object_set_new(d, "boxed", slap_cards_json(g->box, g->nbox));
-    json_object_set_new(d, "leftovers", slap_cards_json(g->out, g->nout));
+    json_object_set_new(d, "boxed", cards_json(g->box, g->nbox));
+    json_object_set_new(d, "leftovers", cards_json(g->out, g->nout));
     json_object_set_new(d, "winners", json_integer(g->winners));
-    json_object_set_new(d, "rng", rng);
+    json_object_set_new(d, "rng", game_rng_json(&g->rng));
     json_object_set_new(d, "options",
                         json_pack("{s:i, s:i, s:i, s:i}", "go_ms", g->go_ms, "stall_ms",
                                   g->stall_ms, "max_stalls", g->max_stalls, "max_rounds",
                                   g->max_rounds));
-    return d;
-}
-
-json_t *slap_dump(const game_t *base)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(dump_unchecked(base), mark);
+    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */
@@ -178,8 +143,7 @@ game_t *slap_resample(const game_t *base, int seat, uint64_t seed)
     (void)seat;
     slap_t *g = tapis_malloc(sizeof *g);
     if (!g) return NULL;
-    *g = *(const slap_t *)base;
-    game_log_share(&g->events, &((const slap_t *)base)->events); /* never changed once made */
+    slap_hold(g, (const slap_t *)base); /* the events: never changed once made */
     slap_card_t pool[SLAP_DECK];
     int n = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -228,19 +192,16 @@ int slap_audit(const game_t *base, game_error_t *err)
     int count[SLAP_KINDS] = {0}, n = base->seats;
     for (int s = 0; s < n; s++) {
         const slap_player_t *p = &g->p[s];
-        for (int i = 0; i < p->ndraw; i++)
-            count[p->draw[i]]++;
+        game_count_cards(count, p->draw, p->ndraw);
         for (int c = 0; c < SLAP_COLUMNS; c++) {
             const slap_column_t *col = &p->col[c];
             if (col->n < 0 || col->n > SLAP_COLUMN_MAX)
                 return game_fail(err, "bad_column", "seat %d column %d has %d cards", s, c, col->n);
             if (g->phase == SLAP_OVER && col->n)
                 return game_fail(err, "bad_column", "seat %d kept column %d at the end", s, c);
-            for (int i = 0; i < col->n; i++)
-                count[col->cards[i]]++;
+            game_count_cards(count, col->cards, col->n);
         }
-        for (int i = 0; i < g->pile[s].n; i++)
-            count[g->pile[s].cards[i]]++;
+        game_count_cards(count, g->pile[s].cards, g->pile[s].n);
         if (g->phase == SLAP_PLAY && g->pile[s].n == 0)
             return game_fail(err, "empty_pile", "pile %d is empty during play", s);
         if (g->phase == SLAP_SETUP && g->pile[s].n)
@@ -249,10 +210,8 @@ int slap_audit(const game_t *base, game_error_t *err)
         if (k >= 0 && (k >= n || g->pile[k].taken_by != s))
             return game_fail(err, "bad_slap", "seat %d slapped pile %d, not marked so", s, k);
     }
-    for (int i = 0; i < g->nbox; i++)
-        count[g->box[i]]++;
-    for (int i = 0; i < g->nout; i++)
-        count[g->out[i]]++;
+    game_count_cards(count, g->box, g->nbox);
+    game_count_cards(count, g->out, g->nout);
     for (int c = 0; c < SLAP_KINDS; c++)
         if (count[c] != SLAP_COPIES)
             return game_fail(err, "cards_lost", "%d %s in the game, not %d", count[c],
@@ -272,37 +231,13 @@ int slap_audit(const game_t *base, game_error_t *err)
 /* Test constructors                                                    */
 /* ------------------------------------------------------------------ */
 
-static int parse_names(const char *names, slap_card_t *out, int max)
-{
-    char buf[512];
-    int n = 0;
-    snprintf(buf, sizeof buf, "%s", names ? names : "");
-    for (char *save, *w = strtok_r(buf, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
-        int c = slap_card_parse(w);
-        if (c < 0 || n >= max) return -1;
-        out[n++] = (slap_card_t)c;
-    }
-    return n;
-}
-
-static bool remove_from(slap_card_t *cards, int *n, slap_card_t c)
-{
-    for (int i = *n - 1; i >= 0; i--)
-        if (cards[i] == c) {
-            memmove(&cards[i], &cards[i + 1], (size_t)(*n - 1 - i));
-            (*n)--;
-            return true;
-        }
-    return false;
-}
-
 /* Take a card of kind c from the draw piles (`seat`'s first) or the leftovers. */
 static int take_card(slap_t *g, int seat, slap_card_t c)
 {
-    if (seat >= 0 && remove_from(g->p[seat].draw, &g->p[seat].ndraw, c)) return 0;
+    if (seat >= 0 && game_take_card(g->p[seat].draw, &g->p[seat].ndraw, c)) return 0;
     for (int s = 0; s < g->base.seats; s++)
-        if (s != seat && remove_from(g->p[s].draw, &g->p[s].ndraw, c)) return 0;
-    return remove_from(g->out, &g->nout, c) ? 0 : -1;
+        if (s != seat && game_take_card(g->p[s].draw, &g->p[s].ndraw, c)) return 0;
+    return game_take_card(g->out, &g->nout, c) ? 0 : -1;
 }
 
 static void under(slap_player_t *p, const slap_card_t *cards, int n)
@@ -312,41 +247,42 @@ static void under(slap_player_t *p, const slap_card_t *cards, int n)
     p->ndraw += n;
 }
 
+/*
+ * Replace the stack cards[0..*n-1] (a column or a pile of `seat`'s) with the
+ * named cards (at most max), taken from the draw piles, `seat`'s first: the
+ * old ones go under its draw pile. The card count, or -1.
+ */
+static int restack(slap_t *g, int seat, slap_card_t *cards, int *n, const char *names, int max)
+{
+    int want[SLAP_DECK], nwant = game_parse_cards(names, slap_card_parse, want, max);
+    if (nwant < 0) return -1;
+    under(&g->p[seat], cards, *n);
+    *n = 0;
+    for (int i = 0; i < nwant; i++) {
+        if (take_card(g, seat, (slap_card_t)want[i])) return -1;
+        cards[(*n)++] = (slap_card_t)want[i];
+    }
+    return nwant;
+}
+
 int slap_set_column(slap_t *g, int seat, int col, const char *names, bool up)
 {
-    slap_card_t want[SLAP_COLUMN_MAX];
-    int n = parse_names(names, want, SLAP_COLUMN_MAX);
-    if (n < 0) return -1;
     slap_column_t *c = &g->p[seat].col[col];
-    under(&g->p[seat], c->cards, c->n);
-    c->n = 0;
-    for (int i = 0; i < n; i++) {
-        if (take_card(g, seat, want[i])) return -1;
-        c->cards[c->n++] = want[i];
-    }
+    int n = restack(g, seat, c->cards, &c->n, names, SLAP_COLUMN_MAX);
+    if (n < 0) return -1;
     c->up = up && n > 0;
     return 0;
 }
 
 int slap_set_pile(slap_t *g, int k, const char *names)
 {
-    slap_card_t want[SLAP_DECK];
-    int n = parse_names(names, want, SLAP_DECK);
-    if (n < 0) return -1;
     slap_pile_t *pile = &g->pile[k];
-    under(&g->p[k], pile->cards, pile->n);
-    pile->n = 0;
-    for (int i = 0; i < n; i++) {
-        if (take_card(g, k, want[i])) return -1;
-        pile->cards[pile->n++] = want[i];
-    }
-    return 0;
+    return restack(g, k, pile->cards, &pile->n, names, SLAP_DECK) < 0 ? -1 : 0;
 }
 
 int slap_set_draw(slap_t *g, int seat, const char *names)
 {
-    slap_card_t want[SLAP_DECK];
-    int n = parse_names(names, want, SLAP_DECK);
+    int want[SLAP_DECK], n = game_parse_cards(names, slap_card_parse, want, SLAP_DECK);
     if (n < 0) return -1;
     slap_player_t *p = &g->p[seat];
     slap_card_t parked[SLAP_DECK];
@@ -354,8 +290,9 @@ int slap_set_draw(slap_t *g, int seat, const char *names)
     memcpy(parked, p->draw, (size_t)p->ndraw);
     p->ndraw = 0;
     for (int i = 0; i < n; i++) {
-        if (!remove_from(parked, &nparked, want[i]) && take_card(g, -1, want[i])) return -1;
-        p->draw[p->ndraw++] = want[i];
+        slap_card_t c = (slap_card_t)want[i];
+        if (!game_take_card(parked, &nparked, c) && take_card(g, -1, c)) return -1;
+        p->draw[p->ndraw++] = c;
     }
     /* What is left goes out of play (counted as leftovers by the audit). */
     memcpy(&g->out[g->nout], parked, (size_t)nparked);

@@ -80,13 +80,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <jansson.h>
 #include <uv.h>
 
+#include "bench.h"
 #include "hist.h"
 
 #define MS 1000000ULL /* ns */
@@ -183,9 +183,8 @@ typedef struct conn {
     bool reconnecting; /* a later connection of the same attacker */
     bool want_reconnect;
     int setup_sent, setup_got;
-    char *in; /* partial line */
-    size_t in_len, in_cap;
-    char *out; /* flood chunk */
+    bench_line_t in; /* partial line */
+    char *out;       /* flood chunk */
     uint64_t out_lines;
     uint64_t submitted, sent, replies; /* attack lines and their replies */
     uint64_t gen;                      /* position in the attack's line cycle */
@@ -233,14 +232,6 @@ static bool victim_dropped, table_dropped, server_dead;
 static uint64_t victim_chats, table_actions, table_errors, table_games;
 static long rss_start, rss_max, rss_end;
 static double cpu_attack0, cpu_attack1; /* this process's CPU seconds */
-
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
 
 static void finish(const char *why);
 static void setup_next(void);
@@ -304,7 +295,6 @@ static void on_rss(uv_timer_t *t)
     long rss = 0;
     if (!server_status(&rss)) {
         server_dead = true;
-        server_dead = true;
         failf("server_died", "pid %d is gone", opt.pid);
         finish(failure);
         return;
@@ -318,32 +308,10 @@ static void on_rss(uv_timer_t *t)
 /* Writing                                                                   */
 /* ------------------------------------------------------------------------ */
 
-typedef struct {
-    uv_write_t req;
-    char data[];
-} wreq_t;
-
-static void on_written(uv_write_t *req, int status)
-{
-    (void)status;
-    free(req);
-}
-
 static void send_bytes(conn_t *c, const char *data, size_t len)
 {
     if (!c->open || !c->connected || c->write_dead) return;
-    uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
-    int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
-    if (n == (int)len) return;
-    if (n < 0) {
-        if (n != UV_EAGAIN) return; /* the read side will see the end */
-        n = 0;
-    }
-    wreq_t *w = malloc(sizeof *w + len - (size_t)n);
-    if (!w) abort();
-    memcpy(w->data, data + n, len - (size_t)n);
-    b = uv_buf_init(w->data, (unsigned)(len - (size_t)n));
-    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written) < 0) free(w);
+    bench_write((uv_stream_t *)&c->tcp, data, len); /* on an error, the read side sees the end */
 }
 
 /* Send one line (a '\n' is added). */
@@ -853,17 +821,6 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
     *b = rdbuf; /* consumed entirely by on_read before the next alloc */
 }
 
-static void append(conn_t *c, const char *p, size_t n)
-{
-    if (c->in_len + n > c->in_cap) {
-        c->in_cap = (c->in_len + n) * 2;
-        c->in = realloc(c->in, c->in_cap);
-        if (!c->in) abort();
-    }
-    memcpy(c->in + c->in_len, p, n);
-    c->in_len += n;
-}
-
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 {
     conn_t *c = s->data;
@@ -874,23 +831,11 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
         }
         return;
     }
-    const char *p = b->base, *end = b->base + nread;
-    while (p < end && c->open && phase != PH_DONE) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) {
-            append(c, p, (size_t)(end - p));
-            break;
-        }
-        if (c->in_len) {
-            append(c, p, (size_t)(nl - p));
-            size_t n = c->in_len;
-            c->in_len = 0;
-            handle_line(c, c->in, n);
-        } else {
-            handle_line(c, p, (size_t)(nl - p));
-        }
-        p = nl + 1;
-    }
+    size_t at = 0, len;
+    const char *line;
+    while (c->open && phase != PH_DONE &&
+           (line = bench_next_line(&c->in, b->base, (size_t)nread, &at, &len)))
+        handle_line(c, line, len);
     if (c->role == ROLE_ATTACK) pump(c); /* the window may have opened */
 }
 
@@ -931,47 +876,38 @@ static void on_connect(uv_connect_t *req, int status)
     }
     c->connected = true;
     uv_tcp_nodelay(&c->tcp, 1);
-    char line[64];
-    switch (c->role) {
-    case ROLE_PROBE:
+    if (c->role != ROLE_ATTACK) {
+        /* The others say hello by their role's name; the probe's is a set-up request. */
+        static const char *const hello[] = {"hello probe", "hello check", "hello victim",
+                                            "hello table"};
         start_reading(c);
-        setup_send(c, "hello probe");
-        break;
-    case ROLE_CHECK:
-        start_reading(c);
-        sendf(c, "hello check");
-        break;
-    case ROLE_VICTIM:
-        start_reading(c);
-        sendf(c, "hello victim");
-        break;
-    case ROLE_TABLE:
-        start_reading(c);
-        sendf(c, "hello table");
-        break;
-    default:
-        if (!c->reconnecting) atk_connected++;
-        if (opt.a->reads) start_reading(c);
-        if (opt.a->id == A_IDLE) {
-            c->ready = true;
-            atk_ready++;
-            if (c->index % 2 == 0) {
-                sendf(c, "hello idle%d", c->index);
-                c->submitted++;
-                c->sent++;
-                lines_sent++;
-            }
-        } else if (opt.a->hello) {
-            /* The hello of a non-reading attacker is read in set-up. */
-            start_reading(c);
-            snprintf(line, sizeof line, "hello atk%d", c->index);
-            setup_send(c, line);
-        } else {
-            attacker_ready(c);
-        }
-        if (!c->reconnecting) start_attacker_connects();
-        break;
+        if (c->role == ROLE_PROBE)
+            setup_send(c, hello[c->role]);
+        else
+            sendf(c, "%s", hello[c->role]);
+        return;
     }
+    char line[64];
+    if (!c->reconnecting) atk_connected++;
+    if (opt.a->reads) start_reading(c);
+    if (opt.a->id == A_IDLE) {
+        c->ready = true;
+        atk_ready++;
+        if (c->index % 2 == 0) {
+            sendf(c, "hello idle%d", c->index);
+            c->submitted++;
+            c->sent++;
+            lines_sent++;
+        }
+    } else if (opt.a->hello) {
+        /* The hello of a non-reading attacker is read in set-up. */
+        start_reading(c);
+        snprintf(line, sizeof line, "hello atk%d", c->index);
+        setup_send(c, line);
+    } else {
+        attacker_ready(c);
+    }
+    if (!c->reconnecting) start_attacker_connects();
 }
 
 static int conn_start(conn_t *c, bool attacker)
@@ -1006,7 +942,7 @@ static void attacker_reconnect(conn_t *c)
     if (phase != PH_ATTACK) return;
     c->connected = c->reading = c->by_server = c->write_busy = c->write_dead = c->ready = false;
     c->setup_sent = c->setup_got = 0;
-    c->in_len = 0;
+    c->in.len = 0;
     c->submitted = c->sent = c->replies = 0;
     c->reconnecting = true;
     atk_reconnects++;
@@ -1072,7 +1008,7 @@ static void enter_attack(void)
 {
     phase = PH_ATTACK;
     t_attack0 = t_phase = now_ns();
-    cpu_attack0 = cpu_seconds();
+    cpu_attack0 = bench_cpu_seconds();
     server_status(&rss_start);
     rss_max = rss_start;
     for (int i = 0; i < natk; i++) {
@@ -1092,7 +1028,7 @@ static void enter_drain(void)
 {
     phase = PH_DRAIN;
     t_attack1 = t_phase = now_ns();
-    cpu_attack1 = cpu_seconds();
+    cpu_attack1 = bench_cpu_seconds();
     for (int i = 0; i < natk; i++) {
         conn_t *c = &atk[i];
         if (c->timer_on) uv_timer_stop(&c->timer);
@@ -1215,7 +1151,7 @@ static void finish(const char *why)
     if (why && !failure) failf(why, "%s", why);
     if (phase == PH_ATTACK) {
         t_attack1 = now_ns();
-        cpu_attack1 = cpu_seconds();
+        cpu_attack1 = bench_cpu_seconds();
     }
     phase = PH_DONE;
     long rss = 0;
@@ -1249,16 +1185,6 @@ static void usage(void)
         fprintf(stderr, " %s", attacks[i].name);
     fputc('\n', stderr);
     exit(2);
-}
-
-static void raise_nofile(int need)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
-    rlim_t want = (rlim_t)need + 64;
-    if (rl.rlim_cur >= want) return;
-    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 static int parse_addr(const char *host, int port, struct sockaddr_storage *sa)
@@ -1341,33 +1267,20 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], attacks[i].name) == 0) opt.a = &attacks[i];
     if (!opt.a) usage();
     signal(SIGPIPE, SIG_IGN); /* a write to a closed connection is an error, not death */
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (i + 1 >= argc) usage();
-        const char *v = argv[++i];
-        if (strcmp(a, "--host") == 0)
-            opt.host = v;
-        else if (strcmp(a, "--port") == 0)
-            opt.port = atoi(v);
-        else if (strcmp(a, "--pid") == 0)
-            opt.pid = atoi(v);
-        else if (strcmp(a, "--duration") == 0)
-            opt.duration = atof(v);
-        else if (strcmp(a, "--conns") == 0)
-            opt.conns = atoi(v);
-        else if (strcmp(a, "--text") == 0)
-            opt.text_bytes = atoi(v);
-        else if (strcmp(a, "--window") == 0)
-            opt.window = atoi(v);
-        else if (strcmp(a, "--probe-us") == 0)
-            opt.probe_us = atoi(v);
-        else if (strcmp(a, "--ping-ms") == 0)
-            opt.ping_ms = atoi(v);
-        else if (strcmp(a, "--bind") == 0)
-            opt.bind = v;
-        else
-            usage();
-    }
+    const bench_option_t options[] = {
+        {"--host", BENCH_STRING, &opt.host},
+        {"--port", BENCH_INT, &opt.port},
+        {"--pid", BENCH_INT, &opt.pid},
+        {"--duration", BENCH_DOUBLE, &opt.duration},
+        {"--conns", BENCH_INT, &opt.conns},
+        {"--text", BENCH_INT, &opt.text_bytes},
+        {"--window", BENCH_INT, &opt.window},
+        {"--probe-us", BENCH_INT, &opt.probe_us},
+        {"--ping-ms", BENCH_INT, &opt.ping_ms},
+        {"--bind", BENCH_STRING, &opt.bind},
+        {NULL, BENCH_INT, NULL},
+    };
+    if (!bench_options(argc, argv, 2, options)) usage();
     natk = opt.conns > 0 ? opt.conns : opt.a->conns;
     if (opt.port <= 0 || opt.port > 65535 || opt.duration <= 0 || opt.duration > 600 ||
         opt.text_bytes < 1 || opt.text_bytes > 1500 || opt.window < 1 || opt.probe_us < 1 ||
@@ -1389,7 +1302,7 @@ int main(int argc, char **argv)
                     opt.bind);
     }
 
-    raise_nofile(natk + 16);
+    bench_raise_nofile(natk + 16);
     loop = uv_default_loop();
     rdbuf = uv_buf_init(malloc(1 << 16), 1 << 16);
     atk = calloc((size_t)natk, sizeof *atk);

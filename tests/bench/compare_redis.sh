@@ -10,6 +10,8 @@
 # (Debian: apt-get install redis-server).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/bench/bench.sh
+. "$here/bench.sh"
 build=${1:-build}
 duration=${2:-10}
 loadgen=$build/tests/bench/loadgen
@@ -20,42 +22,22 @@ for f in "$loadgen" "$tapisd"; do
 done
 command -v redis-server >/dev/null 2>&1 || { echo "compare_redis: no redis-server" >&2; exit 2; }
 
-ulimit -n 4096 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-server_pin=""
-client_pin=""
-if command -v taskset >/dev/null 2>&1 && [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ]; then
-    server_pin="taskset -c ${BENCH_SERVER_CPU:-1}"
-    client_pin="taskset -c ${BENCH_CLIENT_CPU:-0}"
-fi
+raise_nofile 4096
+pin_cores
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/compare-redis.XXXXXX")
-redis_pid=""
-cleanup() {
-    if [ -n "$redis_pid" ] && kill -0 "$redis_pid" 2>/dev/null; then
-        kill -TERM "$redis_pid" 2>/dev/null
-        i=0
-        while kill -0 "$redis_pid" 2>/dev/null && [ $i -lt 50 ]; do
-            sleep 0.1
-            i=$((i + 1))
-        done
-        kill -KILL "$redis_pid" 2>/dev/null
-    fi
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+make_tmp compare-redis
 
 # redis-server in the foreground of a background job, so that its pid is ours.
 # shellcheck disable=SC2086
 $server_pin redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
-    --daemonize no --maxclients 4000 --dir "$dir" --logfile "$dir/redis.log" &
-redis_pid=$!
+    --daemonize no --maxclients 4000 --dir "$tmp" --logfile "$tmp/redis.log" &
+server=$!
 i=0
 until "$loadgen" ping --port "$port" --conns 1 --warmup 0 --duration 0.05 >/dev/null 2>&1; do
     i=$((i + 1))
-    if [ $i -ge 50 ] || ! kill -0 "$redis_pid" 2>/dev/null; then
+    if [ $i -ge 50 ] || ! running "$server"; then
         echo "compare_redis: redis-server did not start on port $port" >&2
-        cat "$dir/redis.log" >&2 2>/dev/null
+        cat "$tmp/redis.log" >&2 2>/dev/null
         exit 1
     fi
     sleep 0.1
@@ -71,8 +53,9 @@ for r in $runs; do
     $client_pin "$loadgen" ping --port "$port" --conns "$n" --pipeline "$p" \
         --duration "$duration" --label "redis ping-$n-P$p" || status=1
 done
-cleanup
-redis_pid=""
+stop_server "$server"
+wait "$server" 2>/dev/null
+server=""
 for r in $runs; do
     n=${r%:*} p=${r#*:}
     "$here/run_bench.sh" "$tapisd" "$loadgen" ping --conns "$n" --pipeline "$p" \

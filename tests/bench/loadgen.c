@@ -38,11 +38,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include <jansson.h>
 #include <uv.h>
 
+#include "bench.h"
 #include "hist.h"
 
 /* ------------------------------------------------------------------------ */
@@ -74,8 +74,7 @@ struct conn {
     uv_timer_t think;
     int index;
     bool connected, closing, think_init;
-    char *buf; /* partial line */
-    size_t len, cap;
+    bench_line_t in; /* partial line */
     /* ping */
     uint64_t sent_at; /* when the batch in flight was written */
     int in_flight;    /* its requests not yet answered */
@@ -118,14 +117,6 @@ static char err_sample[256];
 
 static void stop_all(void);
 
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
 static void fail(const char *fmt, const char *a)
 {
     fprintf(stderr, "loadgen: ");
@@ -139,38 +130,10 @@ static void fail(const char *fmt, const char *a)
 /* Sending                                                                   */
 /* ------------------------------------------------------------------------ */
 
-typedef struct {
-    uv_write_t req;
-    char data[];
-} wreq_t;
-
-static void on_written(uv_write_t *req, int status)
-{
-    (void)status;
-    free(req);
-}
-
 static void send_bytes(conn_t *c, const char *data, size_t len)
 {
     if (c->closing) return;
-    uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
-    int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
-    if (n == (int)len) return;
-    if (n < 0) {
-        if (n != UV_EAGAIN) {
-            other_errors++;
-            return;
-        }
-        n = 0;
-    }
-    wreq_t *w = malloc(sizeof *w + len - (size_t)n);
-    if (!w) abort();
-    memcpy(w->data, data + n, len - (size_t)n);
-    b = uv_buf_init(w->data, (unsigned)(len - (size_t)n));
-    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written) < 0) {
-        free(w);
-        other_errors++;
-    }
+    if (bench_write((uv_stream_t *)&c->tcp, data, len) < 0) other_errors++;
 }
 
 static void send_json(conn_t *c, json_t *msg)
@@ -463,36 +426,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
         }
         return;
     }
-    const char *p = b->base, *end = b->base + nread;
-    while (p < end && !c->closing) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) {
-            size_t add = (size_t)(end - p);
-            if (c->len + add > c->cap) {
-                c->cap = (c->len + add) * 2;
-                c->buf = realloc(c->buf, c->cap);
-                if (!c->buf) abort();
-            }
-            memcpy(c->buf + c->len, p, add);
-            c->len += add;
-            break;
-        }
-        if (c->len) {
-            size_t add = (size_t)(nl - p);
-            if (c->len + add > c->cap) {
-                c->cap = (c->len + add) * 2;
-                c->buf = realloc(c->buf, c->cap);
-                if (!c->buf) abort();
-            }
-            memcpy(c->buf + c->len, p, add);
-            size_t n = c->len + add;
-            c->len = 0;
-            handle_line(c, c->buf, n);
-        } else {
-            handle_line(c, p, (size_t)(nl - p));
-        }
-        p = nl + 1;
-    }
+    size_t at = 0, len;
+    const char *line;
+    while (!c->closing && (line = bench_next_line(&c->in, b->base, (size_t)nread, &at, &len)))
+        handle_line(c, line, len);
 }
 
 static void start_connects(void);
@@ -558,7 +495,7 @@ static void stop_all(void)
     stopped = true;
     if (phase == PH_MEASURE) {
         t_measure1 = uv_hrtime();
-        cpu_measure1 = cpu_seconds();
+        cpu_measure1 = bench_cpu_seconds();
     }
     phase = PH_DONE;
     uv_timer_stop(&phase_timer);
@@ -591,7 +528,7 @@ static void enter_measure(void)
 {
     phase = PH_MEASURE;
     t_measure0 = uv_hrtime();
-    cpu_measure0 = cpu_seconds();
+    cpu_measure0 = bench_cpu_seconds();
     uv_timer_start(&phase_timer, on_phase, (uint64_t)(opt.duration * 1000), 0);
 }
 
@@ -602,7 +539,7 @@ static void on_phase(uv_timer_t *t)
         enter_measure();
     } else if (phase == PH_MEASURE) {
         t_measure1 = uv_hrtime();
-        cpu_measure1 = cpu_seconds();
+        cpu_measure1 = bench_cpu_seconds();
         phase = PH_DONE;
         stop_all();
     }
@@ -642,16 +579,6 @@ static void usage(void)
     exit(2);
 }
 
-static void raise_nofile(int need)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
-    rlim_t want = (rlim_t)need + 64;
-    if (rl.rlim_cur >= want) return;
-    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &rl);
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) usage();
@@ -661,40 +588,27 @@ int main(int argc, char **argv)
         opt.mode = MODE_TABLES;
     else
         usage();
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (i + 1 >= argc) usage();
-        const char *v = argv[++i];
-        if (strcmp(a, "--host") == 0)
-            opt.host = v;
-        else if (strcmp(a, "--port") == 0)
-            opt.port = atoi(v);
-        else if (strcmp(a, "--conns") == 0)
-            opt.conns = atoi(v);
-        else if (strcmp(a, "--tables") == 0)
-            opt.tables = atoi(v);
-        else if (strcmp(a, "--duration") == 0)
-            opt.duration = atof(v);
-        else if (strcmp(a, "--warmup") == 0)
-            opt.warmup = atof(v);
-        else if (strcmp(a, "--think") == 0)
-            opt.think_ms = atoi(v);
-        else if (strcmp(a, "--target") == 0)
-            opt.target = atoi(v);
-        else if (strcmp(a, "--label") == 0)
-            opt.label = v;
-        else if (strcmp(a, "--pipeline") == 0)
-            opt.pipeline = atoi(v);
-        else
-            usage();
-    }
+    const bench_option_t options[] = {
+        {"--host", BENCH_STRING, &opt.host},
+        {"--port", BENCH_INT, &opt.port},
+        {"--conns", BENCH_INT, &opt.conns},
+        {"--tables", BENCH_INT, &opt.tables},
+        {"--duration", BENCH_DOUBLE, &opt.duration},
+        {"--warmup", BENCH_DOUBLE, &opt.warmup},
+        {"--think", BENCH_INT, &opt.think_ms},
+        {"--target", BENCH_INT, &opt.target},
+        {"--label", BENCH_STRING, &opt.label},
+        {"--pipeline", BENCH_INT, &opt.pipeline},
+        {NULL, BENCH_INT, NULL},
+    };
+    if (!bench_options(argc, argv, 2, options)) usage();
     if (opt.port <= 0 || opt.port > 65535 || opt.conns < 1 || opt.tables < 1 || opt.duration <= 0 ||
         opt.warmup < 0 || opt.think_ms < 0 || opt.pipeline < 1 || opt.pipeline > 64)
         usage();
     srand(12345);
 
     nconns = opt.mode == MODE_PING ? opt.conns : 2 * opt.tables;
-    raise_nofile(nconns);
+    bench_raise_nofile(nconns);
     loop = uv_default_loop();
     conns = calloc((size_t)nconns, sizeof *conns);
     rdbuf = uv_buf_init(malloc(1 << 16), 1 << 16);

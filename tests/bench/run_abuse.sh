@@ -20,12 +20,9 @@
 # Environment: BENCH_SERVER_CPU (default 1), BENCH_CLIENT_CPU (default 0),
 # ABUSE_DURATION (seconds of attack, default 5).
 set -u
-# shellcheck source=tests/bench/server_port.sh
-. "$(dirname "$0")/server_port.sh"
-if [ $# -lt 3 ]; then
-    echo "usage: $0 TAPISD ABUSE ATTACK [abuse options...]" >&2
-    exit 2
-fi
+# shellcheck source=tests/bench/bench.sh
+. "$(dirname "$0")/bench.sh"
+need_args 3 "TAPISD ABUSE ATTACK [abuse options...]" "$@"
 tapisd=$1
 abuse=$2
 attack=$3
@@ -42,7 +39,7 @@ room-flood-50) wanted="--conn-rate 0" ;;
 esac
 
 # 10,000 connections on each side of one machine, plus the server's own fds.
-ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+raise_nofile 20000
 if [ "$attack" = idle-10k ] && [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 10100 ]; then
     echo "run_abuse: note: ulimit -n is $(ulimit -n); idle-10k needs about 10,100" >&2
 fi
@@ -66,44 +63,17 @@ for w in $wanted; do
 done
 set +f
 
-server_pin=""
-client_pin=""
-if command -v taskset >/dev/null 2>&1 && [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ]; then
-    server_pin="taskset -c ${BENCH_SERVER_CPU:-1}"
-    client_pin="taskset -c ${BENCH_CLIENT_CPU:-0}"
-fi
+pin_cores
 bound=""
 if command -v timeout >/dev/null 2>&1; then
     # abuse stops itself well before this (15 s set-up, 3 x duration, 7 s).
     bound="timeout -k 5 $((30 + 3 * ${duration%.*} + 25))"
 fi
 
-log=$(mktemp "${TMPDIR:-/tmp}/tapisd-abuse.XXXXXX")
-# The default log level (info), as in production; it also gives the port.
+make_tmp tapisd-abuse
+# The default log level (info), as in production.
 # shellcheck disable=SC2086
-$server_pin "$tapisd" --listen 127.0.0.1:0 --log-level info $server_args --db none ${TAPISD_ARGS:-} \
-    2>"$log" &
-server=$!
-
-alive() { tapisd_running "$server"; }
-
-cleanup() {
-    if alive; then
-        kill -TERM "$server" 2>/dev/null
-        i=0
-        while alive && [ "$i" -lt 50 ]; do
-            sleep 0.1
-            i=$((i + 1))
-        done
-        kill -KILL "$server" 2>/dev/null
-    fi
-    wait "$server" 2>/dev/null
-    rm -f "$log"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-tapisd_port run_abuse "$log" "$server"
+start_tapisd run_abuse "$tapisd" $server_args --db none ${TAPISD_ARGS:-}
 
 t0=$(date +%s.%N)
 c0=$(cpu_ticks "$server")
@@ -120,7 +90,7 @@ awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" \
              gsub(/^ +| +$/, "", args); if (args == "") args = "(defaults)";
              printf "run_abuse: %s: tapisd %s: cpu %.2fs in %.2fs (%.0f%%), %d log lines\n",
                     a, args, s, w, 100 * s / w, lines }'
-if ! alive; then
+if ! running "$server"; then
     echo "run_abuse: $attack: tapisd is dead; server log (tail):" >&2
     tail -n 20 "$log" >&2
     [ $status -eq 0 ] && status=1

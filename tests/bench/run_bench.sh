@@ -19,60 +19,29 @@
 # of its way, not turned off, so that their cost is in the figures.
 budgets="--line-rate 1000000 --conn-rate 1000000 --create-rate 100000 --max-conns-per-ip 0"
 set -u
-# shellcheck source=tests/bench/server_port.sh
-. "$(dirname "$0")/server_port.sh"
-if [ $# -lt 3 ]; then
-    echo "usage: $0 TAPISD LOADGEN MODE [loadgen options...]" >&2
-    exit 2
-fi
+# shellcheck source=tests/bench/bench.sh
+. "$(dirname "$0")/bench.sh"
+need_args 3 "TAPISD LOADGEN MODE [loadgen options...]" "$@"
 tapisd=$1
 loadgen=$2
 shift 2
 
 # 4,000 connections on each side of one machine, plus the server's own fds.
-ulimit -n 16384 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+raise_nofile 16384
+pin_cores
 
-server_pin=""
-client_pin=""
-if command -v taskset >/dev/null 2>&1 && [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ]; then
-    server_pin="taskset -c ${BENCH_SERVER_CPU:-1}"
-    client_pin="taskset -c ${BENCH_CLIENT_CPU:-0}"
-fi
-
-log=$(mktemp "${TMPDIR:-/tmp}/tapisd-bench.XXXXXX")
-dbdir=$(mktemp -d "${TMPDIR:-/tmp}/tapisd-bench-db.XXXXXX")
+make_tmp tapisd-bench
 case ${BENCH_DB:-none} in
 none) db="--db none" ;;
-batch | always) db="--db $dbdir/bench.db --fsync $BENCH_DB" ;;
+batch | always) db="--db $tmp/bench.db --fsync $BENCH_DB" ;;
 *)
     echo "run_bench: BENCH_DB is none, batch or always" >&2
     exit 2
     ;;
 esac
-# The default log level (info) logs connections and rooms, not requests; it
-# is needed for the "listening on" line that gives the port.
+# The default log level (info) logs connections and rooms, not requests.
 # shellcheck disable=SC2086
-$server_pin "$tapisd" --listen 127.0.0.1:0 --log-level info $budgets $db ${TAPISD_ARGS:-} 2>"$log" &
-server=$!
-
-cleanup() {
-    if kill -0 "$server" 2>/dev/null; then
-        kill -TERM "$server" 2>/dev/null
-        i=0
-        while kill -0 "$server" 2>/dev/null && [ $i -lt 50 ]; do
-            sleep 0.1
-            i=$((i + 1))
-        done
-        kill -KILL "$server" 2>/dev/null
-    fi
-    wait "$server" 2>/dev/null
-    rm -f "$log"
-    rm -rf "$dbdir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-tapisd_port run_bench "$log" "$server"
+start_tapisd run_bench "$tapisd" $budgets $db ${TAPISD_ARGS:-}
 
 t0=$(date +%s.%N)
 c0=$(cpu_ticks "$server")

@@ -44,6 +44,16 @@ static inline const char *cu_text(const json_t *j, char *buf, size_t size)
     return buf;
 }
 
+/* Compact text of j for messages, in one of four rotating buffers: a message
+   may show four values at once. */
+static inline const char *cu_show(const json_t *j)
+{
+    static char buf[4][512];
+    static int next;
+    next = (next + 1) % 4;
+    return cu_text(j, buf[next], sizeof buf[next]);
+}
+
 /* Is a json_equal to an element of the array list? */
 static inline bool cu_contains(const json_t *list, const json_t *a)
 {

@@ -7,7 +7,25 @@
 #ifndef TAPIS_TESTS_GAME_TEST_H
 #define TAPIS_TESTS_GAME_TEST_H
 
+#include <stdarg.h>
+
 #include "game.h"
+
+/*
+ * A catalogue of cases: for each pair (text, value) of the NULL-ended list,
+ * of(text) must be value (`what` names the value in a failure):
+ * gt_values(points_of, "points", "KS QH JD", 47, "3S 3H 3D", 9, NULL).
+ */
+static inline void gt_values(int (*of)(const char *), const char *what, ...)
+{
+    va_list ap;
+    va_start(ap, what);
+    for (const char *text; (text = va_arg(ap, const char *));) {
+        int want = va_arg(ap, int), got = of(text);
+        if (got != want) fail_msg("%s: %s %d, not %d", text, what, got, want);
+    }
+    va_end(ap);
+}
 
 /* The refusal of the last gt_act() that failed. */
 static game_error_t gt_err;
@@ -81,6 +99,15 @@ static inline bool gt_legal_has(game_t *g, int seat, const char *action)
     json_decref(want);
     json_decref(legal);
     return found;
+}
+
+/* `action` is not among seat's legal actions and is refused with `code` (gt_refused()):
+   the list and the referee agree. */
+static inline void gt_forbidden(game_t *g, int seat, const char *action, int64_t now,
+                                const char *code)
+{
+    assert_false(gt_legal_has(g, seat, action));
+    gt_refused(g, seat, action, now, code);
 }
 
 /* The finished game's result names `want` (JSON text, "[0,2]") as its winners. */

@@ -55,72 +55,104 @@ static void apply(g233_t *g, int seat, const char *action)
     json_decref(a);
 }
 
+/*
+ * A position and the greedy bot's move in it: a plain table of `seats` with
+ * the scores and the hands given (NULL: as dealt); seat 0 draws `drawn` (put
+ * on the draw pile; NULL: no draw) and discards `discarded` (NULL: not yet);
+ * the bot playing for `seat` must answer `want`.
+ */
+typedef struct {
+    int seats;
+    int scores[G233_MAX_SEATS];
+    const char *hands[G233_MAX_SEATS];
+    const char *drawn, *discarded;
+    int seat;
+    const char *want;
+} position_t;
+
+static g233_t *set_up(const position_t *p)
+{
+    g233_t *g = table(p->seats);
+    for (int s = 0; s < p->seats; s++) {
+        g->p[s].score += p->scores[s];
+        if (p->hands[s]) assert_int_equal(g233_give_hand(g, s, p->hands[s]), 0);
+    }
+    if (p->drawn) {
+        assert_int_equal(g233_stack_draw(g, p->drawn), 0);
+        apply(g, 0, "{\"type\":\"draw\"}");
+    }
+    if (p->discarded) {
+        char a[64];
+        snprintf(a, sizeof a, "{\"type\":\"discard\",\"card\":\"%s\"}", p->discarded);
+        apply(g, 0, a);
+    }
+    return g;
+}
+
+static void bot_answers(const position_t *p)
+{
+    g233_t *g = set_up(p);
+    expect(g, p->seat, p->want);
+    game_free(&g->base);
+}
+
 static void bot_declares_as_soon_as_it_can(void **state)
 {
     (void)state;
-    g233_t *g = table(3);
-    assert_int_equal(g233_give_hand(g, 0, "red red Y1 Y2 Y3 B5 B5 B5"), 0);
-    expect(g, 0, "{\"type\":\"declare\"}");
-    game_free(&g->base);
+    bot_answers(&(position_t){
+        .seats = 3, .hands = {"red red Y1 Y2 Y3 B5 B5 B5"}, .want = "{\"type\":\"declare\"}"});
 }
 
 static void bot_declares_after_its_draw(void **state)
 {
     (void)state;
-    g233_t *g = table(3);
-    assert_int_equal(g233_give_hand(g, 0, "red Y1 Y2 Y3 B5 B5 B5 G8"), 0);
-    assert_int_equal(g233_stack_draw(g, "red"), 0);
-    apply(g, 0, "{\"type\":\"draw\"}");
-    expect(g, 0, "{\"type\":\"discard\",\"card\":\"G8\",\"declare\":true}");
-    game_free(&g->base);
+    bot_answers(&(position_t){.seats = 3,
+                              .hands = {"red Y1 Y2 Y3 B5 B5 B5 G8"},
+                              .drawn = "red",
+                              .want = "{\"type\":\"discard\",\"card\":\"G8\",\"declare\":true}"});
 }
 
 static void bot_claims_a_discard_that_makes_a_triple(void **state)
 {
     (void)state;
-    g233_t *g = table(4);
-    assert_int_equal(g233_give_hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink"), 0);
-    assert_int_equal(g233_give_hand(g, 2, "G6 G6 B1 B4 Y4 Y7 orange purple"), 0);
-    assert_int_equal(g233_stack_draw(g, "G6"), 0);
-    apply(g, 0, "{\"type\":\"draw\"}");
-    apply(g, 0, "{\"type\":\"discard\",\"card\":\"G6\"}");
-    expect(g, 2, "{\"type\":\"claim\",\"cards\":[\"G6\",\"G6\"]}");
-    game_free(&g->base);
+    bot_answers(&(position_t){
+        .seats = 4,
+        .hands = {"Y1 Y5 B2 B7 G3 G8 red pink", NULL, "G6 G6 B1 B4 Y4 Y7 orange purple"},
+        .drawn = "G6",
+        .discarded = "G6",
+        .seat = 2,
+        .want = "{\"type\":\"claim\",\"cards\":[\"G6\",\"G6\"]}"});
 }
 
 static void bot_lays_a_square(void **state)
 {
     (void)state;
-    g233_t *g = table(3);
-    assert_int_equal(g233_give_hand(g, 0, "G2 G2 G2 B7 G3 G8 red pink"), 0);
-    assert_int_equal(g233_stack_draw(g, "G2"), 0);
-    apply(g, 0, "{\"type\":\"draw\"}");
-    expect(g, 0, "{\"type\":\"lay\",\"cards\":[\"G2\",\"G2\",\"G2\",\"G2\"]}");
-    game_free(&g->base);
+    bot_answers(
+        &(position_t){.seats = 3,
+                      .hands = {"G2 G2 G2 B7 G3 G8 red pink"},
+                      .drawn = "G2",
+                      .want = "{\"type\":\"lay\",\"cards\":[\"G2\",\"G2\",\"G2\",\"G2\"]}"});
 }
 
 static void bot_gives_minus_five_to_the_leader(void **state)
 {
     (void)state;
-    g233_t *g = table(4);
-    g->p[1].score = 30;
-    g->p[2].score = 120;
-    g->p[3].score = 60;
-    assert_int_equal(g233_stack_draw(g, "gift-5"), 0);
-    apply(g, 0, "{\"type\":\"draw\"}");
-    expect(g, 0, "{\"type\":\"gift\",\"to\":2}");
-    game_free(&g->base);
+    bot_answers(&(position_t){.seats = 4,
+                              .scores = {0, 30, 120, 60},
+                              .drawn = "gift-5",
+                              .want = "{\"type\":\"gift\",\"to\":2}"});
 }
 
 static void bot_gives_a_dealt_minus_five_to_the_leader(void **state)
 {
     (void)state;
-    g233_t *g = table(4);
-    g->p[0].score = 90;
-    g->p[1].score = 30;
-    g->p[3].score = 60;
-    assert_int_equal(g233_give_hand(g, 2, "Y1 Y5 B2 B7 G3 G8 red pink gift-5"), 0);
-    expect(g, 2, "{\"type\":\"gift\",\"to\":0}");
+    position_t p = {.seats = 4,
+                    .scores = {90, 30, 0, 60},
+                    .hands = {NULL, NULL, "Y1 Y5 B2 B7 G3 G8 red pink gift-5"},
+                    .seat = 2,
+                    .want = "{\"type\":\"gift\",\"to\":0}"};
+    bot_answers(&p);
+    g233_t *g = set_up(&p);
     char *dealer = bot_says(g, 0);
     assert_string_equal(dealer, "null"); /* the dealer waits for the deal to settle */
     free(dealer);
@@ -130,17 +162,13 @@ static void bot_gives_a_dealt_minus_five_to_the_leader(void **state)
 static void bot_keeps_its_groups_and_discards_the_loner(void **state)
 {
     (void)state;
-    g233_t *g = table(3);
     /* Two sequences, a symbol double, a triple in the making, one loner. */
-    assert_int_equal(g233_give_hand(g, 0, "Y1 Y2 Y3 B4 B5 B6 red red"), 0);
-    assert_int_equal(g233_stack_draw(g, "G8"), 0);
-    apply(g, 0, "{\"type\":\"draw\"}");
-    expect(g, 0, "{\"type\":\"discard\",\"card\":\"G8\",\"declare\":true}");
-    game_free(&g->base);
-    g = table(3);
-    assert_int_equal(g233_give_hand(g, 0, "Y1 Y2 Y3 B4 B5 G1 red red"), 0);
-    assert_int_equal(g233_stack_draw(g, "G8"), 0);
-    apply(g, 0, "{\"type\":\"draw\"}");
+    bot_answers(&(position_t){.seats = 3,
+                              .hands = {"Y1 Y2 Y3 B4 B5 B6 red red"},
+                              .drawn = "G8",
+                              .want = "{\"type\":\"discard\",\"card\":\"G8\",\"declare\":true}"});
+    g233_t *g =
+        set_up(&(position_t){.seats = 3, .hands = {"Y1 Y2 Y3 B4 B5 G1 red red"}, .drawn = "G8"});
     char *got = bot_says(g, 0);
     /* It never breaks the sequence or the double. */
     assert_null(strstr(got, "\"Y1\""));

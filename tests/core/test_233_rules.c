@@ -35,7 +35,7 @@ static g233_t *table(int seats, const char *opts)
     return gt_233_plain_table(seats, opts, 42);
 }
 
-/* The first table (seeds 1..20000) whose deal satisfies `want`, or NULL. */
+/* The first table (seeds 1..20000) whose deal satisfies `want` (the test fails without one). */
 static g233_t *deal_with(int seats, const char *opts, bool (*want)(const g233_t *))
 {
     for (uint64_t seed = 1; seed <= 20000; seed++) {
@@ -43,6 +43,7 @@ static g233_t *deal_with(int seats, const char *opts, bool (*want)(const g233_t 
         if (want(g)) return g;
         game_free(&g->base);
     }
+    fail_msg("no deal of %d seats to test", seats);
     return NULL;
 }
 
@@ -107,14 +108,57 @@ static int held(g233_t *g, int seat)
     return g233_hand_size(&g->p[seat].hand);
 }
 
+/* `seat`, whose turn it is, draws `card` (stacked on the draw pile) at `now`. */
+static void draws(g233_t *g, int seat, const char *card, int64_t now)
+{
+    next_draw(g, card);
+    OK(g, seat, "{\"type\":\"draw\"}", now);
+}
+
+/* `seat`'s action is neither listed nor accepted: refused with `code`. */
+static void forbidden(g233_t *g, int seat, const char *a, int64_t now, const char *code)
+{
+    gt_forbidden(&g->base, seat, a, now, code);
+}
+
 /* Seat 0 (dealer) draws `drawn` and discards `discarded`. */
 static void turn0(g233_t *g, const char *drawn, const char *discarded, int64_t now)
 {
     char a[96];
-    next_draw(g, drawn);
-    OK(g, 0, "{\"type\":\"draw\"}", now);
+    draws(g, 0, drawn, now);
     snprintf(a, sizeof a, "{\"type\":\"discard\",\"card\":\"%s\"}", discarded);
     OK(g, 0, a, now);
+}
+
+/* A hand that makes no group, no claim and no combination: seat 0's in most tests. */
+#define PLAIN "Y1 Y5 B2 B7 G3 G8 red pink"
+
+/*
+ * A position on a plain table of `seats` (options `opts`): hands[s] given
+ * to seat s (NULL: as dealt), scores[s] set where not 0, then seat 0 (the
+ * dealer) draws `drawn` (NULL: not yet) and discards `discarded` at 0.
+ */
+typedef struct {
+    int seats;
+    const char *opts;
+    const char *hands[G233_MAX_SEATS];
+    int scores[G233_MAX_SEATS];
+    const char *drawn, *discarded;
+} position_t;
+
+static g233_t *position(const position_t *p)
+{
+    g233_t *g = table(p->seats, p->opts);
+    for (int s = 0; s < p->seats; s++) {
+        if (p->hands[s]) hand(g, s, p->hands[s]);
+        if (p->scores[s]) g->p[s].score = p->scores[s];
+    }
+    if (p->drawn && p->discarded) {
+        turn0(g, p->drawn, p->discarded, 0);
+    } else if (p->drawn) {
+        draws(g, 0, p->drawn, 0);
+    }
+    return g;
 }
 
 static void destroy(void **state)
@@ -202,7 +246,6 @@ static void dealt_plus_gift_is_laid_at_once_and_replaced(void **state)
 {
     (void)state;
     g233_t *g = deal_with(3, NULL, deals_a_plus_gift);
-    assert_non_null(g);
     int laid = 0;
     for (int s = 0; s < 3; s++) {
         const g233_player_t *p = &g->p[s];
@@ -233,7 +276,6 @@ static void dealt_minus_gift_waits_in_its_holders_hand(void **state)
 {
     (void)state;
     g233_t *g = deal_with(4, NULL, deals_a_minus_gift);
-    assert_non_null(g);
     unsigned holders = 0;
     for (int s = 0; s < 4; s++) {
         if (!g->p[s].to_place) {
@@ -253,8 +295,8 @@ static void dealt_minus_gift_waits_in_its_holders_hand(void **state)
 static void dealt_minus_gift_is_given_before_the_dealers_first_draw(void **state)
 {
     (void)state;
-    g233_t *g = table(4, NULL);
-    hand(g, 2, "Y1 Y5 B2 B7 G3 G8 red pink gift-5");
+    g233_t *g =
+        position(&(position_t){4, NULL, .hands = {[2] = "Y1 Y5 B2 B7 G3 G8 red pink gift-5"}});
     audit_ok(g);
     assert_int_equal(waiting(g), 1u << 2);
     refused(g, 0, "{\"type\":\"draw\"}", 0, "deal_pending");
@@ -285,9 +327,10 @@ static void dealt_minus_gift_is_given_before_the_dealers_first_draw(void **state
 static void dealt_minus_gifts_are_given_all_at_once(void **state)
 {
     (void)state;
-    g233_t *g = table(4, NULL);
-    hand(g, 0, "Y2 Y6 B3 B8 G4 G7 pink orange gift-5");
-    hand(g, 3, "Y1 Y5 B2 B7 G3 G8 red pink gift-5 gift-5");
+    g233_t *g =
+        position(&(position_t){4, NULL,
+                               .hands = {"Y2 Y6 B3 B8 G4 G7 pink orange gift-5",
+                                         [3] = "Y1 Y5 B2 B7 G3 G8 red pink gift-5 gift-5"}});
     audit_ok(g);
     /* Both holders at once, in whatever order they act; the dealer too. */
     assert_int_equal(waiting(g), (1u << 0) | (1u << 3));
@@ -309,11 +352,9 @@ static void dealt_minus_gifts_are_given_all_at_once(void **state)
 static void dealt_minus_gift_defaults_to_the_leader(void **state)
 {
     (void)state;
-    g233_t *g = table(4, NULL);
-    hand(g, 2, "Y1 Y5 B2 B7 G3 G8 red pink gift-5");
-    g->p[0].score = 10;
-    g->p[1].score = 30;
-    g->p[3].score = 60;
+    g233_t *g =
+        position(&(position_t){4, NULL, .hands = {[2] = "Y1 Y5 B2 B7 G3 G8 red pink gift-5"},
+                               .scores = {10, [1] = 30, [3] = 60}});
     /* The turn timer runs out for the holder: the -5 goes to the leader. */
     json_t *a = g233_desc.default_action(&g->base, 2);
     json_t *want = json_pack("{s:s, s:i}", "type", "gift", "to", 3);
@@ -330,8 +371,8 @@ static void dealt_minus_gift_defaults_to_the_leader(void **state)
 static void dealt_minus_gift_is_shown_to_its_holder_only(void **state)
 {
     (void)state;
-    g233_t *g = table(4, NULL);
-    hand(g, 2, "Y1 Y5 B2 B7 G3 G8 red pink gift-5");
+    g233_t *g =
+        position(&(position_t){4, NULL, .hands = {[2] = "Y1 Y5 B2 B7 G3 G8 red pink gift-5"}});
     for (int s = GAME_SPECTATOR; s < 4; s++) {
         json_t *v = game_view(&g->base, s);
         char *text = json_dumps(v, JSON_COMPACT);
@@ -363,15 +404,12 @@ static void dealt_stop_is_its_holders_forced_first_discard(void **state)
 {
     (void)state;
     g233_t *g = deal_with(3, NULL, deals_seat1_a_stop);
-    assert_non_null(g);
     /* It stays in hand while the others play... */
-    next_draw(g, "Y1");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    draws(g, 0, "Y1", 0);
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"Y1\"}", 0);
     assert_int_equal(g->p[1].hand.n[G233_CARD_STOP], 1);
     /* ...then it is the holder's discard at their first turn, and acts. */
-    next_draw(g, "B1");
-    OK(g, 1, "{\"type\":\"draw\"}", 0);
+    draws(g, 1, "B1", 0);
     refused(g, 1, "{\"type\":\"discard\",\"card\":\"B1\"}", 0, "must_discard_stop");
     json_t *legal = g233_desc.legal(&g->base, 1);
     size_t i;
@@ -425,10 +463,7 @@ static void dealer_opens_by_drawing(void **state)
 static void turn_is_draw_one_then_discard_one_clockwise(void **state)
 {
     (void)state;
-    g233_t *g = table(4, NULL);
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    next_draw(g, "orange");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    g233_t *g = position(&(position_t){4, NULL, .hands = {PLAIN}, .drawn = "orange"});
     assert_int_equal(held(g, 0), 9);
     refused(g, 0, "{\"type\":\"draw\"}", 0, "must_discard");
     refused(g, 0, "{\"type\":\"discard\",\"card\":\"G1\"}", 0, "not_in_hand");
@@ -442,8 +477,7 @@ static void turn_is_draw_one_then_discard_one_clockwise(void **state)
 static void inline_args_form_is_accepted(void **state)
 {
     (void)state;
-    g233_t *g = table(3, NULL);
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
+    g233_t *g = position(&(position_t){3, NULL, .hands = {PLAIN}});
     next_draw(g, "orange");
     OK(g, 0, "{\"type\":\"draw\",\"args\":[]}", 0);
     refused(g, 0, "{\"type\":\"discard\",\"args\":[\"Q9\"]}", 0, "unknown_card");
@@ -456,8 +490,7 @@ static void inline_args_form_is_accepted(void **state)
 static void own_turn_may_take_the_top_discard(void **state)
 {
     (void)state;
-    g233_t *g = table(3, "{\"dispute_ms\":0}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
+    g233_t *g = position(&(position_t){3, "{\"dispute_ms\":0}", .hands = {PLAIN}});
     top(g, "G4", -1);
     /* G4 makes no group with this hand: on one's own turn no laying rule applies. */
     OK(g, 0, "{\"type\":\"take\"}", 0);
@@ -473,8 +506,8 @@ static void own_turn_may_take_the_top_discard(void **state)
 static void own_discard_cannot_be_taken_back(void **state)
 {
     (void)state;
-    g233_t *g = table(2, "{\"dispute_ms\":0}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red reverse");
+    g233_t *g = position(
+        &(position_t){2, "{\"dispute_ms\":0}", .hands = {"Y1 Y5 B2 B7 G3 G8 red reverse"}});
     turn0(g, "pink", "reverse", 0); /* two players: the discarder plays again */
     assert_int_equal(g->turn, 0);
     refused(g, 0, "{\"type\":\"take\"}", 0, "own_discard");
@@ -485,13 +518,22 @@ static void own_discard_cannot_be_taken_back(void **state)
 /* Claims: the race for the discard                                     */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Claims without a dispute window: seat `s` holds `cards` when seat 0 (PLAIN)
+ * draws `card` and discards it at 0.
+ */
+static g233_t *discard_to(int seats, int s, const char *cards, const char *card)
+{
+    position_t p = {seats, "{\"dispute_ms\":0}", .hands = {PLAIN}, .drawn = card,
+                    .discarded = card};
+    p.hands[s] = cards;
+    return position(&p);
+}
+
 static void claim_lays_a_triple_discards_and_play_resumes_after_taker(void **state)
 {
     (void)state;
-    g233_t *g = table(4, "{\"dispute_ms\":0}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    hand(g, 2, "Y3 Y3 B1 B5 G4 G6 orange purple");
-    turn0(g, "Y3", "Y3", 0);
+    g233_t *g = discard_to(4, 2, "Y3 Y3 B1 B5 G4 G6 orange purple", "Y3");
     assert_int_equal(g->turn, 1);
     assert_true(legal_has(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"Y3\"]}"));
     OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"Y3\"]}", 10);
@@ -508,9 +550,8 @@ static void claim_lays_a_triple_discards_and_play_resumes_after_taker(void **sta
 static void claim_with_two_melds_leaves_two_in_hand(void **state)
 {
     (void)state;
-    g233_t *g = table(3, "{\"dispute_ms\":0}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    hand(g, 2, "Y3 Y3 B1 B5 G4 G6 orange purple");
+    g233_t *g = position(&(position_t){3, "{\"dispute_ms\":0}",
+                                       .hands = {PLAIN, [2] = "Y3 Y3 B1 B5 G4 G6 orange purple"}});
     g->p[2].hand.n[g233_card_number(1, 1)]--; /* replace B1 by a locked triple of B8 */
     g->p[2].hand.n[g233_card_number(1, 5)]--;
     g->p[2].hand.n[g233_card_number(2, 4)]--;
@@ -540,10 +581,7 @@ static void claim_with_two_melds_leaves_two_in_hand(void **state)
 static void claim_of_a_square_is_laid_and_taker_plays_again(void **state)
 {
     (void)state;
-    g233_t *g = table(4, "{\"dispute_ms\":0}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    hand(g, 3, "B4 B4 B4 Y6 G1 G2 orange purple");
-    turn0(g, "B4", "B4", 0);
+    g233_t *g = discard_to(4, 3, "B4 B4 B4 Y6 G1 G2 orange purple", "B4");
     OK(g, 3, "{\"type\":\"claim\",\"cards\":[\"B4\",\"B4\",\"B4\"]}", 5);
     assert_int_equal(g->turn, 3);
     assert_int_equal(g->phase, G233_PH_DRAW); /* plays again: draws, then discards */
@@ -558,12 +596,8 @@ static void claim_of_a_square_is_laid_and_taker_plays_again(void **state)
 static void a_discard_never_makes_a_double(void **state)
 {
     (void)state;
-    g233_t *g = table(3, "{\"dispute_ms\":0}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    hand(g, 2, "Y2 Y4 B1 B5 G4 G6 orange purple");
-    turn0(g, "orange", "orange", 0);
-    assert_false(legal_has(g, 2, "{\"type\":\"claim\",\"cards\":[\"orange\"]}"));
-    refused(g, 2, "{\"type\":\"claim\",\"cards\":[\"orange\"]}", 1, "cannot_claim");
+    g233_t *g = discard_to(3, 2, "Y2 Y4 B1 B5 G4 G6 orange purple", "orange");
+    forbidden(g, 2, "{\"type\":\"claim\",\"cards\":[\"orange\"]}", 1, "cannot_claim");
     refused(g, 2, "{\"type\":\"claim\",\"final\":true}", 1, "cannot_claim");
     game_free(&g->base);
 }
@@ -571,11 +605,8 @@ static void a_discard_never_makes_a_double(void **state)
 static void a_discard_may_complete_a_233_with_its_double(void **state)
 {
     (void)state;
-    g233_t *g = table(3, "{\"dispute_ms\":0}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
     /* Seat 2 holds two triples and one orange: the discarded orange makes the double. */
-    hand(g, 2, "Y2 Y2 Y2 G5 G6 G7 orange B1");
-    turn0(g, "orange", "orange", 0);
+    g233_t *g = discard_to(3, 2, "Y2 Y2 Y2 G5 G6 G7 orange B1", "orange");
     assert_true(legal_has(g, 2, "{\"type\":\"claim\",\"final\":true}"));
     OK(g, 2, "{\"type\":\"claim\",\"final\":true}", 1);
     assert_int_equal(g->turn, 2);
@@ -591,11 +622,10 @@ static void sequences_are_claimed_only_with_the_option(void **state)
 {
     (void)state;
     for (int opt = 0; opt <= 1; opt++) {
-        g233_t *g =
-            table(3, opt ? "{\"dispute_ms\":0,\"claim_sequences\":true}" : "{\"dispute_ms\":0}");
-        hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-        hand(g, 2, "B3 B4 B1 B8 G4 G6 orange purple");
-        turn0(g, "B5", "B5", 0);
+        g233_t *g = position(&(position_t){
+            3, opt ? "{\"dispute_ms\":0,\"claim_sequences\":true}" : "{\"dispute_ms\":0}",
+            .hands = {PLAIN, [2] = "B3 B4 B1 B8 G4 G6 orange purple"}, .drawn = "B5",
+            .discarded = "B5"});
         const char *claim = "{\"type\":\"claim\",\"cards\":[\"B3\",\"B4\"]}";
         assert_int_equal(legal_has(g, 2, claim), opt);
         if (opt) {
@@ -611,10 +641,10 @@ static void sequences_are_claimed_only_with_the_option(void **state)
 static void joker_claims_with_a_pair(void **state)
 {
     (void)state;
-    g233_t *g = table(3, "{\"dispute_ms\":0}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red joker");
-    hand(g, 2, "G6 G6 B1 B8 G4 Y6 orange purple");
-    turn0(g, "pink", "joker", 0);
+    g233_t *g = position(&(position_t){
+        3, "{\"dispute_ms\":0}",
+        .hands = {"Y1 Y5 B2 B7 G3 G8 red joker", [2] = "G6 G6 B1 B8 G4 Y6 orange purple"},
+        .drawn = "pink", .discarded = "joker"});
     assert_true(legal_has(g, 2, "{\"type\":\"claim\",\"cards\":[\"G6\",\"G6\"]}"));
     OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"G6\",\"G6\"]}", 1);
     assert_int_equal(g->p[2].melds[0].kind, G233_GROUP_TRIPLE);
@@ -624,33 +654,39 @@ static void joker_claims_with_a_pair(void **state)
 static void claim_closes_when_the_next_player_draws(void **state)
 {
     (void)state;
-    g233_t *g = table(4, NULL);
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    hand(g, 2, "Y3 Y3 B1 B5 G4 G6 orange purple");
-    turn0(g, "Y3", "Y3", 0);
+    position_t y3_discarded = {4, NULL, .hands = {PLAIN, [2] = "Y3 Y3 B1 B5 G4 G6 orange purple"},
+                               .drawn = "Y3", .discarded = "Y3"};
+    g233_t *g = position(&y3_discarded);
     OK(g, 1, "{\"type\":\"draw\"}", 100);
     refused(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"Y3\"]}", 101, "too_late");
     game_free(&g->base);
     /* Until then, however late: "à tout moment". */
-    g = table(4, "{\"dispute_ms\":0}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    hand(g, 2, "Y3 Y3 B1 B5 G4 G6 orange purple");
-    turn0(g, "Y3", "Y3", 0);
+    y3_discarded.opts = "{\"dispute_ms\":0}";
+    g = position(&y3_discarded);
     OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"Y3\"]}", 3600 * 1000);
     assert_int_equal(g->p[2].nmelds, 1);
     game_free(&g->base);
 }
 
+/*
+ * A dispute window of 200 ms; seats 2 and 3, with these scores, each hold two
+ * oranges when seat 0 discards one at 0, and seat `first` claims it at `at`.
+ */
+static g233_t *orange_claimed(int score2, int score3, int first, int64_t at)
+{
+    g233_t *g = position(&(position_t){4, "{\"dispute_ms\":200}",
+                                       .hands = {PLAIN, [2] = "Y3 Y2 B1 B5 G4 G6 orange orange",
+                                                 [3] = "Y3 Y2 B2 B6 G5 G7 orange orange"},
+                                       .scores = {[2] = score2, [3] = score3}, .drawn = "orange",
+                                       .discarded = "orange"});
+    OK(g, first, "{\"type\":\"claim\",\"cards\":[\"orange\",\"orange\"]}", at);
+    return g;
+}
+
 static void claims_outside_the_window_go_to_the_first(void **state)
 {
     (void)state;
-    g233_t *g = table(4, "{\"dispute_ms\":200}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    hand(g, 2, "Y3 Y2 B1 B5 G4 G6 orange orange");
-    hand(g, 3, "Y3 Y2 B2 B6 G5 G7 orange orange");
-    g->p[2].score = 100; /* the first claimant has the higher score */
-    turn0(g, "orange", "orange", 0);
-    OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"orange\",\"orange\"]}", 1000);
+    g233_t *g = orange_claimed(100, 0, 2, 1000); /* the first claimant has the higher score */
     assert_int_equal(g233_desc.next_deadline(&g->base), 1201);
     refused(g, 1, "{\"type\":\"draw\"}", 1100, "claim_pending");
     /* Seat 3 arrives 201 ms after the first claim: the window closed at 1200. */
@@ -664,14 +700,7 @@ static void claims_outside_the_window_go_to_the_first(void **state)
 static void claims_within_the_window_go_to_the_lowest_score(void **state)
 {
     (void)state;
-    g233_t *g = table(4, "{\"dispute_ms\":200}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    hand(g, 2, "Y3 Y2 B1 B5 G4 G6 orange orange");
-    hand(g, 3, "Y3 Y2 B2 B6 G5 G7 orange orange");
-    g->p[2].score = 100;
-    g->p[3].score = 40;
-    turn0(g, "orange", "orange", 0);
-    OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"orange\",\"orange\"]}", 1000);
+    g233_t *g = orange_claimed(100, 40, 2, 1000);
     OK(g, 3, "{\"type\":\"claim\",\"cards\":[\"orange\",\"orange\"]}", 1200);
     refused(g, 3, "{\"type\":\"claim\",\"cards\":[\"orange\",\"orange\"]}", 1200,
             "already_claimed");
@@ -687,12 +716,7 @@ static void claims_within_the_window_go_to_the_lowest_score(void **state)
 static void dispute_tie_goes_to_the_earliest(void **state)
 {
     (void)state;
-    g233_t *g = table(4, "{\"dispute_ms\":200}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    hand(g, 2, "Y3 Y2 B1 B5 G4 G6 orange orange");
-    hand(g, 3, "Y3 Y2 B2 B6 G5 G7 orange orange");
-    turn0(g, "orange", "orange", 0);
-    OK(g, 3, "{\"type\":\"claim\",\"cards\":[\"orange\",\"orange\"]}", 500);
+    g233_t *g = orange_claimed(0, 0, 3, 500);
     OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"orange\",\"orange\"]}", 501);
     g233_desc.tick(&g->base, 701);
     assert_int_equal(g->turn, 3);
@@ -702,12 +726,9 @@ static void dispute_tie_goes_to_the_earliest(void **state)
 static void turn_players_take_races_with_claims(void **state)
 {
     (void)state;
-    g233_t *g = table(4, "{\"dispute_ms\":200}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    hand(g, 2, "Y3 Y3 B1 B5 G4 G6 orange purple");
-    g->p[1].score = 10;
-    g->p[2].score = 50;
-    turn0(g, "Y3", "Y3", 0);
+    g233_t *g = position(&(position_t){
+        4, "{\"dispute_ms\":200}", .hands = {PLAIN, [2] = "Y3 Y3 B1 B5 G4 G6 orange purple"},
+        .scores = {[1] = 10, [2] = 50}, .drawn = "Y3", .discarded = "Y3"});
     OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"Y3\"]}", 100);
     OK(g, 1, "{\"type\":\"take\"}", 150); /* within the window, lower score: seat 1 wins */
     g233_desc.tick(&g->base, 301);
@@ -725,9 +746,8 @@ static void turn_players_take_races_with_claims(void **state)
 static void reverse_flips_the_direction(void **state)
 {
     (void)state;
-    g233_t *g = table(4, NULL);
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red reverse");
-    turn0(g, "pink", "reverse", 0);
+    g233_t *g = position(&(position_t){4, NULL, .hands = {"Y1 Y5 B2 B7 G3 G8 red reverse"},
+                                       .drawn = "pink", .discarded = "reverse"});
     assert_int_equal(g->dir, -1);
     assert_int_equal(g->turn, 3); /* the player before plays next */
     game_free(&g->base);
@@ -736,9 +756,8 @@ static void reverse_flips_the_direction(void **state)
 static void reverse_with_two_players_lets_the_discarder_play_again(void **state)
 {
     (void)state;
-    g233_t *g = table(2, NULL);
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red reverse");
-    turn0(g, "pink", "reverse", 0);
+    g233_t *g = position(&(position_t){2, NULL, .hands = {"Y1 Y5 B2 B7 G3 G8 red reverse"},
+                                       .drawn = "pink", .discarded = "reverse"});
     assert_int_equal(g->turn, 0);
     assert_int_equal(g->phase, G233_PH_DRAW);
     game_free(&g->base);
@@ -747,10 +766,7 @@ static void reverse_with_two_players_lets_the_discarder_play_again(void **state)
 static void stop_skips_the_next_player(void **state)
 {
     (void)state;
-    g233_t *g = table(4, NULL);
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    next_draw(g, "stop");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    g233_t *g = position(&(position_t){4, NULL, .hands = {PLAIN}, .drawn = "stop"});
     /* A stop cannot be kept. */
     refused(g, 0, "{\"type\":\"discard\",\"card\":\"Y1\"}", 0, "must_discard_stop");
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"stop\"}", 0);
@@ -762,10 +778,7 @@ static void stop_skips_the_next_player(void **state)
 static void plus_gift_scores_five_at_once_and_drawer_draws_again(void **state)
 {
     (void)state;
-    g233_t *g = table(3, NULL);
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    next_draw(g, "gift+5");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    g233_t *g = position(&(position_t){3, NULL, .hands = {PLAIN}, .drawn = "gift+5"});
     assert_int_equal(g->p[0].score, 5);
     assert_int_equal(g->p[0].gifts_plus, 1);
     assert_int_equal(g->phase, G233_PH_DRAW);
@@ -778,10 +791,7 @@ static void plus_gift_scores_five_at_once_and_drawer_draws_again(void **state)
 static void minus_gift_goes_to_a_named_player(void **state)
 {
     (void)state;
-    g233_t *g = table(3, NULL);
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    next_draw(g, "gift-5");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    g233_t *g = position(&(position_t){3, NULL, .hands = {PLAIN}, .drawn = "gift-5"});
     assert_int_equal(g->phase, G233_PH_GIFT);
     json_t *v = game_view(&g->base, 1);
     assert_string_equal(json_string_value(json_object_get(v, "pending_gift")), "gift-5");
@@ -800,18 +810,15 @@ static void minus_gift_goes_to_a_named_player(void **state)
 static void natural_square_must_be_laid_and_owner_plays_again(void **state)
 {
     (void)state;
-    g233_t *g = table(3, NULL);
-    hand(g, 0, "G2 G2 G2 B7 G3 G8 red pink");
-    next_draw(g, "G2");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    g233_t *g =
+        position(&(position_t){3, NULL, .hands = {"G2 G2 G2 B7 G3 G8 red pink"}, .drawn = "G2"});
     refused(g, 0, "{\"type\":\"discard\",\"card\":\"red\"}", 0, "must_lay_square");
     refused(g, 0, "{\"type\":\"lay\",\"cards\":[\"G2\",\"G2\",\"G3\",\"G8\"]}", 0, "not_a_square");
     OK(g, 0, "{\"type\":\"lay\",\"cards\":[\"G2\",\"G2\",\"G2\",\"G2\"]}", 0);
     assert_int_equal(g->p[0].squares, 1);
     assert_int_equal(g->turn, 0);
     assert_int_equal(g->phase, G233_PH_DRAW);
-    next_draw(g, "Y4");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    draws(g, 0, "Y4", 0);
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"red\"}", 0);
     /* One square laid: nine cards counting the square. */
     assert_int_equal(held(g, 0) + 4, 9);
@@ -826,17 +833,16 @@ static void natural_square_must_be_laid_and_owner_plays_again(void **state)
 static void declare_before_drawing_then_each_other_player_draws_once(void **state)
 {
     (void)state;
-    g233_t *g = table(3, NULL);
-    hand(g, 0, "red red Y1 Y2 Y3 B5 B5 B5");
-    hand(g, 1, "Y8 Y7 B1 B2 G5 G8 orange pink");
-    hand(g, 2, "Y6 Y4 B8 B3 G6 G1 purple pink");
+    g233_t *g = position(
+        &(position_t){3, NULL,
+                      .hands = {"red red Y1 Y2 Y3 B5 B5 B5", [1] = "Y8 Y7 B1 B2 G5 G8 orange pink",
+                                [2] = "Y6 Y4 B8 B3 G6 G1 purple pink"}});
     assert_true(legal_has(g, 0, "{\"type\":\"declare\"}"));
     OK(g, 0, "{\"type\":\"declare\"}", 0);
     assert_int_equal(g->declarer, 0);
     assert_int_equal(g->turn, 1);
     refused(g, 0, "{\"type\":\"draw\"}", 0, "not_your_turn");
-    next_draw(g, "Y6");
-    OK(g, 1, "{\"type\":\"draw\"}", 0);
+    draws(g, 1, "Y6", 0);
     OK(g, 1, "{\"type\":\"discard\",\"card\":\"Y6\"}", 0);
     refused(g, 0, "{\"type\":\"claim\",\"cards\":[\"Y6\",\"Y6\"]}", 0, "round_ending");
     /* The last player may take the discard on their last draw. */
@@ -862,10 +868,9 @@ static void declare_before_drawing_then_each_other_player_draws_once(void **stat
 static void round_winner_deals_and_opens_the_next_round(void **state)
 {
     (void)state;
-    g233_t *g = table(3, NULL);
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-    hand(g, 1, "orange orange Y1 Y2 Y3 B5 B5 B5");
-    turn0(g, "G1", "G1", 0);
+    g233_t *g =
+        position(&(position_t){3, NULL, .hands = {PLAIN, [1] = "orange orange Y1 Y2 Y3 B5 B5 B5"},
+                               .drawn = "G1", .discarded = "G1"});
     assert_int_equal(g->declarer, 1); /* seat 1 wins as its turn comes, before drawing */
     OK(g, 2, "{\"type\":\"draw\"}", 0);
     while (g->round == 1) { /* seats 2 then 0 finish their last draw with the bot */
@@ -888,12 +893,9 @@ static void round_winner_deals_and_opens_the_next_round(void **state)
 static void declare_without_a_combination_is_refused(void **state)
 {
     (void)state;
-    g233_t *g = table(3, NULL);
-    hand(g, 0, "red pink Y1 Y2 Y3 B5 B5 B5");
-    assert_false(legal_has(g, 0, "{\"type\":\"declare\"}"));
-    refused(g, 0, "{\"type\":\"declare\"}", 0, "no_combination");
-    next_draw(g, "G7");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    g233_t *g = position(&(position_t){3, NULL, .hands = {"red pink Y1 Y2 Y3 B5 B5 B5"}});
+    forbidden(g, 0, "{\"type\":\"declare\"}", 0, "no_combination");
+    draws(g, 0, "G7", 0);
     refused(g, 0, "{\"type\":\"discard\",\"card\":\"G7\",\"declare\":true}", 0, "no_combination");
     game_free(&g->base);
 }
@@ -901,10 +903,8 @@ static void declare_without_a_combination_is_refused(void **state)
 static void declare_after_drawing_and_discarding(void **state)
 {
     (void)state;
-    g233_t *g = table(2, NULL);
-    hand(g, 0, "red Y1 Y2 Y3 B5 B5 B5 G1");
-    next_draw(g, "red");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    g233_t *g =
+        position(&(position_t){2, NULL, .hands = {"red Y1 Y2 Y3 B5 B5 B5 G1"}, .drawn = "red"});
     assert_true(legal_has(g, 0, "{\"type\":\"discard\",\"card\":\"G1\",\"declare\":true}"));
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"G1\",\"declare\":true}", 0);
     assert_int_equal(g->declarer, 0);
@@ -927,8 +927,7 @@ static g233_t *discard_leaving_a_233(const char *opts)
 {
     g233_t *g = table(3, opts);
     hand(g, 0, "red Y1 Y2 Y3 B5 B5 B5 G1");
-    next_draw(g, "red");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    draws(g, 0, "red", 0);
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"G1\"}", 0);
     return g;
 }
@@ -954,10 +953,9 @@ static void hand_dealt_winning_is_declared_when_its_turn_comes(void **state)
 {
     (void)state;
     for (int may = 0; may <= 1; may++) {
-        g233_t *g = table(3, may ? "{\"declare\":\"may\"}" : NULL);
-        hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
-        hand(g, 1, "orange orange Y1 Y2 Y3 B5 B5 B5");
-        turn0(g, "G1", "G1", 0);
+        g233_t *g = position(&(position_t){3, may ? "{\"declare\":\"may\"}" : NULL,
+                                           .hands = {PLAIN, "orange orange Y1 Y2 Y3 B5 B5 B5"},
+                                           .drawn = "G1", .discarded = "G1"});
         if (may) {
             assert_int_equal(g->declarer, -1);
             assert_int_equal(g->turn, 1);
@@ -979,8 +977,7 @@ static void square_laid_that_completes_a_234_is_declared(void **state)
     for (int may = 0; may <= 1; may++) {
         g233_t *g = table(3, may ? "{\"declare\":\"may\"}" : NULL);
         hand(g, 0, "pink pink G4 G5 G6 Y8 Y8 Y8");
-        next_draw(g, "Y8");
-        OK(g, 0, "{\"type\":\"draw\"}", 0);
+        draws(g, 0, "Y8", 0);
         /* Laying the square takes the place of the discard: the turn ends on a 2-3-4. */
         OK(g, 0, "{\"type\":\"lay\",\"cards\":[\"Y8\",\"Y8\",\"Y8\",\"Y8\"]}", 0);
         assert_int_equal(g->declarer, may ? -1 : 0);
@@ -995,8 +992,7 @@ static json_t *round_after_declaring(g233_t *g, const char *cards)
 {
     hand(g, 0, cards);
     OK(g, 0, "{\"type\":\"declare\"}", 0);
-    next_draw(g, "G1");
-    OK(g, 1, "{\"type\":\"draw\"}", 0);
+    draws(g, 1, "G1", 0);
     OK(g, 1, "{\"type\":\"discard\",\"card\":\"G1\"}", 0);
     assert_non_null(g->last_round);
     return json_object_get(g->last_round, "hands");
@@ -1029,8 +1025,8 @@ static void declarer_scores_the_combination_not_a_regrouping(void **state)
 static void jokers_count_in_the_losers_groups(void **state)
 {
     (void)state;
-    g233_t *g = table(2, NULL);
-    hand(g, 1, "purple purple joker joker Y1 B4 G7 red");
+    g233_t *g =
+        position(&(position_t){2, NULL, .hands = {[1] = "purple purple joker joker Y1 B4 G7 red"}});
     json_t *hands = round_after_declaring(g, "red red Y1 Y2 Y3 B5 B5 B5");
     /* purple purple joker joker: a square (20), the best grouping. */
     assert_int_equal(round_points(hands, 1), 20);
@@ -1040,12 +1036,11 @@ static void jokers_count_in_the_losers_groups(void **state)
 static void rainbow_scores_100_even_when_not_first(void **state)
 {
     (void)state;
-    g233_t *g = table(2, NULL);
-    hand(g, 0, "red red Y1 Y2 Y3 B5 B5 B5");
-    hand(g, 1, "red pink purple orange Y4 B4 G4 G5");
+    g233_t *g = position(&(position_t){
+        2, NULL,
+        .hands = {"red red Y1 Y2 Y3 B5 B5 B5", [1] = "red pink purple orange Y4 B4 G4 G5"}});
     OK(g, 0, "{\"type\":\"declare\"}", 0);
-    next_draw(g, "joker");
-    OK(g, 1, "{\"type\":\"draw\"}", 0);
+    draws(g, 1, "joker", 0);
     OK(g, 1, "{\"type\":\"discard\",\"card\":\"G5\"}", 0);
     json_t *h1 = json_array_get(json_object_get(g->last_round, "hands"), 1);
     assert_string_equal(json_string_value(json_object_get(h1, "combo")), "rainbow");
@@ -1056,10 +1051,8 @@ static void rainbow_scores_100_even_when_not_first(void **state)
 static void stop_drawn_last_completes_a_rainbow(void **state)
 {
     (void)state;
-    g233_t *g = table(3, NULL);
-    hand(g, 0, "red pink purple orange Y4 B4 G4 G5");
-    next_draw(g, "stop");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    g233_t *g = position(
+        &(position_t){3, NULL, .hands = {"red pink purple orange Y4 B4 G4 G5"}, .drawn = "stop"});
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"G5\",\"declare\":true}", 0);
     assert_int_equal(g->declared, G233_COMBO_RAINBOW);
     game_free(&g->base);
@@ -1068,18 +1061,15 @@ static void stop_drawn_last_completes_a_rainbow(void **state)
 static void gift_kept_only_as_the_last_card_drawn(void **state)
 {
     (void)state;
-    g233_t *g = table(3, NULL);
-    hand(g, 0, "red pink purple orange Y4 B4 G4 G5");
-    next_draw(g, "gift+5");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    g233_t *g = position(
+        &(position_t){3, NULL, .hands = {"red pink purple orange Y4 B4 G4 G5"}, .drawn = "gift+5"});
     /* The +5 could make a rainbow: the player chooses. */
     assert_int_equal(g->phase, G233_PH_GIFT);
     assert_true(legal_has(g, 0, "{\"type\":\"gift\"}"));
     assert_true(legal_has(g, 0, "{\"type\":\"discard\",\"card\":\"G5\",\"declare\":true}"));
     OK(g, 0, "{\"type\":\"gift\"}", 0); /* placed: no longer in hand */
     assert_int_equal(g->p[0].score, 5);
-    next_draw(g, "Y8");
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    draws(g, 0, "Y8", 0);
     refused(g, 0, "{\"type\":\"discard\",\"card\":\"G5\",\"declare\":true}", 0, "no_combination");
     game_free(&g->base);
 }
@@ -1087,8 +1077,7 @@ static void gift_kept_only_as_the_last_card_drawn(void **state)
 static void draw_pile_is_rebuilt_from_the_discards_but_the_top(void **state)
 {
     (void)state;
-    g233_t *g = table(2, NULL);
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red pink");
+    g233_t *g = position(&(position_t){2, NULL, .hands = {PLAIN}});
     /* Move all but two cards of the draw pile onto the discard pile. */
     while (g->ndraw > 2)
         g->discard[g->ndiscard++] = g->draw[--g->ndraw];
@@ -1110,16 +1099,25 @@ static void draw_pile_is_rebuilt_from_the_discards_but_the_top(void **state)
     game_free(&g->base);
 }
 
-static void round_ends_without_winner_after_max_rebuilds(void **state)
+/*
+ * A table of two with these hands, both scores at `score`, no rebuild allowed
+ * and the draw pile moved onto the discard pile: seat 0 draws on an empty pile.
+ */
+static g233_t *drawn_out(const char *hand0, const char *hand1, int score)
 {
-    (void)state;
-    g233_t *g = table(2, "{\"max_rebuilds\":0}");
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red red");
-    hand(g, 1, "Y2 Y6 B3 B8 G4 G7 pink pink");
+    g233_t *g = position(&(position_t){2, "{\"max_rebuilds\":0}", .hands = {hand0, hand1},
+                                       .scores = {score, score}});
     while (g->ndraw > 0)
         g->discard[g->ndiscard++] = g->draw[--g->ndraw];
     audit_ok(g);
     OK(g, 0, "{\"type\":\"draw\"}", 0);
+    return g;
+}
+
+static void round_ends_without_winner_after_max_rebuilds(void **state)
+{
+    (void)state;
+    g233_t *g = drawn_out("Y1 Y5 B2 B7 G3 G8 red red", "Y2 Y6 B3 B8 G4 G7 pink pink", 0);
     assert_non_null(g->last_round);
     assert_string_equal(json_string_value(json_object_get(g->last_round, "reason")),
                         "draw_pile_exhausted");
@@ -1139,13 +1137,10 @@ static void round_ends_without_winner_after_max_rebuilds(void **state)
 static void game_ends_when_a_total_passes_the_target(void **state)
 {
     (void)state;
-    g233_t *g = table(2, NULL);
-    g->p[0].score = 200;
-    g->p[1].score = 100;
-    hand(g, 0, "red red Y1 Y2 Y3 B5 B5 B5");
+    g233_t *g = position(
+        &(position_t){2, NULL, .hands = {"red red Y1 Y2 Y3 B5 B5 B5"}, .scores = {200, [1] = 100}});
     OK(g, 0, "{\"type\":\"declare\"}", 0);
-    next_draw(g, "G1");
-    OK(g, 1, "{\"type\":\"draw\"}", 0);
+    draws(g, 1, "G1", 0);
     OK(g, 1, "{\"type\":\"discard\",\"card\":\"G1\"}", 0);
     assert_true(game_is_over(&g->base));
     json_t *r = g233_desc.result(&g->base);
@@ -1161,14 +1156,7 @@ static void game_ends_when_a_total_passes_the_target(void **state)
 static void tie_at_the_top_plays_another_round(void **state)
 {
     (void)state;
-    g233_t *g = table(2, "{\"max_rebuilds\":0}");
-    g->p[0].score = 240;
-    g->p[1].score = 240;
-    hand(g, 0, "Y1 Y5 B2 B7 G3 G8 red purple");
-    hand(g, 1, "Y2 Y6 B3 B8 G4 G7 pink orange");
-    while (g->ndraw > 0)
-        g->discard[g->ndiscard++] = g->draw[--g->ndraw];
-    OK(g, 0, "{\"type\":\"draw\"}", 0);
+    g233_t *g = drawn_out("Y1 Y5 B2 B7 G3 G8 red purple", "Y2 Y6 B3 B8 G4 G7 pink orange", 240);
     assert_false(game_is_over(&g->base));
     assert_int_equal(g->round, 2);
     game_free(&g->base);

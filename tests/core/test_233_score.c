@@ -19,6 +19,7 @@
 
 #include "233/cards.h"
 #include "233/score.h"
+#include "game_test.h"
 #include "rng.h"
 
 /* ------------------------------------------------------------------------ */
@@ -90,6 +91,32 @@ static g233_combo_t combo_of(const char *spec, int last_drawn)
     return g233_score_combo(&h, NULL, 0, last_drawn);
 }
 
+/* Each of the hands (specs, NULL-ended) is a group of kind k (`is`), or is not. */
+static void groups_are(g233_group_kind_t k, bool is, const char *spec, ...)
+{
+    va_list ap;
+    va_start(ap, spec);
+    for (; spec; spec = va_arg(ap, const char *))
+        if (is_group(k, spec) != is)
+            fail_msg("\"%s\" is%s a group of kind %d", spec, is ? " not" : "", k);
+    va_end(ap);
+}
+
+/* Each hand forms its combination with `last_drawn` as its last draw:
+   combos_are(-1, "red red Y1 Y2 Y3 B5 B5 B5", G233_COMBO_233, ..., NULL). */
+static void combos_are(int last_drawn, const char *spec, ...)
+{
+    va_list ap;
+    va_start(ap, spec);
+    for (; spec; spec = va_arg(ap, const char *)) {
+        g233_combo_t want = (g233_combo_t)va_arg(ap, int);
+        g233_combo_t got = combo_of(spec, last_drawn);
+        if (got != want)
+            fail_msg("%s: %s, not %s", spec, g233_combo_name(got), g233_combo_name(want));
+    }
+    va_end(ap);
+}
+
 /* The 8-10 cards of spec form `combo`, which scores `points`. */
 static void expect_combo(const char *spec, g233_combo_t combo, int points)
 {
@@ -97,6 +124,44 @@ static void expect_combo(const char *spec, g233_combo_t combo, int points)
     assert_string_equal(g233_combo_name(g233_score_combo(&h, NULL, 0, -1)), g233_combo_name(combo));
     assert_int_equal(g233_score_round(&h, NULL, 0, combo), points);
 }
+
+/* The combination of `spec` in hand with the n locked melds. */
+static g233_combo_t locked_combo_of(const g233_group_t *melds, int n, const char *spec)
+{
+    g233_hand_t h = hand_of(spec);
+    return g233_score_combo(&h, melds, n, -1);
+}
+
+/* `spec` in hand with the n locked melds forms `combo`, which scores `points`. */
+static void expect_locked_combo(const g233_group_t *melds, int n, const char *spec,
+                                g233_combo_t combo, int points)
+{
+    g233_hand_t h = hand_of(spec);
+    assert_int_equal(g233_score_combo(&h, melds, n, -1), combo);
+    assert_int_equal(g233_score_round(&h, melds, n, combo), points);
+}
+
+/* A seed example, one test each: the hand forms `combo`, which scores `points`. */
+typedef struct {
+    const char *spec;
+    g233_combo_t combo;
+    int points;
+} example_t;
+
+static void seed_example(void **state)
+{
+    const example_t *e = *state;
+    expect_combo(e->spec, e->combo, e->points);
+}
+
+/* The test `name`: a seed example (seed_example()). */
+#define SEED_EXAMPLE(name, spec, combo, points)                                                    \
+    {                                                                                              \
+#name, seed_example, NULL, NULL, (void *)&(const example_t)                                \
+        {                                                                                          \
+            (spec), (combo), (points)                                                              \
+        }                                                                                          \
+    }
 
 /* ------------------------------------------------------------------------ */
 /* Tables and g233_group_check                                                    */
@@ -124,11 +189,8 @@ static void points_follow_the_seed_table(void **state)
 static void double_needs_symbols_not_numbers(void **state)
 {
     (void)state;
-    assert_true(is_group(G233_GROUP_DOUBLE, "red red"));
-    assert_true(is_group(G233_GROUP_DOUBLE, "red joker"));
-    assert_false(is_group(G233_GROUP_DOUBLE, "Y1 Y1"));
-    assert_false(is_group(G233_GROUP_DOUBLE, "Y1 joker"));
-    assert_false(is_group(G233_GROUP_DOUBLE, "red pink"));
+    groups_are(G233_GROUP_DOUBLE, true, "red red", "red joker", NULL);
+    groups_are(G233_GROUP_DOUBLE, false, "Y1 Y1", "Y1 joker", "red pink", NULL);
 }
 
 static void two_jokers_form_a_double(void **state)
@@ -143,11 +205,8 @@ static void two_jokers_form_a_double(void **state)
 static void joker_completes_triple_or_square(void **state)
 {
     (void)state;
-    assert_true(is_group(G233_GROUP_TRIPLE, "Y3 Y3 joker"));
-    assert_true(is_group(G233_GROUP_TRIPLE, "joker pink pink"));
-    assert_true(is_group(G233_GROUP_TRIPLE, "G8 joker joker"));
-    assert_true(is_group(G233_GROUP_SQUARE, "red joker joker red"));
-    assert_true(is_group(G233_GROUP_SQUARE, "B2 B2 B2 joker"));
+    groups_are(G233_GROUP_TRIPLE, true, "Y3 Y3 joker", "joker pink pink", "G8 joker joker", NULL);
+    groups_are(G233_GROUP_SQUARE, true, "red joker joker red", "B2 B2 B2 joker", NULL);
     assert_false(is_group(G233_GROUP_TRIPLE, "Y3 Y4 joker"));
     assert_false(is_group(G233_GROUP_SQUARE, "B2 B2 G2 joker"));
 }
@@ -155,20 +214,16 @@ static void joker_completes_triple_or_square(void **state)
 static void joker_fills_gap_in_sequence(void **state)
 {
     (void)state;
-    assert_true(is_group(G233_GROUP_SEQUENCE, "Y2 joker Y4"));
-    assert_true(is_group(G233_GROUP_SEQUENCE, "Y4 Y2 joker"));
-    assert_true(is_group(G233_GROUP_SEQUENCE, "joker B7 B8"));
-    assert_true(is_group(G233_GROUP_SEQUENCE, "B1 joker joker"));
+    groups_are(G233_GROUP_SEQUENCE, true, "Y2 joker Y4", "Y4 Y2 joker", "joker B7 B8",
+               "B1 joker joker", NULL);
     assert_false(is_group(G233_GROUP_SEQUENCE, "Y2 joker Y5"));
 }
 
 static void sequence_does_not_wrap(void **state)
 {
     (void)state;
-    assert_true(is_group(G233_GROUP_SEQUENCE, "Y6 Y7 Y8"));
-    assert_true(is_group(G233_GROUP_SEQUENCE, "Y8 joker joker"));
-    assert_false(is_group(G233_GROUP_SEQUENCE, "Y7 Y8 Y1"));
-    assert_false(is_group(G233_GROUP_SEQUENCE, "Y8 Y1 joker"));
+    groups_are(G233_GROUP_SEQUENCE, true, "Y6 Y7 Y8", "Y8 joker joker", NULL);
+    groups_are(G233_GROUP_SEQUENCE, false, "Y7 Y8 Y1", "Y8 Y1 joker", NULL);
 }
 
 static void numbers_group_only_within_one_colour(void **state)
@@ -176,17 +231,14 @@ static void numbers_group_only_within_one_colour(void **state)
     (void)state;
     assert_true(is_group(G233_GROUP_TRIPLE, "G5 G5 G5"));
     assert_false(is_group(G233_GROUP_TRIPLE, "Y1 B1 G1"));
-    assert_false(is_group(G233_GROUP_SEQUENCE, "Y1 B2 Y3"));
-    assert_false(is_group(G233_GROUP_SEQUENCE, "Y1 Y1 Y2"));
-    assert_false(is_group(G233_GROUP_SEQUENCE, "Y2 Y2 joker"));
-    assert_false(is_group(G233_GROUP_SEQUENCE, "red red red"));
+    groups_are(G233_GROUP_SEQUENCE, false, "Y1 B2 Y3", "Y1 Y1 Y2", "Y2 Y2 joker", "red red red",
+               NULL);
 }
 
 static void group_check_rejects_special_cards_and_wrong_sizes(void **state)
 {
     (void)state;
-    assert_false(is_group(G233_GROUP_DOUBLE, "reverse reverse"));
-    assert_false(is_group(G233_GROUP_DOUBLE, "stop joker"));
+    groups_are(G233_GROUP_DOUBLE, false, "reverse reverse", "stop joker", NULL);
     assert_false(is_group(G233_GROUP_TRIPLE, "stop stop stop"));
     assert_false(is_group(G233_GROUP_SQUARE, "gift+5 gift+5 gift+5 gift+5"));
     assert_false(is_group(G233_GROUP_SEQUENCE, "gift-5 joker joker"));
@@ -218,8 +270,8 @@ static void best_grouping_prefers_square_over_triple_plus_leftover(void **state)
 static void best_grouping_cuts_runs_into_sequences(void **state)
 {
     (void)state;
-    assert_int_equal(best_of("Y1 Y2 Y3 Y4 Y5 Y6 Y7"), 20);
-    assert_int_equal(best_of("Y1 Y2 Y3 Y4 Y5 Y6 Y7 Y8"), 20);
+    gt_values(best_of, "best grouping", "Y1 Y2 Y3 Y4 Y5 Y6 Y7", 20, "Y1 Y2 Y3 Y4 Y5 Y6 Y7 Y8", 20,
+              NULL);
     /* Triple B4 leaves B3 B5 B5 B6 ungrouped (10); B3-B5 and B4-B6 make 20. */
     assert_int_equal(best_of("B3 B4 B4 B4 B5 B5 B6"), 20);
 }
@@ -244,22 +296,20 @@ static void joker_goes_where_it_scores_most(void **state)
     /* Square of reds (20), or triple of reds + J-Y1-Y2 (20); not on pink. */
     assert_int_equal(best_of("red red red Y1 Y2 joker"), 20);
     /* A triple and a double (15) beat two doubles. */
-    assert_int_equal(best_of("red red pink pink joker"), 15);
-    assert_int_equal(best_of("G6 G8 joker"), 10);
+    gt_values(best_of, "best grouping", "red red pink pink joker", 15, "G6 G8 joker", 10, NULL);
 }
 
 static void several_jokers_complete_several_groups(void **state)
 {
     (void)state;
-    assert_int_equal(best_of("Y7 Y8 red joker joker"), 15);
-    assert_int_equal(best_of("B5 B5 B5 joker joker"), 20);
+    gt_values(best_of, "best grouping", "Y7 Y8 red joker joker", 15, "B5 B5 B5 joker joker", 20,
+              NULL);
     /* Both on the B5s: square (20) + orange double (5) beat two triples. */
     assert_int_equal(best_of("B5 B5 orange orange joker joker"), 25);
     /* More jokers than a deck holds: the search must not rely on two. */
-    assert_int_equal(best_of("joker joker joker"), 10);
-    assert_int_equal(best_of("joker joker joker joker stop"), 20);
-    assert_int_equal(best_of("joker joker joker joker joker joker"), 25);
-    assert_int_equal(best_of("joker joker joker joker joker joker joker"), 30);
+    gt_values(best_of, "best grouping", "joker joker joker", 10, "joker joker joker joker stop", 20,
+              "joker joker joker joker joker joker", 25,
+              "joker joker joker joker joker joker joker", 30, NULL);
 }
 
 static void best_groups_are_reported(void **state)
@@ -287,36 +337,6 @@ static void best_groups_are_reported(void **state)
 /* Winning combinations and round points                                     */
 /* ------------------------------------------------------------------------ */
 
-static void seed_example_233_scores_50(void **state)
-{
-    (void)state;
-    expect_combo("red red Y1 Y2 Y3 B5 B5 B5", G233_COMBO_233, 50);
-}
-
-static void seed_example_234_scores_60(void **state)
-{
-    (void)state;
-    expect_combo("pink pink G4 G5 G6 Y8 Y8 Y8 Y8", G233_COMBO_234, 60);
-}
-
-static void seed_example_244_scores_70(void **state)
-{
-    (void)state;
-    expect_combo("orange orange B2 B2 B2 B2 purple purple purple purple", G233_COMBO_244, 70);
-}
-
-static void seed_example_super_sequence_scores_70(void **state)
-{
-    (void)state;
-    expect_combo("G1 G2 G3 G4 G5 G6 G7 G8", G233_COMBO_SUPER, 70);
-}
-
-static void seed_example_rainbow_scores_100(void **state)
-{
-    (void)state;
-    expect_combo("red pink purple orange Y3 B7 G1 reverse", G233_COMBO_RAINBOW, 100);
-}
-
 static void rainbow_gift_counts_only_when_last_drawn(void **state)
 {
     (void)state;
@@ -343,8 +363,8 @@ static void rainbow_needs_one_card_per_slot(void **state)
     assert_int_equal(combo_of("red pink purple orange Y3 B7 reverse reverse", -1), G233_COMBO_NONE);
     assert_int_equal(combo_of("red pink purple orange Y3 B7 stop stop", G233_CARD_STOP),
                      G233_COMBO_NONE);
-    assert_int_equal(combo_of("red pink purple orange Y3 Y7 G1 reverse", -1), G233_COMBO_NONE);
-    assert_int_equal(combo_of("red red purple orange Y3 B7 G1 reverse", -1), G233_COMBO_NONE);
+    combos_are(-1, "red pink purple orange Y3 Y7 G1 reverse", G233_COMBO_NONE,
+               "red red purple orange Y3 B7 G1 reverse", G233_COMBO_NONE, NULL);
     /* A rainbow is the 8 cards alone: a locked group makes 11. */
     g233_hand_t h = hand_of("red pink purple orange Y3 B7 G1 reverse");
     g233_group_t melds[] = {meld_of(G233_GROUP_TRIPLE, "B5 B5 B5")};
@@ -354,8 +374,8 @@ static void rainbow_needs_one_card_per_slot(void **state)
 static void rainbow_joker_stands_for_special_symbol_or_colour(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("red pink purple orange Y3 B7 G1 joker", -1), G233_COMBO_RAINBOW);
-    assert_int_equal(combo_of("red joker purple orange Y3 B7 G1 reverse", -1), G233_COMBO_RAINBOW);
+    combos_are(-1, "red pink purple orange Y3 B7 G1 joker", G233_COMBO_RAINBOW,
+               "red joker purple orange Y3 B7 G1 reverse", G233_COMBO_RAINBOW, NULL);
     assert_int_equal(combo_of("red pink purple orange joker B7 G1 stop", G233_CARD_STOP),
                      G233_COMBO_RAINBOW);
     assert_int_equal(combo_of("red joker purple orange Y3 B7 G1 joker", -1), G233_COMBO_RAINBOW);
@@ -366,47 +386,40 @@ static void rainbow_joker_stands_for_special_symbol_or_colour(void **state)
 static void hand_with_stop_forms_no_233(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 stop", G233_CARD_STOP), G233_COMBO_NONE);
-    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 B5 stop", G233_CARD_STOP), G233_COMBO_NONE);
+    combos_are(G233_CARD_STOP, "red red Y1 Y2 Y3 B5 B5 stop", G233_COMBO_NONE,
+               "red red Y1 Y2 Y3 B5 B5 B5 stop", G233_COMBO_NONE, NULL);
     assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 joker", -1), G233_COMBO_233);
 }
 
 static void combination_uses_every_card_and_a_symbol_double(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5 B5 G1", -1), G233_COMBO_NONE);
-    assert_int_equal(combo_of("red red Y1 Y2 Y3 B5 B5", -1), G233_COMBO_NONE);
-    assert_int_equal(combo_of("red red red Y1 Y2 Y3 B5 B5", -1), G233_COMBO_NONE);
-    assert_int_equal(combo_of("Y1 Y1 Y2 Y3 Y4 B5 B5 B5", -1), G233_COMBO_NONE);
+    combos_are(-1, "red red Y1 Y2 Y3 B5 B5 B5 G1", G233_COMBO_NONE, "red red Y1 Y2 Y3 B5 B5",
+               G233_COMBO_NONE, "red red red Y1 Y2 Y3 B5 B5", G233_COMBO_NONE,
+               "Y1 Y1 Y2 Y3 Y4 B5 B5 B5", G233_COMBO_NONE, NULL);
 }
 
 static void jokers_complete_combinations(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("joker joker Y1 Y2 Y3 B5 B5 B5", -1), G233_COMBO_233);
-    assert_int_equal(combo_of("joker red Y1 Y2 Y3 B5 B5 B5", -1), G233_COMBO_233);
-    assert_int_equal(combo_of("pink pink G4 G5 G6 Y8 Y8 Y8 joker", -1), G233_COMBO_234);
-    assert_int_equal(combo_of("pink joker G4 joker G6 Y8 Y8 Y8 Y8", -1), G233_COMBO_234);
+    combos_are(-1, "joker joker Y1 Y2 Y3 B5 B5 B5", G233_COMBO_233, "joker red Y1 Y2 Y3 B5 B5 B5",
+               G233_COMBO_233, "pink pink G4 G5 G6 Y8 Y8 Y8 joker", G233_COMBO_234,
+               "pink joker G4 joker G6 Y8 Y8 Y8 Y8", G233_COMBO_234, NULL);
 }
 
 static void combo_with_locked_triple(void **state)
 {
     (void)state;
     g233_group_t melds[] = {meld_of(G233_GROUP_TRIPLE, "B5 B5 B5")};
-    g233_hand_t h = hand_of("red red Y1 Y2 Y3");
-    assert_int_equal(g233_score_combo(&h, melds, 1, -1), G233_COMBO_233);
-    assert_int_equal(g233_score_round(&h, melds, 1, G233_COMBO_233), 50);
-    g233_hand_t gap = hand_of("red red Y1 Y2 Y4");
-    assert_int_equal(g233_score_combo(&gap, melds, 1, -1), G233_COMBO_NONE);
+    expect_locked_combo(melds, 1, "red red Y1 Y2 Y3", G233_COMBO_233, 50);
+    assert_int_equal(locked_combo_of(melds, 1, "red red Y1 Y2 Y4"), G233_COMBO_NONE);
 }
 
 static void combo_with_locked_square_is_234(void **state)
 {
     (void)state;
     g233_group_t melds[] = {meld_of(G233_GROUP_SQUARE, "Y8 Y8 Y8 Y8")};
-    g233_hand_t h = hand_of("pink pink G4 G5 G6");
-    assert_int_equal(g233_score_combo(&h, melds, 1, -1), G233_COMBO_234);
-    assert_int_equal(g233_score_round(&h, melds, 1, G233_COMBO_234), 60);
+    expect_locked_combo(melds, 1, "pink pink G4 G5 G6", G233_COMBO_234, 60);
 }
 
 static void combo_with_two_locked_squares_is_244(void **state)
@@ -414,11 +427,8 @@ static void combo_with_two_locked_squares_is_244(void **state)
     (void)state;
     g233_group_t melds[] = {meld_of(G233_GROUP_SQUARE, "B2 B2 B2 B2"),
                             meld_of(G233_GROUP_SQUARE, "purple purple joker purple")};
-    g233_hand_t h = hand_of("orange orange");
-    assert_int_equal(g233_score_combo(&h, melds, 2, -1), G233_COMBO_244);
-    assert_int_equal(g233_score_round(&h, melds, 2, G233_COMBO_244), 70);
-    g233_hand_t odd = hand_of("orange pink");
-    assert_int_equal(g233_score_combo(&odd, melds, 2, -1), G233_COMBO_NONE);
+    expect_locked_combo(melds, 2, "orange orange", G233_COMBO_244, 70);
+    assert_int_equal(locked_combo_of(melds, 2, "orange pink"), G233_COMBO_NONE);
 }
 
 static void locked_melds_must_match_the_combination(void **state)
@@ -426,16 +436,13 @@ static void locked_melds_must_match_the_combination(void **state)
     (void)state;
     g233_group_t threes[] = {meld_of(G233_GROUP_TRIPLE, "B2 B2 B2"),
                              meld_of(G233_GROUP_SEQUENCE, "G1 G2 G3")};
-    g233_hand_t h = hand_of("red red");
-    assert_int_equal(g233_score_combo(&h, threes, 2, -1), G233_COMBO_233);
+    assert_int_equal(locked_combo_of(threes, 2, "red red"), G233_COMBO_233);
     /* 9 cards would be a 2-3-4, but two groups of three are already locked. */
-    g233_hand_t h3 = hand_of("red red red");
-    assert_int_equal(g233_score_combo(&h3, threes, 2, -1), G233_COMBO_NONE);
+    assert_int_equal(locked_combo_of(threes, 2, "red red red"), G233_COMBO_NONE);
     /* 10 cards would be a 2-4-4, but a group of three is locked. */
     g233_group_t mixed[] = {meld_of(G233_GROUP_TRIPLE, "B2 B2 B2"),
                             meld_of(G233_GROUP_SQUARE, "G1 G1 G1 G1")};
-    g233_hand_t h4 = hand_of("red red Y1");
-    assert_int_equal(g233_score_combo(&h4, mixed, 2, -1), G233_COMBO_NONE);
+    assert_int_equal(locked_combo_of(mixed, 2, "red red Y1"), G233_COMBO_NONE);
 }
 
 static void super_sequence_takes_jokers_and_locked_sequences(void **state)
@@ -443,17 +450,14 @@ static void super_sequence_takes_jokers_and_locked_sequences(void **state)
     (void)state;
     assert_int_equal(combo_of("B1 B2 B3 joker B5 B6 joker B8", -1), G233_COMBO_SUPER);
     g233_group_t melds[] = {meld_of(G233_GROUP_SEQUENCE, "Y1 Y2 Y3")};
-    g233_hand_t h = hand_of("Y4 Y5 Y6 Y7 Y8");
-    assert_int_equal(g233_score_combo(&h, melds, 1, -1), G233_COMBO_SUPER);
-    assert_int_equal(g233_score_round(&h, melds, 1, G233_COMBO_SUPER), 70);
+    expect_locked_combo(melds, 1, "Y4 Y5 Y6 Y7 Y8", G233_COMBO_SUPER, 70);
 }
 
 static void super_sequence_needs_one_colour_and_beats_233(void **state)
 {
     (void)state;
-    assert_int_equal(combo_of("G1 G2 G3 G4 G5 G6 G7 B8", -1), G233_COMBO_NONE);
-    assert_int_equal(combo_of("G1 G2 G3 G4 G5 G6 G7 G7", -1), G233_COMBO_NONE);
-    assert_int_equal(combo_of("G1 G2 G3 G4 G5 G6 G7", -1), G233_COMBO_NONE);
+    combos_are(-1, "G1 G2 G3 G4 G5 G6 G7 B8", G233_COMBO_NONE, "G1 G2 G3 G4 G5 G6 G7 G7",
+               G233_COMBO_NONE, "G1 G2 G3 G4 G5 G6 G7", G233_COMBO_NONE, NULL);
     /* Also a 2-3-3: Y1-Y3, Y5-Y7 and the jokers as a double. */
     assert_int_equal(combo_of("Y1 Y2 Y3 Y5 Y6 Y7 joker joker", -1), G233_COMBO_SUPER);
 }
@@ -472,9 +476,7 @@ static void declarer_scores_the_fixed_total_not_a_regrouping(void **state)
     expect_combo("red joker B2 B2 B2 B2 purple purple purple joker", G233_COMBO_244, 70);
     /* Locked melds are part of the combination, not points on top of it. */
     g233_group_t melds[] = {meld_of(G233_GROUP_SQUARE, "Y8 Y8 Y8 Y8")};
-    g233_hand_t h = hand_of("joker joker G4 G5 G6");
-    assert_int_equal(g233_score_combo(&h, melds, 1, -1), G233_COMBO_234);
-    assert_int_equal(g233_score_round(&h, melds, 1, G233_COMBO_234), 60);
+    expect_locked_combo(melds, 1, "joker joker G4 G5 G6", G233_COMBO_234, 60);
 }
 
 static void round_points_without_combination_are_the_best_grouping(void **state)
@@ -799,14 +801,14 @@ static void perturb(deal_t *d, setup_t *s)
 /* ------------------------------------------------------------------------ */
 
 /* Deals `hands` hands of min..max cards from pool (NULL: the deck) and checks
- * g233_score_best, and the groups it reports, against the brute force. Returns how
- * many hands held a joker and how many scored. */
-static void check_best_on(uint64_t seed, const int *pool, int hands, int min, int max,
-                          int *with_joker, int *scoring)
+ * g233_score_best, and the groups it reports, against the brute force; more than
+ * `jokers` of the hands held a joker and more than `scoring` scored. */
+static void check_best_on(uint64_t seed, const int *pool, int hands, int min, int max, int jokers,
+                          int scoring)
 {
     rng_t r;
     rng_seed(&r, seed);
-    *with_joker = *scoring = 0;
+    int with_joker = 0, scored = 0;
     for (int t = 0; t < hands; t++) {
         deal_t d;
         deal_init(&d, &r, pool);
@@ -833,18 +835,17 @@ static void check_best_on(uint64_t seed, const int *pool, int hands, int min, in
         assert_int_equal(best, 0); /* the groups add up to the total */
         for (int k = 0; k < G233_KINDS; k++)
             assert_true(used.n[k] <= h.n[k]);
-        *with_joker += h.n[G233_CARD_JOKER] > 0;
-        *scoring += b.best > 0;
+        with_joker += h.n[G233_CARD_JOKER] > 0;
+        scored += b.best > 0;
     }
+    assert_true(with_joker > jokers);
+    assert_true(scored > scoring);
 }
 
 static void best_grouping_matches_brute_force_on_100000_deck_hands(void **state)
 {
     (void)state;
-    int with_joker, scoring;
-    check_best_on(233, NULL, 100000, 0, 11, &with_joker, &scoring);
-    assert_true(with_joker > 5000);
-    assert_true(scoring > 10000);
+    check_best_on(233, NULL, 100000, 0, 11, 5000, 10000);
 }
 
 /* Hands from a small pool (one colour, two symbols, a stop and four jokers,
@@ -858,10 +859,7 @@ static void best_grouping_matches_brute_force_on_dense_hands(void **state)
     pool[G233_CARD_SYMBOL] = pool[G233_CARD_SYMBOL + 2] = 5;
     pool[G233_CARD_JOKER] = 4;
     pool[G233_CARD_STOP] = 1;
-    int with_joker, scoring;
-    check_best_on(4004, pool, 20000, 6, 11, &with_joker, &scoring);
-    assert_true(with_joker > 8000);
-    assert_true(scoring > 15000);
+    check_best_on(4004, pool, 20000, 6, 11, 8000, 15000);
 }
 
 static void combo_matches_brute_force_on_random_and_near_winning_hands(void **state)
@@ -921,11 +919,15 @@ int main(void)
         cmocka_unit_test(joker_goes_where_it_scores_most),
         cmocka_unit_test(several_jokers_complete_several_groups),
         cmocka_unit_test(best_groups_are_reported),
-        cmocka_unit_test(seed_example_233_scores_50),
-        cmocka_unit_test(seed_example_234_scores_60),
-        cmocka_unit_test(seed_example_244_scores_70),
-        cmocka_unit_test(seed_example_super_sequence_scores_70),
-        cmocka_unit_test(seed_example_rainbow_scores_100),
+        SEED_EXAMPLE(seed_example_233_scores_50, "red red Y1 Y2 Y3 B5 B5 B5", G233_COMBO_233, 50),
+        SEED_EXAMPLE(seed_example_234_scores_60, "pink pink G4 G5 G6 Y8 Y8 Y8 Y8", G233_COMBO_234,
+                     60),
+        SEED_EXAMPLE(seed_example_244_scores_70,
+                     "orange orange B2 B2 B2 B2 purple purple purple purple", G233_COMBO_244, 70),
+        SEED_EXAMPLE(seed_example_super_sequence_scores_70, "G1 G2 G3 G4 G5 G6 G7 G8",
+                     G233_COMBO_SUPER, 70),
+        SEED_EXAMPLE(seed_example_rainbow_scores_100, "red pink purple orange Y3 B7 G1 reverse",
+                     G233_COMBO_RAINBOW, 100),
         cmocka_unit_test(rainbow_gift_counts_only_when_last_drawn),
         cmocka_unit_test(rainbow_stop_counts_only_when_last_drawn),
         cmocka_unit_test(rainbow_needs_one_card_per_slot),

@@ -511,63 +511,77 @@ static int choose(const game_t *g, json_t **action)
     return found;
 }
 
-/* Apply under failures: a refusal for lack of memory must leave the state as it was. */
-static void act(script_t *s, game_t *g, int seat, json_t *action, int64_t now)
+/* The state's dump, taken with failures paused (an allocation of the test's own). */
+static json_t *dump_paused(const game_t *g)
+{
+    pause_failures();
+    json_t *d = g->desc->dump(g);
+    resume_failures();
+    return d;
+}
+
+/* json_decref() with failures paused. */
+static void decref_paused(json_t *j)
+{
+    pause_failures();
+    json_decref(j);
+    resume_failures();
+}
+
+/*
+ * A change under failures: apply `action` for `seat`, or tick when action is
+ * NULL, at `now`. A refusal of apply for lack of memory must leave the state
+ * as it was. tick() has no way to say it ran out of memory: then it must
+ * change nothing (and say false), so that the deadline stays due.
+ */
+static void change(script_t *s, game_t *g, int seat, json_t *action, int64_t now)
 {
     bool retry;
     do {
-        pause_failures();
-        json_t *before = g->desc->dump(g);
-        resume_failures();
+        json_t *before = dump_paused(g);
         script_begin_step(s);
         game_error_t err = {0};
-        int r = game_apply(g, seat, action, now, &err);
-        bool oom = r < 0 && is_oom_code(err.code);
+        int r = action ? game_apply(g, seat, action, now, &err) : game_tick(g, now);
+        json_t *after = dump_paused(g);
         pause_failures();
-        json_t *after = g->desc->dump(g);
         bool same = json_equal(before, after);
         resume_failures();
         char out[OUT_SIZE], d[200];
         digest_of(after, d, sizeof d);
-        snprintf(out, sizeof out, "apply %d %s %s", r, r < 0 ? err.code : "-", d);
-        if (oom && !same && s->errors++ < 20)
-            print_error("%s N=%ld step %d: apply refused (%s) but changed the state\n", s->part,
-                        A.fail_at, s->step, err.code);
+        bool oom;
+        if (action) {
+            snprintf(out, sizeof out, "apply %d %s %s", r, r < 0 ? err.code : "-", d);
+            oom = r < 0 && is_oom_code(err.code);
+            if (oom && !same && s->errors++ < 20)
+                print_error("%s N=%ld step %d: apply refused (%s) but changed the state\n", s->part,
+                            A.fail_at, s->step, err.code);
+        } else {
+            snprintf(out, sizeof out, "tick %d %s", r, d);
+            oom = !r && same && A.fail_at != 0 && script_failed_in_step(s);
+        }
         retry = script_outcome(s, out, oom);
-        pause_failures();
-        json_decref(before);
-        json_decref(after);
-        resume_failures();
+        decref_paused(before);
+        decref_paused(after);
     } while (retry);
 }
 
 /*
- * Tick under failures. tick() has no way to say it ran out of memory: then it
- * must change nothing (and say false), so that the deadline stays due.
+ * The next change: the first seat with a legal action (*seat, *action) at
+ * *now + 700, or else a tick at the next deadline (*seat -1, *action NULL).
+ * False when there is neither.
  */
-static void tick(script_t *s, game_t *g, int64_t now)
+static bool next_change(const game_t *g, int64_t *now, int *seat, json_t **action)
 {
-    bool retry;
-    do {
-        pause_failures();
-        json_t *before = g->desc->dump(g);
-        resume_failures();
-        script_begin_step(s);
-        bool changed = game_tick(g, now);
-        pause_failures();
-        json_t *after = g->desc->dump(g);
-        bool same = json_equal(before, after);
-        resume_failures();
-        char out[OUT_SIZE], d[200];
-        digest_of(after, d, sizeof d);
-        snprintf(out, sizeof out, "tick %d %s", changed, d);
-        retry =
-            script_outcome(s, out, !changed && same && A.fail_at != 0 && script_failed_in_step(s));
-        pause_failures();
-        json_decref(before);
-        json_decref(after);
-        resume_failures();
-    } while (retry);
+    *action = NULL;
+    *seat = choose(g, action);
+    if (*seat >= 0) {
+        *now += 700;
+        return true;
+    }
+    int64_t t = game_next_deadline(g);
+    if (t == GAME_NO_DEADLINE) return false;
+    *now = t > *now ? t : *now;
+    return true;
 }
 
 static void game_part(script_t *s)
@@ -595,39 +609,23 @@ static void game_part(script_t *s)
     assert_non_null(g);
 
     int64_t now = 0;
+    int seat;
+    json_t *a;
     look(s, g);
-    for (int m = 0; m < moves_under_failure; m++) {
-        json_t *a = NULL;
-        int seat = choose(g, &a);
-        if (seat < 0) {
-            int64_t t = game_next_deadline(g);
-            if (t == GAME_NO_DEADLINE) break;
-            now = t > now ? t : now;
-            tick(s, g, now);
-            look(s, g);
-            continue;
-        }
-        now += 700;
-        act(s, g, seat, a, now);
-        pause_failures();
-        json_decref(a);
-        resume_failures();
+    for (int m = 0; m < moves_under_failure && next_change(g, &now, &seat, &a); m++) {
+        change(s, g, seat, a, now);
+        decref_paused(a);
         look(s, g);
     }
 
     /* To the end without failures: the first legal action, or the next deadline. */
     pause_failures();
-    for (int steps = 0; steps < 20000 && !game_is_over(g); steps++) {
-        json_t *a = NULL;
-        int seat = choose(g, &a);
-        if (seat < 0) {
-            int64_t t = game_next_deadline(g);
-            if (t == GAME_NO_DEADLINE) break;
-            now = t > now ? t : now;
+    for (int steps = 0; steps < 20000 && !game_is_over(g) && next_change(g, &now, &seat, &a);
+         steps++) {
+        if (!a) {
             game_tick(g, now);
             continue;
         }
-        now += 700;
         game_error_t e;
         int r = game_apply(g, seat, a, now, &e);
         json_decref(a);

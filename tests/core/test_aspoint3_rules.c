@@ -61,6 +61,35 @@ static void deal(ap3_t *g, const char *h0, const char *h1, const char *up, const
     audit_ok(g);
 }
 
+/* A table (options `opts`) whose first deal is h0, h1, up, down (deal()). */
+static ap3_t *dealt(const char *opts, const char *h0, const char *h1, const char *up,
+                    const char *down)
+{
+    ap3_t *g = table(opts);
+    deal(g, h0, h1, up, down);
+    return g;
+}
+
+/* The plainest play of a deal: the starter keeps, the other takes the face-down card. */
+static void keep_and_take_down(ap3_t *g)
+{
+    OK(g, g->starter, KEEP);
+    OK(g, 1 - g->starter, DOWN);
+}
+
+/*
+ * The deal 2S 9H | 4D 2C | up 5S, down 3H (seat 0 makes 16, seat 1 makes 9)
+ * played from the round scores score0 and score1: the starter keeps, the
+ * other takes the face-down card.
+ */
+static void play_the_small_deal(ap3_t *g, int score0, int score1)
+{
+    g->score[0] = score0;
+    g->score[1] = score1;
+    deal(g, "2S 9H", "4D 2C", "5S", "3H");
+    keep_and_take_down(g);
+}
+
 static bool legal_has(ap3_t *g, int seat, const char *action)
 {
     return gt_legal_has(&g->base, seat, action);
@@ -85,6 +114,17 @@ static int points_of(const char *names)
     return ap3_points(c, n);
 }
 
+/* A new table's first deal h0, h1, up, down, in which the starter (seat 0)
+   keeps and seat 1 picks `pick` (UP or DOWN). */
+static ap3_t *kept_then_picked(const char *h0, const char *h1, const char *up, const char *down,
+                               const char *pick)
+{
+    ap3_t *g = dealt(NULL, h0, h1, up, down);
+    OK(g, 0, KEEP);
+    OK(g, 1, pick);
+    return g;
+}
+
 static json_t *last_deal(ap3_t *g)
 {
     return g->last_deal;
@@ -94,6 +134,14 @@ static int deal_int(ap3_t *g, const char *key, int i)
 {
     json_t *v = json_object_get(last_deal(g), key);
     return (int)json_integer_value(i < 0 ? v : json_array_get(v, (size_t)i));
+}
+
+/* After a deal: the round scores are score0 and score1, and `winner` won the deal. */
+static void scores_are(ap3_t *g, int score0, int score1, int winner)
+{
+    assert_int_equal(g->score[0], score0);
+    assert_int_equal(g->score[1], score1);
+    assert_int_equal(deal_int(g, "winner", -1), winner);
 }
 
 /* ------------------------------------------------------------------ */
@@ -130,24 +178,16 @@ static void card_values_follow_the_text(void **state)
 static void three_cards_without_an_ace_score_their_sum(void **state)
 {
     (void)state;
-    assert_int_equal(points_of("KS QH JD"), 47);
-    assert_int_equal(points_of("10S 9H 2D"), 21);
-    assert_int_equal(points_of("3S 3H 3D"), 9);
-    assert_int_equal(points_of("KS KH KD"), 60);
+    gt_values(points_of, "points", "KS QH JD", 47, "10S 9H 2D", 21, "3S 3H 3D", 9, "KS KH KD", 60,
+              NULL);
 }
 
 /* The text's examples: A+J+5 = 30, with a 3: 33, A+3+3 = 36, A+A+3 = 66. */
 static void aces_combine_only_with_aces_and_threes(void **state)
 {
     (void)state;
-    assert_int_equal(points_of("AS JH 5D"), 30);
-    assert_int_equal(points_of("AS 3H 5D"), 33);
-    assert_int_equal(points_of("AS 3H"), 33);
-    assert_int_equal(points_of("AS 3H 3D"), 36);
-    assert_int_equal(points_of("AS AH 3D"), 66);
-    assert_int_equal(points_of("AS AH KD"), 60);
-    assert_int_equal(points_of("AS AH AD"), 90);
-    assert_int_equal(points_of("AS KH QD"), 30);
+    gt_values(points_of, "points", "AS JH 5D", 30, "AS 3H 5D", 33, "AS 3H", 33, "AS 3H 3D", 36,
+              "AS AH 3D", 66, "AS AH KD", 60, "AS AH AD", 90, "AS KH QD", 30, NULL);
 }
 
 /*
@@ -159,18 +199,12 @@ static void aces_combine_only_with_aces_and_threes(void **state)
 static void ace_takes_the_whole_hand_even_where_other_cards_score_more(void **state)
 {
     (void)state;
-    assert_int_equal(points_of("AS KH QD"), 30);
-    assert_int_equal(points_of("AS KH KD"), 30);
-    assert_int_equal(points_of("AS KH JD"), 30);
-    assert_int_equal(points_of("AH QS QD"), 30);
-    assert_int_equal(points_of("AH KS 10D"), 30);
+    gt_values(points_of, "points", "AS KH QD", 30, "AS KH KD", 30, "AS KH JD", 30, "AH QS QD", 30,
+              "AH KS 10D", 30, NULL);
     assert_int_equal(points_of("AD 3S KC"), 33); /* the three counts, the king does not */
 
     /* A challenge for the ace with K Q: 30 against 32, lost (35 would win). */
-    ap3_t *g = table(NULL);
-    deal(g, "KS 5H", "KD QC", "AH", "7S");
-    OK(g, 0, KEEP);
-    OK(g, 1, UP);
+    ap3_t *g = kept_then_picked("KS 5H", "KD QC", "AH", "7S", UP);
     assert_int_equal(deal_int(g, "values", 1), 30);
     assert_int_equal(deal_int(g, "values", 0), 32);
     assert_int_equal(deal_int(g, "winner", -1), 0);
@@ -179,8 +213,7 @@ static void ace_takes_the_whole_hand_even_where_other_cards_score_more(void **st
     game_free(&g->base);
 
     /* K K taking the face-down ace: 30, the deal goes to 32 (40 would win it). */
-    g = table("{\"packs\":1}");
-    deal(g, "KS 5H", "KD KC", "7S", "AH");
+    g = dealt("{\"packs\":1}", "KS 5H", "KD KC", "7S", "AH");
     OK(g, 0, KEEP);
     OK(g, 1, DOWN);
     assert_int_equal(deal_int(g, "values", 1), 30);
@@ -231,8 +264,7 @@ static void options_out_of_range_are_refused(void **state)
 static void starter_swaps_blind_with_the_face_down_card(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
     OK(g, 0, "{\"type\":\"swap\",\"card\":\"2S\"}");
     assert_int_equal(g->phase, AP3_PICK);
     assert_int_equal(g->hand[0][0], ap3_card_parse("AH"));
@@ -261,8 +293,7 @@ static void starter_swaps_blind_with_the_face_down_card(void **state)
 static void starter_may_keep(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
     assert_true(legal_has(g, 0, KEEP));
     OK(g, 0, KEEP);
     json_t *v1 = game_view(&g->base, 1);
@@ -277,8 +308,7 @@ static void starter_may_keep(void **state)
 static void only_the_starter_swaps_then_only_the_other_picks(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
     refused(g, 1, DOWN, "not_your_turn");
     refused(g, 1, KEEP, "not_your_turn");
     refused(g, 0, UP, "wrong_step");
@@ -298,8 +328,7 @@ static void only_the_starter_swaps_then_only_the_other_picks(void **state)
 static void legal_lists_keep_the_two_swaps_then_the_two_picks(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
     json_t *l = aspoint3_desc.legal(&g->base, 0);
     json_t *want = json_loads("[{\"type\":\"keep\"},{\"type\":\"swap\",\"card\":\"2S\"},"
                               "{\"type\":\"swap\",\"card\":\"9H\"}]",
@@ -319,10 +348,7 @@ static void legal_lists_keep_the_two_swaps_then_the_two_picks(void **state)
 static void taking_the_face_down_card_both_score_their_three_cards(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "2S 9H", "KD QC", "5S", "AH");
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    ap3_t *g = kept_then_picked("2S 9H", "KD QC", "5S", "AH", DOWN);
     /* Seat 1 (KD QC AH): 30, the ace alone. Seat 0 (2S 9H 5S): 16. */
     assert_int_equal(g->score[0], 16);
     assert_int_equal(g->score[1], 30);
@@ -334,42 +360,29 @@ static void taking_the_face_down_card_both_score_their_three_cards(void **state)
 static void challenge_won_scores_the_challenger_only(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "2S 9H", "KD QC", "JS", "4H");
-    OK(g, 0, KEEP);
-    OK(g, 1, UP); /* KD QC JS = 47 against 2S 9H 4H = 15 */
+    ap3_t *g = kept_then_picked("2S 9H", "KD QC", "JS", "4H",
+                                UP); /* KD QC JS = 47 against 2S 9H 4H = 15 */
     assert_true(json_is_true(json_object_get(last_deal(g), "challenge")));
-    assert_int_equal(g->score[1], 47);
-    assert_int_equal(g->score[0], 0);
-    assert_int_equal(deal_int(g, "winner", -1), 1);
+    scores_are(g, 0, 47, 1);
     game_free(&g->base);
 }
 
 static void challenge_lost_gives_the_opponent_the_face_up_value_plus_five(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "AS 3H", "4D 2C", "QS", "4H");
-    OK(g, 0, KEEP);
-    OK(g, 1, UP); /* 4D 2C QS = 21 against AS 3H 4H = 33 */
-    assert_int_equal(g->score[1], 21);
-    assert_int_equal(g->score[0], 33 + 15 + 5);
-    assert_int_equal(deal_int(g, "winner", -1), 0);
+    ap3_t *g = kept_then_picked("AS 3H", "4D 2C", "QS", "4H",
+                                UP); /* 4D 2C QS = 21 against AS 3H 4H = 33 */
+    scores_are(g, 33 + 15 + 5, 21, 0);
     game_free(&g->base);
 }
 
 static void tied_challenge_is_lost(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "KS 5H", "KD 5C", "8S", "8H"); /* 33 against 33 */
-    OK(g, 0, KEEP);
-    OK(g, 1, UP);
+    ap3_t *g = kept_then_picked("KS 5H", "KD 5C", "8S", "8H", UP); /* 33 against 33 */
     assert_int_equal(deal_int(g, "values", 0), 33);
     assert_int_equal(deal_int(g, "values", 1), 33);
-    assert_int_equal(g->score[1], 33);
-    assert_int_equal(g->score[0], 33 + 8 + 5);
-    assert_int_equal(deal_int(g, "winner", -1), 0);
+    scores_are(g, 33 + 8 + 5, 33, 0);
     game_free(&g->base);
 }
 
@@ -388,8 +401,7 @@ static void starter_alternates_from_deal_to_deal(void **state)
 static void reveal_is_public_after_each_deal(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
     OK(g, 0, "{\"type\":\"swap\",\"args\":[\"9H\"]}");
     OK(g, 1, UP);
     json_t *want = json_loads("{\"deal\":1,\"round\":1,\"starter\":0,\"picker\":1,\"swapped\":true,"
@@ -419,11 +431,7 @@ static void first_total_over_the_target_wins_the_round_and_scores_the_difference
 {
     (void)state;
     ap3_t *g = table(NULL);
-    g->score[0] = 340;
-    g->score[1] = 250;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* seat 0: 16 -> 356; seat 1: 9 -> 259 */
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    play_the_small_deal(g, 340, 250); /* seat 0: 16 -> 356; seat 1: 9 -> 259 */
     json_t *r = json_object_get(last_deal(g), "round_over");
     assert_non_null(r);
     assert_int_equal(json_integer_value(json_object_get(r, "winner")), 0);
@@ -448,11 +456,7 @@ static void reaching_the_target_exactly_is_not_over_it(void **state)
 {
     (void)state;
     ap3_t *g = table(NULL);
-    g->score[0] = 334;
-    g->score[1] = 250;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* seat 0: 16 -> 350 */
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    play_the_small_deal(g, 334, 250); /* seat 0: 16 -> 350 */
     assert_null(json_object_get(last_deal(g), "round_over"));
     assert_int_equal(g->score[0], 350);
     assert_int_equal(g->round, 1);
@@ -463,22 +467,14 @@ static void both_over_in_one_deal_the_higher_total_wins_the_round(void **state)
 {
     (void)state;
     ap3_t *g = table(NULL);
-    g->score[0] = 345;
-    g->score[1] = 345;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* 361 against 354 */
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    play_the_small_deal(g, 345, 345); /* 361 against 354 */
     json_t *r = json_object_get(last_deal(g), "round_over");
     assert_int_equal(json_integer_value(json_object_get(r, "winner")), 0);
     assert_int_equal(json_integer_value(json_object_get(r, "points")), 7);
     game_free(&g->base);
 
     g = table(NULL);
-    g->score[0] = 345;
-    g->score[1] = 352;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* 361 against 361: a drawn round */
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    play_the_small_deal(g, 345, 352); /* 361 against 361: a drawn round */
     r = json_object_get(last_deal(g), "round_over");
     assert_true(json_is_null(json_object_get(r, "winner")));
     assert_int_equal(g->total[0] + g->total[1], 0);
@@ -493,11 +489,7 @@ static void game_of_three_rounds_the_larger_sum_wins(void **state)
     g->round = 3;
     g->total[0] = 40;
     g->total[1] = 100;
-    g->score[0] = 345;
-    g->score[1] = 300;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* seat 0 wins the round by 361 - 309 = 52 */
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    play_the_small_deal(g, 345, 300); /* seat 0 wins the round by 361 - 309 = 52 */
     assert_true(aspoint3_desc.is_over(&g->base));
     json_t *res = aspoint3_desc.result(&g->base);
     json_t *want = json_pack("[i]", 1);
@@ -517,17 +509,13 @@ static void five_rounds_option_plays_on_after_the_third(void **state)
     (void)state;
     ap3_t *g = table("{\"rounds\":5}");
     g->round = 3;
-    g->score[0] = 345;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H");
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    play_the_small_deal(g, 345, 0);
     assert_false(aspoint3_desc.is_over(&g->base));
     assert_int_equal(g->round, 4);
     g->round = 5;
-    g->score[1] = 345;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* seat 1 starts: seat 1 gets 11 */
-    OK(g, 1, KEEP);
-    OK(g, 0, DOWN);
+    assert_int_equal(g->starter, 1);
+    assert_int_equal(g->score[0], 0); /* a new round */
+    play_the_small_deal(g, 0, 345);   /* seat 1 starts: seat 1 gets 11 */
     assert_true(aspoint3_desc.is_over(&g->base));
     game_free(&g->base);
 }
@@ -536,11 +524,7 @@ static void equal_sums_share_the_win(void **state)
 {
     (void)state;
     ap3_t *g = table("{\"rounds\":1}");
-    g->score[0] = 345;
-    g->score[1] = 352;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* 361 and 361: a drawn round, 0 to 0 */
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    play_the_small_deal(g, 345, 352); /* 361 and 361: a drawn round, 0 to 0 */
     gt_winners(&g->base, "[0,1]");
     game_free(&g->base);
 }
@@ -571,8 +555,7 @@ static void rounds_are_three_or_five_other_counts_an_option_beyond_the_text(void
             assert_int_equal(g->round, r);
             g->score[g->starter] = 345;
             deal(g, g->starter ? "4D 2C" : "2S 9H", g->starter ? "2S 9H" : "4D 2C", "5S", "3H");
-            OK(g, g->starter, KEEP);
-            OK(g, 1 - g->starter, DOWN);
+            keep_and_take_down(g);
         }
         assert_true(aspoint3_desc.is_over(&g->base));
         json_t *res = aspoint3_desc.result(&g->base);
@@ -594,11 +577,7 @@ static void first_to_210_gives_30_to_an_opponent_under_200(void **state)
 {
     (void)state;
     ap3_t *g = table(NULL);
-    g->score[0] = 200;
-    g->score[1] = 150;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* 216 and 159 */
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    play_the_small_deal(g, 200, 150); /* 216 and 159 */
     assert_int_equal(g->score[0], 216);
     assert_int_equal(g->score[1], 159 + 30);
     json_t *b = json_object_get(last_deal(g), "bonus");
@@ -611,11 +590,7 @@ static void no_bonus_when_the_opponent_has_200(void **state)
 {
     (void)state;
     ap3_t *g = table(NULL);
-    g->score[0] = 200;
-    g->score[1] = 191;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H"); /* 216 and 200: not under 200 */
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    play_the_small_deal(g, 200, 191); /* 216 and 200: not under 200 */
     assert_int_equal(g->score[1], 200);
     assert_true(json_is_null(json_object_get(last_deal(g), "bonus")));
     assert_int_equal(g->bonus_by, 0); /* spent all the same */
@@ -626,11 +601,7 @@ static void bonus_rule_applies_once_per_round(void **state)
 {
     (void)state;
     ap3_t *g = table(NULL);
-    g->score[0] = 200;
-    g->score[1] = 50;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H");
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN); /* 216 and 59 + 30 */
+    play_the_small_deal(g, 200, 50); /* 216 and 59 + 30 */
     g->score[1] = 205;
     deal(g, "4D 2C", "2S 9H", "5S", "3H"); /* seat 1 reaches 221, seat 0 under 200? no: 225 */
     g->score[0] = 100;
@@ -639,10 +610,7 @@ static void bonus_rule_applies_once_per_round(void **state)
     assert_int_equal(g->score[0], 109); /* no second bonus in the round */
     assert_true(json_is_null(json_object_get(last_deal(g), "bonus")));
     /* A new round gives the rule back. */
-    g->score[0] = 345;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H");
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    play_the_small_deal(g, 345, g->score[1]);
     assert_int_equal(g->round, 2);
     assert_int_equal(g->bonus_by, -1);
     game_free(&g->base);
@@ -652,11 +620,7 @@ static void both_reaching_210_in_one_deal_gives_no_bonus(void **state)
 {
     (void)state;
     ap3_t *g = table(NULL);
-    g->score[0] = 200;
-    g->score[1] = 205;
-    deal(g, "2S 9H", "4D 2C", "5S", "3H");
-    OK(g, 0, KEEP);
-    OK(g, 1, DOWN);
+    play_the_small_deal(g, 200, 205);
     assert_int_equal(g->score[0], 216);
     assert_int_equal(g->score[1], 214);
     assert_true(json_is_null(json_object_get(last_deal(g), "bonus")));
@@ -687,8 +651,7 @@ static void deck_is_reshuffled_when_fewer_than_six_cards_remain(void **state)
 static void packs_variant_scores_a_point_per_deal_won(void **state)
 {
     (void)state;
-    ap3_t *g = table("{\"packs\":1}");
-    deal(g, "2S 9H", "KD QC", "5S", "AH"); /* down: 16 against 30 */
+    ap3_t *g = dealt("{\"packs\":1}", "2S 9H", "KD QC", "5S", "AH"); /* down: 16 against 30 */
     OK(g, 0, KEEP);
     OK(g, 1, DOWN);
     assert_int_equal(g->score[0], 0);
@@ -714,10 +677,8 @@ static void packs_variant_scores_a_point_per_deal_won(void **state)
 /* Play keep / face-down deals up to the last deal of the pack (swap phase). */
 static void to_last_deal_of_pack(ap3_t *g)
 {
-    while (g->deal_in_pack < 8) {
-        OK(g, g->starter, KEEP);
-        OK(g, 1 - g->starter, DOWN);
-    }
+    while (g->deal_in_pack < 8)
+        keep_and_take_down(g);
     assert_int_equal(g->phase, AP3_SWAP);
     assert_int_equal(g->nstock, 52 - 8 * 6);
 }
@@ -734,6 +695,16 @@ static void play_last_deal(ap3_t *g, int winner)
     OK(g, 1, KEEP);
     OK(g, 0, DOWN);
     assert_int_equal(deal_int(g, "winner", -1), winner);
+}
+
+/* To the last deal of the pack, with deals won won0 and won1 on it, and that deal won
+   by `winner` (play_last_deal()). */
+static void last_deal_of_pack(ap3_t *g, int won0, int won1, int winner)
+{
+    to_last_deal_of_pack(g);
+    g->score[0] = won0;
+    g->score[1] = won1;
+    play_last_deal(g, winner);
 }
 
 static void check_round_over(ap3_t *g, const char *want_text)
@@ -775,10 +746,7 @@ static void packs_by_manche_more_deals_won_on_a_pack_wins_it(void **state)
 {
     (void)state;
     ap3_t *g = table("{\"packs\":2}");
-    to_last_deal_of_pack(g);
-    g->score[0] = 4;
-    g->score[1] = 3;
-    play_last_deal(g, 0);
+    last_deal_of_pack(g, 4, 3, 0);
     check_round_over(g,
                      "{\"round\":1,\"winner\":0,\"scores\":[5,3],\"points\":1,\"totals\":[1,0]}");
     assert_false(aspoint3_desc.is_over(&g->base));
@@ -798,10 +766,7 @@ static void packs_by_manche_more_deals_won_on_a_pack_wins_it(void **state)
     assert_int_equal(json_array_size(json_object_get(v, "history")), 1);
     json_decref(v);
     /* The second pack: seat 1 wins it 2 to 0 (a deal counts in its own pack only). */
-    to_last_deal_of_pack(g);
-    g->score[0] = 0;
-    g->score[1] = 1;
-    play_last_deal(g, 1);
+    last_deal_of_pack(g, 0, 1, 1);
     check_round_over(g,
                      "{\"round\":2,\"winner\":1,\"scores\":[0,2],\"points\":1,\"totals\":[1,1]}");
     assert_false(aspoint3_desc.is_over(&g->base));
@@ -816,22 +781,13 @@ static void packs_by_manche_first_to_win_n_packs_wins_the_game(void **state)
     (void)state;
     ap3_t *g = table("{\"packs\":3}");
     for (int pack = 1; pack <= 2; pack++) {
-        to_last_deal_of_pack(g);
-        g->score[0] = 5;
-        g->score[1] = 2;
-        play_last_deal(g, 0);
+        last_deal_of_pack(g, 5, 2, 0);
         assert_int_equal(g->total[0], pack);
     }
     assert_false(aspoint3_desc.is_over(&g->base)); /* 2 packs of 3: a best of 3 would end */
-    to_last_deal_of_pack(g);
-    g->score[0] = 3;
-    g->score[1] = 4;
-    play_last_deal(g, 0); /* 4 to 4 */
+    last_deal_of_pack(g, 3, 4, 0);                 /* 4 to 4 */
     assert_false(aspoint3_desc.is_over(&g->base));
-    to_last_deal_of_pack(g);
-    g->score[0] = 4;
-    g->score[1] = 0;
-    play_last_deal(g, 1); /* 4 to 1: seat 0's third pack */
+    last_deal_of_pack(g, 4, 0, 1); /* 4 to 1: seat 0's third pack */
     assert_true(aspoint3_desc.is_over(&g->base));
     assert_int_equal(g->round, 4);
     assert_int_equal(g->deal, 32);
@@ -854,10 +810,7 @@ static void packs_by_manche_first_to_win_n_packs_wins_the_game(void **state)
 
     /* One pack to win: the first pack won ends the game after 8 deals. */
     g = table("{\"packs\":1}");
-    to_last_deal_of_pack(g);
-    g->score[0] = 2;
-    g->score[1] = 4;
-    play_last_deal(g, 1);
+    last_deal_of_pack(g, 2, 4, 1);
     assert_true(aspoint3_desc.is_over(&g->base));
     assert_int_equal(g->winners, 2);
     game_free(&g->base);
@@ -869,10 +822,7 @@ static void packs_by_manche_equal_deals_won_make_a_drawn_pack(void **state)
 {
     (void)state;
     ap3_t *g = table("{\"packs\":1}");
-    to_last_deal_of_pack(g);
-    g->score[0] = 3;
-    g->score[1] = 2;
-    play_last_deal(g, 1);
+    last_deal_of_pack(g, 3, 2, 1);
     check_round_over(
         g, "{\"round\":1,\"winner\":null,\"scores\":[3,3],\"points\":0,\"totals\":[0,0]}");
     assert_false(aspoint3_desc.is_over(&g->base));
@@ -894,8 +844,7 @@ static void packs_by_total_game_ends_when_the_last_pack_runs_out(void **state)
         ap3_t *g = table(o);
         int deals = 0, won = 0;
         while (!aspoint3_desc.is_over(&g->base)) {
-            OK(g, g->starter, KEEP);
-            OK(g, 1 - g->starter, DOWN);
+            keep_and_take_down(g);
             won += json_is_integer(json_object_get(last_deal(g), "winner"));
             deals++;
             assert_null(json_object_get(last_deal(g), "round_over"));
@@ -1002,10 +951,8 @@ static void held_view_does_not_change_as_play_goes_on(void **state)
             if (step == 2) {
                 OK(g, 1 - g->starter, DOWN); /* the deal of step 1 */
                 if (manche) {
-                    while (g->deal_in_pack < 8) {
-                        OK(g, g->starter, KEEP);
-                        OK(g, 1 - g->starter, DOWN);
-                    }
+                    while (g->deal_in_pack < 8)
+                        keep_and_take_down(g);
                 } else {
                     g->score[0] = 345;
                 }
@@ -1017,8 +964,7 @@ static void held_view_does_not_change_as_play_goes_on(void **state)
             nheld++;
             if (step == 1) OK(g, g->starter, KEEP);
             if (step < 2) continue;
-            OK(g, g->starter, KEEP);
-            OK(g, 1 - g->starter, DOWN);
+            keep_and_take_down(g);
             assert_int_equal(json_array_size(g->history.entries), 1);
         }
         /* Play on to the end: more rounds, more reveals, the result. */
@@ -1051,8 +997,7 @@ static void held_view_does_not_change_as_play_goes_on(void **state)
 static void inline_args_form_is_accepted(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
     refused(g, 0, "{\"type\":\"swap\",\"args\":[\"2S\",\"9H\"]}", "bad_action");
     refused(g, 0, "{\"type\":\"keep\",\"args\":[\"now\"]}", "bad_action");
     OK(g, 0, "{\"type\":\"swap\",\"args\":[\"2s\"]}");
@@ -1083,8 +1028,7 @@ static void malformed_actions_are_refused(void **state)
         {"{\"type\":\"pick\"}", "bad_action"},
         {"{\"type\":\"keep\",\"args\":\"x\"}", "bad_action"},
     };
-    ap3_t *g = table(NULL);
-    deal(g, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         refused(g, 0, cases[i].action, cases[i].code);
     game_free(&g->base);
@@ -1230,47 +1174,38 @@ static json_t *bot_choice(ap3_t *g, int seat, const char *strategy)
     return a;
 }
 
+/* The greedy bot's choice for `seat` is the action `want` (JSON text). */
+static void bot_plays(ap3_t *g, int seat, const char *want_text)
+{
+    json_t *a = bot_choice(g, seat, "greedy"), *want = json_loads(want_text, 0, NULL);
+    assert_true(json_equal(a, want));
+    json_decref(a);
+    json_decref(want);
+}
+
 static void greedy_bot_challenges_only_with_a_strong_hand(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "2S 9H", "AD AC", "3S", "4H"); /* seat 1 with the 3: 66 */
+    ap3_t *g = dealt(NULL, "2S 9H", "AD AC", "3S", "4H"); /* seat 1 with the 3: 66 */
     OK(g, 0, KEEP);
-    json_t *a = bot_choice(g, 1, "greedy"), *want = json_loads(UP, 0, NULL);
-    assert_true(json_equal(a, want));
-    json_decref(a);
-    json_decref(want);
+    bot_plays(g, 1, UP);
     game_free(&g->base);
 
-    g = table(NULL);
-    deal(g, "2S 9H", "2D 4C", "3S", "4H"); /* seat 1 with the 3: 9 */
+    g = dealt(NULL, "2S 9H", "2D 4C", "3S", "4H"); /* seat 1 with the 3: 9 */
     OK(g, 0, KEEP);
-    a = bot_choice(g, 1, "greedy");
-    want = json_loads(DOWN, 0, NULL);
-    assert_true(json_equal(a, want));
-    json_decref(a);
-    json_decref(want);
+    bot_plays(g, 1, DOWN);
     game_free(&g->base);
 }
 
 static void greedy_bot_keeps_a_strong_hand_and_swaps_a_weak_card(void **state)
 {
     (void)state;
-    ap3_t *g = table(NULL);
-    deal(g, "AS 3H", "2D 4C", "5S", "4H");
-    json_t *a = bot_choice(g, 0, "greedy"), *want = json_loads(KEEP, 0, NULL);
-    assert_true(json_equal(a, want));
-    json_decref(a);
-    json_decref(want);
+    ap3_t *g = dealt(NULL, "AS 3H", "2D 4C", "5S", "4H");
+    bot_plays(g, 0, KEEP);
     game_free(&g->base);
 
-    g = table(NULL);
-    deal(g, "KS 2H", "2D 4C", "5S", "4H");
-    a = bot_choice(g, 0, "greedy");
-    want = json_loads("{\"type\":\"swap\",\"card\":\"2H\"}", 0, NULL);
-    assert_true(json_equal(a, want));
-    json_decref(a);
-    json_decref(want);
+    g = dealt(NULL, "KS 2H", "2D 4C", "5S", "4H");
+    bot_plays(g, 0, "{\"type\":\"swap\",\"card\":\"2H\"}");
     game_free(&g->base);
 }
 

@@ -28,6 +28,26 @@ static seqnum_t *table(int seats, const char *opts)
     return (seqnum_t *)gt_table(&seqnum_desc, seats, opts, 42);
 }
 
+/* A hand whose cards all have a free cell on a new board: seat 0's in many tests. */
+#define PLUS "plus 1+0 2+0 2+1 3+1"
+
+/* A table of `seats` (options `opts`) where hands[s] is seat s's hand (NULL: as dealt). */
+typedef struct {
+    int seats;
+    const char *opts;
+    const char *hands[SEQNUM_MAX_SEATS];
+} deal_t;
+
+static void hand(seqnum_t *g, int seat, const char *names);
+
+static seqnum_t *dealt(const deal_t *d)
+{
+    seqnum_t *g = table(d->seats, d->opts);
+    for (int s = 0; s < d->seats; s++)
+        if (d->hands[s]) hand(g, s, d->hands[s]);
+    return g;
+}
+
 static void audit_ok(seqnum_t *g)
 {
     gt_audit_ok(&g->base);
@@ -217,8 +237,7 @@ static void teams_are_seated_alternately(void **state)
 static void equation_card_takes_a_free_cell_showing_its_answer(void **state)
 {
     (void)state;
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "1+0 25-24 plus minus 2+0");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {"1+0 25-24 plus minus 2+0"}});
     int one[2], two[2];
     seqnum_cells_of(1, one);
     seqnum_cells_of(2, two);
@@ -244,8 +263,7 @@ static void equation_card_takes_a_free_cell_showing_its_answer(void **state)
 static void plus_takes_any_free_cell_but_a_corner(void **state)
 {
     (void)state;
-    seqnum_t *g = table(3, NULL);
-    hand(g, 0, "plus 1+0 2+0 2+1 3+1");
+    seqnum_t *g = dealt(&(deal_t){3, NULL, {PLUS}});
     seqnum_put_chip(g, 44, 2);
     refused(g, 0, "{\"type\":\"play\",\"card\":\"plus\",\"cell\":44}", "occupied");
     refused(g, 0, "{\"type\":\"play\",\"card\":\"plus\",\"cell\":99}", "free_corner");
@@ -257,8 +275,7 @@ static void plus_takes_any_free_cell_but_a_corner(void **state)
 static void minus_removes_an_unlocked_opponent_chip_and_ends_the_turn(void **state)
 {
     (void)state;
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "minus plus 1+0 2+0 2+1");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {"minus plus 1+0 2+0 2+1"}});
     seqnum_put_chip(g, 44, 0);
     seqnum_put_chip(g, 45, 1);
     refused(g, 0, "{\"type\":\"play\",\"card\":\"minus\",\"cell\":44}", "own_chip");
@@ -277,9 +294,8 @@ static void minus_removes_an_unlocked_opponent_chip_and_ends_the_turn(void **sta
 static void minus_cannot_touch_a_finished_sequence(void **state)
 {
     (void)state;
-    seqnum_t *g = table(4, NULL); /* two sequences to win */
-    hand(g, 0, "plus 1+0 2+0 2+1");
-    hand(g, 1, "minus 3+1 4+1 4+2");
+    /* two sequences to win */
+    seqnum_t *g = dealt(&(deal_t){4, NULL, {"plus 1+0 2+0 2+1", "minus 3+1 4+1 4+2"}});
     chips(g, 0, (const int[]){51, 52, 53, 54, 30}, 5);
     play(g, 0, "plus", 55);
     assert_int_equal(g->nseqs, 1);
@@ -299,9 +315,8 @@ static void minus_cannot_touch_a_finished_sequence(void **state)
 static void minus_removes_a_third_teams_chip(void **state)
 {
     (void)state;
-    seqnum_t *g = table(3, NULL); /* three players alone: three teams */
-    hand(g, 0, "minus 1+0 2+0 2+1 3+1");
-    hand(g, 1, "minus 4+1 4+2 5+2 6+2");
+    /* three players alone: three teams */
+    seqnum_t *g = dealt(&(deal_t){3, NULL, {"minus 1+0 2+0 2+1 3+1", "minus 4+1 4+2 5+2 6+2"}});
     seqnum_put_chip(g, 45, 1);
     seqnum_put_chip(g, 46, 2);
     seqnum_put_chip(g, 47, 0);
@@ -354,9 +369,7 @@ static void minus_removes_a_third_teams_chip(void **state)
 static void cell_freed_by_minus_is_not_retaken_the_same_turn(void **state)
 {
     (void)state;
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "minus 30+15 plus 1+0 2+0");
-    hand(g, 1, "47-2 3+1 4+1 4+2 5+2");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {"minus 30+15 plus 1+0 2+0", "47-2 3+1 4+1 4+2 5+2"}});
     seqnum_put_chip(g, 45, 1); /* the two cells that show 45 */
     seqnum_put_chip(g, 50, 1);
     refused(g, 0, "{\"type\":\"play\",\"card\":\"30+15\",\"cell\":45}", "occupied");
@@ -383,8 +396,7 @@ static void cell_freed_by_minus_is_not_retaken_the_same_turn(void **state)
 static void pass_only_when_no_card_can_be_played(void **state)
 {
     (void)state;
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "minus 1+0");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {"minus 1+0"}});
     refused(g, 0, "{\"type\":\"pass\"}", "must_play"); /* 1+0 has a free cell */
     int one[2];
     seqnum_cells_of(1, one);
@@ -401,8 +413,7 @@ static void pass_only_when_no_card_can_be_played(void **state)
 static void inline_args_form_is_accepted(void **state)
 {
     (void)state;
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "plus 1+0 2+0 2+1 3+1");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {PLUS}});
     refused(g, 0, "{\"type\":\"play\",\"args\":[\"plus\"]}", "bad_action");
     refused(g, 0, "{\"type\":\"play\",\"args\":[\"plus\",44,1]}", "bad_action");
     refused(g, 0, "{\"type\":\"play\",\"args\":[\"plux\",44]}", "unknown_card");
@@ -426,8 +437,7 @@ static void inline_args_form_is_accepted(void **state)
 /* Team 0 holds `held`; seat 0 plays a plus on `last`: one sequence wins (2 players). */
 static void sequence_case(const int *held, int nheld, int last, bool wins)
 {
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "plus 1+0 2+0 2+1 3+1");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {PLUS}});
     chips(g, 0, held, nheld);
     play(g, 0, "plus", last);
     assert_int_equal(g->over, wins);
@@ -473,8 +483,7 @@ static void broken_or_short_lines_are_no_sequence(void **state)
     sequence_case((const int[]){51, 52, 53, 55}, 4, 56, false); /* a gap */
     sequence_case((const int[]){1, 2, 3}, 3, 5, false);         /* corner, then a gap */
     /* An opponent's chip in the line. */
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "plus 1+0 2+0 2+1 3+1");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {PLUS}});
     chips(g, 0, (const int[]){51, 52, 53}, 3);
     seqnum_put_chip(g, 54, 1);
     play(g, 0, "plus", 55);
@@ -487,9 +496,7 @@ static void broken_or_short_lines_are_no_sequence(void **state)
 static void teams_need_two_sequences_sharing_at_most_one_chip(void **state)
 {
     (void)state;
-    seqnum_t *g = table(4, NULL);
-    hand(g, 0, "plus 1+0 2+0 2+1");
-    hand(g, 2, "plus 3+1 4+1 4+2");
+    seqnum_t *g = dealt(&(deal_t){4, NULL, {"plus 1+0 2+0 2+1", [2] = "plus 3+1 4+1 4+2"}});
     chips(g, 0, (const int[]){51, 52, 53, 54, 56, 57}, 6);
     play(g, 0, "plus", 55); /* 51..55 */
     assert_int_equal(g->nseqs, 1);
@@ -518,11 +525,9 @@ static void teams_need_two_sequences_sharing_at_most_one_chip(void **state)
 static void second_sequence_may_reuse_the_corner_of_the_first(void **state)
 {
     (void)state;
-    seqnum_t *g = table(4, NULL); /* teams 0 (seats 0, 2) and 1; two sequences to win */
-    hand(g, 0, "27+13 21+10 1+0 2+0");
-    hand(g, 1, "2+1 3+1 4+1 4+2");
-    hand(g, 2, "8+3 5+2 6+2 6+3");
-    hand(g, 3, "6+3 7+3 8+4 9+4");
+    /* teams 0 (seats 0, 2) and 1; two sequences to win */
+    seqnum_t *g = dealt(&(deal_t){
+        4, NULL, {"27+13 21+10 1+0 2+0", "2+1 3+1 4+1 4+2", "8+3 5+2 6+2 6+3", "6+3 7+3 8+4 9+4"}});
     chips(g, 0, (const int[]){1, 2, 3, 10, 20, 30}, 6);
     play(g, 0, "27+13", 4); /* 0..4, through corner 0 */
     assert_int_equal(g->nseqs, 1);
@@ -547,10 +552,9 @@ static void second_sequence_may_reuse_the_corner_of_the_first(void **state)
 static void several_teams_use_one_corner(void **state)
 {
     (void)state;
-    seqnum_t *g = table(6, "{\"teams\":3}"); /* two sequences to win */
-    hand(g, 0, "27+13 3+1 4+1 4+2");
-    hand(g, 1, "21+10 5+2 6+2 6+3");
-    hand(g, 2, "2+0 7+3 8+3 8+4");
+    /* two sequences to win */
+    seqnum_t *g = dealt(&(deal_t){
+        6, "{\"teams\":3}", {"27+13 3+1 4+1 4+2", "21+10 5+2 6+2 6+3", "2+0 7+3 8+3 8+4"}});
     chips(g, 0, (const int[]){1, 2, 3}, 3);
     chips(g, 1, (const int[]){10, 20, 30}, 3);
     chips(g, 2, (const int[]){11, 22, 33}, 3);
@@ -572,8 +576,7 @@ static void several_teams_use_one_corner(void **state)
 static void one_chip_can_complete_two_sequences_at_once(void **state)
 {
     (void)state;
-    seqnum_t *g = table(4, NULL);
-    hand(g, 0, "plus 1+0 2+0 2+1");
+    seqnum_t *g = dealt(&(deal_t){4, NULL, {"plus 1+0 2+0 2+1"}});
     chips(g, 0, (const int[]){50, 51, 52, 53, 55, 56, 57, 58}, 8);
     play(g, 0, "plus", 54); /* 50..54 and 54..58 share 54 */
     assert_int_equal(g->nseqs, 2);
@@ -588,8 +591,7 @@ static void one_chip_can_complete_two_sequences_at_once(void **state)
 static void dead_card_is_traded_once_per_turn_before_playing(void **state)
 {
     (void)state;
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "1+0 25-24 plus 2+0 2+1");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {"1+0 25-24 plus 2+0 2+1"}});
     int one[2];
     seqnum_cells_of(1, one);
     seqnum_put_chip(g, one[0], 1);
@@ -625,8 +627,7 @@ static void dead_card_is_traded_once_per_turn_before_playing(void **state)
 static void draw_follows_a_play_once(void **state)
 {
     (void)state;
-    seqnum_t *g = table(3, NULL);
-    hand(g, 0, "plus 1+0 2+0 2+1 3+1");
+    seqnum_t *g = dealt(&(deal_t){3, NULL, {PLUS}});
     refused(g, 0, "{\"type\":\"draw\"}", "nothing_to_draw");
     play(g, 0, "plus", 44);
     assert_int_equal(g->p[0].nhand, 4);
@@ -648,9 +649,7 @@ static void draw_follows_a_play_once(void **state)
 static void draw_lapses_once_the_next_player_has_played_and_drawn(void **state)
 {
     (void)state;
-    seqnum_t *g = table(3, NULL);
-    hand(g, 0, "plus 1+0 2+0 2+1 3+1");
-    hand(g, 1, "4+1 4+2 5+2 6+2 6+3");
+    seqnum_t *g = dealt(&(deal_t){3, NULL, {PLUS, "4+1 4+2 5+2 6+2 6+3"}});
     play(g, 0, "plus", 44);
     play(g, 1, "4+1", 80);
     OK(g, 0, "{\"type\":\"draw\"}"); /* still in time: seat 1 has not drawn */
@@ -682,9 +681,7 @@ static void draw_lapses_once_the_next_player_has_played_and_drawn(void **state)
 static void playing_again_without_drawing_loses_the_draw(void **state)
 {
     (void)state;
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "plus 1+0 2+0 2+1 3+1");
-    hand(g, 1, "plus 4+1 4+2 5+2 6+2");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {PLUS, "plus 4+1 4+2 5+2 6+2"}});
     play(g, 0, "plus", 44);
     play(g, 1, "plus", 45); /* neither draws */
     play(g, 0, "1+0", 8);
@@ -701,8 +698,7 @@ static void playing_again_without_drawing_loses_the_draw(void **state)
 static void empty_draw_pile_is_rebuilt_from_every_discard_pile(void **state)
 {
     (void)state;
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "plus 1+0 2+0 2+1 3+1");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {PLUS}});
     memcpy(g->p[1].discards, g->draw, (size_t)g->ndraw);
     g->p[1].ndiscards = g->ndraw;
     int piles = g->ndraw;
@@ -721,9 +717,7 @@ static void empty_draw_pile_is_rebuilt_from_every_discard_pile(void **state)
 static void game_is_a_draw_after_max_turns(void **state)
 {
     (void)state;
-    seqnum_t *g = table(2, "{\"max_turns\":2}");
-    hand(g, 0, "plus 1+0 2+0 2+1 3+1");
-    hand(g, 1, "plus 4+1 4+2 5+2 6+2");
+    seqnum_t *g = dealt(&(deal_t){2, "{\"max_turns\":2}", {PLUS, "plus 4+1 4+2 5+2 6+2"}});
     play(g, 0, "plus", 44);
     assert_false(g->over);
     play(g, 1, "plus", 45);
@@ -739,9 +733,7 @@ static void game_is_a_draw_after_max_turns(void **state)
 static void game_is_a_draw_when_nobody_holds_a_card(void **state)
 {
     (void)state;
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "");
-    hand(g, 1, "");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {"", ""}});
     assert_true(legal_has(g, 0, "{\"type\":\"pass\"}"));
     OK(g, 0, "{\"type\":\"pass\"}");
     assert_true(g->over);
@@ -845,8 +837,7 @@ static void greedy_bot_beats_random_play(void **state)
 static void greedy_bot_completes_a_sequence_and_blocks(void **state)
 {
     (void)state;
-    seqnum_t *g = table(2, NULL);
-    hand(g, 0, "plus 1+0 2+0 2+1 3+1");
+    seqnum_t *g = dealt(&(deal_t){2, NULL, {PLUS}});
     chips(g, 0, (const int[]){51, 52, 53, 54}, 4);
     chips(g, 1, (const int[]){71, 72, 73, 74}, 4);
     json_t *v = game_view(&g->base, 0);

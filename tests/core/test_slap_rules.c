@@ -128,6 +128,43 @@ static void columns(slap_t *g, int s, const char *c0, const char *c1, const char
     audit_ok(g);
 }
 
+/*
+ * What a test lays out on a frozen table, as names (NULL: left as it is):
+ * piles[k] is pile k's cards, columns[s] seat s's four columns ("" for an
+ * empty one), draws[s] seat s's draw pile. Piles first, then the columns,
+ * then the draw piles.
+ */
+typedef struct {
+    const char *piles[SLAP_MAX_SEATS];
+    const char *columns[SLAP_MAX_SEATS][SLAP_COLUMNS];
+    const char *draws[SLAP_MAX_SEATS];
+} layout_t;
+
+/* A table of `seats` after its go where nobody can act (freeze()), laid out as l says. */
+static slap_t *frozen(int seats, const char *opts, const layout_t *l)
+{
+    slap_t *g = playing(seats, opts);
+    freeze(g);
+    for (int k = 0; k < seats; k++)
+        if (l->piles[k]) pile(g, k, l->piles[k]);
+    for (int s = 0; s < seats; s++)
+        if (l->columns[s][0]) {
+            const char *const *c = l->columns[s];
+            columns(g, s, c[0], c[1], c[2], c[3]);
+        }
+    for (int s = 0; s < seats; s++)
+        if (l->draws[s]) draw(g, s, l->draws[s]);
+    slap_refresh(g);
+    audit_ok(g);
+    return g;
+}
+
+/* A frozen table of `seats`, pile 1 topped by G2, seat 0's columns c0..c3. */
+static slap_t *on_g2(int seats, const char *c0, const char *c1, const char *c2, const char *c3)
+{
+    return frozen(seats, NULL, &(layout_t){.piles = {[1] = "G2"}, .columns = {{c0, c1, c2, c3}}});
+}
+
 /* Names, space-separated, into `out` (room for max). Returns the count. */
 static int cards_of(const char *names, slap_card_t *out, int max)
 {
@@ -324,10 +361,9 @@ static void card_goes_on_higher_of_another_colour_or_odd_on_even_of_its_own(void
             slap_fits((slap_card_t)card(cases[i].card), (slap_card_t)card(cases[i].top)),
             cases[i].fits);
 
-    slap_t *g = playing(2, NULL);
-    freeze(g);
-    pile(g, 1, "R4");
-    columns(g, 0, "G5", "R1 R6", "B1 B2 R3", "Y1 Y2 Y3 G4");
+    slap_t *g = frozen(2, NULL,
+                       &(layout_t){.piles = {[1] = "R4"},
+                                   .columns = {{"G5", "R1 R6", "B1 B2 R3", "Y1 Y2 Y3 G4"}}});
     assert_true(legal_has(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":1}"));
     assert_true(legal_has(g, 0, "{\"type\":\"play\",\"column\":2,\"pile\":1}"));
     refused(g, 0, "{\"type\":\"play\",\"column\":1,\"pile\":1}", 1100, "cannot_play");
@@ -343,11 +379,9 @@ static void card_goes_on_higher_of_another_colour_or_odd_on_even_of_its_own(void
 static void any_player_plays_on_any_pile_own_included(void **state)
 {
     (void)state;
-    slap_t *g = playing(3, NULL);
-    freeze(g);
-    pile(g, 0, "B2");
-    pile(g, 2, "Y2");
-    columns(g, 0, "R3", "G1 R9", "G2 G3 G9", "G4 G5 G6 B9");
+    slap_t *g = frozen(3, NULL,
+                       &(layout_t){.piles = {"B2", NULL, "Y2"},
+                                   .columns = {{"R3", "G1 R9", "G2 G3 G9", "G4 G5 G6 B9"}}});
     assert_true(legal_has(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":0}"));
     assert_true(legal_has(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":2}"));
     OK(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":2}", 1200);
@@ -357,10 +391,7 @@ static void any_player_plays_on_any_pile_own_included(void **state)
 static void next_card_of_a_column_is_turned_up_by_an_explicit_action(void **state)
 {
     (void)state;
-    slap_t *g = playing(2, NULL);
-    freeze(g);
-    pile(g, 1, "G2");
-    columns(g, 0, "R9", "B5 R3", "B1 B2 B3", "Y1 Y2 Y3 Y4");
+    slap_t *g = on_g2(2, "R9", "B5 R3", "B1 B2 B3", "Y1 Y2 Y3 Y4");
     OK(g, 0, "{\"type\":\"play\",\"column\":1,\"pile\":1}", 1100);
     assert_int_equal(g->p[0].col[1].n, 1);
     assert_false(g->p[0].col[1].up);
@@ -377,9 +408,7 @@ static void next_card_of_a_column_is_turned_up_by_an_explicit_action(void **stat
 static void top_card_moves_into_an_empty_column_only_to_uncover_one(void **state)
 {
     (void)state;
-    slap_t *g = playing(2, NULL);
-    freeze(g);
-    columns(g, 0, "", "R9", "B1 B2 B9", "Y1 Y2 Y3 Y9");
+    slap_t *g = frozen(2, NULL, &(layout_t){.columns = {{"", "R9", "B1 B2 B9", "Y1 Y2 Y3 Y9"}}});
     assert_true(legal_has(g, 0, "{\"type\":\"move\",\"column\":3,\"to\":0}"));
     refused(g, 0, "{\"type\":\"move\",\"column\":1,\"to\":0}", 1100, "pointless_move");
     refused(g, 0, "{\"type\":\"move\",\"column\":3,\"to\":2}", 1100, "column_not_empty");
@@ -398,10 +427,7 @@ static void top_card_moves_into_an_empty_column_only_to_uncover_one(void **state
 static void inline_args_form_is_accepted(void **state)
 {
     (void)state;
-    slap_t *g = playing(3, NULL);
-    freeze(g);
-    pile(g, 1, "G2");
-    columns(g, 0, "R3", "B1 G9", "B2 B3 B9", "Y1 Y2 Y4 Y9");
+    slap_t *g = on_g2(3, "R3", "B1 G9", "B2 B3 B9", "Y1 Y2 Y4 Y9");
     refused(g, 0, "{\"type\":\"play\",\"args\":[0]}", 1100, "bad_action");
     refused(g, 0, "{\"type\":\"play\",\"args\":[0,1],\"pile\":1}", 1100, "bad_action");
     refused(g, 0, "{\"type\":\"play\",\"column\":\"0\",\"pile\":1}", 1100, "bad_action");
@@ -422,14 +448,20 @@ static void inline_args_form_is_accepted(void **state)
 /* Races on one pile                                                    */
 /* ------------------------------------------------------------------ */
 
+/* Three seats, pile 0 topped by R4 on which seat 1's G5 fits; seat 2's columns c0..c3. */
+static slap_t *on_r4(const char *c0, const char *c1, const char *c2, const char *c3)
+{
+    return frozen(
+        3, NULL,
+        &(layout_t){
+            .piles = {"R4"},
+            .columns = {[1] = {"G5", "B1 R9", "B2 B3 B9", "Y1 Y2 Y4 Y9"}, [2] = {c0, c1, c2, c3}}});
+}
+
 static void plays_on_one_pile_in_the_same_ms_first_applied_wins_second_too_late(void **state)
 {
     (void)state;
-    slap_t *g = playing(3, NULL);
-    freeze(g);
-    pile(g, 0, "R4");
-    columns(g, 1, "G5", "B1 R9", "B2 B3 B9", "Y1 Y2 Y4 Y9");
-    columns(g, 2, "G7", "B1 G9", "B5 B6 B9", "Y3 Y5 Y6 R9");
+    slap_t *g = on_r4("G7", "B1 G9", "B5 B6 B9", "Y3 Y5 Y6 R9");
     assert_true(legal_has(g, 1, "{\"type\":\"play\",\"column\":0,\"pile\":0}"));
     assert_true(legal_has(g, 2, "{\"type\":\"play\",\"column\":0,\"pile\":0}"));
     /* Both sent within the same millisecond: the server applies them in
@@ -446,11 +478,7 @@ static void plays_on_one_pile_in_the_same_ms_first_applied_wins_second_too_late(
 static void later_play_that_still_fits_goes_on_top_one_that_never_fitted_cannot(void **state)
 {
     (void)state;
-    slap_t *g = playing(3, NULL);
-    freeze(g);
-    pile(g, 0, "R4");
-    columns(g, 1, "G5", "B1 R9", "B2 B3 B9", "Y1 Y2 Y4 Y9");
-    columns(g, 2, "B6", "R2", "B5 B7 B9", "Y3 Y5 Y6 R9");
+    slap_t *g = on_r4("B6", "R2", "B5 B7 B9", "Y3 Y5 Y6 R9");
     OK(g, 1, "{\"type\":\"play\",\"column\":0,\"pile\":0}", 1500);
     refused(g, 2, "{\"type\":\"play\",\"column\":1,\"pile\":0}", 1500, "cannot_play");
     OK(g, 2, "{\"type\":\"play\",\"column\":0,\"pile\":0}", 1500);
@@ -465,8 +493,7 @@ static void later_play_that_still_fits_goes_on_top_one_that_never_fitted_cannot(
 static void no_move_deal_turns_one_card_from_each_draw_pile_onto_the_next_pile(void **state)
 {
     (void)state;
-    slap_t *g = playing(3, NULL); /* stall_ms 1500 */
-    freeze(g);
+    slap_t *g = frozen(3, NULL, &(layout_t){0}); /* stall_ms 1500 */
     assert_int_equal(slap_desc.waiting(&g->base), 0);
     assert_int_equal(game_next_deadline(&g->base), 1000 + 1500);
     int next[3], before[3];
@@ -488,9 +515,7 @@ static void no_move_deal_turns_one_card_from_each_draw_pile_onto_the_next_pile(v
 static void no_move_deal_skips_a_player_without_draw_pile(void **state)
 {
     (void)state;
-    slap_t *g = playing(3, NULL);
-    freeze(g);
-    draw(g, 1, "");
+    slap_t *g = frozen(3, NULL, &(layout_t){.draws = {[1] = ""}});
     assert_true(game_tick(&g->base, 2500));
     assert_int_equal(g->pile[2].n, 1); /* seat 1 had nothing to turn */
     assert_int_equal(g->pile[0].n, 2);
@@ -501,8 +526,7 @@ static void no_move_deal_skips_a_player_without_draw_pile(void **state)
 static void no_stall_while_someone_can_act(void **state)
 {
     (void)state;
-    slap_t *g = playing(2, NULL);
-    freeze(g);
+    slap_t *g = frozen(2, NULL, &(layout_t){0});
     g->p[1].col[3].up = false;
     slap_refresh(g);
     assert_int_equal(game_next_deadline(&g->base), GAME_NO_DEADLINE);
@@ -514,18 +538,34 @@ static void no_stall_while_someone_can_act(void **state)
     game_free(&g->base);
 }
 
+/*
+ * The round ended blocked at 2500 (no stall counted, nobody slapped, nothing
+ * boxed, every pile back) and the next one is laid out, its go due 1 s later.
+ */
+static void blocked_and_laid_out_again(slap_t *g)
+{
+    assert_int_equal(g->round, 2);
+    assert_int_equal(g->phase, SLAP_SETUP);
+    assert_int_equal(g->stalls, 0);
+    assert_int_equal(g->first, -1);
+    assert_int_equal(game_next_deadline(&g->base), 2500 + 1000);
+    assert_int_equal(g->nbox, 0);
+    for (int k = 0; k < g->base.seats; k++) {
+        assert_int_equal(g->pile[k].n, 0);
+        assert_int_equal(g->pile[k].taken_by, -1);
+        assert_int_equal(g->p[k].slapped, -1);
+    }
+}
+
 static void round_ends_blocked_after_max_stalls_piles_back_to_their_owners(void **state)
 {
     (void)state;
-    slap_t *g = playing(2, "{\"max_stalls\":0}");
-    freeze(g);
+    slap_t *g = frozen(2, "{\"max_stalls\":0}", &(layout_t){0});
     int held[2];
     for (int s = 0; s < 2; s++)
         held[s] = slap_cards_held(g, s) + g->pile[s].n;
     assert_true(game_tick(&g->base, 2500));
-    assert_int_equal(g->round, 2);
-    assert_int_equal(g->phase, SLAP_SETUP);
-    assert_int_equal(game_next_deadline(&g->base), 2500 + 1000);
+    blocked_and_laid_out_again(g);
     for (int s = 0; s < 2; s++)
         assert_int_equal(slap_cards_held(g, s), held[s]);
     game_free(&g->base);
@@ -539,16 +579,12 @@ static void round_ends_blocked_after_max_stalls_piles_back_to_their_owners(void 
 static void round_ends_blocked_each_pile_goes_under_its_owners_draw_pile(void **state)
 {
     (void)state;
-    slap_t *g = playing(4, "{\"max_stalls\":0}");
-    freeze(g);
-    pile(g, 0, "B3 Y8 R11");
-    pile(g, 1, "G11");
-    pile(g, 2, "R2 Y5 B9 Y11");
-    pile(g, 3, "G6 B11");
-    columns(g, 0, "R1", "R2 R3", "R4", "R5 R6 R7");
-    columns(g, 1, "G1 G2", "G3", "G4 G5 G6", "G7");
-    columns(g, 2, "B1", "B2", "B4 B5", "B6");
-    columns(g, 3, "Y1 Y2 Y3", "Y4", "Y6", "Y7 Y9 Y10");
+    slap_t *g = frozen(4, "{\"max_stalls\":0}",
+                       &(layout_t){.piles = {"B3 Y8 R11", "G11", "R2 Y5 B9 Y11", "G6 B11"},
+                                   .columns = {{"R1", "R2 R3", "R4", "R5 R6 R7"},
+                                               {"G1 G2", "G3", "G4 G5 G6", "G7"},
+                                               {"B1", "B2", "B4 B5", "B6"},
+                                               {"Y1 Y2 Y3", "Y4", "Y6", "Y7 Y9 Y10"}}});
     assert_int_equal(slap_desc.waiting(&g->base), 0);
     assert_int_equal(game_next_deadline(&g->base), 1000 + 1500);
     slap_card_t old_draw[4][SLAP_DECK];
@@ -561,18 +597,8 @@ static void round_ends_blocked_each_pile_goes_under_its_owners_draw_pile(void **
     assert_true(game_tick(&g->base, 2500));
 
     /* Blocked at once (max_stalls 0): no stall, nobody slapped, a new round. */
-    assert_int_equal(g->round, 2);
-    assert_int_equal(g->phase, SLAP_SETUP);
-    assert_int_equal(g->stalls, 0);
-    assert_int_equal(g->first, -1);
-    assert_int_equal(game_next_deadline(&g->base), 2500 + 1000);
-    assert_int_equal(g->nbox, 0);
+    blocked_and_laid_out_again(g);
     assert_int_equal(g->nout, nout);
-    for (int k = 0; k < 4; k++) {
-        assert_int_equal(g->pile[k].n, 0);
-        assert_int_equal(g->pile[k].taken_by, -1);
-        assert_int_equal(g->p[k].slapped, -1);
-    }
     /* Pile K under seat K's draw pile, turned over (its top at the bottom),
      * then columns 0 to 3, each turned over and slid under it. */
     stack_is(g, 0, "R7 R6 R5 R4 R3 R2 R1 R11 Y8 B3", old_draw[0], old_n[0]);
@@ -600,32 +626,17 @@ static void round_ends_blocked_each_pile_goes_under_its_owners_draw_pile(void **
 static void round_ends_blocked_when_no_draw_pile_has_a_card(void **state)
 {
     (void)state;
-    slap_t *g = playing(3, NULL); /* max_stalls 30: the empty draw piles block it */
-    freeze(g);
-    pile(g, 0, "G4 R11");
-    pile(g, 1, "G11");
-    pile(g, 2, "Y2 B7 B11");
-    columns(g, 0, "R1", "R2", "R3 R4", "R5");
-    columns(g, 1, "G1 G2 G3", "G5", "G6", "G7 G8");
-    columns(g, 2, "B1", "B2 B3", "B4", "B5 B6");
-    for (int s = 0; s < 3; s++)
-        draw(g, s, "");
-    slap_refresh(g);
-    audit_ok(g);
+    /* max_stalls 30: the empty draw piles block it */
+    slap_t *g = frozen(3, NULL,
+                       &(layout_t){.piles = {"G4 R11", "G11", "Y2 B7 B11"},
+                                   .columns = {{"R1", "R2", "R3 R4", "R5"},
+                                               {"G1 G2 G3", "G5", "G6", "G7 G8"},
+                                               {"B1", "B2 B3", "B4", "B5 B6"}},
+                                   .draws = {"", "", ""}});
     assert_int_equal(game_next_deadline(&g->base), 1000 + 1500);
     assert_false(game_tick(&g->base, 2499));
     assert_true(game_tick(&g->base, 2500));
-
-    assert_int_equal(g->round, 2);
-    assert_int_equal(g->phase, SLAP_SETUP);
-    assert_int_equal(g->stalls, 0);
-    assert_int_equal(g->first, -1);
-    assert_int_equal(game_next_deadline(&g->base), 2500 + 1000);
-    assert_int_equal(g->nbox, 0);
-    for (int k = 0; k < 3; k++) {
-        assert_int_equal(g->pile[k].n, 0);
-        assert_int_equal(g->pile[k].taken_by, -1);
-    }
+    blocked_and_laid_out_again(g);
     /* 7, 8 and 9 cards: each seat exactly its own pile and columns. */
     stack_is(g, 0, "R5 R4 R3 R2 R1 R11 G4", NULL, 0);
     stack_is(g, 1, "G8 G7 G6 G5 G3 G2 G1 G11", NULL, 0);
@@ -655,11 +666,48 @@ static void seat0_finishes(slap_t *g, int64_t now)
     OK(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":1}", now);
 }
 
+/* A frozen table of `seats` where seat 0 emptied its columns at 1200: the race is on. */
+static slap_t *racing(int seats)
+{
+    slap_t *g = frozen(seats, NULL, &(layout_t){0});
+    seat0_finishes(g, 1200);
+    return g;
+}
+
+/* The same, once seat 0 has slapped pile `boxed` at 1300 (out of the game). */
+static slap_t *racing_after_the_box(int seats, int boxed)
+{
+    slap_t *g = racing(seats);
+    char a[64];
+    snprintf(a, sizeof a, "{\"type\":\"slap\",\"pile\":%d}", boxed);
+    OK(g, 0, a, 1300);
+    return g;
+}
+
+/*
+ * Two racers for one pile: seat `winner` slaps `pile` at `at`; seat `loser`,
+ * `gap` ms later, is refused it (taken) and slaps pile `other` `gap` ms after.
+ */
+typedef struct {
+    int winner, loser, pile, other;
+    int64_t at, gap;
+} race_t;
+
+static void race(slap_t *g, race_t r)
+{
+    char a[64], b[64];
+    snprintf(a, sizeof a, "{\"type\":\"slap\",\"pile\":%d}", r.pile);
+    snprintf(b, sizeof b, "{\"type\":\"slap\",\"pile\":%d}", r.other);
+    OK(g, r.winner, a, r.at);
+    refused(g, r.loser, a, r.at + r.gap, "pile_taken"); /* must slap another */
+    assert_int_equal(g->pile[r.pile].taken_by, r.winner);
+    OK(g, r.loser, b, r.at + 2 * r.gap);
+}
+
 static void first_with_empty_columns_slaps_a_pile_out_of_the_game(void **state)
 {
     (void)state;
-    slap_t *g = playing(4, NULL);
-    freeze(g);
+    slap_t *g = frozen(4, NULL, &(layout_t){0});
     refused(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1100, "columns_not_empty");
     seat0_finishes(g, 1200);
     assert_true(legal_has(g, 0, "{\"type\":\"slap\",\"pile\":2}"));
@@ -680,14 +728,8 @@ static void first_with_empty_columns_slaps_a_pile_out_of_the_game(void **state)
 static void slap_race_tie_in_the_same_ms_first_applied_wins(void **state)
 {
     (void)state;
-    slap_t *g = playing(4, NULL);
-    freeze(g);
-    seat0_finishes(g, 1200);
-    OK(g, 0, "{\"type\":\"slap\",\"pile\":2}", 1300);
-    OK(g, 2, "{\"type\":\"slap\",\"pile\":0}", 1400);
-    refused(g, 3, "{\"type\":\"slap\",\"pile\":0}", 1400, "pile_taken"); /* must slap another */
-    assert_int_equal(g->pile[0].taken_by, 2);
-    OK(g, 3, "{\"type\":\"slap\",\"pile\":1}", 1400);
+    slap_t *g = racing_after_the_box(4, 2);
+    race(g, (race_t){.winner = 2, .loser = 3, .pile = 0, .other = 1, .at = 1400, .gap = 0});
     /* The last player got the last pile: the round is over. */
     assert_int_equal(g->round, 2);
     game_free(&g->base);
@@ -696,14 +738,8 @@ static void slap_race_tie_in_the_same_ms_first_applied_wins(void **state)
 static void slap_race_near_tie_one_ms_apart_goes_to_the_earlier(void **state)
 {
     (void)state;
-    slap_t *g = playing(5, NULL);
-    freeze(g);
-    seat0_finishes(g, 1200);
-    OK(g, 0, "{\"type\":\"slap\",\"pile\":4}", 1300);
-    OK(g, 3, "{\"type\":\"slap\",\"pile\":1}", 1350);
-    refused(g, 1, "{\"type\":\"slap\",\"pile\":1}", 1351, "pile_taken");
-    assert_int_equal(g->pile[1].taken_by, 3);
-    OK(g, 1, "{\"type\":\"slap\",\"pile\":0}", 1352);
+    slap_t *g = racing_after_the_box(5, 4);
+    race(g, (race_t){.winner = 3, .loser = 1, .pile = 1, .other = 0, .at = 1350, .gap = 1});
     assert_int_equal(g->phase, SLAP_RACE); /* seats 2 and 4 still race for piles 2 and 3 */
     assert_int_equal(slap_desc.waiting(&g->base), (1u << 2) | (1u << 4));
     OK(g, 4, "{\"type\":\"slap\",\"pile\":3}", 1360);
@@ -720,9 +756,7 @@ static void slap_race_near_tie_one_ms_apart_goes_to_the_earlier(void **state)
 static void with_two_players_the_other_gets_the_last_pile_at_once(void **state)
 {
     (void)state;
-    slap_t *g = playing(2, NULL);
-    freeze(g);
-    seat0_finishes(g, 1200);
+    slap_t *g = racing(2);
     int draw1 = g->p[1].ndraw, cols1 = slap_cards_held(g, 1) - draw1, pile1 = g->pile[1].n;
     int draw0 = g->p[0].ndraw;
     OK(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1300);
@@ -738,9 +772,7 @@ static void with_two_players_the_other_gets_the_last_pile_at_once(void **state)
 static void round_end_puts_the_pile_and_columns_under_the_draw_pile(void **state)
 {
     (void)state;
-    slap_t *g = playing(3, NULL);
-    freeze(g);
-    seat0_finishes(g, 1200);
+    slap_t *g = racing(3);
     int draw2 = g->p[2].ndraw, cols2 = slap_cards_held(g, 2) - draw2, pile1 = g->pile[1].n;
     int old_top = g->p[2].draw[draw2 - 1];
     OK(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1300);
@@ -756,16 +788,24 @@ static void round_end_puts_the_pile_and_columns_under_the_draw_pile(void **state
 /* The end of the game                                                  */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A table of two where seat 0, left with `draw0` in its draw pile and R3 alone
+ * in its columns, plays R3 on pile 1 (G2) at 1200 and slaps pile 0 at 1300.
+ */
+static slap_t *seat0_ends_the_round(const char *draw0)
+{
+    slap_t *g = frozen(
+        2, NULL,
+        &(layout_t){.piles = {[1] = "G2"}, .columns = {{"R3", "", "", ""}}, .draws = {draw0}});
+    OK(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":1}", 1200);
+    OK(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1300);
+    return g;
+}
+
 static void player_with_zero_or_one_card_at_round_end_wins(void **state)
 {
     (void)state;
-    slap_t *g = playing(2, NULL);
-    freeze(g);
-    pile(g, 1, "G2");
-    columns(g, 0, "R3", "", "", "");
-    draw(g, 0, "G5");
-    OK(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":1}", 1200);
-    OK(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1300);
+    slap_t *g = seat0_ends_the_round("G5");
     assert_true(game_is_over(&g->base));
     json_t *r = slap_desc.result(&g->base);
     assert_int_equal(json_array_size(json_object_get(r, "winners")), 1);
@@ -783,13 +823,7 @@ static void player_with_zero_or_one_card_at_round_end_wins(void **state)
 static void new_round_while_everyone_has_two_cards_or_more(void **state)
 {
     (void)state;
-    slap_t *g = playing(2, NULL);
-    freeze(g);
-    pile(g, 1, "G2");
-    columns(g, 0, "R3", "", "", "");
-    draw(g, 0, "G5 G6");
-    OK(g, 0, "{\"type\":\"play\",\"column\":0,\"pile\":1}", 1200);
-    OK(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1300);
+    slap_t *g = seat0_ends_the_round("G5 G6");
     assert_false(game_is_over(&g->base));
     assert_int_equal(g->round, 2);
     /* Two cards: one column card and the go card. */
@@ -822,16 +856,11 @@ static void after_max_rounds_the_fewest_cards_win(void **state)
 static void players_with_zero_and_one_card_at_round_end_win_together(void **state)
 {
     (void)state;
-    slap_t *g = playing(4, NULL);
-    freeze(g);
-    pile(g, 0, "R4 R6 R11");
-    pile(g, 3, "Y1 Y3 Y11");
-    for (int s = 0; s < 3; s++) {
-        columns(g, s, "", "", "", "");
-        draw(g, s, "");
-    }
-    slap_refresh(g);
-    audit_ok(g);
+    slap_t *g =
+        frozen(4, NULL,
+               &(layout_t){.piles = {"R4 R6 R11", [3] = "Y1 Y3 Y11"},
+                           .columns = {{"", "", "", ""}, {"", "", "", ""}, {"", "", "", ""}},
+                           .draws = {"", "", ""}});
     int held3 = slap_cards_held(g, 3);
     OK(g, 0, "{\"type\":\"slap\",\"pile\":0}", 1100); /* boxed: seat 0 keeps nothing */
     OK(g, 2, "{\"type\":\"slap\",\"pile\":2}", 1101); /* B11: one card */
@@ -850,16 +879,10 @@ static void players_with_zero_and_one_card_at_round_end_win_together(void **stat
 static void one_card_players_win_together_two_cards_do_not(void **state)
 {
     (void)state;
-    slap_t *g = playing(3, NULL);
-    freeze(g);
-    columns(g, 0, "", "", "", "");
-    draw(g, 0, "G5");
-    columns(g, 1, "", "", "", "");
-    draw(g, 1, "");
-    columns(g, 2, "Y3", "", "", "");
-    draw(g, 2, "");
-    slap_refresh(g);
-    audit_ok(g);
+    slap_t *g =
+        frozen(3, NULL,
+               &(layout_t){.columns = {{"", "", "", ""}, {"", "", "", ""}, {"Y3", "", "", ""}},
+                           .draws = {"G5", "", ""}});
     OK(g, 0, "{\"type\":\"slap\",\"pile\":2}", 1100); /* boxed: seat 0 keeps G5 */
     OK(g, 1, "{\"type\":\"slap\",\"pile\":1}", 1101); /* G11; seat 2 gets pile 0 (R11) */
     result_is(g, "[0,1]", "[1,1,2]", 1);
@@ -870,12 +893,8 @@ static void one_card_players_win_together_two_cards_do_not(void **state)
 static void after_max_rounds_a_tie_on_the_fewest_cards_shares_the_win(void **state)
 {
     (void)state;
-    slap_t *g = playing(3, "{\"max_rounds\":1,\"max_stalls\":0}");
-    freeze(g);
-    draw(g, 0, "R1 R2");
-    draw(g, 2, "B1 B2");
-    slap_refresh(g);
-    audit_ok(g);
+    slap_t *g = frozen(3, "{\"max_rounds\":1,\"max_stalls\":0}",
+                       &(layout_t){.draws = {"R1 R2", NULL, "B1 B2"}});
     int held1 = slap_cards_held(g, 1) + 1;
     assert_true(held1 > 13);
     assert_true(game_tick(&g->base, 2500));
@@ -977,9 +996,7 @@ static void face_down_cards_never_reach_anyone_over_random_games(void **state)
 static void greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning(void **state)
 {
     (void)state;
-    slap_t *g = playing(3, NULL);
-    freeze(g);
-    pile(g, 2, "R1 R2 G11");
+    slap_t *g = frozen(3, NULL, &(layout_t){.piles = {[2] = "R1 R2 G11"}});
     seat0_finishes(g, 1200); /* pile 1: G2 R3 */
     rng_t r;
     rng_seed(&r, 1);
@@ -993,10 +1010,7 @@ static void greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning(voi
     json_decref(d);
     json_decref(v);
 
-    slap_t *h = playing(2, NULL);
-    freeze(h);
-    pile(h, 1, "G2");
-    columns(h, 0, "R9", "B1 R3", "B1 B2 B9", "Y1 Y2 Y3 Y9");
+    slap_t *h = on_g2(2, "R9", "B1 R3", "B1 B2 B9", "Y1 Y2 Y3 Y9");
     h->p[0].col[3].up = false;
     slap_refresh(h);
     v = game_view(&h->base, 0);

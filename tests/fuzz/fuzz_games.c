@@ -77,23 +77,13 @@ typedef struct table {
     size_t nlog, caplog;
 } table_t;
 
-static char tbuf[4][512];
-static int tnext;
-
-/* Compact text of j for messages (four rotating buffers). */
-static const char *T(const json_t *j)
-{
-    tnext = (tnext + 1) % 4;
-    return cu_text(j, tbuf[tnext], sizeof tbuf[tnext]);
-}
-
 #define CHECK(t, cond, ...)                                                                        \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr,                                                                        \
-                    "game %s, %d seats, seed %" PRIu64 ", options %s, step %ld, now %" PRId64      \
-                    ": ",                                                                          \
-                    (t)->d->id, (t)->seats, (t)->seed, T((t)->options), (t)->step, (t)->now);      \
+            fprintf(                                                                               \
+                stderr,                                                                            \
+                "game %s, %d seats, seed %" PRIu64 ", options %s, step %ld, now %" PRId64 ": ",    \
+                (t)->d->id, (t)->seats, (t)->seed, cu_show((t)->options), (t)->step, (t)->now);    \
             FZ_CHECK(cond, __VA_ARGS__);                                                           \
         }                                                                                          \
     } while (0)
@@ -156,11 +146,11 @@ static json_t *legal_of(table_t *t, int seat)
 {
     if (!t->legal[seat]) {
         json_t *l = game_legal(t->g, seat);
-        CHECK(t, json_is_array(l), "legal(%d) is %s", seat, T(l));
+        CHECK(t, json_is_array(l), "legal(%d) is %s", seat, cu_show(l));
         size_t i;
         json_t *a;
-        json_array_foreach(l, i, a)
-            CHECK(t, json_is_string(json_object_get(a, "type")), "legal(%d) lists %s", seat, T(a));
+        json_array_foreach(l, i, a) CHECK(t, json_is_string(json_object_get(a, "type")),
+                                          "legal(%d) lists %s", seat, cu_show(a));
         t->legal[seat] = l;
     }
     return json_incref(t->legal[seat]);
@@ -196,12 +186,12 @@ static void check_views(table_t *t, bool print)
             json_t *legal = legal_of(t, s);
             json_t *seat = json_object_get(v, "seat");
             CHECK(t, json_is_integer(seat) && json_integer_value(seat) == s, "view(%d) seat %s", s,
-                  T(seat));
+                  cu_show(seat));
             CHECK(t, json_equal(json_object_get(v, "legal"), legal),
-                  "view(%d) has legal %s, legal(%d) is %s", s, T(json_object_get(v, "legal")), s,
-                  T(legal));
+                  "view(%d) has legal %s, legal(%d) is %s", s, cu_show(json_object_get(v, "legal")),
+                  s, cu_show(legal));
             CHECK(t, !over || json_array_size(legal) == 0, "over, yet legal(%d) is %s", s,
-                  T(legal));
+                  cu_show(legal));
             remember(t, legal);
             json_decref(legal);
         }
@@ -211,14 +201,15 @@ static void check_views(table_t *t, bool print)
     if (over) {
         CHECK(t, waiting == 0, "over, yet waiting() is %#x", waiting);
         json_t *winners = json_object_get(res, "winners");
-        CHECK(t, json_is_object(res) && json_is_array(winners), "result once over: %s", T(res));
+        CHECK(t, json_is_object(res) && json_is_array(winners), "result once over: %s",
+              cu_show(res));
         size_t i;
         json_t *w;
         json_array_foreach(winners, i, w) CHECK(
             t, json_is_integer(w) && json_integer_value(w) >= 0 && json_integer_value(w) < t->seats,
-            "result once over: %s", T(res));
+            "result once over: %s", cu_show(res));
     } else {
-        CHECK(t, res == NULL, "result before the end: %s", T(res));
+        CHECK(t, res == NULL, "result before the end: %s", cu_show(res));
     }
     json_decref(res);
 }
@@ -241,14 +232,14 @@ static void snap_check_free(table_t *t, snapshot_t *s, int seat, const json_t *a
     for (int k = GAME_SPECTATOR; k < t->seats; k++) {
         json_t *v = game_view(t->g, k);
         CHECK(t, json_equal(v, s->views[k + 1]),
-              "seat %d's refused %s changed view(%d): %s became %s", seat, T(a), k,
-              T(s->views[k + 1]), T(v));
+              "seat %d's refused %s changed view(%d): %s became %s", seat, cu_show(a), k,
+              cu_show(s->views[k + 1]), cu_show(v));
         json_decref(v);
         json_decref(s->views[k + 1]);
     }
     json_t *d = t->d->dump(t->g);
     CHECK(t, json_equal(d, s->dump), "seat %d's refused %s changed the state: %s became %s", seat,
-          T(a), T(s->dump), T(d));
+          cu_show(a), cu_show(s->dump), cu_show(d));
     json_decref(d);
     json_decref(s->dump);
 }
@@ -265,7 +256,7 @@ static void act(table_t *t, int seat, const json_t *a, bool listed)
     game_error_t err = {0};
     int rc = game_apply(t->g, seat, a, t->now, &err);
     if (rc == 0) {
-        CHECK(t, !over, "seat %d's %s accepted after the end", seat, T(a));
+        CHECK(t, !over, "seat %d's %s accepted after the end", seat, cu_show(a));
         log_push(t, seat, a, false);
         audit_ok(t, t->g, "an action");
         if (!listed) {
@@ -275,10 +266,10 @@ static void act(table_t *t, int seat, const json_t *a, bool listed)
         }
         return;
     }
-    CHECK(t, !listed, "seat %d's listed %s refused: %s: %s", seat, T(a),
+    CHECK(t, !listed, "seat %d's listed %s refused: %s: %s", seat, cu_show(a),
           err.code ? err.code : "(null)", err.message);
     CHECK(t, rc == -1 && cu_snake_case(err.code) && err.message[0],
-          "seat %d's %s: apply returned %d, code \"%s\", message \"%s\"", seat, T(a), rc,
+          "seat %d's %s: apply returned %d, code \"%s\", message \"%s\"", seat, cu_show(a), rc,
           err.code ? err.code : "(null)", err.message);
     snap_check_free(t, &snap, seat, a);
 }
@@ -502,7 +493,7 @@ static void check_options_kept(table_t *t)
             json_t *w = json_object_get(kept, k);
             if (!json_is_integer(v) || (x >= INT32_MIN && x <= INT32_MAX) || !w) continue;
             CHECK(t, json_equal(v, w), "option %s = %s accepted, but the game plays with %s", k,
-                  T(v), T(w));
+                  cu_show(v), cu_show(w));
         }
     json_decref(d);
 }
@@ -560,12 +551,12 @@ static void check_replay(table_t *t)
             CHECK(t, game_tick(r, e->now) == e->changed, "replay: tick %zu returned otherwise", i);
         } else {
             CHECK(t, game_apply(r, e->seat, e->action, e->now, &err) == 0,
-                  "replay: seat %d's %s (entry %zu) refused: %s: %s", e->seat, T(e->action), i,
-                  err.code ? err.code : "(null)", err.message);
+                  "replay: seat %d's %s (entry %zu) refused: %s: %s", e->seat, cu_show(e->action),
+                  i, err.code ? err.code : "(null)", err.message);
         }
     }
     json_t *x = t->d->dump(t->g), *y = t->d->dump(r);
-    CHECK(t, json_equal(x, y), "replay gives another state: %s vs %s", T(x), T(y));
+    CHECK(t, json_equal(x, y), "replay gives another state: %s vs %s", cu_show(x), cu_show(y));
     json_decref(x);
     json_decref(y);
     for (int s = GAME_SPECTATOR; s < t->seats; s++) {
@@ -584,7 +575,8 @@ static void check_resample(table_t *t, fz_t *in)
     game_t *c = t->d->resample(t->g, s, fz_u64(in));
     CHECK(t, c && c->desc == t->d && c->seats == t->seats, "resample(%d)", s);
     json_t *x = game_view(t->g, s), *y = game_view(c, s);
-    CHECK(t, json_equal(x, y), "resample(%d) changed view(%d): %s became %s", s, s, T(x), T(y));
+    CHECK(t, json_equal(x, y), "resample(%d) changed view(%d): %s became %s", s, s, cu_show(x),
+          cu_show(y));
     json_decref(x);
     json_decref(y);
     audit_ok(t, c, "resample");
@@ -677,7 +669,7 @@ static void step(table_t *t, fz_t *in)
         if (!a) return;
         bool listed = is_listed(t, s, a);
         CHECK(t, listed || !(game_waiting(t->g) & (1u << s)),
-              "default_action(%d) is %s, not listed", s, T(a));
+              "default_action(%d) is %s, not listed", s, cu_show(a));
         act(t, s, a, listed);
         json_decref(a);
     } else if (op == 8) {
@@ -688,7 +680,8 @@ static void step(table_t *t, fz_t *in)
         json_t *v = game_view(t->g, s), *legal = legal_of(t, s);
         json_t *a = t->d->bot(v, strategy, &r);
         CHECK(t, json_array_size(legal) ? cu_contains(legal, a) : a == NULL,
-              "bot \"%s\" for seat %d chose %s; legal: %s", strategy, s, T(a), T(legal));
+              "bot \"%s\" for seat %d chose %s; legal: %s", strategy, s, cu_show(a),
+              cu_show(legal));
         if (a) act(t, s, a, true);
         json_decref(a);
         json_decref(legal);
