@@ -17,6 +17,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "json_text.h"
@@ -85,6 +86,34 @@ static void put_integer(out_t *o, json_int_t v)
     put(o, p, (size_t)(tmp + sizeof tmp - p));
 }
 
+/*
+ * A real as jansson writes it (17 significant digits, "%.17g"), without
+ * calling jansson: json_dumpb() allocates even for a number (its loop
+ * guard's table), and a failed allocation there would leave the number out.
+ * Like jansson: a real always shows a '.' or an exponent ("1.0", not "1"),
+ * and an exponent has no '+' and no leading zeros ("1e20", "1e-5").
+ */
+static size_t real_text(double d, char *buf, size_t size)
+{
+    int k = snprintf(buf, size, "%.17g", d);
+    if (k < 0 || (size_t)k + 3 > size) return 0;
+    size_t n = (size_t)k;
+    char *e = memchr(buf, 'e', n);
+    if (!e && !memchr(buf, '.', n)) {
+        memcpy(buf + n, ".0", 2);
+        return n + 2;
+    }
+    if (!e) return n;
+    char *from = e + 1, *to = e + 1;
+    if (*from == '-') from++, to++;
+    if (*from == '+') from++;
+    while (*from == '0' && from[1])
+        from++;
+    size_t tail = n - (size_t)(from - buf);
+    memmove(to, from, tail);
+    return (size_t)(to - buf) + tail;
+}
+
 static void put_value(out_t *o, const json_t *v)
 {
     switch (json_typeof(v)) {
@@ -120,8 +149,7 @@ static void put_value(out_t *o, const json_t *v)
     case JSON_INTEGER: put_integer(o, json_integer_value(v)); break;
     case JSON_REAL: {
         char tmp[64];
-        size_t n = json_dumpb(v, tmp, sizeof tmp, JSON_COMPACT | JSON_ENCODE_ANY);
-        put(o, tmp, n <= sizeof tmp ? n : 0);
+        put(o, tmp, real_text(json_real_value(v), tmp, sizeof tmp));
         break;
     }
     case JSON_TRUE: put(o, "true", 4); break;

@@ -184,13 +184,17 @@ void lobby_replay(request_t *req)
     }
 }
 
-void lobby_join(request_t *req)
+/*
+ * join and addbot: the reply {room, seat} is built first (`internal` must mean
+ * nothing happened), then `sit` seats someone (the seat, or -1 with err),
+ * then the table starts if that was its last seat.
+ */
+static void seat_and_reply(request_t *req, int (*sit)(request_t *req, tapis_error_t *err))
 {
     room_t *r = req->room;
-    json_t *seat = json_object_get(req->msg, "seat");
     json_t *reply = req_ok_prepare(req, json_pack("{s:s, s:i}", "room", r->id, "seat", -1));
     tapis_error_t err = {TAPIS_E_INTERNAL, "out of memory"};
-    int k = reply ? room_sit(r, req->session, seat ? (int)json_integer_value(seat) : -1, &err) : -1;
+    int k = reply ? sit(req, &err) : -1;
     if (k < 0) {
         json_decref(reply);
         req_fail(req, err.code, "%s", err.message);
@@ -199,6 +203,22 @@ void lobby_join(request_t *req)
     json_integer_set(json_object_get(reply, "seat"), k);
     req_send(req, reply);
     room_seated(r);
+}
+
+static int sit_player(request_t *req, tapis_error_t *err)
+{
+    json_t *seat = json_object_get(req->msg, "seat");
+    return room_sit(req->room, req->session, seat ? (int)json_integer_value(seat) : -1, err);
+}
+
+static int sit_bot(request_t *req, tapis_error_t *err)
+{
+    return room_add_bot(req->room, json_string_value(json_object_get(req->msg, "strategy")), err);
+}
+
+void lobby_join(request_t *req)
+{
+    seat_and_reply(req, sit_player);
 }
 
 void lobby_watch(request_t *req)
@@ -235,18 +255,7 @@ void lobby_addbot(request_t *req)
         req_fail(req, TAPIS_E_NOT_SEATED, "only a player seated at table %s may add bots", r->id);
         return;
     }
-    json_t *reply = req_ok_prepare(req, json_pack("{s:s, s:i}", "room", r->id, "seat", -1));
-    tapis_error_t err = {TAPIS_E_INTERNAL, "out of memory"};
-    int k = reply ? room_add_bot(r, json_string_value(json_object_get(req->msg, "strategy")), &err)
-                  : -1;
-    if (k < 0) {
-        json_decref(reply);
-        req_fail(req, err.code, "%s", err.message);
-        return;
-    }
-    json_integer_set(json_object_get(reply, "seat"), k);
-    req_send(req, reply);
-    room_seated(r);
+    seat_and_reply(req, sit_bot);
 }
 
 void lobby_say(request_t *req)

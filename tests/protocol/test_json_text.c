@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,15 @@ static void test_scalars_and_escapes(void **state)
         json_real(0.5),
         json_real(1e300),
         json_real(-3.0),
+        json_real(-0.0), /* reals are written without jansson: every shape of %.17g */
+        json_real(1e20),
+        json_real(1e-5),
+        json_real(-2.5e-300),
+        json_real(1.7976931348623157e308),
+        json_real(4.9e-324),
+        json_real(0.1),
+        json_real(123456789012345678.0),
+        json_real(1e16),
         json_string(""),
         json_stringn(all, 35),
         json_stringn("a\0b", 3),
@@ -79,7 +89,9 @@ static json_t *random_value(unsigned *seed, int depth)
     case 0: return json_null();
     case 1: return json_boolean(rand_r(seed) & 1);
     case 2: return json_integer((json_int_t)rand_r(seed) * (rand_r(seed) & 1 ? -977 : 1));
-    case 3: return json_real((double)rand_r(seed) / 7.0);
+    case 3: /* ordinary, tiny and huge magnitudes */
+        return json_real((double)rand_r(seed) / 7.0 *
+                         pow(10.0, (double)(rand_r(seed) % 601) - 300));
     case 4:
     case 5: {
         char s[64] = "";

@@ -96,6 +96,22 @@ class Server:
             self.proc.wait()
 
 
+def read_to_eof(sock, stop_on_error=False):
+    """Every byte the peer sends until it closes. A socket error (a timeout, a
+    reset) raises, or with stop_on_error ends the read: what came is returned."""
+    data = b""
+    while True:
+        try:
+            d = sock.recv(65536)
+        except OSError:
+            if not stop_on_error:
+                raise
+            d = b""
+        if not d:
+            return data
+        data += d
+
+
 class Closed(Exception):
     pass
 

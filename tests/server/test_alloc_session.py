@@ -39,7 +39,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server  # noqa: E402
+from harness import Server, read_to_eof  # noqa: E402
 
 HANG = 5.0  # s without the answer the script waits for: a hang
 ARGS = ("--seed", "1", "--bot-delay", "0", "--log-level", "warn", "--metrics", "127.0.0.1:0")
@@ -370,15 +370,14 @@ def scrape(run):
         raise Broken("no 'metrics on' line")
     s = socket.create_connection(("127.0.0.1", int(m.group(1))), timeout=HANG)
     s.sendall(b"GET /metrics HTTP/1.1\r\n\r\n")
-    data = b""
     try:
-        while True:
-            d = s.recv(65536)
-            if not d:
-                break
-            data += d
+        data = read_to_eof(s)
     except socket.timeout:
         raise Broken("/metrics: no answer in %.0f s" % HANG)
+    except ConnectionResetError:  # closed unanswered (out of memory), the request unread
+        if not run.failing:
+            raise Broken("/metrics: connection reset")
+        data = b""
     finally:
         s.close()
     status = data.split(b" ", 2)[1] if data.startswith(b"HTTP/1.1 ") else b""

@@ -14,7 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, is_ev, run_tests, test  # noqa: E402
+from harness import Server, is_ev, read_to_eof, run_tests, test  # noqa: E402
 from util import drop_a_seated_player, open_sockets, served  # noqa: E402
 
 
@@ -180,12 +180,7 @@ def a_flood_that_goes_on_is_closed_with_too_many_errors(srv):
     s = socket.create_connection(("127.0.0.1", srv.port))
     s.settimeout(5)
     s.sendall(b"ping\n" * 1000)
-    data = b""
-    while True:
-        d = s.recv(65536)
-        if not d:
-            break
-        data += d
+    data = read_to_eof(s)
     msgs = [json.loads(l) for l in data.split(b"\n") if l]
     got = [m.get("ok") or m["error"]["code"] for m in msgs]
     assert got.count(True) == 200, got.count(True)  # the burst: twice the rate
@@ -203,15 +198,7 @@ def brace_flood_is_closed_after_a_bounded_number_of_errors(srv):
         s.sendall(b"{\n" * 200000)
     except OSError:
         pass  # closed while we were still writing: fine
-    data = b""
-    try:
-        while True:
-            d = s.recv(65536)
-            if not d:
-                break
-            data += d
-    except OSError:
-        pass
+    data = read_to_eof(s, stop_on_error=True)
     lines = [json.loads(l) for l in data.split(b"\n") if l]
     assert lines and lines[-1].get("error", {}).get("code") == "too_many_errors", lines[-3:]
     assert len(data) < 20000, "%d bytes of errors for a flood" % len(data)

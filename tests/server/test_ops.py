@@ -15,7 +15,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import TIMEOUT, Server, is_ev, run_tests, test  # noqa: E402
+from harness import TIMEOUT, Server, is_ev, read_to_eof, run_tests, test  # noqa: E402
 
 def documented_families():
     """{family: type} from the table of docs/METRICS.md: the scrape must match it."""
@@ -72,12 +72,7 @@ def http(port, request):
     """Send raw bytes, read to EOF; returns (status, headers dict, body)."""
     s = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
     s.sendall(request)
-    data = b""
-    while True:
-        d = s.recv(65536)
-        if not d:
-            break
-        data += d
+    data = read_to_eof(s)
     s.close()
     head, _, body = data.partition(b"\r\n\r\n")
     lines = head.decode().split("\r\n")
