@@ -365,6 +365,7 @@ int main(int argc, char **argv)
     uv_timer_start(&srv.lag_timer, on_lag_tick, LAG_TICK_MS, LAG_TICK_MS);
     uv_unref((uv_handle_t *)&srv.lag_timer);
     int restored = 0, resessions = 0, quarantined = 0;
+    uint64_t restore_ns = uv_hrtime();
     if (srv.opts.db_path[0] &&
         (store_open(&srv) < 0 || (restored = store_restore(&srv, &resessions, &quarantined)) < 0)) {
         return abandon_start(&srv);
@@ -383,8 +384,9 @@ int main(int argc, char **argv)
         }
     }
     if (srv.store)
-        log_notice("store %s: %d tables and %d sessions restored%s", srv.opts.db_path, restored,
-                   resessions, quarantined ? " (some quarantined: see above)" : "");
+        log_notice("store %s: %d tables and %d sessions restored in %.0f ms%s", srv.opts.db_path,
+                   restored, resessions, (double)(uv_hrtime() - restore_ns) / 1e6,
+                   quarantined ? " (some quarantined: see above)" : "");
 
     notify("READY=1");
     uv_run(&loop, UV_RUN_DEFAULT);
