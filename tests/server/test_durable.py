@@ -379,6 +379,66 @@ def one_server_per_database_and_checkpoints_off_the_loop(exe):
             srv.finish()
 
 
+def schema_v1_sql():
+    """The version 1 schema, as docs/STORE.md writes it down (up to its
+    "-- version 2" line): the file a tapisd of that version made."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "docs", "STORE.md")) as f:
+        text = f.read()
+    block = text.split("```sql", 1)[1].split("```", 1)[0]
+    return block.split("-- version 2", 1)[0]
+
+
+@test
+def a_version_1_database_is_migrated_and_a_newer_one_refused(exe):
+    """Migrations from the first version on: a version 1 file with a session
+    and a waiting table is brought to the current schema at start, and the
+    player takes the seat back with the token; a file of a newer version
+    than this tapisd knows is refused, unchanged."""
+    import hashlib
+    with TempDir() as d:
+        db = os.path.join(d, "v1.db")
+        token = "0123456789abcdef0123456789abcdef"
+        con = sqlite3.connect(db)
+        con.executescript(schema_v1_sql())
+        con.execute("INSERT INTO sessions VALUES (5, 'olga', ?, 0)",
+                    (hashlib.blake2b(token.encode(), digest_size=32).hexdigest(),))
+        con.execute("INSERT INTO rooms (rid, code, game, players, options, seed, private, title,"
+                    " status, created) VALUES (3, '3', '233', 2, '{}', 42, 0, '233', 'waiting', 0)")
+        con.execute("INSERT INTO seats (rid, seat, name, session) VALUES (3, 0, 'olga', 5)")
+        con.execute("INSERT INTO journal VALUES (3, 1, 'seat', 0, 0, ?)",
+                    (json.dumps({"name": "olga", "session": 5}),))
+        con.execute("PRAGMA user_version = 1")
+        con.commit()
+        con.close()
+        srv = Server(exe, "--db", db)
+        try:
+            c = srv.connect()
+            r = c.request("hello", name="olga", token=token)
+            assert r["ok"] and r["resumed"] and r["rooms"] == ["3"], r
+            st = c.ok("state", room="3")
+            assert st["status"] == "waiting" and st["seats"][0]["name"] == "olga", st
+            b = srv.connect("ben")
+            b.ok("join", room="3")
+            c.event(is_ev("state", "3"))
+            assert srv.connect("max").ok("history", all=True)["total"] == 0
+        finally:
+            srv.finish()
+        con = sqlite3.connect(db)
+        version = con.execute("PRAGMA user_version").fetchone()[0]
+        indexes = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        con.execute("PRAGMA user_version = 99")
+        con.commit()
+        con.close()
+        assert version >= 2 and {"rooms_by_end", "seats_by_session"} <= indexes, (version, indexes)
+        try:
+            Server(exe, "--db", db, start_timeout=3).kill()
+        except RuntimeError as e:
+            assert "schema version 99 is newer than this tapisd knows" in str(e), str(e)
+        else:
+            raise AssertionError("tapisd started on a database of schema 99")
+
+
 @test
 def sigterm_keeps_the_tables_and_says_restart(exe):
     with TempDir() as d:
