@@ -67,6 +67,8 @@ typedef struct seat_conn {
     json_t *reply;                 /* the last non-act reply (for the setup steps) */
     char pending[MAX_PENDING][16]; /* commands sent and not yet answered (FIFO) */
     int phead, pcount;
+    char token[140];           /* from hello: to take the seats back after a restart */
+    long long reconnect_until; /* ms: lost, and trying again until then (0: connected) */
 } seat_conn_t;
 
 typedef struct bot_opts {
@@ -77,7 +79,8 @@ typedef struct bot_opts {
     int react_ms; /* --strategy NAME:MS: wait this long after a view before deciding */
     unsigned long long seed;
     long long game_timeout_ms;
-    json_t *options; /* create's options */
+    long long reconnect_ms; /* a lost connection is opened again for this long; 0 = never */
+    json_t *options;        /* create's options */
     bool verbose;
 } bot_opts_t;
 
@@ -86,6 +89,7 @@ typedef struct stats {
     long long score_sum;
     int score_n;
     long long rounds;
+    int reconnects;
 } stats_t;
 
 /* The whole run, passed around: the options, the connections, the table of the
@@ -249,6 +253,11 @@ static void on_reply(seat_conn_t *c, json_t *msg)
         return;
     }
     if (!ok) error_at(c->bot, c, "%s refused: %s: %s", sent, code ? code : "?", text ? text : "");
+    const char *token = json_string_value(json_object_get(msg, "token"));
+    if (ok && strcmp(sent, "hello") == 0 && token) {
+        snprintf(c->token, sizeof c->token, "%s", token);
+        c->reconnect_until = 0; /* back */
+    }
     json_decref(c->reply);
     c->reply = json_incref(msg);
 }
@@ -296,6 +305,9 @@ static void on_event(seat_conn_t *c, const char *ev, json_t *msg)
     } else if (strcmp(ev, "timeout") == 0 && here) {
         json_t *seat = json_object_get(msg, "seat");
         if (json_integer_value(seat) == c->seat) b->s.timeouts++;
+    } else if (strcmp(ev, "shutdown") == 0 && b->o.reconnect_ms > 0 &&
+               json_is_true(json_object_get(msg, "restart"))) {
+        /* The server keeps the tables: the connection closes, and pump() opens it again. */
     } else if (strcmp(ev, "error") == 0 || strcmp(ev, "replaced") == 0 ||
                strcmp(ev, "shutdown") == 0) {
         const char *m =
@@ -325,8 +337,46 @@ static void on_line(seat_conn_t *c, const char *line, size_t len)
 }
 
 /*
+ * The connection of c was lost (a server restart, a crash): open it again
+ * and say hello with the session's token, for up to --reconnect (retrying
+ * every 100 ms, then up to every 2 s). The server sends the room and its
+ * state again; the view is decided anew (an act in flight may not have been
+ * kept). Returns 0, or -1 when it cannot (no token, a setup request was in
+ * flight, the time is up).
+ */
+static int reconnect(seat_conn_t *c)
+{
+    bot_t *b = c->bot;
+    net_close(&c->net);
+    /* Only acts, or the hello of an earlier reconnect (a server that went away
+       again at once), may be lost with the connection: a setup step may not. */
+    for (int k = 0; k < c->pcount; k++) {
+        const char *cmd = c->pending[(c->phead + k) % MAX_PENDING];
+        if (strcmp(cmd, "act") != 0 && !(c->reconnect_until && strcmp(cmd, "hello") == 0))
+            return -1;
+    }
+    if (b->o.reconnect_ms <= 0 || !c->token[0]) return -1;
+    if (!c->reconnect_until) c->reconnect_until = net_now_ms() + b->o.reconnect_ms;
+    long long until = c->reconnect_until, wait = 100;
+    while (net_open(&c->net, b->o.host, b->o.port) < 0) {
+        if (net_now_ms() + wait > until) return -1;
+        poll(NULL, 0, (int)wait);
+        wait = wait * 2 > 2000 ? 2000 : wait * 2;
+    }
+    c->phead = c->pcount = 0;
+    c->acts_pending = 0;
+    c->acted = -1;
+    c->retry = 0;
+    c->act_at = 0;
+    b->s.reconnects++;
+    if (b->o.verbose) fprintf(stderr, "%s reconnected\n", c->name);
+    return request(
+        c, json_pack("{s:s, s:s, s:s}", "cmd", "hello", "name", c->name, "token", c->token));
+}
+
+/*
  * Wait up to timeout_ms for traffic and handle it, then run the refusal
- * timers. Returns -1 when a connection is lost.
+ * timers. Returns -1 when a connection is lost and cannot be opened again.
  */
 static int pump(bot_t *b, int timeout_ms)
 {
@@ -346,11 +396,12 @@ static int pump(bot_t *b, int timeout_ms)
     for (int i = 0; n > 0 && i < b->nc; i++) {
         if (!pfd[i].revents) continue;
         long r = net_read(&b->c[i].net);
-        if (r <= 0) {
+        if (r <= 0 && reconnect(&b->c[i]) < 0) {
             error_at(b, &b->c[i], "connection lost%s%s", r < 0 ? ": " : "",
                      r < 0 ? strerror(errno) : "");
             return -1;
         }
+        if (r <= 0) continue;
         const char *line;
         size_t len;
         int fr;
@@ -478,6 +529,9 @@ static void usage(FILE *f)
                "  --option KEY=VALUE   a game option for create (repeatable), e.g. target=100\n"
                "  --seed N             seed of this client's random choices\n"
                "  --timeout SECONDS    give up on a game after this long (default 600)\n"
+               "  --reconnect SECONDS  a lost connection (a server restart) is opened again\n"
+               "                       and takes its seats back with its token, trying for\n"
+               "                       this long (default 60; 0 = give up at once)\n"
                "  --verbose            print every line sent and received on stderr\n"
                "  --help\n"
                "\n"
@@ -523,7 +577,7 @@ static void add_option(bot_opts_t *o, const char *kv)
 
 static void parse_args(bot_t *b, int argc, char **argv)
 {
-    enum { OPT_BOT_STRATEGY = 256, OPT_OPTION, OPT_SEED, OPT_TIMEOUT };
+    enum { OPT_BOT_STRATEGY = 256, OPT_OPTION, OPT_SEED, OPT_TIMEOUT, OPT_RECONNECT };
     static const struct option longs[] = {
         {"game", required_argument, NULL, 'g'},
         {"players", required_argument, NULL, 'p'},
@@ -535,6 +589,7 @@ static void parse_args(bot_t *b, int argc, char **argv)
         {"option", required_argument, NULL, OPT_OPTION},
         {"seed", required_argument, NULL, OPT_SEED},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"reconnect", required_argument, NULL, OPT_RECONNECT},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -546,6 +601,7 @@ static void parse_args(bot_t *b, int argc, char **argv)
     b->o.games = 1;
     b->o.seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
     b->o.game_timeout_ms = 600000;
+    b->o.reconnect_ms = 60000;
     int ch;
     while ((ch = getopt_long(argc, argv, "g:p:b:n:s:N:vh", longs, NULL)) != -1) {
         switch (ch) {
@@ -558,6 +614,9 @@ static void parse_args(bot_t *b, int argc, char **argv)
         case 'N': b->o.name = optarg; break;
         case OPT_OPTION: add_option(&b->o, optarg); break;
         case OPT_SEED: b->o.seed = strtoull(optarg, NULL, 10); break;
+        case OPT_RECONNECT:
+            b->o.reconnect_ms = 1000LL * parse_int(optarg, 0, 86400, "--reconnect");
+            break;
         case OPT_TIMEOUT:
             b->o.game_timeout_ms = 1000LL * parse_int(optarg, 1, 86400, "--timeout");
             break;
@@ -650,11 +709,11 @@ int main(int argc, char **argv)
     printf("tapis-bot: %s, %d players (%d server bots), strategy %s\n", b->o.game, b->o.players,
            b->o.bots, b->o.strategy);
     printf("games %d/%d  wins %d  mean score %.1f  mean rounds %.1f  acts %d  refused %d  "
-           "timeouts %d  errors %d  (%.1f s)\n",
+           "timeouts %d  reconnects %d  errors %d  (%.1f s)\n",
            b->s.games, b->o.games, b->s.wins,
            b->s.score_n ? (double)b->s.score_sum / b->s.score_n : 0.0,
            b->s.games ? (double)b->s.rounds / b->s.games : 0.0, b->s.acts, b->s.refused,
-           b->s.timeouts, b->s.errors, secs);
+           b->s.timeouts, b->s.reconnects, b->s.errors, secs);
     int status = rc == 0 && b->s.errors == 0 && b->s.games == b->o.games ? 0 : 1;
     free(b);
     return status;

@@ -4,6 +4,7 @@
  *
  *     tapis [HOST:PORT] [--name NAME] [--no-color] [--keepalive TIME]
  *     tapis [HOST:PORT] --json
+ *     tapis [HOST:PORT] replay ID [--json] [--name NAME] [--no-color]
  *
  * Interactive: asks for a name, says hello, and reads commands with libedit
  * (history, tab completion) while server events are printed at any time:
@@ -15,7 +16,8 @@
  * says), show.c (output, through render*.c and safe_text.h), complete.c (Tab).
  *
  * --json (json_mode.c) passes raw protocol lines between stdin/stdout and
- * the server, for scripts.
+ * the server, for scripts. `replay ID` (replay_cmd.c, replay.c) steps through
+ * a finished game, re-run through core/.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -248,10 +250,15 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: tapis [HOST:PORT] [--name NAME] [--no-color] [--keepalive TIME]\n"
                "       tapis [HOST:PORT] --json\n"
+               "       tapis [HOST:PORT] replay ID [--json] [--name NAME] [--no-color]\n"
                "\n"
                "The terminal client of tapis (default " NET_DEFAULT_HOST ":" NET_DEFAULT_PORT ").\n"
                "Type `help` once connected. --json passes raw protocol lines between\n"
                "stdin/stdout and the server. Colours follow NO_COLOR and the terminal.\n"
+               "replay ID: step through finished game ID, re-run through the game's rules\n"
+               "(keys: n/Enter/Right next, p/Left back, g N step N, r N round N, 0/$ first/last,\n"
+               "q quit; lines of the same when stdin is not a terminal); with --json, one JSON\n"
+               "line per step. The server's refusal (not_found, not_finished) exits 1.\n"
                "--keepalive: send a ping after TIME without sending anything (2m; 0 = never;\n"
                "TIME is a number with an optional unit ms, s or m, bare = seconds).\n");
 }
@@ -296,14 +303,29 @@ int main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (optind + 1 < argc) {
+    /* Operands: [HOST:PORT] [replay ID]. */
+    int operands = argc - optind;
+    const char *replay_id = NULL;
+    if (operands >= 2 && strcmp(argv[argc - 2], "replay") == 0) {
+        replay_id = argv[argc - 1];
+        operands -= 2;
+    } else if (operands >= 1 && strcmp(argv[argc - 1], "replay") == 0) {
+        fprintf(stderr, "tapis: replay: which game? (tapis [HOST:PORT] replay ID)\n");
+        return 2;
+    }
+    if (operands > 1) {
         usage(stderr);
         return 2;
     }
-    if (net_parse_addr(optind < argc ? argv[optind] : NULL, s.host, sizeof s.host, s.port,
+    if (net_parse_addr(operands ? argv[optind] : NULL, s.host, sizeof s.host, s.port,
                        sizeof s.port)) {
         fprintf(stderr, "tapis: bad address \"%s\" (HOST:PORT)\n", argv[optind]);
         return 2;
+    }
+    if (replay_id) {
+        const char *nc = getenv("NO_COLOR");
+        return tapis_replay(s.host, s.port, s.name[0] ? s.name : NULL, replay_id, json_mode,
+                            !no_color && isatty(1) && !(nc && *nc));
     }
     if (json_mode) {
         /* No terminal to restore: SIGINT, SIGTERM and SIGHUP end it at once. */

@@ -4,7 +4,19 @@
 #ifndef TAPIS_CLIENTS_TAPIS_H
 #define TAPIS_CLIENTS_TAPIS_H
 
+#include <stdbool.h>
+
 /* `tapis --json`: pass raw lines between stdin/stdout and host:port. Exit status. */
 int tapis_json_mode(const char *host, const char *port);
+
+/*
+ * `tapis replay ID` (replay_cmd.c): fetch the record of finished game `id`
+ * (hello as `name`, or a throwaway name when NULL), re-run it through core/
+ * and step through it on the terminal, or print its steps as JSON lines.
+ * Exit status: 0, or 1 when the server refuses or cannot be reached, or the
+ * record does not replay as recorded.
+ */
+int tapis_replay(const char *host, const char *port, const char *name, const char *id, bool json,
+                 bool color);
 
 #endif

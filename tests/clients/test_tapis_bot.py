@@ -6,7 +6,10 @@ plays 20, about 70 s).
 """
 import os
 import re
+import socket
 import subprocess
+import tempfile
+import time
 
 from clientutil import Server, check, run
 
@@ -22,7 +25,7 @@ def tapis_bot(server, *args, timeout=300):
 
 
 def summary(out):
-    m = re.search(r"games (\d+)/(\d+)  wins (\d+).*refused (\d+)  timeouts (\d+)  errors (\d+)",
+    m = re.search(r"games (\d+)/(\d+)  wins (\d+).*refused (\d+)  timeouts (\d+)  reconnects \d+  errors (\d+)",
                   out)
     assert m, "no summary in: " + out
     return [int(x) for x in m.groups()]
@@ -102,6 +105,61 @@ def slap_games_in_real_time_without_a_protocol_error():
     games_without_a_protocol_error("slap", 1, "--players", "2", "--bots", "1",
                                    "--strategy", "random", "--option", "go_ms=0",
                                    "--option", "stall_ms=20", "--option", "max_rounds=2")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@check
+def it_takes_its_seats_back_after_a_restart_and_a_kill_9():
+    """The server stops (SIGTERM, "restart": true), then dies (kill -9) in the
+    middle of the game; each time it comes back on the same database and
+    port, and tapis-bot reconnects with its token and plays the game out."""
+    with tempfile.TemporaryDirectory() as d:
+        port = free_port()
+        args = ("--db", os.path.join(d, "t.db"), "--listen", "127.0.0.1:%d" % port,
+                "--bot-delay", "20-40")
+        server = Server(TAPISD, *args)
+        bot = subprocess.Popen([TAPIS_BOT, "127.0.0.1:%d" % port, "--game", "233", "--players",
+                                "2", "--bots", "1", "--games", "1", "--strategy", "greedy:20",
+                                "--option", "target=100", "--seed", "5"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+        try:
+            time.sleep(1.5)
+            server.stop()  # SIGTERM: the tables are kept
+            assert bot.poll() is None, "tapis-bot gave up at the stop: %s" % bot.communicate()[1]
+            server = Server(TAPISD, *args)
+            time.sleep(1.5)
+            assert bot.poll() is None, "the game ended before the kill: %s" % bot.communicate()[0]
+            server.proc.kill()  # kill -9
+            server.proc.wait()
+            server = Server(TAPISD, *args)
+            out, err = bot.communicate(timeout=180)
+        finally:
+            if bot.poll() is None:
+                bot.kill()
+            server.stop()
+    assert bot.returncode == 0, "exit %d\n%s\n%s" % (bot.returncode, out, err)
+    games, asked, _, _, _, errors = summary(out)
+    assert (games, asked, errors) == (1, 1, 0), out
+    reconnects = int(re.search(r"reconnects (\d+)", out).group(1))
+    assert reconnects >= 2, out  # one connection, back after each of the two ends
+
+
+@check
+def without_reconnect_a_restart_is_an_error():
+    server = Server(TAPISD, "--bot-delay", "20-40")
+    bot = subprocess.Popen([TAPIS_BOT, server.address, "--game", "233", "--players", "2",
+                            "--bots", "1", "--reconnect", "0", "--strategy", "greedy:20"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1)
+    server.stop()
+    out, err = bot.communicate(timeout=30)
+    assert bot.returncode == 1 and "shutdown event" in err, (bot.returncode, out, err)
 
 
 @check

@@ -1,0 +1,225 @@
+/*
+ * replay.c — re-running a record through core/ (replay.h): the steps of
+ * `tapis replay`, and the check that the game ends as recorded.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+/* ------------------------------------------------------------------------ */
+/* The record                                                               */
+/* ------------------------------------------------------------------------ */
+
+json_int_t replay_entry_int(const json_t *entry, const char *key, json_int_t dflt)
+{
+    const json_t *v = json_object_get(entry, key);
+    return json_is_integer(v) ? json_integer_value(v) : dflt;
+}
+
+/* The record's seed: the decimal string of a uint64 (docs/STORE.md). 0, or -1. */
+static int parse_seed(const json_t *v, uint64_t *seed)
+{
+    const char *s = json_string_value(v);
+    if (!s || !*s || strlen(s) > 20 || strspn(s, "0123456789") != strlen(s)) return -1;
+    errno = 0;
+    unsigned long long x = strtoull(s, NULL, 10);
+    if (errno) return -1;
+    *seed = (uint64_t)x;
+    return 0;
+}
+
+static bool is_kind(const json_t *entry, const char *kind)
+{
+    const char *k = json_string_value(json_object_get(entry, "kind"));
+    return k && strcmp(k, kind) == 0;
+}
+
+/* A new game from the record's game, players, options and seed, or NULL with r->message. */
+static game_t *start_game(replay_t *r, const json_t *record)
+{
+    const char *id = json_string_value(json_object_get(record, "game"));
+    json_int_t players = replay_entry_int(record, "players", -1);
+    const json_t *options = json_object_get(record, "options");
+    uint64_t seed;
+    r->desc = id ? game_find(id) : NULL;
+    if (!r->desc) {
+        snprintf(r->message, sizeof r->message, "this client has no game \"%.40s\"", id ? id : "?");
+        return NULL;
+    }
+    if (players < r->desc->min_seats || players > r->desc->max_seats || players > GAME_MAX_SEATS) {
+        snprintf(r->message, sizeof r->message, "the record's players is not a table of %s",
+                 r->desc->id);
+        return NULL;
+    }
+    if (!json_is_object(options) || parse_seed(json_object_get(record, "seed"), &seed) < 0 ||
+        !json_is_array(json_object_get(record, "actions"))) {
+        snprintf(r->message, sizeof r->message,
+                 "the record has no options object, decimal seed or actions array");
+        return NULL;
+    }
+    game_error_t err = {0};
+    game_t *g = game_new(r->desc, (int)players, options, seed, &err);
+    if (!g)
+        snprintf(r->message, sizeof r->message, "game_new refuses the record: %s: %s", err.code,
+                 err.message);
+    return g;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Replaying                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Append the spectator's view of g as the next step. 0, or -1 (no memory). */
+static int add_step(replay_t *r, const game_t *g, const json_t *entry)
+{
+    json_t *view = game_view(g, GAME_SPECTATOR);
+    if (!view) {
+        snprintf(r->message, sizeof r->message, "out of memory");
+        return -1;
+    }
+    r->steps[r->nsteps].entry = entry;
+    r->steps[r->nsteps].view = view;
+    r->nsteps++;
+    return 0;
+}
+
+/*
+ * Run one entry: act and tick change g (and are a step), start and seat do
+ * not. 1 for a step, 0 for none, -1 with r->message when it does not replay.
+ */
+static int run_entry(replay_t *r, game_t *g, const json_t *entry)
+{
+    long long n = (long long)replay_entry_int(entry, "n", 0);
+    json_int_t seat = replay_entry_int(entry, "seat", -1);
+    json_int_t at = replay_entry_int(entry, "at", 0);
+    game_error_t err = {0};
+    if (is_kind(entry, "start") || is_kind(entry, "seat")) return 0;
+    if (is_kind(entry, "act")) {
+        const json_t *action = json_object_get(entry, "data");
+        if (!json_is_object(action) || seat < 0 || seat >= g->seats) {
+            snprintf(r->message, sizeof r->message,
+                     "entry %lld does not replay: bad_entry: no action object, or no seat %lld", n,
+                     (long long)seat);
+            return -1;
+        }
+        if (game_apply(g, (int)seat, action, at, &err) < 0) {
+            snprintf(r->message, sizeof r->message, "entry %lld does not replay: %s: %s", n,
+                     err.code, err.message);
+            return -1;
+        }
+    } else if (is_kind(entry, "tick")) {
+        if (!game_tick(g, at)) {
+            snprintf(r->message, sizeof r->message,
+                     "entry %lld does not replay: nothing_due: the tick at %lld changes nothing", n,
+                     (long long)at);
+            return -1;
+        }
+    } else {
+        snprintf(r->message, sizeof r->message, "entry %lld does not replay: unknown kind", n);
+        return -1;
+    }
+    if (g->desc->audit && g->desc->audit(g, &err) < 0) {
+        snprintf(r->message, sizeof r->message, "entry %lld does not replay: %s: %s", n, err.code,
+                 err.message);
+        return -1;
+    }
+    return 1;
+}
+
+/* Does the replayed game end as recorded? Sets r->result, r->as_recorded, r->message. */
+static void check_end(replay_t *r, const game_t *g, const json_t *record)
+{
+    const json_t *recorded = json_object_get(record, "result");
+    r->result = game_is_over(g) ? g->desc->result(g) : NULL;
+    if (!r->result) {
+        snprintf(r->message, sizeof r->message,
+                 "warning: the journal ends before the game does: not as recorded");
+        return;
+    }
+    if (!json_equal(r->result, (json_t *)recorded)) {
+        char *text = json_dumps(r->result, JSON_COMPACT);
+        snprintf(r->message, sizeof r->message,
+                 "warning: the replay ends with the result %.300s, not the recorded one",
+                 text ? text : "?");
+        free(text);
+        return;
+    }
+    r->as_recorded = true;
+    snprintf(r->message, sizeof r->message, "the replay ends as recorded");
+}
+
+int replay_run(replay_t *r, const json_t *record)
+{
+    memset(r, 0, sizeof *r);
+    r->record = json_incref((json_t *)record);
+    game_t *g = start_game(r, record);
+    if (!g) return -1;
+    const json_t *actions = json_object_get(record, "actions");
+    size_t changes = 0, i;
+    const json_t *entry, *start = NULL;
+    json_array_foreach(actions, i, entry)
+    {
+        if (is_kind(entry, "act") || is_kind(entry, "tick")) changes++;
+        if (!start && is_kind(entry, "start")) start = entry;
+    }
+    r->start_at = replay_entry_int(start, "at", 0);
+    r->steps = calloc(changes + 1, sizeof *r->steps);
+    if (!r->steps) {
+        snprintf(r->message, sizeof r->message, "out of memory");
+        game_free(g);
+        return -1;
+    }
+    int rc = add_step(r, g, start);
+    json_array_foreach(actions, i, entry)
+    {
+        if (rc < 0) break;
+        rc = run_entry(r, g, entry);
+        if (rc > 0) rc = add_step(r, g, entry);
+    }
+    if (rc >= 0) check_end(r, g, record);
+    game_free(g);
+    return r->as_recorded ? 0 : -1;
+}
+
+void replay_free(replay_t *r)
+{
+    for (size_t i = 0; i < r->nsteps; i++)
+        json_decref(r->steps[i].view);
+    free(r->steps);
+    json_decref(r->result);
+    json_decref(r->record);
+    memset(r, 0, sizeof *r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rounds                                                                   */
+/* ------------------------------------------------------------------------ */
+
+long replay_round_step(const replay_t *r, json_int_t round)
+{
+    bool rounds = false;
+    for (size_t k = 0; k < r->nsteps; k++) {
+        const json_t *v = json_object_get(r->steps[k].view, "round");
+        if (!json_is_integer(v)) continue;
+        rounds = true;
+        if (json_integer_value(v) == round) return (long)k;
+    }
+    return rounds ? REPLAY_NO_SUCH_ROUND : REPLAY_NO_ROUNDS;
+}
+
+void replay_round_range(const replay_t *r, json_int_t *first, json_int_t *last)
+{
+    bool any = false;
+    *first = *last = 0;
+    for (size_t k = 0; k < r->nsteps; k++) {
+        const json_t *v = json_object_get(r->steps[k].view, "round");
+        if (!json_is_integer(v)) continue;
+        json_int_t x = json_integer_value(v);
+        if (!any || x < *first) *first = x;
+        if (!any || x > *last) *last = x;
+        any = true;
+    }
+}
