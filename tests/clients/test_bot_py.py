@@ -17,7 +17,7 @@ def the_example_bot_plays_a_game_to_the_end():
     server = Server(TAPISD, "--bot-delay", "0")
     try:
         p = subprocess.run([sys.executable, BOT_PY, server.address, "--players", "2",
-                            "--games", "2", "--target", "60"],
+                            "--games", "2", "--target", "40"],
                            capture_output=True, text=True, timeout=240)
     finally:
         server.stop()

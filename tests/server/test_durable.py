@@ -427,10 +427,14 @@ def a_version_1_database_is_migrated_and_a_newer_one_refused(exe):
         con = sqlite3.connect(db)
         version = con.execute("PRAGMA user_version").fetchone()[0]
         indexes = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        journal_sql = con.execute("SELECT sql FROM sqlite_master WHERE name='journal'").fetchone()[0]
+        first = con.execute("SELECT n, kind, data FROM journal WHERE rid = 3 ORDER BY n").fetchone()
         con.execute("PRAGMA user_version = 99")
         con.commit()
         con.close()
-        assert version >= 2 and {"rooms_by_end", "seats_by_session"} <= indexes, (version, indexes)
+        assert version >= 3 and {"rooms_by_end", "seats_by_session"} <= indexes, (version, indexes)
+        assert "WITHOUT ROWID" in journal_sql, journal_sql  # version 3
+        assert first[:2] == (1, "seat") and json.loads(first[2])["name"] == "olga", first
         try:
             Server(exe, "--db", db, start_timeout=3).kill()
         except RuntimeError as e:
