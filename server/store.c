@@ -92,6 +92,8 @@ enum {
     S_ROOM_END,
     S_SEAT,
     S_JOURNAL,
+    S_BEGIN, /* a turn's transaction: prepared once, not parsed a thousand times a second */
+    S_COMMIT,
     S_COUNT,
 };
 
@@ -110,6 +112,8 @@ static const char *const statements[S_COUNT] = {
                "pace_min, pace_max) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [S_JOURNAL] = "INSERT INTO journal (rid, n, kind, seat, at, data) "
                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [S_BEGIN] = "BEGIN",
+    [S_COMMIT] = "COMMIT",
 };
 
 /*
@@ -335,8 +339,11 @@ int store_commit(server_t *srv)
     st->in_txn = false;
     st->failed_txn = false;
     uint64_t t0 = uv_hrtime();
-    if (exec(st, "COMMIT") < 0) {
-        log_error("store: the last turn's writes are NOT durable");
+    int rc = sqlite3_step(st->stmt[S_COMMIT]);
+    sqlite3_reset(st->stmt[S_COMMIT]);
+    if (rc != SQLITE_DONE) {
+        log_error("store %s: %s: the last turn's writes are NOT durable", srv->opts.db_path,
+                  sqlite3_errmsg(st->db));
         exec(st, "ROLLBACK");
         return -1;
     }
@@ -361,7 +368,12 @@ static sqlite3_stmt *begin(store_t *st, int which)
 {
     if (!st || st->srv->stopping) return NULL;
     if (!st->in_txn) {
-        if (exec(st, "BEGIN") < 0) return NULL;
+        int rc = sqlite3_step(st->stmt[S_BEGIN]);
+        sqlite3_reset(st->stmt[S_BEGIN]);
+        if (rc != SQLITE_DONE) {
+            log_error("store %s: BEGIN: %s", st->srv->opts.db_path, sqlite3_errmsg(st->db));
+            return NULL;
+        }
         st->in_txn = true;
     }
     sqlite3_stmt *s = st->stmt[which];
