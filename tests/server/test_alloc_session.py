@@ -365,9 +365,11 @@ def session(run, port):
 
 def scrape(run):
     """GET /metrics: 200 with the families, or (out of memory) 500 or no answer."""
-    m = re.search(r"metrics on \S+:(\d+)", "".join(run.srv.log))
-    if not m:
-        raise Broken("no 'metrics on' line")
+    deadline = time.monotonic() + HANG  # the log is read by another thread: it may lag
+    while not (m := re.search(r"metrics on \S+:(\d+)", "".join(run.srv.log))):
+        if time.monotonic() > deadline:
+            raise Broken("no 'metrics on' line")
+        time.sleep(0.01)
     s = socket.create_connection(("127.0.0.1", int(m.group(1))), timeout=HANG)
     s.sendall(b"GET /metrics HTTP/1.1\r\n\r\n")
     try:
