@@ -311,7 +311,7 @@ def drain_lets_games_end_then_stops(exe):
         w.event(is_ev("game_over", room), timeout=60)
         ev = w.event(is_ev("shutdown"), timeout=5)
         assert srv.proc.wait(TIMEOUT) == 0
-        assert srv.log_has(r"stopping \(drained")
+        wait_log(srv, r"stopping \(drained")
 
 
 @test
