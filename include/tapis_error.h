@@ -91,6 +91,8 @@ typedef struct tapis_error {
 #define TAPIS_E_FORBIDDEN "forbidden"
 /* `create` while the server drains for an upgrade: play on where you are. */
 #define TAPIS_E_DRAINING "draining"
+/* A cluster node that hosts the room cannot be reached now (docs/CLUSTER.md). */
+#define TAPIS_E_UNAVAILABLE "unavailable"
 /* An action the game refused without a code of its own (games use it too). */
 #define TAPIS_E_ILLEGAL_ACTION "illegal_action"
 /*

@@ -37,7 +37,9 @@ static const command_t commands[CMD__COUNT] = {
                   .min = 1,
                   .max = NAME_MAX_LEN,
                   .position = 1},
-                 {.name = "token", .type = ARG_STRING, .min = 1, .max = 128, .position = 2}},
+                 {.name = "token", .type = ARG_STRING, .min = 1, .max = 128, .position = 2},
+                 /* a cluster node relaying for a client names itself (docs/CLUSTER.md) */
+                 {.name = "via", .type = ARG_STRING, .min = 1, .max = 32}},
     },
     {
         .name = "games",

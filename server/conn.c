@@ -26,11 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "conn.h"
 #include "dispatch.h"
 #include "envelope.h"
 #include "json_text.h"
 #include "log.h"
+#include "relay.h"
 #include "scheduler.h"
 #include "session.h"
 #include "store.h"
@@ -159,6 +161,10 @@ void conn_update_ready(conn_t *c)
         ready_remove(c);
         return;
     }
+    if (c->relay_wait > 0) { /* a relayed request waits for its reply: so do the next lines */
+        ready_remove(c);
+        return;
+    }
     uint64_t end;
     if (frame_peek(&c->frame, &end) != FRAME_NEED_MORE) {
         if (heap_set(&c->srv->ready, &c->ready, stamp_at(c, end)) < 0)
@@ -201,6 +207,7 @@ void conn_close(conn_t *c, const char *why)
     flush_remove(c);
     buf_reset(&c->out);
     c->state = CONN_CLOSING;
+    relay_close_all(c);
     if (c->session) session_detach(c->session);
     c->session = NULL;
     queue_remove(&c->node);
@@ -306,6 +313,7 @@ static int conn_flush(conn_t *c)
     flush_remove(c);
     if (c->out.len == 0) return 0;
     store_commit(c->srv);
+    cluster_commit(c->srv);
     if (c->state != CONN_OPEN) {
         buf_reset(&c->out);
         return -1;
@@ -406,6 +414,16 @@ int conn_send_encoded(conn_t *c, const char *line, size_t len)
 {
     if (!c || c->state != CONN_OPEN) return -1;
     if (buf_append(&c->out, line, len) < 0) {
+        conn_doom(c, "out of memory");
+        return -1;
+    }
+    return out_queued(c);
+}
+
+int conn_send_line(conn_t *c, const char *line, size_t len)
+{
+    if (!c || c->state != CONN_OPEN) return -1;
+    if (buf_append(&c->out, line, len) < 0 || buf_append(&c->out, "\n", 1) < 0) {
         conn_doom(c, "out of memory");
         return -1;
     }
@@ -578,6 +596,10 @@ static const char *count_peer(conn_t *c)
     memcpy(addr, c->peer, n);
     addr[n] = 0;
     if (srv->next_conn_id % PEER_SWEEP_EVERY == 0) peer_sweep(srv);
+    if (cluster_is_node_ip(srv, addr)) { /* another node's links: one per client it serves */
+        c->node_link = true;
+        return NULL;
+    }
     peer_count_t *p;
     HASH_FIND_STR(srv->peers, addr, p);
     if (!p) {
@@ -653,6 +675,7 @@ void conn_on_connection(uv_stream_t *listener, int status)
     frame_init(&c->frame, srv->opts.max_line);
     queue_init(&c->flush_node);
     queue_init(&c->doom_node);
+    queue_init(&c->relays);
     queue_insert_head(&srv->conns, &c->node);
     srv->nconns++;
     c->open_handles = 2;
@@ -700,6 +723,6 @@ void conn_hello_done(conn_t *c)
 {
     if (c->state != CONN_OPEN) return;
     uv_timer_stop(&c->timer);
-    if (c->srv->opts.idle_timeout > 0)
+    if (c->srv->opts.idle_timeout > 0 && !c->relayed) /* a link idles as long as its client */
         uv_timer_start(&c->timer, on_idle_timeout, c->srv->opts.idle_timeout, 0);
 }

@@ -28,6 +28,9 @@ int conn_send_new(conn_t *c, json_t *msg);
 /* Send a message already encoded (one line, newline included: proto_encode()). */
 int conn_send_encoded(conn_t *c, const char *line, size_t len);
 
+/* Send a line as it is (relay.c: a node's reply or event), adding its "\n". */
+int conn_send_line(conn_t *c, const char *line, size_t len);
+
 /* Close now (pending output is discarded). `why` goes to the log. */
 void conn_close(conn_t *c, const char *why);
 /* Flush, read nothing more, close once everything sent so far is written. */

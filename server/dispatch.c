@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "admin.h"
+#include "cluster.h"
 #include "commands.h"
 #include "conn.h"
 #include "dispatch.h"
 #include "envelope.h"
 #include "log.h"
+#include "relay.h"
 #include "room.h"
 #include "session.h"
 #include "text.h"
@@ -93,6 +95,7 @@ static void on_hello(request_t *req)
     }
     if (token) {
         s = session_find(c->srv, token);
+        if (!s) s = cluster_session_fetch(c->srv, token); /* made on another node */
         if (!s) {
             req_fail(req, TAPIS_E_NOT_FOUND, "unknown or expired token; say hello without one");
             return;
@@ -110,14 +113,21 @@ static void on_hello(request_t *req)
         req_fail(req, TAPIS_E_NAME_TAKEN, "someone here is already called \"%s\"", name);
         return;
     }
+    bool created = !s;
     if (!s && !(s = session_create(c->srv, c, name))) {
         req_fail(req, TAPIS_E_INTERNAL, "cannot create a session");
+        return;
+    }
+    if (!cluster_name_free(s, name)) { /* another node has a session of that name */
+        if (created) session_destroy(s);
+        req_fail(req, TAPIS_E_NAME_TAKEN, "someone here is already called \"%s\"", name);
         return;
     }
     if (session_rename(s, name) < 0) {
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
+    if (json_object_get(req->msg, "via")) c->relayed = true;
     conn_hello_done(c);
     /* Without its reply the hello fails (internal), and a resumed session stays
        where it was: what it did (a new session for c, a new name) is what the
@@ -126,9 +136,19 @@ static void on_hello(request_t *req)
     json_t *rooms = json_array();
     for (int i = 0; i < s->nrooms; i++)
         json_array_append_new(rooms, json_string(s->rooms[i]->id));
+    json_t *remote = resumed ? cluster_rooms_seated(c->srv, s->name) : NULL; /* [[id, node]] */
+    size_t ri;
+    json_t *rr;
+    json_array_foreach(remote, ri, rr) json_array_append(rooms, json_array_get(rr, 0));
     json_t *f = json_pack("{s:s, s:s, s:b, s:o, s:s}", "token", s->token, "name", s->name,
                           "resumed", resumed, "rooms", rooms, "server", "tapisd " TAPIS_VERSION);
-    if (req_ok(req, game_json_checked(f, mark)) < 0) return;
+    if (req_ok(req, game_json_checked(f, mark)) < 0) {
+        json_decref(remote);
+        return;
+    }
+    /* The rooms other nodes host: their state comes through a link to each. */
+    json_array_foreach(remote, ri, rr) relay_link(c, json_string_value(json_array_get(rr, 1)));
+    json_decref(remote);
     if (resumed && s->conn != c) {
         session_attach(s, c); /* sends the current state of every room at once */
     } else {
@@ -241,6 +261,32 @@ static void on_quit(request_t *req)
 /* Routing                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * In a cluster: a request for a room another node hosts, or a `create` the
+ * least loaded node should host, goes there through a link (relay.c); its
+ * reply comes back later. Returns true when it was sent.
+ */
+static bool route_remote(request_t *req, const command_t *cmd, const char *line, size_t len)
+{
+    server_t *srv = req->conn->srv;
+    const char *node = NULL;
+    if (cmd->id == CMD_CREATE) {
+        if (srv->draining || req->session->nrooms >= SESSION_MAX_ROOMS) return false;
+        node = cluster_place_room(srv);
+    } else if (command_arg(cmd, "room")) {
+        const char *id = json_string_value(json_object_get(req->msg, "room"));
+        if (id && room_find(srv, id)) return false;
+        if (id)
+            node = cluster_room_node(srv, id);
+        else if (req->session->nrooms == 0) /* its only rooms are on one other node */
+            node = relay_single_node(req->conn);
+    }
+    if (!node) return false;
+    relay_forward(req->conn, node, line, len, req->re, req->id);
+    req->replied = true;
+    return true;
+}
+
 /* Resolve the request's room: the one it names, or the only one the session is in. */
 static int resolve_room(request_t *req)
 {
@@ -330,6 +376,9 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
         req_fail(&req, TAPIS_E_HELLO_FIRST, "say hello first: hello NAME");
     } else if ((cmd->flags & CMD_F_ADMIN) && !c->session->admin) {
         admin_refuse(&req, cmd); /* before anything is looked up: not even a room's existence */
+    } else if (c->srv->cluster && !c->relayed && !(cmd->flags & CMD_F_ADMIN) &&
+               route_remote(&req, cmd, line, len)) {
+        /* sent to the node that hosts the room */
     } else if (command_arg(cmd, "room")) {
         if (resolve_room(&req) == 0) route(&req, cmd->id);
     } else {

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "cluster.h"
 #include "conn.h"
 #include "dispatch.h"
 #include "envelope.h"
@@ -119,9 +120,21 @@ void lobby_rooms(request_t *req)
     unsigned long mark = tapis_alloc_failures();
     json_t *list = json_array();
     long long total = 0, walked = 0;
-    queue_t *rooms = &req->conn->srv->rooms, *q;
-    for (q = queue_head(rooms); q != rooms; q = queue_next(q), walked++) {
-        room_t *r = queue_data(q, room_t, node);
+    queue_t *rooms = &req->conn->srv->rooms, *q = queue_head(rooms);
+    /* In a cluster, the other nodes' rooms (the directory) merge in, newest first. */
+    cluster_room_ref_t *remote = NULL;
+    int nremote = cluster_remote_rooms(req->conn->srv, req->session->name, game, want, &remote);
+    for (int ri = 0;; walked++) {
+        room_t *r = q != rooms ? queue_data(q, room_t, node) : NULL;
+        if (!r && ri >= nremote) break;
+        if (ri < nremote && (!r || remote[ri].rid > r->rid)) {
+            if (total >= offset && total < offset + limit)
+                json_array_append(list, (json_t *)remote[ri].summary);
+            total++;
+            ri++;
+            continue;
+        }
+        q = queue_next(q);
         if (game && strcmp(r->desc->id, game) != 0) continue;
         if (want >= 0 && (int)r->status != want) continue;
         if (r->private_room && room_seat_of(r, req->session) < 0 &&
@@ -130,6 +143,7 @@ void lobby_rooms(request_t *req)
         if (total >= offset && total < offset + limit) json_array_append_new(list, room_summary(r));
         total++;
     }
+    tapis_free(remote);
     /* A page costs the caller's line budget its weight: one line per 100 rooms
        looked at and per 5 rooms sent, so asking for pages cannot cost the loop
        more than other lines do. */

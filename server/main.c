@@ -15,6 +15,7 @@
 #endif
 
 #include "admin.h"
+#include "cluster.h"
 #include "conn.h"
 #include "envelope.h"
 #include "http.h"
@@ -118,7 +119,9 @@ static void server_stop(server_t *srv, const char *why)
     /* Commit, then write nothing more: rooms and sessions stay as they are in the
        store, to be restored by the next start. */
     store_commit(srv);
+    cluster_commit(srv);
     srv->stopping = true;
+    cluster_stop(srv);
     notify("STOPPING=1");
     log_notice("stopping (%s)", why);
     uv_close((uv_handle_t *)&srv->listener, NULL);
@@ -366,11 +369,15 @@ int main(int argc, char **argv)
     uv_unref((uv_handle_t *)&srv.lag_timer);
     int restored = 0, resessions = 0, quarantined = 0;
     uint64_t restore_ns = uv_hrtime();
-    if (srv.opts.db_path[0] &&
-        (store_open(&srv) < 0 || (restored = store_restore(&srv, &resessions, &quarantined)) < 0)) {
+    if (cluster_init(&srv) < 0 ||
+        (srv.opts.db_path[0] &&
+         (store_open(&srv) < 0 ||
+          (restored = store_restore(&srv, &resessions, &quarantined)) < 0))) {
+        cluster_free(&srv);
         return abandon_start(&srv);
     }
     if (listen_on(&srv) < 0) {
+        cluster_free(&srv);
         return abandon_start(&srv);
     }
     if (srv.opts.metrics) {
@@ -388,6 +395,13 @@ int main(int argc, char **argv)
                    restored, resessions, (double)(uv_hrtime() - restore_ns) / 1e6,
                    quarantined ? " (some quarantined: see above)" : "");
 
+    if (cluster_start(&srv) < 0) {
+        uv_close((uv_handle_t *)&srv.listener, NULL);
+        if (srv.http) http_stop(srv.http);
+        cluster_free(&srv);
+        return abandon_start(&srv);
+    }
+
     notify("READY=1");
     uv_run(&loop, UV_RUN_DEFAULT);
     /* The grace timer outlives the connections it waited for. */
@@ -397,6 +411,7 @@ int main(int argc, char **argv)
     }
 
     store_close(&srv);
+    cluster_free(&srv);
     conn_free_peers(&srv);
     int closed = uv_loop_close(&loop);
     if (closed != 0) {

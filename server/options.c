@@ -42,6 +42,7 @@ static void defaults(server_opts_t *o)
     o->conn_rate = 20;
     snprintf(o->db_path, sizeof o->db_path, "tapis.db");
     o->log_level = LOG_INFO;
+    o->node_ttl = 3000;
 }
 
 static void usage(FILE *f)
@@ -115,6 +116,19 @@ static void usage(FILE *f)
                "  --log-format text|json  log lines as text, or one JSON object each\n"
                "                          (default text)\n"
                "  --log-level LEVEL       debug, info, warn or error (default info)\n"
+               "\n"
+               "A cluster (docs/CLUSTER.md):\n"
+               "  --redis HOST:PORT       join the nodes that share this Redis as one server:\n"
+               "                          one lobby, sessions on every node, tables that\n"
+               "                          survive a node (default off: a server alone)\n"
+               "  --advertise HOST:PORT   where the other nodes reach this node's game port\n"
+               "                          (default the --listen address; set it when\n"
+               "                          listening on 0.0.0.0 or ::)\n"
+               "  --node-id ID            this node's name, 1-32 of A-Z a-z 0-9 . _ -\n"
+               "                          (default the advertised address)\n"
+               "  --node-ttl TIME         a node not heard from this long is dead and its\n"
+               "                          tables move to the others (default 3s)\n"
+               "\n"
                "  --seed N                deterministic game seeds (tests and replays)\n"
                "  --help, --version\n"
                "\n"
@@ -126,6 +140,43 @@ static void usage(FILE *f)
 /* ------------------------------------------------------------------------ */
 /* Value parsers                                                            */
 /* ------------------------------------------------------------------------ */
+
+/* HOST:PORT where HOST may be a name ([v6] in brackets). Returns 0 or -1. */
+static int parse_host_port(const char *s, char *host, size_t hostlen, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s || (size_t)(colon - s) >= hostlen) return -1;
+    char *end;
+    errno = 0;
+    long p = strtol(colon + 1, &end, 10);
+    if (errno || *end || end == colon + 1 || p < 0 || p > 65535) return -1;
+    const char *h = s;
+    size_t n = (size_t)(colon - s);
+    if (h[0] == '[') {
+        if (n < 3 || h[n - 1] != ']') return -1;
+        h++;
+        n -= 2;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (h[i] <= ' ' || h[i] == '/' || h[i] > '~') return -1;
+    memcpy(host, h, n);
+    host[n] = 0;
+    *port = (int)p;
+    return 0;
+}
+
+bool node_id_ok(const char *id)
+{
+    size_t n = strlen(id);
+    if (n < 1 || n > 32) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = id[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -220,6 +271,10 @@ enum {
     OPT_CONFIG,
     OPT_SEED,
     OPT_EXPORT_GAME,
+    OPT_REDIS,
+    OPT_ADVERTISE,
+    OPT_NODE_ID,
+    OPT_NODE_TTL,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -253,6 +308,10 @@ static const struct option longopts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
     {"seed", required_argument, NULL, OPT_SEED},
     {"export-game", required_argument, NULL, OPT_EXPORT_GAME},
+    {"redis", required_argument, NULL, OPT_REDIS},
+    {"advertise", required_argument, NULL, OPT_ADVERTISE},
+    {"node-id", required_argument, NULL, OPT_NODE_ID},
+    {"node-ttl", required_argument, NULL, OPT_NODE_TTL},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -393,6 +452,27 @@ static int parse_args(server_opts_t *o, int argc, char **argv)
             if (!optarg[0] || strlen(optarg) > 64) return bad(name, optarg);
             o->export_game = optarg;
             break;
+        case OPT_REDIS:
+            if (parse_host_port(optarg, o->redis_host, sizeof o->redis_host, &o->redis_port) < 0)
+                return bad(name, optarg);
+            break;
+        case OPT_ADVERTISE: {
+            char host[256];
+            int port;
+            if (parse_host_port(optarg, host, sizeof host, &port) < 0 || port == 0)
+                return bad(name, optarg);
+            snprintf(o->advertise, sizeof o->advertise, "%s", optarg);
+            break;
+        }
+        case OPT_NODE_ID:
+            if (!node_id_ok(optarg)) return bad(name, optarg);
+            snprintf(o->node_id, sizeof o->node_id, "%s", optarg);
+            break;
+        case OPT_NODE_TTL:
+            if (options_parse_duration(optarg, 1000, &v) < 0 || v < 300 || v > 600000)
+                return bad(name, optarg);
+            o->node_ttl = v;
+            break;
         case OPT_HELP: usage(stdout); return 1;
         case OPT_VERSION: printf("tapisd %s\n", TAPIS_VERSION); return 1;
         default:
@@ -506,6 +586,11 @@ void options_reload(server_opts_t *cur, const server_opts_t *next)
     if (old.metrics != next->metrics || strcmp(old.metrics_host, next->metrics_host) != 0 ||
         (old.metrics_port != next->metrics_port && old.metrics_port != 0))
         log_warn("reload: --metrics changed; it takes a restart");
+    if (strcmp(old.redis_host, next->redis_host) != 0 || old.redis_port != next->redis_port ||
+        strcmp(old.advertise, next->advertise) != 0 || strcmp(old.node_id, next->node_id) != 0 ||
+        old.node_ttl != next->node_ttl)
+        log_warn("reload: --redis, --advertise, --node-id or --node-ttl changed; it takes a "
+                 "restart");
     memcpy(cur->host, old.host, sizeof cur->host);
     cur->port = old.port;
     memcpy(cur->db_path, old.db_path, sizeof cur->db_path);
@@ -513,6 +598,11 @@ void options_reload(server_opts_t *cur, const server_opts_t *next)
     cur->metrics = old.metrics;
     memcpy(cur->metrics_host, old.metrics_host, sizeof cur->metrics_host);
     cur->metrics_port = old.metrics_port;
+    memcpy(cur->redis_host, old.redis_host, sizeof cur->redis_host);
+    cur->redis_port = old.redis_port;
+    memcpy(cur->advertise, old.advertise, sizeof cur->advertise);
+    memcpy(cur->node_id, old.node_id, sizeof cur->node_id);
+    cur->node_ttl = old.node_ttl;
     cur->seeded = old.seeded;
     cur->seed = old.seed;
     cur->export_game = old.export_game;

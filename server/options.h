@@ -40,8 +40,13 @@ typedef struct server_opts {
     int metrics_port;
     char admin_token_file[1024]; /* "" = no operator commands */
     char config_path[1024];      /* --config FILE, re-read on SIGHUP; "" = none */
-    const char *export_game;     /* --export-game ID: print that finished game's record, exit */
-    bool seeded;                 /* --seed given: deterministic game seeds (tests) */
+    char redis_host[256];        /* --redis HOST:PORT: join a cluster; "" = alone */
+    int redis_port;
+    char advertise[300];     /* HOST:PORT other nodes reach this node's game port at */
+    char node_id[33];        /* the node's name in the cluster ("" = the advertised address) */
+    uint64_t node_ttl;       /* ms: a node silent this long is dead; its rooms move */
+    const char *export_game; /* --export-game ID: print that finished game's record, exit */
+    bool seeded;             /* --seed given: deterministic game seeds (tests) */
     uint64_t seed;
 } server_opts_t;
 
@@ -60,6 +65,9 @@ int options_parse(server_opts_t *o, int argc, char **argv);
  * a restart (addresses, the database) is kept, with a warning if it changed.
  */
 void options_reload(server_opts_t *cur, const server_opts_t *next);
+
+/* A node id: 1-32 of A-Z a-z 0-9 . _ - */
+bool node_id_ok(const char *id);
 
 /* Parse a duration: a number with an optional unit "ms", "s" or "m"; a bare
  * number is in `unit_ms` milliseconds. Returns -1 when malformed. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "conn.h"
 #include "envelope.h"
 #include "json_text.h"
@@ -36,6 +37,31 @@ static int private_code(char *out)
         out[i + 1] = alphabet[raw[i] & 31];
     out[PRIVATE_CODE_CHARS + 1] = 0;
     return 0;
+}
+
+/* Entry n of r's journal: in the store and, with --redis, in the cluster. */
+static void journal(room_t *r, const char *kind, int seat, int64_t at, const json_t *data)
+{
+    uint64_t n = ++r->journal_n;
+    store_journal(r, n, kind, seat, at, data);
+    cluster_journal(r, n, kind, seat, at, data);
+}
+
+/* Seat i changed (sat, freed, a bot took it): its row, and a "seat" entry saying who. */
+static void seat_changed(room_t *r, int i, int64_t at)
+{
+    if (!r->srv->store && !r->srv->cluster) { /* nothing keeps a journal */
+        r->journal_n++;
+        return;
+    }
+    const seat_t *t = &r->seats[i];
+    json_t *who = t->bot       ? json_pack("{s:s}", "bot", t->bot_strategy)
+                  : t->session ? json_pack("{s:s, s:I}", "name", t->session->name, "session",
+                                           (json_int_t)t->session->id)
+                               : json_object();
+    store_seat(r, i);
+    journal(r, "seat", i, at, who);
+    json_decref(who);
 }
 
 /* Some games still name running out of memory "no_memory": the protocol has one
@@ -85,7 +111,9 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
         r->seats[i].bot_due = GAME_NO_DEADLINE;
         r->seats[i].wait_since = -1;
     }
-    r->rid = ++srv->rooms_created;
+    uint64_t cid = cluster_next_id(srv, "room"); /* in a cluster, numbered by the cluster */
+    r->rid = cid ? cid : ++srv->rooms_created;
+    if (r->rid > srv->rooms_created) srv->rooms_created = r->rid;
     if (private_room) {
         int tries = 0;
         do {
@@ -113,6 +141,7 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     log_info("room %s: created (%s, %d seats%s)", r->id, d->id, nseats,
              private_room ? ", private" : "");
     store_room_new(r, all, seed);
+    cluster_room_new(r, all, seed);
     json_decref(all);
     return r;
 }
@@ -123,6 +152,7 @@ void room_free_graveyard(server_t *srv)
         room_t *r = queue_data(queue_head(&srv->graveyard), room_t, node);
         queue_remove(&r->node);
         game_free(r->game);
+        cluster_room_free(r);
         tapis_free(r->watchers);
         tapis_free(r);
     }
@@ -140,6 +170,7 @@ void room_destroy(room_t *r)
     for (int i = 0; i < r->nwatchers; i++)
         session_remove_room(r->watchers[i], r);
     if (r->status != ROOM_OVER) store_room_closed(r);
+    cluster_room_gone(r);
     HASH_DEL(srv->by_room_id, r);
     queue_remove(&r->node);
     srv->nrooms--;
@@ -212,7 +243,7 @@ void room_seated(room_t *r)
         r->last_now = room_clock(r);
         log_info("room %s: table full, game starts", r->id);
         store_room_started(r);
-        store_journal(r, "start", -1, r->last_now, NULL);
+        journal(r, "start", -1, r->last_now, NULL);
     }
     room_notify(r); /* the seats, and "playing" when it starts: before the first state */
     if (starts)
@@ -226,6 +257,7 @@ static void remove_watcher(room_t *r, session_t *s)
     for (int i = 0; i < r->nwatchers; i++)
         if (r->watchers[i] == s) {
             r->watchers[i] = r->watchers[--r->nwatchers];
+            cluster_watcher(r, s, false);
             return;
         }
 }
@@ -246,7 +278,7 @@ int room_sit(room_t *r, session_t *s, int seat, tapis_error_t *err)
     remove_watcher(r, s);
     r->seats[seat].session = s;
     log_info("room %s: %s sits at seat %d", r->id, s->name, seat);
-    store_seat(r, seat, room_clock(r));
+    seat_changed(r, seat, room_clock(r));
     return seat;
 }
 
@@ -347,7 +379,7 @@ int room_add_bot(room_t *r, const char *strategy, tapis_error_t *err)
     if (parse_strategy(r, &r->seats[seat], strategy, err) < 0) return -1;
     make_bot(r, seat);
     log_info("room %s: bot (%s) at seat %d", r->id, r->seats[seat].bot_strategy, seat);
-    store_seat(r, seat, room_clock(r));
+    seat_changed(r, seat, room_clock(r));
     return seat;
 }
 
@@ -366,6 +398,7 @@ int room_watch(room_t *r, session_t *s, tapis_error_t *err)
     }
     if (session_add_room(s, r) < 0) return fail(err, TAPIS_E_INTERNAL, "out of memory");
     r->watchers[r->nwatchers++] = s;
+    cluster_watcher(r, s, true);
     log_info("room %s: %s watches", r->id, s->name);
     reschedule(r);
     return 0;
@@ -387,7 +420,7 @@ void room_release(room_t *r, session_t *s)
             log_info("room %s: %s leaves seat %d", r->id, s->name, seat);
             r->seats[seat].session = NULL;
         }
-        store_seat(r, seat, room_clock(r));
+        seat_changed(r, seat, room_clock(r));
     }
     if (!has_people(r) && !r->srv->stopping) {
         room_destroy(r);
@@ -463,6 +496,7 @@ json_t *room_summary(const room_t *r)
                             r->desc->id, "title", r->desc->title, "players", r->nseats, "private",
                             r->private_room, "status", room_status_name(r->status), "seats", seats,
                             "spectators", r->nwatchers);
+    if (r->srv->cluster) json_object_set_new(sum, "node", json_string(cluster_node_id(r->srv)));
     return game_json_checked(sum, mark);
 }
 
@@ -509,6 +543,7 @@ void room_broadcast(room_t *r, const json_t *ev)
 
 void room_notify(room_t *r)
 {
+    if (!r->closed) cluster_room_changed(r); /* the directory, whoever is connected */
     if (r->closed || !attended(r))
         return; /* (thousands of rooms may lose their last
                     connection at once: build nothing then) */
@@ -747,7 +782,7 @@ static int64_t clock_at(room_t *r, int64_t ms)
 static bool settle(room_t *r, int64_t now)
 {
     if (game_next_deadline(r->game) <= now && game_tick(r->game, now)) {
-        store_journal(r, "tick", -1, now, NULL);
+        journal(r, "tick", -1, now, NULL);
         room_changed(r);
     }
     return r->status == ROOM_PLAYING;
@@ -780,7 +815,7 @@ int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, tap
         return game_fail(err, TAPIS_E_GAME_OVER, "this game is over");
     }
     int rc = apply_counted(r, seat, action, now, err);
-    if (rc == 0) store_journal(r, "act", seat, now, action);
+    if (rc == 0) journal(r, "act", seat, now, action);
     /* In a simultaneous game (slap) the turn timer measures each seat's inactivity:
        an action starts that seat's clock afresh. In a turn game it runs from the
        start of the turn (233: draw and discard share one timer). */
@@ -898,7 +933,7 @@ static bool bot_move(room_t *r, int i, int64_t now)
         log_debug("room %s: bot at seat %d refused: %s (%s)", r->id, i, err.code, err.message);
         if (!tapis_alloc_failed_since(mark)) st->bot_passed_seq = r->seq;
     } else {
-        store_journal(r, "act", i, now, action);
+        journal(r, "act", i, now, action);
         log_debug("room %s: bot seat=%d at=%lld type=%s", r->id, i, (long long)now,
                   json_string_value(json_object_get(action, "type")));
     }
@@ -927,7 +962,7 @@ static bool turn_timeout(room_t *r, int i, int64_t now)
         log_warn("room %s: default action for seat %d refused: %s", r->id, i, err.code);
     else
         log_info("room %s: seat %d timed out; default action played", r->id, i);
-    if (rc == 0) store_journal(r, "act", i, now, action);
+    if (rc == 0) journal(r, "act", i, now, action);
     json_decref(action);
     if (rc == 0) {
         mark = tapis_alloc_failures();
@@ -1014,6 +1049,12 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
     r->status = rec->playing ? ROOM_PLAYING : ROOM_WAITING;
     r->seq = rec->seq;
     r->journal_n = rec->journal_n;
+    if (rec->journal) {
+        char sd[24];
+        snprintf(sd, sizeof sd, "%llu", (unsigned long long)rec->seed);
+        r->cluster_meta = json_pack("{s:s, s:s}", "options", rec->options, "seed", sd);
+        r->cluster_journal = json_incref(rec->journal);
+    }
     r->last_now = rec->last_at;
     r->clock_offset = rec->last_at - server_now_ms(srv);
     r->timer_at = GAME_NO_DEADLINE;
@@ -1045,7 +1086,7 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
                 parse_strategy(r, st, "greedy", &ignored);
                 make_bot(r, i);
             }
-            store_seat(r, i, r->last_now);
+            seat_changed(r, i, r->last_now);
         }
     }
     log_info("room %s: restored (%s, %d seats, %s, seq %llu, %llu journal entries)", r->id, d->id,

@@ -30,10 +30,13 @@ typedef struct room_record {
     uint64_t rid;
     char id[ROOM_ID_LEN + 1];
     bool private_room;
-    bool playing;       /* else waiting */
-    uint64_t seq;       /* state events sent before the restart */
-    int64_t last_at;    /* room time of its last journal entry: its clock goes on from there */
-    uint64_t journal_n; /* entries in its journal */
+    bool playing;        /* else waiting */
+    uint64_t seq;        /* state events sent before the restart */
+    int64_t last_at;     /* room time of its last journal entry: its clock goes on from there */
+    uint64_t journal_n;  /* entries in its journal */
+    const char *options; /* its complete options (JSON text) and seed */
+    uint64_t seed;
+    json_t *journal; /* with --redis: its entries [[n, kind, seat, at, data]...] (borrowed) */
     int nseats;
     struct {
         session_t *session; /* a person (restored session), or NULL */

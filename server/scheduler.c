@@ -1,6 +1,7 @@
 /* scheduler.c — one turn of work in time order. See scheduler.h. */
 #include "scheduler.h"
 
+#include "cluster.h"
 #include "conn.h"
 #include "room.h"
 #include "store.h"
@@ -48,7 +49,8 @@ void sched_turn(server_t *srv)
     }
     srv->work_us = 0;
     close_doomed(srv);
-    store_commit(srv); /* write-ahead: the turn's journal is durable before anyone sees it */
+    store_commit(srv);   /* write-ahead: the turn's journal is durable before anyone sees it */
+    cluster_commit(srv); /* and, in a cluster, in Redis */
     conn_flush_all(srv);
     room_free_graveyard(srv);
 }
@@ -83,6 +85,7 @@ static void on_prepare(uv_prepare_t *h)
 {
     server_t *srv = h->data;
     store_commit(srv); /* what timers changed (a reconnect window's bot) first */
+    cluster_commit(srv);
     conn_flush_all(srv);
     room_free_graveyard(srv);
     uint64_t now = server_now_us(srv);

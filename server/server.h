@@ -118,6 +118,12 @@ struct conn {
     queue_t doom_node;     /* in srv->doomed while CONN_DOOMED */
     session_t *session;    /* NULL before hello */
 
+    queue_t relays;            /* relay.c: links to the nodes hosting this client's rooms */
+    int relay_wait;            /* relayed requests waiting for their reply: lines wait too */
+    uint64_t relay_lost_until; /* ms: a link broke; links open again until then */
+    bool node_link;            /* from a cluster node's address: not capped per address */
+    bool relayed;              /* a node's link (hello "via"): served here, never relayed on */
+
     queue_t node; /* in srv->conns */
 };
 
@@ -183,15 +189,18 @@ struct room {
     int nwatchers, capwatchers;
     game_t *game; /* created with the room, played once full */
     room_status_t status;
-    bool closed;           /* room_destroy() ran: freed at the end of the turn */
-    uint64_t seq;          /* state events sent */
-    int64_t last_now;      /* the game's clock never goes back */
-    heap_node_t due;       /* in srv->timers while timer_at is set */
-    int64_t timer_at;      /* ms: the earliest of game deadline, turn timer, bots, or
-                              GAME_NO_DEADLINE */
-    int64_t unattended_at; /* ms since which a waiting room has no connected person, or -1 */
-    UT_hash_handle hh;     /* srv->by_room_id */
-    queue_t node;          /* in srv->rooms, newest first; then in srv->graveyard */
+    bool closed;             /* room_destroy() ran: freed at the end of the turn */
+    uint64_t seq;            /* state events sent */
+    int64_t last_now;        /* the game's clock never goes back */
+    heap_node_t due;         /* in srv->timers while timer_at is set */
+    int64_t timer_at;        /* ms: the earliest of game deadline, turn timer, bots, or
+                                GAME_NO_DEADLINE */
+    int64_t unattended_at;   /* ms since which a waiting room has no connected person, or -1 */
+    json_t *cluster_meta;    /* cluster.c: {"options","seed"} as text (NULL without --redis) */
+    json_t *cluster_journal; /* cluster.c: the journal's entries, to write again */
+    bool cluster_moved;      /* another node hosts it now: Redis is not told it closed */
+    UT_hash_handle hh;       /* srv->by_room_id */
+    queue_t node;            /* in srv->rooms, newest first; then in srv->graveyard */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -241,8 +250,10 @@ struct server {
     queue_t graveyard; /* room_t.node: destroyed rooms, freed at the end of the turn */
     int nrooms;
     uint64_t rooms_created;
-    rng_t rng;      /* bot seeds and delays (seeded from the OS) */
-    store_t *store; /* the database, or NULL with --db none (store.h) */
+    rng_t rng;               /* bot seeds and delays (seeded from the OS) */
+    store_t *store;          /* the database, or NULL with --db none (store.h) */
+    struct cluster *cluster; /* --redis (cluster.h), or NULL */
+    uint64_t relink_until;   /* ms: some connection lost a link until then (relay.c) */
 };
 
 /* The server clock: µs and ms since start (monotonic). Room time is server

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "conn.h"
 #include "envelope.h"
 #include "log.h"
@@ -72,6 +73,8 @@ int session_rename(session_t *s, const char *name)
         if (same && same != s) return -1;
         char old[sizeof s->name_key];
         memcpy(old, s->name_key, sizeof old);
+        if (cluster_claim_name(srv, key, s->id) < 0) return -1;
+        cluster_release_name(srv, old, s->id);
         HASH_DELETE(hh_name, srv->by_name, s);
         snprintf(s->name_key, sizeof s->name_key, "%s", key);
         HASH_ADD(hh_name, srv->by_name, name_key[0], strlen(s->name_key), s);
@@ -83,7 +86,10 @@ int session_rename(session_t *s, const char *name)
     }
     bool changed = strcmp(s->name, name) != 0;
     snprintf(s->name, sizeof s->name, "%s", name);
-    if (changed) store_session_rename(s);
+    if (changed) {
+        store_session_rename(s);
+        cluster_session_new(s); /* its record, under the new name */
+    }
     return 0;
 }
 
@@ -116,7 +122,9 @@ session_t *session_create(server_t *srv, conn_t *c, const char *name)
         return NULL;
     }
     session_token_hash(s->token, s->token_hash);
-    s->id = ++srv->next_session_id;
+    uint64_t cid = cluster_next_id(srv, "session");
+    s->id = cid ? cid : ++srv->next_session_id;
+    if (s->id > srv->next_session_id) srv->next_session_id = s->id;
     s->created = server_wall_ms();
     if (session_insert(srv, s, name) < 0) {
         tapis_free(s);
@@ -125,6 +133,7 @@ session_t *session_create(server_t *srv, conn_t *c, const char *name)
     s->conn = c;
     c->session = s;
     store_session_new(s);
+    cluster_session_new(s);
     return s;
 }
 
@@ -290,6 +299,7 @@ void session_destroy(session_t *s)
     while (s->nrooms > 0)
         room_release(s->rooms[s->nrooms - 1], s);
     store_session_end(s);
+    cluster_session_end(s);
     HASH_DELETE(hh, srv->by_token, s);
     if (s->hh_name.tbl) HASH_DELETE(hh_name, srv->by_name, s); /* else a rename lost it */
     queue_remove(&s->node);

@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "journal.h"
 #include "json_text.h"
 #include "log.h"
 #include "room.h"
@@ -503,13 +504,14 @@ void store_room_closed(const room_t *r)
     room_end(r->srv->store, r->rid, "closed", NULL, NULL);
 }
 
-void store_journal(room_t *r, const char *kind, int seat, int64_t at, const json_t *data)
+void store_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
+                   const json_t *data)
 {
     store_t *st = r->srv->store;
     sqlite3_stmt *q = begin(st, S_JOURNAL);
     if (!q) return;
     sqlite3_bind_int64(q, 1, (sqlite3_int64)r->rid);
-    sqlite3_bind_int64(q, 2, (sqlite3_int64)++r->journal_n);
+    sqlite3_bind_int64(q, 2, (sqlite3_int64)n);
     bind_text(q, 3, kind);
     sqlite3_bind_int(q, 4, seat);
     sqlite3_bind_int64(q, 5, at);
@@ -517,13 +519,12 @@ void store_journal(room_t *r, const char *kind, int seat, int64_t at, const json
     run(st, q);
 }
 
-void store_seat(room_t *r, int seat, int64_t at)
+void store_seat(room_t *r, int seat)
 {
     store_t *st = r->srv->store;
     sqlite3_stmt *q = begin(st, S_SEAT);
     if (!q) return;
     const seat_t *t = &r->seats[seat];
-    json_t *who = json_object();
     sqlite3_bind_int64(q, 1, (sqlite3_int64)r->rid);
     sqlite3_bind_int(q, 2, seat);
     if (t->bot) {
@@ -533,19 +534,14 @@ void store_seat(room_t *r, int seat, int64_t at)
         bind_text(q, 7, t->bot_name);
         sqlite3_bind_int64(q, 8, t->bot_delay_min);
         sqlite3_bind_int64(q, 9, t->bot_delay_max);
-        json_object_set_new(who, "bot", json_string(t->bot_strategy));
     } else if (t->session) {
         bind_text(q, 3, t->session->name);
         sqlite3_bind_int64(q, 4, (sqlite3_int64)t->session->id);
         sqlite3_bind_int(q, 5, 0);
-        json_object_set_new(who, "name", json_string(t->session->name));
-        json_object_set_new(who, "session", json_integer((json_int_t)t->session->id));
     } else {
         sqlite3_bind_int(q, 5, 0);
     }
     run(st, q);
-    store_journal(r, "seat", seat, at, who);
-    json_decref(who);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -586,106 +582,47 @@ typedef struct room_row {
  * of the last entry and the number of entries in rec.
  */
 static game_t *replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, room_record_t *rec,
-                      char *why, size_t whylen)
+                      json_t *collect, char *why, size_t whylen)
 {
-    tapis_error_t err = {0};
-    json_error_t jerr;
-    json_t *options = json_loads(row->options, 0, &jerr);
-    if (!json_is_object(options)) {
-        snprintf(why, whylen, "its options are not a JSON object: %s", jerr.text);
-        json_decref(options);
+    journal_replay_t jr;
+    if (journal_replay_start(&jr, d, row->players, row->options, row->seed, why, whylen) < 0)
         return NULL;
-    }
-    game_t *g = game_new(d, row->players, options, row->seed, &err);
-    json_decref(options);
-    if (!g) {
-        snprintf(why, whylen, "game_new refuses it: %s: %s", err.code, err.message);
-        return NULL;
-    }
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(db,
                            "SELECT n, kind, seat, at, data FROM journal WHERE rid = ?1 ORDER BY n",
                            -1, &s, NULL) != SQLITE_OK) {
         snprintf(why, whylen, "cannot read its journal: %s", sqlite3_errmsg(db));
-        game_free(g);
+        journal_replay_abandon(&jr);
         return NULL;
     }
     sqlite3_bind_int64(s, 1, (sqlite3_int64)row->rid);
-    uint64_t n = 0, changes = 0; /* entries; those that made a state event (start, act, tick) */
-    int64_t last_at = 0, game_at = 0; /* the latest time of any entry; of the game's clock */
-    bool ok = true;
-    int rc;
-    while (ok && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-        uint64_t at_n = (uint64_t)sqlite3_column_int64(s, 0);
-        const char *kind = col_text(s, 1);
+    int rc, ok = 0;
+    while (ok == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        uint64_t n = (uint64_t)sqlite3_column_int64(s, 0);
+        const char *kind = col_text(s, 1), *data = (const char *)sqlite3_column_text(s, 4);
         int seat = sqlite3_column_int(s, 2);
         int64_t at = sqlite3_column_int64(s, 3);
-        const char *data = (const char *)sqlite3_column_text(s, 4);
-        ok = false;
-        if (at_n != n + 1) {
-            snprintf(why, whylen, "entry %llu is missing (found %llu)", (unsigned long long)(n + 1),
-                     (unsigned long long)at_n);
-            break;
-        }
-        n = at_n;
-        if (at > last_at) last_at = at;
-        bool game_entry = strcmp(kind, "act") == 0 || strcmp(kind, "tick") == 0;
-        if (game_entry && at < game_at) { /* the game's clock never goes back */
-            snprintf(why, whylen, "entry %llu: time goes back (%lld < %lld)", (unsigned long long)n,
-                     (long long)at, (long long)game_at);
-            break;
-        }
-        if (game_entry) game_at = at;
-        if (game_entry || strcmp(kind, "start") == 0) changes++;
-        if (strcmp(kind, "act") == 0) {
-            json_t *action = data ? json_loads(data, 0, &jerr) : NULL;
-            if (!json_is_object(action)) {
-                snprintf(why, whylen, "entry %llu (act): the action is not a JSON object: %s",
-                         (unsigned long long)n, data ? jerr.text : "no data");
-            } else if (seat < 0 || seat >= row->players) {
-                snprintf(why, whylen, "entry %llu (act): no seat %d", (unsigned long long)n, seat);
-            } else if (game_apply(g, seat, action, at, &err) < 0) {
-                snprintf(why, whylen, "entry %llu (act seat %d): the game refuses it: %s: %s",
-                         (unsigned long long)n, seat, err.code, err.message);
-            } else {
-                ok = true;
-            }
-            json_decref(action);
-        } else if (strcmp(kind, "tick") == 0) {
-            if (game_tick(g, at))
-                ok = true;
-            else
-                snprintf(why, whylen, "entry %llu (tick at %lld): nothing was due",
-                         (unsigned long long)n, (long long)at);
-        } else if (strcmp(kind, "seat") == 0 || strcmp(kind, "start") == 0) {
-            ok = true;
-            continue;
-        } else {
-            snprintf(why, whylen, "entry %llu: unknown kind \"%.20s\"", (unsigned long long)n,
-                     kind);
-        }
-        if (ok && d->audit && d->audit(g, &err) < 0) {
-            snprintf(why, whylen, "entry %llu: the state fails its audit: %s",
-                     (unsigned long long)n, err.message);
-            ok = false;
-        }
+        ok = journal_replay_entry(&jr, n, kind, seat, at, data, why, whylen);
+        if (collect) /* the cluster keeps a copy to write to Redis again */
+            json_array_append_new(collect, json_pack("[I, s, i, I, s?]", (json_int_t)n, kind, seat,
+                                                     (json_int_t)at, data));
     }
-    if (ok && rc != SQLITE_DONE) {
+    if (ok == 0 && rc != SQLITE_DONE) {
         snprintf(why, whylen, "cannot read its journal: %s", sqlite3_errmsg(db));
-        ok = false;
+        ok = -1;
     }
     sqlite3_finalize(s);
-    if (!ok) {
-        game_free(g);
+    if (ok < 0) {
+        journal_replay_abandon(&jr);
         return NULL;
     }
-    rec->last_at = last_at;
-    rec->journal_n = n;
+    rec->last_at = jr.last_at;
+    rec->journal_n = jr.n;
     /* Each change of a room is one journal entry and one state event: the count
        is the room's seq (rooms.seq, kept by databases of schema 2 written before
        this counted, is never more). */
-    if (changes > rec->seq) rec->seq = changes;
-    return g;
+    if (jr.changes > rec->seq) rec->seq = jr.changes;
+    return jr.g;
 }
 
 /* The restored session numbered id (sessions sorted by id), or NULL. */
@@ -842,7 +779,10 @@ int store_restore(server_t *srv, int *sessions_restored, int *quarantined)
                    row->players > GAME_MAX_SEATS) {
             snprintf(why, sizeof why, "%d players is not a table of %s", row->players, d->id);
         } else {
-            g = replay(st->db, row, d, &rec, why, sizeof why);
+            if (srv->cluster) rec.journal = json_array();
+            rec.options = row->options;
+            rec.seed = row->seed;
+            g = replay(st->db, row, d, &rec, rec.journal, why, sizeof why);
         }
         if (!g) {
             quarantine(st, row, why);
@@ -857,6 +797,7 @@ int store_restore(server_t *srv, int *sessions_restored, int *quarantined)
         } else if (room_restore(srv, d, g, &rec)) {
             restored++;
         }
+        json_decref(rec.journal);
         tapis_free(row->options);
     }
     tapis_free(rows);
@@ -1064,7 +1005,7 @@ static int game_record(sqlite3 *db, const char *id, bool any_viewer, uint64_t vi
                  row.players > GAME_MAX_SEATS)
             snprintf(why, whylen, "%d players is not a table of %s", row.players, d->id);
         else
-            g = replay(db, &row, d, &rec, why, whylen);
+            g = replay(db, &row, d, &rec, NULL, why, whylen);
         if (!g) {
             rc = STORE_REC_BAD;
         } else {

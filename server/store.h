@@ -51,13 +51,15 @@ void store_room_started(const room_t *r);
 void store_room_over(const room_t *r, const json_t *result);
 void store_room_closed(const room_t *r);
 
-/* The seat changed (sat, freed, a bot took it): its row and a "seat" journal entry. */
-void store_seat(room_t *r, int seat, int64_t at);
+/* The seat changed (sat, freed, a bot took it): its row (room.c journals the change). */
+void store_seat(room_t *r, int seat);
 /*
- * A journal entry of r: kind "act" (seat, data = the action), "tick"
- * (seat -1, data NULL), "start" (the game starts; seat -1, data NULL).
+ * Entry n of r's journal: kind "act" (seat, data = the action), "tick"
+ * (seat -1, data NULL), "start" (the game starts; seat -1, data NULL),
+ * "seat" (data = who sits there now: {"name","session"}, {"bot"} or {}).
  */
-void store_journal(room_t *r, const char *kind, int seat, int64_t at, const json_t *data);
+void store_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
+                   const json_t *data);
 
 /*
  * Finished games (match history). A page of them, newest first (ended, then

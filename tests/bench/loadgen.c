@@ -26,6 +26,10 @@
  *          --label TEXT (printed with the figures)
  *          --pipeline N (ping: each connection writes N pings at once and
  *          writes the next N when all are answered; default 1)
+ *          --ports P1,P2,... (instead of --port: connection i goes to the
+ *          (i mod n)th port, so the two players of a table are on two
+ *          different nodes of a cluster and at least one of them is served
+ *          through a relay)
  *
  * Output: one line of key=value figures on stdout; latencies are in µs,
  * from a log-linear histogram (relative error under 1/64). Exit status 0
@@ -63,7 +67,8 @@ static struct {
     int target;
     const char *label;
     int pipeline;
-} opt = {MODE_PING, "127.0.0.1", 7233, 50, 500, 10.0, 1.0, 0, 0, NULL, 1};
+    const char *ports;
+} opt = {MODE_PING, "127.0.0.1", 7233, 50, 500, 10.0, 1.0, 0, 0, NULL, 1, NULL};
 
 typedef struct conn conn_t;
 typedef struct table table_t;
@@ -73,6 +78,7 @@ struct conn {
     uv_connect_t creq;
     uv_timer_t think;
     int index;
+    int port; /* the server port it connects to */
     bool connected, closing, think_init;
     bench_line_t in; /* partial line */
     /* ping */
@@ -100,6 +106,8 @@ struct table {
 
 static uv_loop_t *loop;
 static conn_t *conns;
+#define MAX_PORTS 16
+static int ports[MAX_PORTS], nports; /* --ports */
 static int nconns;
 static table_t *tables;
 static int phase = PH_SETUP;
@@ -439,7 +447,7 @@ static void on_connect(uv_connect_t *req, int status)
     conn_t *c = req->data;
     connecting--;
     if (status < 0) {
-        fprintf(stderr, "loadgen: connect %s:%d: %s\n", opt.host, opt.port, uv_strerror(status));
+        fprintf(stderr, "loadgen: connect %s:%d: %s\n", opt.host, c->port, uv_strerror(status));
         exit_code = 1;
         stop_all();
         return;
@@ -461,13 +469,14 @@ static void on_connect(uv_connect_t *req, int status)
 static void start_connects(void)
 {
     struct sockaddr_storage sa;
-    if (uv_ip4_addr(opt.host, opt.port, (struct sockaddr_in *)&sa) != 0 &&
-        uv_ip6_addr(opt.host, opt.port, (struct sockaddr_in6 *)&sa) != 0) {
-        fail("bad host %s", opt.host);
-        return;
-    }
     while (phase != PH_DONE && connecting < MAX_CONNECTING && next_connect < nconns) {
         conn_t *c = &conns[next_connect++];
+        c->port = nports ? ports[c->index % nports] : opt.port;
+        if (uv_ip4_addr(opt.host, c->port, (struct sockaddr_in *)&sa) != 0 &&
+            uv_ip6_addr(opt.host, c->port, (struct sockaddr_in6 *)&sa) != 0) {
+            fail("bad host %s", opt.host);
+            return;
+        }
         uv_tcp_init(loop, &c->tcp);
         c->tcp.data = c;
         c->creq.data = c;
@@ -575,7 +584,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: loadgen ping|tables [--host H] [--port P] [--conns N] [--tables T]\n"
                     "               [--duration S] [--warmup S] [--think MS] [--target N]\n"
-                    "               [--label TEXT] [--pipeline N]\n");
+                    "               [--label TEXT] [--pipeline N] [--ports P1,P2,...]\n");
     exit(2);
 }
 
@@ -589,19 +598,21 @@ int main(int argc, char **argv)
     else
         usage();
     const bench_option_t options[] = {
-        {"--host", BENCH_STRING, &opt.host},
-        {"--port", BENCH_INT, &opt.port},
-        {"--conns", BENCH_INT, &opt.conns},
-        {"--tables", BENCH_INT, &opt.tables},
-        {"--duration", BENCH_DOUBLE, &opt.duration},
-        {"--warmup", BENCH_DOUBLE, &opt.warmup},
-        {"--think", BENCH_INT, &opt.think_ms},
-        {"--target", BENCH_INT, &opt.target},
-        {"--label", BENCH_STRING, &opt.label},
-        {"--pipeline", BENCH_INT, &opt.pipeline},
-        {NULL, BENCH_INT, NULL},
+        {"--host", BENCH_STRING, &opt.host},         {"--port", BENCH_INT, &opt.port},
+        {"--conns", BENCH_INT, &opt.conns},          {"--tables", BENCH_INT, &opt.tables},
+        {"--duration", BENCH_DOUBLE, &opt.duration}, {"--warmup", BENCH_DOUBLE, &opt.warmup},
+        {"--think", BENCH_INT, &opt.think_ms},       {"--target", BENCH_INT, &opt.target},
+        {"--label", BENCH_STRING, &opt.label},       {"--pipeline", BENCH_INT, &opt.pipeline},
+        {"--ports", BENCH_STRING, &opt.ports},       {NULL, BENCH_INT, NULL},
     };
     if (!bench_options(argc, argv, 2, options)) usage();
+    for (const char *p = opt.ports; p && *p && nports < MAX_PORTS;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v <= 0 || v > 65535) usage();
+        ports[nports++] = (int)v;
+        p = *end == ',' ? end + 1 : end;
+    }
     if (opt.port <= 0 || opt.port > 65535 || opt.conns < 1 || opt.tables < 1 || opt.duration <= 0 ||
         opt.warmup < 0 || opt.think_ms < 0 || opt.pipeline < 1 || opt.pipeline > 64)
         usage();
@@ -650,7 +661,10 @@ int main(int argc, char **argv)
     }
     const char *what = opt.mode == MODE_PING ? "ping" : "tables";
     if (opt.label) printf("[%s] ", opt.label);
-    printf("mode=%s target=%s:%d ", what, opt.host, opt.port);
+    if (nports)
+        printf("mode=%s target=%s:%s ", what, opt.host, opt.ports);
+    else
+        printf("mode=%s target=%s:%d ", what, opt.host, opt.port);
     if (opt.mode == MODE_PING)
         printf("conns=%d pipeline=%d ", nconns, opt.pipeline);
     else

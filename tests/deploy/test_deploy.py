@@ -19,11 +19,16 @@ systemd unit). Exit status 0 = pass, 1 = fail, 77 = skipped (meson's code).
   ENTRYPOINT and CMD (--metrics 0.0.0.0:9233); every folder the build reads
   is copied; the HEALTHCHECK's command itself is run against a real tapisd;
   compose.yaml (tapisd's --metrics, bind mounts) and prometheus.yml (its
-  tapisd target on that port, every 15 s).
+  tapisd target on that port, every 15 s); the cluster of compose.yaml (a
+  redis service and three tapisd nodes joined through it, distinct node ids,
+  ports and volumes, in a profile, scraped by Prometheus).
 - k8s: kinds, probes (the exec probe run against a real tapisd), resources,
   the volume claim, the services' selectors and ports; the metrics port, the
   --metrics arg, the prometheus.io/* pod annotations, no metrics port on the
-  LoadBalancer.
+  LoadBalancer; three replicas joined through the Redis of redis.yaml, each
+  advertising its pod's name in the headless Service.
+- container and k8s: every option they pass tapisd is one `tapisd --help`
+  lists (--redis, --advertise, --node-id: issue 15's server side).
 - grafana: deploy/grafana/tapis-dashboard.json parses, every panel and query
   has a Prometheus data source (input or `datasource` variable), every
   expression names only the families of docs/METRICS.md (METRIC_FAMILIES
@@ -86,8 +91,10 @@ def squash(text):
 
 # --------------------------------------------------------------------------
 # A tiny YAML reader: block mappings and sequences, plain and quoted scalars,
-# [] and {}, comments, several documents. Enough for deploy/k8s/ and
-# compose.yaml (PyYAML is not assumed); anything else is an error.
+# [] and {}, comments, several documents, an anchor on a mapping's value
+# (`key: &name`), its alias (`*name`) and the merge key (`<<: *name`). Enough
+# for deploy/k8s/ and compose.yaml (PyYAML is not assumed); anything else is
+# an error.
 # --------------------------------------------------------------------------
 
 KEY_RE = re.compile(r'^([^\s\'"#\-][^:]*|"[^"]*"|\'[^\']*\'):(\s+|$)(.*)$')
@@ -106,8 +113,17 @@ def strip_comment(line):
     return line.rstrip()
 
 
+ANCHORS = {}  # the current document's, by name
+
+
 def scalar(text):
     text = text.strip()
+    if text.startswith('*'):
+        if text[1:] not in ANCHORS:
+            raise ValueError('unknown alias: ' + text)
+        return ANCHORS[text[1:]]
+    if text.startswith('&'):
+        raise ValueError('anchor not on a mapping value: ' + text)
     if text.startswith("'"):
         if not text.endswith("'") or len(text) < 2:
             raise ValueError('unterminated string: ' + text)
@@ -144,7 +160,12 @@ def yaml_documents(text):
         if line.strip():
             cur.append([len(line) - len(line.lstrip()), line.strip()])
     docs.append(cur)
-    return [parse_block(lines, 0, lines[0][0])[0] for lines in docs if lines]
+    out = []
+    for lines in docs:
+        if lines:
+            ANCHORS.clear()
+            out.append(parse_block(lines, 0, lines[0][0])[0])
+    return out
 
 
 def parse_block(lines, i, indent):
@@ -168,21 +189,35 @@ def parse_block(lines, i, indent):
         if i + 1 < len(lines) and lines[i + 1][0] > indent:
             raise ValueError('unsupported YAML (multi-line scalar?): ' + lines[i][1])
         return scalar(lines[i][1]), i + 1
-    out = {}
+    out, merged = {}, set()
     while i < len(lines) and lines[i][0] == indent:
         m = KEY_RE.match(lines[i][1])
         if not m:
             raise ValueError('expected "key:" at line %r' % lines[i][1])
         key = scalar(m.group(1))
-        if key in out:
+        if key in out and key not in merged:
             raise ValueError('duplicate key %r' % key)
-        if m.group(3):
-            out[key], i = scalar(m.group(3)), i + 1
+        anchor, _, rest = m.group(3).partition(' ') if m.group(3).startswith('&') else (
+            None, None, m.group(3))
+        if rest:
+            value, i = scalar(rest), i + 1
         elif i + 1 < len(lines) and (lines[i + 1][0] > indent or (
                 lines[i + 1][0] == indent and lines[i + 1][1].startswith('- '))):
-            out[key], i = parse_block(lines, i + 1, lines[i + 1][0])
+            value, i = parse_block(lines, i + 1, lines[i + 1][0])
         else:
-            out[key], i = None, i + 1
+            value, i = None, i + 1
+        if anchor:
+            ANCHORS[anchor[1:]] = value
+        if key == '<<':  # its keys, under those the mapping gives itself
+            if not isinstance(value, dict):
+                raise ValueError('<< wants a mapping, got %r' % value)
+            for k, v in value.items():
+                if k not in out:
+                    out[k] = v
+                    merged.add(k)
+            continue
+        merged.discard(key)
+        out[key] = value
     if i < len(lines) and lines[i][0] > indent:
         raise ValueError('bad indentation at %r' % lines[i][1])
     return out, i
@@ -480,15 +515,20 @@ def promql_selectors(expr):
     return out
 
 
-def metrics_addresses(argv):
-    """The values of --metrics in an argument list."""
+def flag_values(argv, flag):
+    """The values of FLAG (FLAG VALUE or FLAG=VALUE) in an argument list."""
     out = []
     for i, a in enumerate(argv):
-        if a == '--metrics':
+        if a == flag:
             out.append(argv[i + 1] if i + 1 < len(argv) else '')
-        elif a.startswith('--metrics='):
+        elif a.startswith(flag + '='):
             out.append(a.split('=', 1)[1])
     return out
+
+
+def metrics_addresses(argv):
+    """The values of --metrics in an argument list."""
+    return flag_values(argv, '--metrics')
 
 
 def check_metrics_arg(argv, what):
@@ -498,6 +538,29 @@ def check_metrics_arg(argv, what):
     check(addrs == ['0.0.0.0:%d' % METRICS_PORT],
           '%s: tapisd runs with --metrics %s, wanted "--metrics 0.0.0.0:%d" once (argv %s)'
           % (what, addrs or 'missing', METRICS_PORT, argv))
+
+
+# The cluster's options (issue 15), which deploy/ passes tapisd: `tapisd
+# --help` lists them once the server side is in.
+CLUSTER_FLAGS = ('--redis', '--advertise', '--node-id', '--node-ttl')
+NODE_ID_RE = re.compile(r'[A-Za-z0-9._-]{1,32}')
+
+
+def check_tapisd_options(argv, what):
+    """Every --option of a tapisd ARGV is one that `tapisd --help` lists."""
+    known = options_in(help_text('tapisd'))
+    for a in argv:
+        opt = str(a).split('=', 1)[0]
+        if re.fullmatch(r'--[a-z][a-z0-9-]*', opt):
+            check(opt in known, '%s: tapisd %s is not in `tapisd --help`%s' % (
+                what, opt, ' (a cluster option: is the server side of issue 15 in?)'
+                if opt in CLUSTER_FLAGS else ''))
+
+
+def host_port(addr):
+    """(HOST, PORT) of 'HOST:PORT' (or '[V6]:PORT'), or (None, None)."""
+    m = re.fullmatch(r'\[?([^\[\]]*?)\]?:(\d+)', str(addr))
+    return (m.group(1), int(m.group(2))) if m else (None, None)
 
 
 def as_argv(value):
@@ -656,7 +719,86 @@ def check_container():
         check(sc.get('metrics_path', METRICS_PATH) == METRICS_PATH,
               'prometheus.yml: metrics_path %r' % sc.get('metrics_path'))
         check(sc.get('scheme', 'http') == 'http', 'prometheus.yml: tapisd serves plain http')
+    check_tapisd_options(argv, 'compose.yaml tapisd')
+    check_compose_cluster(compose, svc, image_entrypoint, image_cmd, conf)
     return 0
+
+
+def depends_on(s):
+    """The services S depends on (compose's list or mapping form)."""
+    return list(s.get('depends_on') or [])
+
+
+def check_compose_cluster(compose, single, entrypoint, cmd, prom):
+    """The cluster of compose.yaml: a redis service and three tapisd nodes
+    (the other services of the single tapisd's image) in a profile, so that a
+    plain `up` still runs the single tapisd alone; each node with --redis at
+    that service, a --node-id of its own, its service name as --advertise,
+    a host port and a volume of its own, tapisd's settings, and a target in
+    prometheus.yml."""
+    services = {n: s or {} for n, s in (compose.get('services') or {}).items()}
+    check(not single.get('profiles'), 'compose.yaml: tapisd has a profile: a plain `up` skips it')
+    redis = {n: s for n, s in services.items()
+             if (as_argv(s.get('command')) or [''])[0] == 'redis-server'
+             or str(s.get('image', '')).split(':')[0].split('/')[-1] == 'redis'}
+    nodes = {n: s for n, s in services.items()
+             if n != 'tapisd' and s.get('image') == single.get('image')}
+    if not check(len(redis) == 1 and len(nodes) == 3,
+                 'compose.yaml: wanted one redis service and three tapisd nodes, got %s and %s'
+                 % (sorted(redis), sorted(nodes))):
+        return
+    rname, rsvc = next(iter(redis.items()))
+    rport = int((flag_values(as_argv(rsvc.get('command')) or [], '--port') or ['6379'])[-1])
+    check(not rsvc.get('ports'), 'compose.yaml: %s is published (Redis has no password here)' % rname)
+    profiles = rsvc.get('profiles') or []
+    check(profiles, 'compose.yaml: %s has no profile: a plain `up` runs it' % rname)
+    declared = set((compose.get('volumes') or {}).keys())
+    host_ports = {str(p).split(':')[-2] for p in single.get('ports') or [] if ':' in str(p)}
+    volumes = {str(v).split(':')[0] for v in single.get('volumes') or []}
+    ids = set()
+    for n, s in nodes.items():
+        what = 'compose.yaml ' + n
+        argv = (as_argv(s.get('entrypoint')) or entrypoint) + (
+            cmd if s.get('command') is None else as_argv(s.get('command')))
+        check_metrics_arg(argv, what)
+        check_tapisd_options(argv, what)
+        check(flag_values(argv, '--redis') == ['%s:%d' % (rname, rport)],
+              '%s: --redis %s, wanted %s:%d once' % (what, flag_values(argv, '--redis'), rname, rport))
+        nid = flag_values(argv, '--node-id')
+        check(len(nid) == 1 and NODE_ID_RE.fullmatch(nid[0]) and nid[0] not in ids,
+              '%s: --node-id %s: wanted one, 1-32 of [A-Za-z0-9._-], no other node\'s' % (what, nid))
+        ids.update(nid)
+        _, lport = host_port((flag_values(argv, '--listen') or [''])[-1])
+        check(flag_values(argv, '--advertise') == ['%s:%s' % (n, lport)],
+              '%s: --advertise %s, wanted %s:%s (its service name, its --listen port)'
+              % (what, flag_values(argv, '--advertise'), n, lport))
+        check(s.get('profiles') == profiles, '%s: profiles %s, not %s\'s %s'
+              % (what, s.get('profiles'), rname, profiles))
+        check(rname in depends_on(s), '%s: does not depend on %s' % (what, rname))
+        check(s.get('build') or s.get('pull_policy') == 'never',
+              '%s: no build, pull_policy %r: compose would pull %s from a registry'
+              % (what, s.get('pull_policy'), s.get('image')))
+        ports = [str(p).split(':') for p in s.get('ports') or []]
+        check(len(ports) == 1 and len(ports[0]) >= 2 and ports[0][-1] == str(lport)
+              and ports[0][-2] not in host_ports,
+              '%s: ports %s: wanted one, to %s, on a host port no other service has'
+              % (what, s.get('ports'), lport))
+        host_ports.update(p[-2] for p in ports if len(p) >= 2)
+        vol = [str(v).split(':')[0] for v in s.get('volumes') or []
+               if str(v).split(':')[1:2] == ['/var/lib/tapis']]
+        check(len(vol) == 1 and vol[0] in declared and vol[0] not in volumes,
+              '%s: /var/lib/tapis wants a volume of its own, declared at the top level' % what)
+        volumes.update(vol)
+        for key in ('expose', 'ulimits', 'read_only', 'tmpfs', 'cap_drop', 'security_opt',
+                    'stop_signal', 'stop_grace_period', 'restart'):
+            check(s.get(key) == single.get(key), '%s: %s %r, tapisd has %r'
+                  % (what, key, s.get(key), single.get(key)))
+    for n in nodes:
+        jobs = [sc for sc in prom.get('scrape_configs') or [] if '%s:%d' % (n, METRICS_PORT) in [
+            str(t) for st in sc.get('static_configs') or [] for t in st.get('targets') or []]]
+        check(len(jobs) == 1 and (jobs[0].get('scrape_interval') or dig(
+            prom, 'global', 'scrape_interval')) == '15s',
+              'prometheus.yml: %s:%d wanted in one scrape config, every 15s' % (n, METRICS_PORT))
 
 
 # --------------------------------------------------------------------------
@@ -667,13 +809,14 @@ def check_k8s():
     base = os.path.join(SRC, 'deploy', 'k8s')
     sts = yaml_documents(read(os.path.join(base, 'statefulset.yaml')))
     svcs = yaml_documents(read(os.path.join(base, 'service.yaml')))
+    rdocs = yaml_documents(read(os.path.join(base, 'redis.yaml')))
     check([d.get('kind') for d in sts] == ['StatefulSet'], 'statefulset.yaml: one StatefulSet')
     check(all(d.get('kind') == 'Service' and d.get('apiVersion') == 'v1' for d in svcs) and svcs,
           'service.yaml: Services only')
     st = sts[0]
     check(st.get('apiVersion') == 'apps/v1', 'statefulset.yaml: apiVersion apps/v1')
     spec = st.get('spec') or {}
-    check(spec.get('replicas') == 1, 'statefulset.yaml: one replica (rooms live in one process)')
+    check(spec.get('replicas') == 3, 'statefulset.yaml: three replicas (one cluster through Redis)')
     labels = dig(spec, 'template', 'metadata', 'labels') or {}
     sel = dig(spec, 'selector', 'matchLabels') or {}
     check(sel and all(labels.get(k) == v for k, v in sel.items()),
@@ -754,7 +897,69 @@ def check_k8s():
                       'service.yaml: %s (type %s) exposes the metrics port outside the cluster'
                       % (n, dig(s, 'spec', 'type')))
     check(metrics_in, 'service.yaml: no Service has the metrics port %d' % METRICS_PORT)
+    check_tapisd_options(argv, 'statefulset.yaml')
+    check_k8s_cluster(c, argv, spec, svcs, rdocs)
     return 0
+
+
+def check_k8s_cluster(c, argv, spec, svcs, rdocs):
+    """The StatefulSet's cluster: --redis at a Service of redis.yaml that
+    sends that port to one Deployment's pods; --node-id and --advertise from
+    the pod's name (the downward API), --advertise in the headless Service,
+    which names pods that are not ready yet too."""
+    env = {e.get('name'): e for e in c.get('env') or []}
+    for a in argv:
+        for var in re.findall(r'\$\((\w+)\)', str(a)):
+            check(var in env, 'statefulset.yaml: $(%s) in args but not in env' % var)
+    check(dig(env.get('POD_NAME'), 'valueFrom', 'fieldRef', 'fieldPath') == 'metadata.name',
+          'statefulset.yaml: env POD_NAME should be the pod\'s name (fieldRef metadata.name)')
+    check(flag_values(argv, '--node-id') == ['$(POD_NAME)'],
+          'statefulset.yaml: --node-id %s, wanted $(POD_NAME)' % flag_values(argv, '--node-id'))
+    head = spec.get('serviceName')
+    _, lport = host_port((flag_values(argv, '--listen') or [''])[-1])
+    check(flag_values(argv, '--advertise') == ['$(POD_NAME).%s:%s' % (head, lport)],
+          'statefulset.yaml: --advertise %s, wanted $(POD_NAME).%s:%s'
+          % (flag_values(argv, '--advertise'), head, lport))
+    heads = [s for s in svcs if dig(s, 'metadata', 'name') == head]
+    check(heads and dig(heads[0], 'spec', 'publishNotReadyAddresses') is True,
+          'service.yaml: %s: publishNotReadyAddresses: true wanted (the nodes reach each '
+          'other at its names, ready or not)' % head)
+
+    deps = [d for d in rdocs if d.get('kind') == 'Deployment']
+    rsvcs = {dig(d, 'metadata', 'name'): d for d in rdocs if d.get('kind') == 'Service'}
+    check(deps and rsvcs and len(deps) + len(rsvcs) == len(rdocs),
+          'redis.yaml: Deployments and Services only, one of each at least')
+    addr = flag_values(argv, '--redis')
+    host, port = host_port(addr[0] if len(addr) == 1 else '')
+    rs = rsvcs.get(host)
+    if not check(rs, 'statefulset.yaml: --redis %s: wanted NAME:PORT once, NAME a Service of '
+                 'redis.yaml (%s)' % (addr, sorted(rsvcs))):
+        return
+    check(dig(rs, 'spec', 'type') in (None, 'ClusterIP'),
+          'redis.yaml: %s (type %s) is reachable from outside the cluster, without a password'
+          % (host, dig(rs, 'spec', 'type')))
+    sel = dig(rs, 'spec', 'selector') or {}
+    pods = [d for d in deps if sel and all(
+        (dig(d, 'spec', 'template', 'metadata', 'labels') or {}).get(k) == v for k, v in sel.items())]
+    sports = [p for p in dig(rs, 'spec', 'ports') or [] if p.get('port') == port]
+    if not check(len(pods) == 1 and sports, 'redis.yaml: %s should have port %s and select one '
+                 'Deployment\'s pods' % (host, port)):
+        return
+    d = pods[0]
+    check(dig(d, 'spec', 'replicas') in (None, 1), 'redis.yaml: one Redis (replicas share nothing)')
+    labels = dig(d, 'spec', 'template', 'metadata', 'labels') or {}
+    msel = dig(d, 'spec', 'selector', 'matchLabels') or {}
+    check(msel and all(labels.get(k) == v for k, v in msel.items()),
+          'redis.yaml: the Deployment\'s selector does not match its pod labels')
+    target = sports[0].get('targetPort', port)
+    cports = [x for ct in dig(d, 'spec', 'template', 'spec', 'containers') or []
+              for p in ct.get('ports') or [] for x in (p.get('name'), p.get('containerPort'))]
+    check(target in cports, 'redis.yaml: %s:%s goes to port %s, which the pod does not have'
+          % (host, port, target))
+    for s in svcs:  # the players' and the metrics' Services must not reach Redis
+        ssel = dig(s, 'spec', 'selector') or {}
+        check(not all(labels.get(k) == v for k, v in ssel.items()),
+              'service.yaml: %s selects the Redis pods too' % dig(s, 'metadata', 'name'))
 
 
 # --------------------------------------------------------------------------

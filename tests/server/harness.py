@@ -300,6 +300,23 @@ def pump(client):
     return out + drain(client)
 
 
+def quiesce(players, quiet=0.5, timeout=10):
+    """Read until nothing has come for `quiet` seconds (the bots and the game's
+    timers are done): the players' views are then the server's last word."""
+    deadline = time.monotonic() + timeout
+    last = time.monotonic()
+    while time.monotonic() - last < quiet:
+        assert time.monotonic() < deadline, "the table never went quiet"
+        got = False
+        for p in players:
+            for m in pump(p.c):
+                p.handle(m)
+                got = True
+        if got:
+            last = time.monotonic()
+        time.sleep(0.02)
+
+
 def drain(client):
     """The complete messages already buffered by client."""
     out = []

@@ -22,7 +22,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Player, Server, is_ev, play, pump, run_tests, test  # noqa: E402
+from harness import Player, Server, is_ev, play, pump, quiesce, run_tests, test  # noqa: E402
 
 BOT_DELAY = "0-3"
 CLAIM_SEED = os.environ.get("TAPIS_CLAIM_SEED", "1")
@@ -35,23 +35,6 @@ class TempDir:
 
     def __exit__(self, *exc):
         shutil.rmtree(self.path, ignore_errors=True)
-
-
-def quiesce(players, quiet=0.5, timeout=10):
-    """Read until nothing has come for `quiet` seconds (the bots and the game's
-    timers are done): the players' views are then the server's last word."""
-    deadline = time.monotonic() + timeout
-    last = time.monotonic()
-    while time.monotonic() - last < quiet:
-        assert time.monotonic() < deadline, "the table never went quiet"
-        got = False
-        for p in players:
-            for m in pump(p.c):
-                p.handle(m)
-                got = True
-        if got:
-            last = time.monotonic()
-        time.sleep(0.02)
 
 
 def kill(srv, players):

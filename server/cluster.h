@@ -1,0 +1,89 @@
+/*
+ * cluster.h — several tapisd nodes as one server, on Redis (docs/CLUSTER.md).
+ *
+ * With --redis, a node registers itself with a heartbeat and a TTL, keeps
+ * the directory of every node's rooms in step (a Redis hash, and a channel
+ * every node subscribes to on the loop through hiredis's libuv adapter),
+ * shares sessions, names and tokens, and writes each room's journal to a
+ * Redis stream. The stream is written in the same place as the store's
+ * transaction: the commands of a scheduler turn go out in one pipeline
+ * that cluster_commit() waits for BEFORE the turn's output is flushed, so
+ * a state a client has seen is in Redis. When a node's heartbeat expires,
+ * the others claim its rooms (one atomic claim each) and rebuild them by
+ * replaying their streams through the core.
+ *
+ * Redis is the cluster's memory, the nodes are its truth: when Redis comes
+ * back empty, each node writes again what it holds. Every function here
+ * does nothing without --redis (srv->cluster is NULL).
+ *
+ * Commands whose answer the loop needs at once (an id, a name, a token) are
+ * synchronous, with a short timeout; while Redis is unreachable a node
+ * serves alone and says so in its log.
+ */
+#ifndef TAPIS_SERVER_CLUSTER_H
+#define TAPIS_SERVER_CLUSTER_H
+
+#include "server.h"
+
+typedef struct cluster cluster_t;
+
+/* With --redis: set srv->cluster before the store restores (no connection yet). */
+int cluster_init(server_t *srv);
+/* Join, once listening (srv->opts.redis_host). Returns 0, or -1 after logging why. */
+int cluster_start(server_t *srv);
+/* At the stop: write what is pending and leave (rooms stay for a restart or another node). */
+void cluster_stop(server_t *srv);
+/* Free what is left once the loop ended. */
+void cluster_free(server_t *srv);
+/* Send the turn's commands and wait for Redis to take them (write-ahead). */
+void cluster_commit(server_t *srv);
+/* After the store restored this node's rooms: keep those still ours, drop the others. */
+void cluster_adopt_restored(server_t *srv);
+
+/* A new id for "room" or "session", unique in the cluster (0 when Redis cannot say). */
+uint64_t cluster_next_id(server_t *srv, const char *what);
+
+/* Sessions: a name is the cluster's (0) or taken by another session (-1). */
+int cluster_claim_name(server_t *srv, const char *name_key, uint64_t sid);
+void cluster_release_name(server_t *srv, const char *name_key, uint64_t sid);
+void cluster_session_new(const session_t *s);
+void cluster_session_end(const session_t *s);
+/* May session s take `name` (its own, or free in the cluster)? Claims it. */
+bool cluster_name_free(session_t *s, const char *name);
+/* [[room, node]...] of the rooms other nodes host where `name` sits (NULL without --redis). */
+json_t *cluster_rooms_seated(server_t *srv, const char *name);
+/* The session of a token another node made: restored here (held), or NULL. */
+session_t *cluster_session_fetch(server_t *srv, const char *token);
+
+/* Rooms: created (its complete options and seed), a journal entry, its summary changed, gone. */
+void cluster_room_new(room_t *r, const json_t *options, uint64_t seed);
+void cluster_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
+                     const json_t *data);
+void cluster_room_changed(room_t *r);
+void cluster_room_gone(room_t *r);
+void cluster_watcher(room_t *r, const session_t *s, bool watching);
+/* Free a room's cluster copies (room_free_graveyard). */
+void cluster_room_free(room_t *r);
+
+/* Routing: the node (not this one) hosting room id, or NULL. */
+const char *cluster_room_node(server_t *srv, const char *id);
+/* Where a new room goes: a node id, or NULL for this node. */
+const char *cluster_place_room(server_t *srv);
+/* The game address of node id. Returns 0 and fills ip/port, or -1. */
+int cluster_node_addr(server_t *srv, const char *id, char ip[64], int *port);
+/* True when ip (numeric) is a node of the cluster: its links are not capped. */
+bool cluster_is_node_ip(const server_t *srv, const char *ip);
+/* Does `name` sit at the table of directory summary s? */
+bool cluster_seated_in(server_t *srv, const json_t *summary, const char *name);
+/* This node's id. */
+const char *cluster_node_id(const server_t *srv);
+
+/* The rooms of the other nodes that `viewer` may list, filtered; see lobby_rooms(). */
+typedef struct cluster_room_ref {
+    uint64_t rid;
+    const json_t *summary;
+} cluster_room_ref_t;
+int cluster_remote_rooms(server_t *srv, const char *viewer_name, const char *game, int status,
+                         cluster_room_ref_t **out);
+
+#endif

@@ -1,0 +1,297 @@
+/* relay.c — a client served through the node that hosts its room. See relay.h. */
+#include "relay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "conn.h"
+#include "envelope.h"
+#include "log.h"
+
+#define LINK_MAX_LINE (4 * 1024 * 1024) /* a state event of a large table fits */
+#define RELINK_MS_TTLS 4                /* broken links are opened again for 4 node TTLs */
+
+struct relay {
+    uv_tcp_t tcp; /* first */
+    uv_connect_t connect;
+    server_t *srv;
+    conn_t *client; /* NULL once the client is gone */
+    char node[33];
+    bool connected, closing, greeted;
+    json_t *waiting; /* [[re, id], ...]: the relayed requests waiting for their reply */
+    buf_t out;       /* what waits for the connection */
+    frame_t frame;
+    queue_t node_q; /* in client->relays */
+};
+
+typedef struct link_write {
+    uv_write_t req;
+    char *buf;
+} link_write_t;
+
+static void link_close(relay_t *l, const char *why);
+
+static void on_link_close(uv_handle_t *h)
+{
+    relay_t *l = h->data;
+    json_decref(l->waiting);
+    buf_free(&l->out);
+    frame_free(&l->frame);
+    tapis_free(l);
+}
+
+static void on_written(uv_write_t *req, int status)
+{
+    link_write_t *w = (link_write_t *)req;
+    relay_t *l = req->data;
+    tapis_free(w->buf);
+    tapis_free(w);
+    if (status < 0 && !l->closing) link_close(l, uv_strerror(status));
+}
+
+static void link_write(relay_t *l, const char *data, size_t len)
+{
+    if (!l->connected) {
+        if (buf_append(&l->out, data, len) < 0) link_close(l, "out of memory");
+        return;
+    }
+    link_write_t *w = tapis_malloc(sizeof *w);
+    char *copy = tapis_malloc(len);
+    if (!w || !copy) {
+        tapis_free(w);
+        tapis_free(copy);
+        link_close(l, "out of memory");
+        return;
+    }
+    memcpy(copy, data, len);
+    w->buf = copy;
+    w->req.data = l;
+    uv_buf_t b = uv_buf_init(copy, (unsigned)len);
+    if (uv_write(&w->req, (uv_stream_t *)&l->tcp, &b, 1, on_written) < 0) {
+        tapis_free(copy);
+        tapis_free(w);
+        link_close(l, "write failed");
+    }
+}
+
+/* Answer every relayed request still waiting with `unavailable`. */
+static void fail_waiting(relay_t *l, const char *why)
+{
+    conn_t *c = l->client;
+    size_t i;
+    json_t *w;
+    json_array_foreach(l->waiting, i, w)
+    {
+        if (!c) break;
+        char msg[200];
+        snprintf(msg, sizeof msg, "node %s cannot serve this now (%s); try again", l->node, why);
+        conn_send_new(c, proto_reply_error(json_string_value(json_array_get(w, 0)),
+                                           json_array_get(w, 1), TAPIS_E_UNAVAILABLE, msg));
+        c->relay_wait--;
+    }
+    json_array_clear(l->waiting);
+    if (c) conn_update_ready(c);
+}
+
+static void link_close(relay_t *l, const char *why)
+{
+    if (l->closing) return;
+    l->closing = true;
+    conn_t *c = l->client;
+    if (c) {
+        log_info("conn %llu: link to node %s closed (%s)", (unsigned long long)c->id, l->node, why);
+        fail_waiting(l, why);
+        queue_remove(&l->node_q);
+        if (c->state == CONN_OPEN && !c->srv->stopping) {
+            c->relay_lost_until =
+                (uint64_t)server_now_ms(c->srv) + RELINK_MS_TTLS * c->srv->opts.node_ttl;
+        }
+        l->client = NULL;
+    }
+    uv_close((uv_handle_t *)&l->tcp, on_link_close);
+}
+
+/* One line from the node: the greeting's reply (kept), a reply, or an event. */
+static void on_link_line(relay_t *l, const char *line, size_t len)
+{
+    conn_t *c = l->client;
+    bool reply = len > 5 && memcmp(line, "{\"re\"", 5) == 0;
+    if (!l->greeted && reply) {
+        l->greeted = true;
+        if (!strstr(line, "\"ok\":true")) {
+            log_warn("link to node %s: the node refused the session: %.200s", l->node, line);
+            link_close(l, "the node refused the session");
+        }
+        return;
+    }
+    if (!c) return;
+    if (reply) {
+        if (json_array_size(l->waiting) == 0) return;
+        json_array_remove(l->waiting, 0);
+        c->relay_wait--;
+        conn_send_line(c, line, len);
+        conn_update_ready(c);
+        return;
+    }
+    if (len > 15 && memcmp(line, "{\"ev\":\"shutdown\"", 16) == 0)
+        return; /* the node's, not ours */
+    conn_send_line(c, line, len);
+    if (len > 15 && memcmp(line, "{\"ev\":\"replaced\"", 16) == 0)
+        conn_close_after_flush(c, "session taken on another connection");
+}
+
+static void on_link_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)h;
+    (void)suggested;
+    static char scratch[64 * 1024];
+    *buf = uv_buf_init(scratch, sizeof scratch);
+}
+
+static void on_link_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    relay_t *l = s->data;
+    if (nread < 0) {
+        link_close(l, nread == UV_EOF ? "the node closed it" : uv_strerror((int)nread));
+        return;
+    }
+    if (nread == 0 || l->closing) return;
+    if (frame_feed(&l->frame, buf->base, (size_t)nread) < 0) {
+        link_close(l, "out of memory");
+        return;
+    }
+    const char *line;
+    size_t len;
+    int r;
+    while (!l->closing && (r = frame_next(&l->frame, &line, &len)) != FRAME_NEED_MORE) {
+        if (r == FRAME_TOO_LONG) {
+            link_close(l, "a line too long");
+            return;
+        }
+        on_link_line(l, line, len);
+    }
+}
+
+static void on_connect(uv_connect_t *req, int status)
+{
+    relay_t *l = req->data;
+    if (l->closing) return;
+    if (status < 0) {
+        link_close(l, uv_strerror(status));
+        return;
+    }
+    l->connected = true;
+    uv_tcp_nodelay(&l->tcp, 1);
+    if (uv_read_start((uv_stream_t *)&l->tcp, on_link_alloc, on_link_read) < 0) {
+        link_close(l, "cannot read");
+        return;
+    }
+    size_t n;
+    char *pending = buf_take(&l->out, &n);
+    if (pending && n) link_write(l, pending, n);
+    tapis_free(pending);
+}
+
+static relay_t *find_link(const conn_t *c, const char *node)
+{
+    for (queue_t *q = queue_head(&c->relays); q != &c->relays; q = queue_next(q)) {
+        relay_t *l = queue_data(q, relay_t, node_q);
+        if (strcmp(l->node, node) == 0) return l;
+    }
+    return NULL;
+}
+
+/* The link of c to node, opened (and greeted) if there was none. NULL on failure. */
+static relay_t *open_link(conn_t *c, const char *node)
+{
+    relay_t *l = find_link(c, node);
+    if (l) return l;
+    server_t *srv = c->srv;
+    char ip[64];
+    int port;
+    struct sockaddr_storage addr;
+    if (!c->session || cluster_node_addr(srv, node, ip, &port) < 0) return NULL;
+    if ((strchr(ip, ':') ? uv_ip6_addr(ip, port, (struct sockaddr_in6 *)&addr)
+                         : uv_ip4_addr(ip, port, (struct sockaddr_in *)&addr)) != 0)
+        return NULL;
+    if (!(l = tapis_calloc(1, sizeof *l)) || !(l->waiting = json_array())) {
+        tapis_free(l);
+        return NULL;
+    }
+    l->srv = srv;
+    l->client = c;
+    snprintf(l->node, sizeof l->node, "%s", node);
+    frame_init(&l->frame, LINK_MAX_LINE);
+    uv_tcp_init(srv->loop, &l->tcp);
+    l->tcp.data = l;
+    l->connect.data = l;
+    queue_insert_tail(&c->relays, &l->node_q);
+    json_t *hello = json_pack("{s:s, s:s, s:s, s:s}", "cmd", "hello", "name", c->session->name,
+                              "token", c->session->token, "via", cluster_node_id(srv));
+    char *text = hello ? json_dumps(hello, JSON_COMPACT) : NULL;
+    json_decref(hello);
+    if (!text || buf_printf(&l->out, "%s\n", text) < 0 ||
+        uv_tcp_connect(&l->connect, &l->tcp, (struct sockaddr *)&addr, on_connect) < 0) {
+        free(text);
+        link_close(l, "cannot connect");
+        return NULL;
+    }
+    free(text);
+    log_info("conn %llu: link to node %s (%s:%d) for %s", (unsigned long long)c->id, node, ip, port,
+             c->session->name);
+    return l;
+}
+
+void relay_forward(conn_t *c, const char *node, const char *line, size_t len, const char *re,
+                   const json_t *id)
+{
+    relay_t *l = open_link(c, node);
+    json_t *w = l ? json_pack("[s, O?]", re, id) : NULL;
+    if (!w || json_array_append_new(l->waiting, w) < 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "node %s cannot be reached now; try again", node);
+        conn_send_new(c, proto_reply_error(re, id, TAPIS_E_UNAVAILABLE, msg));
+        conn_note_error(c);
+        return;
+    }
+    c->relay_wait++;
+    link_write(l, line, len);
+    link_write(l, "\n", 1);
+}
+
+void relay_link(conn_t *c, const char *node)
+{
+    open_link(c, node);
+}
+
+const char *relay_single_node(const conn_t *c)
+{
+    queue_t *q = queue_head(&c->relays);
+    if (q == &c->relays || queue_next(q) != &c->relays) return NULL;
+    return queue_data(q, relay_t, node_q)->node;
+}
+
+void relay_close_all(conn_t *c)
+{
+    while (!queue_empty(&c->relays)) {
+        relay_t *l = queue_data(queue_head(&c->relays), relay_t, node_q);
+        json_array_clear(l->waiting); /* nobody to answer */
+        link_close(l, "the client left");
+    }
+    c->relay_wait = 0;
+}
+
+void relay_room_moved(server_t *srv, const char *id, const char *node, const json_t *summary)
+{
+    (void)id;
+    if (srv->stopping) return;
+    uint64_t now = (uint64_t)server_now_ms(srv);
+    for (queue_t *q = queue_head(&srv->conns); q != &srv->conns; q = queue_next(q)) {
+        conn_t *c = queue_data(q, conn_t, node);
+        if (c->relay_lost_until < now || c->state != CONN_OPEN || !c->session) continue;
+        if (!find_link(c, node) && cluster_seated_in(srv, summary, c->session->name))
+            open_link(c, node);
+    }
+}

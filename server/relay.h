@@ -1,0 +1,35 @@
+/*
+ * relay.h — serving a client through the node that hosts its room.
+ *
+ * A client connected to this node that names a room another node hosts
+ * (join, watch, act, ...) is served through a link: a TCP connection from
+ * this node to the other's game port, speaking the same protocol as any
+ * client, opened with `hello NAME TOKEN` for the client's session (sessions
+ * are the cluster's). The client's line goes over the link as it came; the
+ * reply and every event come back and are written to the client as they
+ * are. While a relayed request waits for its reply, the client's next
+ * lines wait too, so replies stay in request order.
+ *
+ * A link that breaks (its node died) is opened again when the directory
+ * shows the client's rooms on a node again (the node that took them over).
+ */
+#ifndef TAPIS_SERVER_RELAY_H
+#define TAPIS_SERVER_RELAY_H
+
+#include "server.h"
+
+typedef struct relay relay_t;
+
+/* Send c's line (a request `re` with `id`) to node. The reply comes later. */
+void relay_forward(conn_t *c, const char *node, const char *line, size_t len, const char *re,
+                   const json_t *id);
+/* Open a link to node for c's session with no request (its rooms' state follows). */
+void relay_link(conn_t *c, const char *node);
+/* The node of c's only link, or NULL (none, or several). */
+const char *relay_single_node(const conn_t *c);
+/* c is closing: close its links. */
+void relay_close_all(conn_t *c);
+/* The directory shows room id on `node` now: links broken before may be opened again. */
+void relay_room_moved(server_t *srv, const char *id, const char *node, const json_t *summary);
+
+#endif

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""test_cluster.py — several tapisd nodes as one server on Redis (issue 15).
+
+Each test starts its own redis-server on a free loopback port (no
+persistence) and three nodes joined through it (--redis, --node-id a/b/c,
+--node-ttl 2s). A game hosted on node b is played to game_over by a
+client of node a (relayed) and one of b; `rooms` lists the same rooms on
+every node; names and tokens are the cluster's; a node killed with SIGKILL
+mid-game has its room taken over by a or c, and every player carries on
+with its token (on any node) from the view it had; Redis killed and started
+again empty mid-game loses no table.
+Usage: test_cluster.py PATH/TO/tapisd"""
+import functools
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Player, Server, is_ev, play, quiesce, run_tests, test  # noqa: E402
+
+TTL = "2s"
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Redis:
+    """redis-server on loopback, no persistence: a restart starts empty."""
+
+    def __init__(self, port=None):
+        self.exe = shutil.which("redis-server")
+        assert self.exe, "redis-server not found (deploy/dev installs it)"
+        self.port = port or free_port()
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--protected-mode", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(64).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+    def command(self, *args):
+        """One command in RESP; returns the raw reply (enough for the checks here)."""
+        msg = b"*%d\r\n" % len(args) + b"".join(
+            b"$%d\r\n%s\r\n" % (len(a.encode()), a.encode()) for a in args)
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
+            s.sendall(msg)
+            time.sleep(0.05)
+            return s.recv(1 << 20).decode(errors="replace")
+
+
+class Cluster:
+    def __init__(self, exe, ids=("a", "b", "c"), extra=()):
+        self.redis = Redis()
+        self.nodes = {}
+        try:
+            for i in ids:
+                self.nodes[i] = Server(exe, "--redis", "127.0.0.1:%d" % self.redis.port,
+                                       "--node-id", i, "--node-ttl", TTL, "--bot-delay", "0-3",
+                                       *extra)
+            self.wait_members(ids)
+        except Exception:
+            self.close()
+            raise
+
+    def wait_members(self, ids, timeout=10):
+        """Until every node has seen every other (their log says so)."""
+        deadline = time.monotonic() + timeout
+        for i in ids:
+            for j in ids:
+                if i == j:
+                    continue
+                while not self.nodes[i].log_has(r"cluster: node %s at " % j):
+                    assert time.monotonic() < deadline, "node %s never saw node %s" % (i, j)
+                    time.sleep(0.05)
+
+    def close(self):
+        for s in self.nodes.values():
+            s.kill()
+        self.redis.kill()
+
+
+def clustered(*extra):
+    """@clustered(options...) on `def name(cl):` — a test of its own cluster."""
+    def register(fn):
+        @functools.wraps(fn)
+        def run(exe):
+            cl = Cluster(exe, extra=extra)
+            try:
+                fn(cl)
+            finally:
+                cl.close()
+        return test(run)
+    return register
+
+
+def cross_node_table(cl, seed, target=40):
+    """ann, on node b, opens a table of 233 that bob, on node a, joins (through
+    a link to b) and a bot fills. Returns (room, [ann, bob] as Players, rng)."""
+    ann = cl.nodes["b"].connect("ann")
+    room = ann.ok("create", game="233", players=3, options={"target": target})["room"]
+    bob = cl.nodes["a"].connect("bob")
+    r = bob.ok("join", room=room)
+    assert r["room"] == room and r["seat"] == 1, r
+    ann.ok("addbot", room=room)
+    return room, [Player(ann, room), Player(bob, room)], random.Random(seed)
+
+
+def rooms_on(node, client):
+    return sorted((r["room"], r["node"], r["status"]) for r in client.ok("rooms",
+                                                                         limit=200)["rooms"])
+
+
+def same_rooms_everywhere(cl, clients, want=None, timeout=10):
+    """Until `rooms` says the same on every node (and, if given, lists `want`)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        seen = {i: rooms_on(i, c) for i, c in clients.items()}
+        lists = list(seen.values())
+        if all(l == lists[0] for l in lists) and (want is None or want(lists[0])):
+            return lists[0]
+        assert time.monotonic() < deadline, "rooms differ: %r" % seen
+        time.sleep(0.1)
+
+
+def lookers(cl):
+    """One client per node that only asks `rooms`."""
+    return {i: s.connect("look" + i) for i, s in cl.nodes.items()}
+
+
+@clustered()
+def a_client_of_node_a_plays_a_game_hosted_on_node_b(cl):
+    look = lookers(cl)
+    room, players, rng = cross_node_table(cl, 3, target=30)
+    listed = same_rooms_everywhere(cl, look, lambda l: any(r[0] == room for r in l))
+    assert (room, "b", "playing") in listed, listed
+    players[1].c.ok("state", room=room)  # relayed too
+    play(players, rng, timeout=90)
+    results = [p.over["result"] for p in players]
+    assert results[0] == results[1], results
+    players[1].c.ok("ping")
+    # The room lives on b only: a never created it, and a relayed for bob.
+    assert not cl.nodes["a"].log_has(r"room %s: created" % room)
+    assert cl.nodes["b"].log_has(r"room %s: created" % room)
+    assert cl.nodes["a"].log_has(r"link to node b .* for bob")
+    listed = same_rooms_everywhere(cl, look)
+    assert (room, "b", "over") in listed or all(x[0] != room for x in listed), listed
+    print("  %d acts by the relayed player, result %s" % (players[1].acts, results[0]))
+
+
+@clustered()
+def names_tokens_and_room_ids_are_the_clusters(cl):
+    a = cl.nodes["a"].connect("ann")
+    b = cl.nodes["b"].connect()
+    r = b.request("hello", name="ANN")
+    assert r["ok"] is False and r["error"]["code"] == "name_taken", r
+    ra = a.ok("create", game="aspoint3")["room"]
+    b.hello("bob")
+    rb = b.ok("create", game="aspoint3")["room"]
+    assert ra != rb, (ra, rb)
+    # ann's token on node c: the same session, its room listed
+    a.close()
+    c = cl.nodes["c"].connect()
+    r = c.hello("ann", token=a.token)
+    assert r["resumed"] is True and ra in r["rooms"], r
+    # an unknown token is refused on every node
+    for s in cl.nodes.values():
+        r = s.connect().request("hello", name="zed", token="0" * 32)
+        assert r["error"]["code"] == "not_found", r
+    # a name comes free in the cluster when its session ends
+    b.ok("leave", room=rb)
+    b.ok("quit")
+    deadline = time.monotonic() + 5
+    while True:
+        r = cl.nodes["a"].connect().request("hello", name="bob")
+        if r["ok"]:
+            break
+        assert time.monotonic() < deadline, r
+        time.sleep(0.1)
+
+
+@clustered()
+def new_rooms_go_to_the_least_loaded_node(cl):
+    ann = cl.nodes["a"].connect("ann")
+    placed = []
+    for _ in range(6):
+        placed.append(ann.ok("create", game="aspoint3")["room"])
+        time.sleep(0.8)  # a heartbeat: every node's load is known again
+    look = lookers(cl)
+    listed = same_rooms_everywhere(cl, look, lambda l: len(l) == 6)
+    per_node = {}
+    for room, node, _ in listed:
+        per_node[node] = per_node.get(node, 0) + 1
+    assert sorted(per_node.values()) == [2, 2, 2], per_node
+    # ann sits in all six, wherever they are
+    for room in placed:
+        r = ann.ok("state", room=room)
+        assert r["seats"][0]["name"] == "ann", r
+
+
+def play_until(players, seq, rng):
+    play(players, rng, until=lambda ps: min(p.seq for p in ps) >= seq, timeout=60)
+
+
+def go_on_from(client, st, room):
+    """A Player on client that goes on from state event st (later ones queued)."""
+    p = Player(client, room)
+    p.seq, p.view = st["seq"], st["view"]
+    client.events = [m for m in client.events if m.get("ev") != "state" or m["seq"] > st["seq"]]
+    return p
+
+
+@clustered("--turn-timer", "0")
+def a_node_killed_mid_game_its_room_resumes_elsewhere(cl):
+    # ann is on b, the node that dies; bob is on a, relayed to b
+    room, players, rng = cross_node_table(cl, 7)
+    ann, bob = (p.c for p in players)
+    play_until(players, 12, rng)
+    quiesce(players, quiet=0.6)
+    before = {p.c.name: (p.seq, p.view) for p in players}
+    t0 = time.monotonic()
+    cl.nodes["b"].proc.send_signal(signal.SIGKILL)
+    cl.nodes["b"].proc.wait()
+    # the room comes back on a or c
+    look = {i: cl.nodes[i].connect("look" + i) for i in ("a", "c")}
+    listed = same_rooms_everywhere(
+        cl, look, lambda l: any(r[0] == room and r[1] in ("a", "c") for r in l), timeout=15)
+    took = time.monotonic() - t0
+    # ann reconnects to c with her token; bob's node a links again by itself
+    ann2 = cl.nodes["c"].connect()
+    r = ann2.hello("ann", token=ann.token)
+    assert r["resumed"] and room in r["rooms"], r
+    st = ann2.event(is_ev("state", room), keep=True)
+    assert (st["seq"], st["view"]) == before["ann"], (st, before["ann"])
+    bst = bob.event(is_ev("state", room), keep=True, timeout=15)
+    assert (bst["seq"], bst["view"]) == before["bob"], (bst, before["bob"])
+    again = [go_on_from(ann2, st, room), go_on_from(bob, bst, room)]
+    play(again, rng, timeout=90)
+    assert again[0].over["result"] == again[1].over["result"]
+    print("  room %s back on %s %.1fs after the kill; played to the end" % (
+        room, [r[1] for r in listed if r[0] == room][0], took))
+
+
+@clustered()
+def redis_restarting_mid_game_loses_no_table(cl):
+    room, players, rng = cross_node_table(cl, 11)
+    play_until(players, 8, rng)
+    cl.redis.kill()
+    play_until(players, players[0].seq + 6, rng)  # the table plays on without Redis
+    cl.redis.start()  # empty
+    # what Redis lost is written again by the nodes: themselves, the journal, the room
+    deadline = time.monotonic() + 15
+    while True:
+        keys = cl.redis.command("KEYS", "tapis:*")
+        n = cl.redis.command("XLEN", "tapis:journal:%s" % room)
+        if all("tapis:node:%s\r" % i in keys for i in "abc") and \
+                int(n[1:]) >= players[0].seq and "tapis:rooms\r" in keys:
+            break
+        assert time.monotonic() < deadline, (keys, n)
+        time.sleep(0.1)
+    look = lookers(cl)
+    same_rooms_everywhere(cl, look, lambda l: any(r[0] == room and r[1] == "b" for r in l),
+                          timeout=15)
+    r = cl.nodes["c"].connect().request("hello", name="Bob")
+    assert r["error"]["code"] == "name_taken", r
+    play(players, rng, timeout=90)
+    assert players[0].over["result"] == players[1].over["result"]
+
+
+if __name__ == "__main__":
+    run_tests(sys.argv)
