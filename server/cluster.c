@@ -310,7 +310,10 @@ session_t *cluster_session_fetch(server_t *srv, const char *token)
     long long sid = reply_int(command(cl, "GET tapis:token:%s", hash), 0);
     if (sid <= 0) return NULL;
     session_t *s = session_by_id(cl, (uint64_t)sid);
-    return s && strcmp(s->token_hash, hash) == 0 ? s : NULL;
+    if (!s || strcmp(s->token_hash, hash) != 0) return NULL;
+    if (!s->token[0] && strlen(token) == TOKEN_LEN) /* its links greet other nodes with it */
+        memcpy(s->token, token, TOKEN_LEN + 1);
+    return s;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -146,15 +146,15 @@ static void on_hello(request_t *req)
         json_decref(remote);
         return;
     }
-    /* The rooms other nodes host: their state comes through a link to each. */
-    json_array_foreach(remote, ri, rr) relay_link(c, json_string_value(json_array_get(rr, 1)));
-    json_decref(remote);
     if (resumed && s->conn != c) {
         session_attach(s, c); /* sends the current state of every room at once */
     } else {
         log_info("conn %llu: hello %s (session %llu)", (unsigned long long)c->id, s->name,
                  (unsigned long long)s->id);
     }
+    /* The rooms other nodes host: their state comes through a link to each. */
+    json_array_foreach(remote, ri, rr) relay_link(c, json_string_value(json_array_get(rr, 1)));
+    json_decref(remote);
 }
 
 /* [{"level","strategy","pace_ms":[MIN,MAX],"help"}...]: the pace as on this server. */
