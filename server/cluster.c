@@ -891,7 +891,15 @@ const char *cluster_room_node(server_t *srv, const char *id)
     if (!cl) return NULL;
     dir_room_t *e;
     HASH_FIND_STR(cl->dir, id, e);
-    return e ? e->node : NULL;
+    if (e) return e->node;
+    /* Not in the copy yet (its node's message may still be on its way: a room
+       created a moment ago on another node): ask Redis, which had it before
+       its creator had the reply. */
+    redisReply *rep = command(cl, "HGET tapis:owner %s", id);
+    node_t *n = NULL;
+    if (rep && rep->type == REDIS_REPLY_STRING) HASH_FIND_STR(cl->nodes, rep->str, n);
+    if (rep) freeReplyObject(rep);
+    return n ? n->id : NULL;
 }
 
 const char *cluster_place_room(server_t *srv)

@@ -119,7 +119,8 @@ static uint64_t measured_ops, setup_ok, tables_started, games_over, act_errors, 
 static int next_connect, connecting;
 static int exit_code;
 static uv_buf_t rdbuf;
-static char err_sample[256];
+static char err_sample[256];   /* the first refusal of any request */
+static char other_sample[256]; /* the first error that is not a refused act */
 
 #define MAX_CONNECTING 64
 
@@ -296,7 +297,9 @@ static void on_reply(conn_t *c, json_t *msg)
             send_json(c, json_pack("{s:s,s:s}", "cmd", "state", "room", t->room));
         } else if (strcmp(re, "leave") != 0) {
             other_errors++;
-            if (phase == PH_SETUP) fail("setup refused: %s", err_sample);
+            if (!other_sample[0])
+                snprintf(other_sample, sizeof other_sample, "%s:%s", re, code ? code : "?");
+            if (phase == PH_SETUP) fail("setup refused: %s", other_sample);
         }
         return;
     }
@@ -390,7 +393,7 @@ static void tables_line(conn_t *c, const char *line, size_t len)
             on_game_over(c, msg);
         else if (strcmp(ev, "error") == 0 || strcmp(ev, "shutdown") == 0) {
             other_errors++;
-            if (!err_sample[0]) snprintf(err_sample, sizeof err_sample, "event %s", ev);
+            if (!other_sample[0]) snprintf(other_sample, sizeof other_sample, "event %s", ev);
         }
     } else {
         on_reply(c, msg);
@@ -680,7 +683,8 @@ int main(int argc, char **argv)
            hist.count ? (double)hist.sum / (double)hist.count / 1000.0 : 0.0,
            secs > 0 ? 100.0 * (cpu_measure1 - cpu_measure0) / secs : 0.0);
     if (other_errors || err_sample[0])
-        fprintf(stderr, "loadgen: %" PRIu64 " other errors, first error: %s\n", other_errors,
+        fprintf(stderr, "loadgen: %" PRIu64 " other errors (first: %s), first error: %s\n",
+                other_errors, other_sample[0] ? other_sample : "-",
                 err_sample[0] ? err_sample : "-");
     if (other_errors) exit_code = 1;
     fflush(stdout);
