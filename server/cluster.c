@@ -206,7 +206,7 @@ static const char *const DROP_SESSION =
     "if h[1] then redis.call('DEL', 'tapis:token:'..h[1]) end "
     "if h[2] and redis.call('HGET', 'tapis:names', h[2]) == ARGV[1] then "
     "  redis.call('HDEL', 'tapis:names', h[2]) end "
-    "redis.call('DEL', 'tapis:session:'..ARGV[1]) return 1";
+    "redis.call('DEL', 'tapis:session:'..ARGV[1], 'tapis:session:'..ARGV[1]..':rooms') return 1";
 
 static const char *const RELEASE_NAME =
     "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then "
@@ -258,6 +258,16 @@ static void write_session(cluster_t *cl, const session_t *s)
     append(cl, "HSETNX tapis:names %s %llu", s->name_key, id);
     append(cl, "SADD tapis:session:%llu:nodes %s", id, cl->id);
     append(cl, "SADD tapis:node:%s:sessions %llu", cl->id, id);
+    for (int i = 0; i < s->nrooms; i++)
+        append(cl, "SADD tapis:session:%llu:rooms %s", id, s->rooms[i]->id);
+}
+
+void cluster_session_room(const session_t *s, const room_t *r, bool in)
+{
+    cluster_t *cl = of(s->srv);
+    if (!cl || r->cluster_moved) return; /* a room that moved is the other node's now */
+    append(cl, "%s tapis:session:%llu:rooms %s", in ? "SADD" : "SREM", (unsigned long long)s->id,
+           r->id);
 }
 
 void cluster_session_new(const session_t *s)
@@ -987,24 +997,19 @@ int cluster_remote_rooms(server_t *srv, const char *viewer_name, const char *gam
     return n;
 }
 
-json_t *cluster_rooms_seated(server_t *srv, const char *name)
+json_t *cluster_session_rooms(server_t *srv, const session_t *s)
 {
     cluster_t *cl = of(srv);
     if (!cl) return NULL;
     json_t *list = json_array();
-    dir_room_t *e, *tmp;
-    HASH_ITER(hh, cl->dir, e, tmp)
-    if (!room_find(srv, e->id) && seated(e->summary, name) &&
-        strcmp(json_string_value(json_object_get(e->summary, "status")), "over") != 0)
-        json_array_append_new(list, json_pack("[s, s]", e->id, e->node));
+    redisReply *rep = command(cl, "SMEMBERS tapis:session:%llu:rooms", (unsigned long long)s->id);
+    for (size_t i = 0; rep && i < rep->elements; i++) {
+        const char *id = rep->element[i]->str;
+        const char *node = room_find(srv, id) ? NULL : cluster_room_node(srv, id);
+        if (node) json_array_append_new(list, json_pack("[s, s]", id, node));
+    }
+    if (rep) freeReplyObject(rep);
     return list;
-}
-
-/* Does `name` sit in the directory's room id? (relay.c, for relinks) */
-bool cluster_seated_in(server_t *srv, const json_t *summary, const char *name)
-{
-    (void)srv;
-    return seated(summary, name);
 }
 
 /* ------------------------------------------------------------------------ */

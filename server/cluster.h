@@ -50,8 +50,10 @@ void cluster_session_new(const session_t *s);
 void cluster_session_end(const session_t *s);
 /* May session s take `name` (its own, or free in the cluster)? Claims it. */
 bool cluster_name_free(session_t *s, const char *name);
-/* [[room, node]...] of the rooms other nodes host where `name` sits (NULL without --redis). */
-json_t *cluster_rooms_seated(server_t *srv, const char *name);
+/* s sits in or watches r (in), or not any more. */
+void cluster_session_room(const session_t *s, const room_t *r, bool in);
+/* [[room, node]...]: the rooms other nodes host where s sits or watches (NULL without --redis). */
+json_t *cluster_session_rooms(server_t *srv, const session_t *s);
 /* The session of a token another node made: restored here (held), or NULL. */
 session_t *cluster_session_fetch(server_t *srv, const char *token);
 
@@ -73,8 +75,6 @@ const char *cluster_place_room(server_t *srv);
 int cluster_node_addr(server_t *srv, const char *id, char ip[64], int *port);
 /* True when ip (numeric) is a node of the cluster: its links are not capped. */
 bool cluster_is_node_ip(const server_t *srv, const char *ip);
-/* Does `name` sit at the table of directory summary s? */
-bool cluster_seated_in(server_t *srv, const json_t *summary, const char *name);
 /* This node's id. */
 const char *cluster_node_id(const server_t *srv);
 

@@ -127,7 +127,7 @@ static void on_hello(request_t *req)
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
-    if (json_object_get(req->msg, "via")) c->relayed = true;
+    if (json_object_get(req->msg, "via")) c->relayed = true; /* a node's link */
     conn_hello_done(c);
     /* Without its reply the hello fails (internal), and a resumed session stays
        where it was: what it did (a new session for c, a new name) is what the
@@ -136,7 +136,10 @@ static void on_hello(request_t *req)
     json_t *rooms = json_array();
     for (int i = 0; i < s->nrooms; i++)
         json_array_append_new(rooms, json_string(s->rooms[i]->id));
-    json_t *remote = resumed ? cluster_rooms_seated(c->srv, s->name) : NULL; /* [[id, node]] */
+    /* In a cluster, the rooms on other nodes too: [[id, node]...] (not for a
+       node's link: the node that relays serves those itself). */
+    bool via = json_object_get(req->msg, "via") != NULL;
+    json_t *remote = resumed && !via ? cluster_session_rooms(c->srv, s) : NULL;
     size_t ri;
     json_t *rr;
     json_array_foreach(remote, ri, rr) json_array_append(rooms, json_array_get(rr, 0));
@@ -153,7 +156,8 @@ static void on_hello(request_t *req)
                  (unsigned long long)s->id);
     }
     /* The rooms other nodes host: their state comes through a link to each. */
-    json_array_foreach(remote, ri, rr) relay_link(c, json_string_value(json_array_get(rr, 1)));
+    json_array_foreach(remote, ri, rr) relay_link(c, json_string_value(json_array_get(rr, 1)),
+                                                  json_string_value(json_array_get(rr, 0)));
     json_decref(remote);
 }
 

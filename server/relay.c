@@ -21,6 +21,7 @@ struct relay {
     char node[33];
     bool connected, closing, greeted;
     json_t *waiting; /* [[re, id], ...]: the relayed requests waiting for their reply */
+    json_t *rooms;   /* the ids of the client's rooms served over this link */
     buf_t out;       /* what waits for the connection */
     frame_t frame;
     queue_t node_q; /* in client->relays */
@@ -37,6 +38,7 @@ static void on_link_close(uv_handle_t *h)
 {
     relay_t *l = h->data;
     json_decref(l->waiting);
+    json_decref(l->rooms);
     buf_free(&l->out);
     frame_free(&l->frame);
     tapis_free(l);
@@ -104,13 +106,55 @@ static void link_close(relay_t *l, const char *why)
         log_info("conn %llu: link to node %s closed (%s)", (unsigned long long)c->id, l->node, why);
         fail_waiting(l, why);
         queue_remove(&l->node_q);
-        if (c->state == CONN_OPEN && !c->srv->stopping) {
+        if (c->state == CONN_OPEN && !c->srv->stopping && json_array_size(l->rooms) > 0) {
+            /* Its rooms come back on another node: the link opens again then. */
+            server_t *srv = c->srv;
+            if (!c->relay_lost) c->relay_lost = json_array();
+            json_array_extend(c->relay_lost, l->rooms);
             c->relay_lost_until =
-                (uint64_t)server_now_ms(c->srv) + RELINK_MS_TTLS * c->srv->opts.node_ttl;
+                (uint64_t)server_now_ms(srv) + RELINK_MS_TTLS * srv->opts.node_ttl;
+            if (c->relay_lost_until > srv->relink_until) srv->relink_until = c->relay_lost_until;
         }
         l->client = NULL;
     }
     uv_close((uv_handle_t *)&l->tcp, on_link_close);
+}
+
+static bool has_room(const json_t *rooms, const char *id)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(rooms, i, v) if (strcmp(json_string_value(v), id) == 0) return true;
+    return false;
+}
+
+static void add_room(relay_t *l, const char *id)
+{
+    if (id && !has_room(l->rooms, id)) json_array_append_new(l->rooms, json_string(id));
+}
+
+/* A reply that puts the client in a room of the node (or takes it out): noted. */
+static void note_rooms(relay_t *l, const char *line, size_t len)
+{
+    bool in = memcmp(line, "{\"re\":\"join\"", 12) == 0 ||
+              memcmp(line, "{\"re\":\"watch\"", 13) == 0 ||
+              memcmp(line, "{\"re\":\"create\"", 14) == 0;
+    bool out = memcmp(line, "{\"re\":\"leave\"", 13) == 0;
+    if ((!in && !out) || !strstr(line, "\"ok\":true")) return;
+    json_t *m = json_loadb(line, len, 0, NULL);
+    const char *id = json_string_value(json_object_get(m, "room"));
+    if (in) {
+        add_room(l, id);
+    } else if (id) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(l->rooms, i, v) if (strcmp(json_string_value(v), id) == 0)
+        {
+            json_array_remove(l->rooms, i);
+            break;
+        }
+    }
+    json_decref(m);
 }
 
 /* One line from the node: the greeting's reply (kept), a reply, or an event. */
@@ -130,6 +174,7 @@ static void on_link_line(relay_t *l, const char *line, size_t len)
     if (reply) {
         if (json_array_size(l->waiting) == 0) return;
         json_array_remove(l->waiting, 0);
+        if (len > 14) note_rooms(l, line, len);
         c->relay_wait--;
         conn_send_line(c, line, len);
         conn_update_ready(c);
@@ -216,7 +261,9 @@ static relay_t *open_link(conn_t *c, const char *node)
     if ((strchr(ip, ':') ? uv_ip6_addr(ip, port, (struct sockaddr_in6 *)&addr)
                          : uv_ip4_addr(ip, port, (struct sockaddr_in *)&addr)) != 0)
         return NULL;
-    if (!(l = tapis_calloc(1, sizeof *l)) || !(l->waiting = json_array())) {
+    if (!(l = tapis_calloc(1, sizeof *l)) || !(l->waiting = json_array()) ||
+        !(l->rooms = json_array())) {
+        if (l) json_decref(l->waiting);
         tapis_free(l);
         return NULL;
     }
@@ -261,9 +308,10 @@ void relay_forward(conn_t *c, const char *node, const char *line, size_t len, co
     link_write(l, "\n", 1);
 }
 
-void relay_link(conn_t *c, const char *node)
+void relay_link(conn_t *c, const char *node, const char *room)
 {
-    open_link(c, node);
+    relay_t *l = open_link(c, node);
+    if (l) add_room(l, room);
 }
 
 const char *relay_single_node(const conn_t *c)
@@ -281,17 +329,26 @@ void relay_close_all(conn_t *c)
         link_close(l, "the client left");
     }
     c->relay_wait = 0;
+    json_decref(c->relay_lost);
+    c->relay_lost = NULL;
 }
 
 void relay_room_moved(server_t *srv, const char *id, const char *node, const json_t *summary)
 {
-    (void)id;
-    if (srv->stopping) return;
+    (void)summary;
     uint64_t now = (uint64_t)server_now_ms(srv);
+    if (srv->stopping || srv->relink_until < now) return;
     for (queue_t *q = queue_head(&srv->conns); q != &srv->conns; q = queue_next(q)) {
         conn_t *c = queue_data(q, conn_t, node);
-        if (c->relay_lost_until < now || c->state != CONN_OPEN || !c->session) continue;
-        if (!find_link(c, node) && cluster_seated_in(srv, summary, c->session->name))
-            open_link(c, node);
+        if (!c->relay_lost || c->relay_lost_until < now || c->state != CONN_OPEN || !c->session)
+            continue;
+        size_t i;
+        json_t *v;
+        json_array_foreach(c->relay_lost, i, v) if (strcmp(json_string_value(v), id) == 0)
+        {
+            json_array_remove(c->relay_lost, i);
+            relay_link(c, node, id);
+            break;
+        }
     }
 }

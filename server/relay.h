@@ -23,8 +23,8 @@ typedef struct relay relay_t;
 /* Send c's line (a request `re` with `id`) to node. The reply comes later. */
 void relay_forward(conn_t *c, const char *node, const char *line, size_t len, const char *re,
                    const json_t *id);
-/* Open a link to node for c's session with no request (its rooms' state follows). */
-void relay_link(conn_t *c, const char *node);
+/* Open a link to node for c's session and its room there (the room's state follows). */
+void relay_link(conn_t *c, const char *node, const char *room);
 /* The node of c's only link, or NULL (none, or several). */
 const char *relay_single_node(const conn_t *c);
 /* c is closing: close its links. */

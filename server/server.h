@@ -120,7 +120,8 @@ struct conn {
 
     queue_t relays;            /* relay.c: links to the nodes hosting this client's rooms */
     int relay_wait;            /* relayed requests waiting for their reply: lines wait too */
-    uint64_t relay_lost_until; /* ms: a link broke; links open again until then */
+    json_t *relay_lost;        /* ids of the rooms whose link broke: linked again when back */
+    uint64_t relay_lost_until; /* ms: ...until then */
     bool node_link;            /* from a cluster node's address: not capped per address */
     bool relayed;              /* a node's link (hello "via"): served here, never relayed on */
 

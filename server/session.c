@@ -186,6 +186,7 @@ int session_add_room(session_t *s, room_t *r)
         s->caprooms = cap;
     }
     s->rooms[s->nrooms++] = r;
+    cluster_session_room(s, r, true);
     return 0;
 }
 
@@ -195,6 +196,7 @@ void session_remove_room(session_t *s, room_t *r)
         if (s->rooms[i] == r) {
             memmove(s->rooms + i, s->rooms + i + 1, (size_t)(s->nrooms - i - 1) * sizeof *s->rooms);
             s->nrooms--;
+            cluster_session_room(s, r, false);
             return;
         }
 }

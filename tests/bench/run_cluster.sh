@@ -2,8 +2,9 @@
 # run_cluster.sh TAPISD LOADGEN [TABLES] — what a cluster costs, and how long
 # a takeover takes (issue 15). Starts its own redis-server on a free port.
 #
-#   1. one node, no Redis: LOADGEN tables --tables TABLES --think 100
-#   2. the same load on three nodes sharing a Redis, every table's two
+#   1. one node, no Redis: LOADGEN tables --tables TABLES --think 100, then
+#      the same tables saturated (--think 0)
+#   2. the same two loads on three nodes sharing a Redis, every table's two
 #      players connected to two different nodes (loadgen --ports): at least
 #      one of them, and on average more, is served through a relay
 #   3. a takeover: 3 x TABLES tables played 3 s on the three nodes, then the
@@ -78,23 +79,28 @@ stop_nodes() {
 }
 
 status=0
-# 1. One node alone.
-# shellcheck disable=SC2086
-"$tapisd" --listen 127.0.0.1:0 $common 2>"$tmp/alone.log" &
-nodes=$!
-tapisd_port run_cluster "$tmp/alone.log" "$nodes"
-"$loadgen" tables --tables "$tables" --think 100 --port "$port" --label one-node || status=1
-stop_nodes
+# 1. One node alone, then 2. three nodes with players on the wrong node; each
+# load on servers of its own (a session holds its name while its seats are held).
+for think in 100 0; do
+    suffix=""
+    [ "$think" = 0 ] && suffix="-saturated"
+    # shellcheck disable=SC2086
+    "$tapisd" --listen 127.0.0.1:0 $common 2>"$tmp/alone.log" &
+    nodes=$!
+    tapisd_port run_cluster "$tmp/alone.log" "$nodes"
+    "$loadgen" tables --tables "$tables" --think "$think" --port "$port" \
+        --label "one-node$suffix" || status=1
+    stop_nodes
 
-# 2. Three nodes, players on the wrong node.
-start_redis
-start_nodes 3
-"$loadgen" tables --tables "$tables" --think 100 --ports "$ports" --label three-nodes-relayed ||
-    status=1
-for i in 1 2 3; do
-    echo "run_cluster: node n$i links opened: $(grep -c ': link to node' "$tmp/node$i.log")"
+    start_redis
+    start_nodes 3
+    "$loadgen" tables --tables "$tables" --think "$think" --ports "$ports" \
+        --label "three-nodes-relayed$suffix" || status=1
+    links=0
+    for i in 1 2 3; do links=$((links + $(grep -c ': link to node' "$tmp/node$i.log"))); done
+    echo "run_cluster: links opened by the three nodes: $links"
+    stop_nodes
 done
-stop_nodes
 
 # 3. A takeover.
 start_redis

@@ -21,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Player, Server, is_ev, play, quiesce, run_tests, test  # noqa: E402
+from harness import Player, Server, is_ev, play, pump, quiesce, run_tests, test  # noqa: E402
 
 TTL = "2s"
 
@@ -222,6 +222,14 @@ def new_rooms_go_to_the_least_loaded_node(cl):
     for room in placed:
         r = ann.ok("state", room=room)
         assert r["seats"][0]["name"] == "ann", r
+    # and finds all six again from another node, each with its room event
+    ann.close()
+    ann2 = cl.nodes["b"].connect()
+    r = ann2.hello("ann", token=ann.token)
+    assert sorted(r["rooms"]) == sorted(placed), r
+    for room in placed:
+        ann2.event(is_ev("room", room), keep=True)
+        assert ann2.ok("state", room=room)["seats"][0]["connected"] is True
 
 
 def play_until(players, seq, rng):
@@ -241,9 +249,16 @@ def a_node_killed_mid_game_its_room_resumes_elsewhere(cl):
     # ann is on b, the node that dies; bob is on a, relayed to b
     room, players, rng = cross_node_table(cl, 7)
     ann, bob = (p.c for p in players)
+    # cyd watches from node c (relayed to b), dee from b itself
+    cyd = cl.nodes["c"].connect("cyd")
+    cyd.ok("watch", room=room)
+    dee = cl.nodes["b"].connect("dee")
+    dee.ok("watch", room=room)
     play_until(players, 12, rng)
     quiesce(players, quiet=0.6)
     before = {p.c.name: (p.seq, p.view) for p in players}
+    pump(cyd)
+    cyd.events = []  # what cyd saw before the kill
     t0 = time.monotonic()
     cl.nodes["b"].proc.send_signal(signal.SIGKILL)
     cl.nodes["b"].proc.wait()
@@ -260,9 +275,21 @@ def a_node_killed_mid_game_its_room_resumes_elsewhere(cl):
     assert (st["seq"], st["view"]) == before["ann"], (st, before["ann"])
     bst = bob.event(is_ev("state", room), keep=True, timeout=15)
     assert (bst["seq"], bst["view"]) == before["bob"], (bst, before["bob"])
+    # the spectators follow the room: cyd's node links again, dee says hello on a
+    cst = cyd.event(is_ev("state", room), keep=True, timeout=15)
+    assert cst["seq"] == st["seq"] and "hand" not in cst["view"], cst
+    dee2 = cl.nodes["a"].connect()
+    r = dee2.hello("dee", token=dee.token)
+    assert room in r["rooms"], r
+    dst = dee2.event(is_ev("state", room), keep=True, timeout=15)
+    assert dst["view"] == cst["view"], (dst, cst)
     again = [go_on_from(ann2, st, room), go_on_from(bob, bst, room)]
     play(again, rng, timeout=90)
     assert again[0].over["result"] == again[1].over["result"]
+    for w in (cyd, dee2):
+        assert w.event(is_ev("game_over", room))["result"] == again[0].over["result"]
+    cyd.ok("say", text="gg")  # chat follows the room too
+    assert dee2.event(is_ev("chat", room))["text"] == "gg"
     print("  room %s back on %s %.1fs after the kill; played to the end" % (
         room, [r[1] for r in listed if r[0] == room][0], took))
 
