@@ -127,7 +127,10 @@ static void on_hello(request_t *req)
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
-    if (json_object_get(req->msg, "via")) c->relayed = true; /* a node's link */
+    /* A node's link: "via" counts only from a node's address (else a client could
+       say it to escape the idle timeout). */
+    bool via = c->node_link && json_object_get(req->msg, "via");
+    if (via) c->relayed = true;
     conn_hello_done(c);
     /* Without its reply the hello fails (internal), and a resumed session stays
        where it was: what it did (a new session for c, a new name) is what the
@@ -138,7 +141,6 @@ static void on_hello(request_t *req)
         json_array_append_new(rooms, json_string(s->rooms[i]->id));
     /* In a cluster, the rooms on other nodes too: [[id, node]...] (not for a
        node's link: the node that relays serves those itself). */
-    bool via = json_object_get(req->msg, "via") != NULL;
     json_t *remote = resumed && !via ? cluster_session_rooms(c->srv, s) : NULL;
     size_t ri;
     json_t *rr;

@@ -331,5 +331,24 @@ def redis_restarting_mid_game_loses_no_table(cl):
     assert players[0].over["result"] == players[1].over["result"]
 
 
+@clustered("--idle-timeout", "1s")
+def via_counts_only_from_a_nodes_address(cl):
+    # 127.0.0.2 is loopback too, but no node's address: "via" is no way out of
+    # the idle timeout there.
+    s = socket.socket()
+    s.bind(("127.0.0.2", 0))
+    s.connect(("127.0.0.1", cl.nodes["a"].port))
+    s.settimeout(5)
+    s.sendall(b'{"cmd":"hello","name":"eve","via":"a"}\n')
+    got = b""
+    t0 = time.monotonic()
+    while b"idle_timeout" not in got:
+        d = s.recv(4096)
+        assert d, "closed without idle_timeout: %r" % got
+        got += d
+    assert b'"ok":true' in got and 0.8 < time.monotonic() - t0 < 4, got
+    s.close()
+
+
 if __name__ == "__main__":
     run_tests(sys.argv)
