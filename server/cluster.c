@@ -637,6 +637,7 @@ static void take_over(cluster_t *cl, const char *dead)
             continue; /* another node claimed it */
         if (rebuild(cl, id, dead)) taken++;
     }
+    cl->srv->metrics.taken_over += (uint64_t)taken;
     if (rooms) freeReplyObject(rooms);
     /* Its sessions: this node holds those it restored; the others end with it. */
     redisReply *ses = command(cl, "SMEMBERS tapis:node:%s:sessions", dead);
@@ -889,6 +890,13 @@ static void on_beat(uv_timer_t *t)
 /* ------------------------------------------------------------------------ */
 /* Routing                                                                  */
 /* ------------------------------------------------------------------------ */
+
+bool cluster_health(const server_t *srv, int *nodes)
+{
+    cluster_t *cl = srv->cluster;
+    *nodes = cl ? 1 + (int)HASH_COUNT(cl->nodes) : 0;
+    return cl && cl->rc;
+}
 
 const char *cluster_node_id(const server_t *srv)
 {

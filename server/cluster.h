@@ -75,6 +75,8 @@ const char *cluster_place_room(server_t *srv);
 int cluster_node_addr(server_t *srv, const char *id, char ip[64], int *port);
 /* True when ip (numeric) is a node of the cluster: its links are not capped. */
 bool cluster_is_node_ip(const server_t *srv, const char *ip);
+/* The live nodes (this one included; 0 without --redis); true while Redis answers. */
+bool cluster_health(const server_t *srv, int *nodes);
 /* This node's id. */
 const char *cluster_node_id(const server_t *srv);
 

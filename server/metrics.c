@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "metrics.h"
 #include "server.h"
 
@@ -310,6 +311,19 @@ static void collect(server_t *srv, writer_t *w)
               &m->loop_lag);
     histogram(w, "tapis_journal_commit_seconds", "One commit of the SQLite journal.",
               &m->journal_commit);
+
+    int nodes = 0;
+    bool redis_up = cluster_health(srv, &nodes);
+    gauge(w, "tapis_cluster_nodes", "Live nodes of the cluster, this one included (0: alone).",
+          nodes);
+    gauge(w, "tapis_cluster_redis_up", "1 while the cluster's Redis answers, else 0.",
+          redis_up ? 1 : 0);
+    gauge(w, "tapis_relay_links", "Links open to other nodes, serving clients of this one.",
+          (double)m->relay_links);
+    counter(w, "tapis_relayed_requests_total", "Requests sent to the node hosting their room.",
+            m->relayed);
+    counter(w, "tapis_rooms_taken_over_total", "Rooms of dead nodes rebuilt on this one.",
+            m->taken_over);
 
     gauge(w, "process_resident_memory_bytes", "Resident memory size in bytes.", rss_bytes());
     gauge(w, "process_open_fds", "Open file descriptors.", open_fds());

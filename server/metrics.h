@@ -75,6 +75,9 @@ typedef struct metrics {
     histogram_t action_latency; /* a line read -> its state events queued */
     histogram_t loop_lag;       /* lateness of a periodic loop timer */
     histogram_t journal_commit; /* one SQLite commit */
+    int64_t relay_links;        /* links open to other nodes (relay.c) */
+    uint64_t relayed;           /* requests sent over a link */
+    uint64_t taken_over;        /* rooms of dead nodes rebuilt here */
     int64_t start_wall_ms;
 } metrics_t;
 

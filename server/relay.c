@@ -117,6 +117,7 @@ static void link_close(relay_t *l, const char *why)
         }
         l->client = NULL;
     }
+    l->srv->metrics.relay_links--;
     uv_close((uv_handle_t *)&l->tcp, on_link_close);
 }
 
@@ -275,6 +276,7 @@ static relay_t *open_link(conn_t *c, const char *node)
     l->tcp.data = l;
     l->connect.data = l;
     queue_insert_tail(&c->relays, &l->node_q);
+    srv->metrics.relay_links++;
     json_t *hello = json_pack("{s:s, s:s, s:s, s:s}", "cmd", "hello", "name", c->session->name,
                               "token", c->session->token, "via", cluster_node_id(srv));
     char *text = hello ? json_dumps(hello, JSON_COMPACT) : NULL;
@@ -304,6 +306,7 @@ void relay_forward(conn_t *c, const char *node, const char *line, size_t len, co
         return;
     }
     c->relay_wait++;
+    c->srv->metrics.relayed++;
     link_write(l, line, len);
     link_write(l, "\n", 1);
 }

@@ -13,6 +13,7 @@ Usage: test_cluster.py PATH/TO/tapisd"""
 import functools
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -143,6 +144,30 @@ def cross_node_table(cl, seed, target=40):
     return room, [Player(ann, room), Player(bob, room)], random.Random(seed)
 
 
+def metrics(node):
+    """GET /metrics of a node started with --metrics 127.0.0.1:0: {name: value}
+    for the samples without labels."""
+    deadline = time.monotonic() + 5
+    while not node.log_has(r"metrics on "):
+        assert time.monotonic() < deadline, "no 'metrics on' line"
+        time.sleep(0.05)
+    port = [re.search(r"metrics on \S+:(\d+)", l) for l in node.log if "metrics on" in l][0]
+    with socket.create_connection(("127.0.0.1", int(port.group(1))), timeout=5) as s:
+        s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+        body = b""
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            body += d
+    out = {}
+    for line in body.decode().split("\r\n\r\n", 1)[1].splitlines():
+        if line and not line.startswith("#") and "{" not in line:
+            name, value = line.split(" ")
+            out[name] = float(value)
+    return out
+
+
 def rooms_on(node, client):
     return sorted((r["room"], r["node"], r["status"]) for r in client.ok("rooms",
                                                                          limit=200)["rooms"])
@@ -165,7 +190,7 @@ def lookers(cl):
     return {i: s.connect("look" + i) for i, s in cl.nodes.items()}
 
 
-@clustered()
+@clustered("--metrics", "127.0.0.1:0")
 def a_client_of_node_a_plays_a_game_hosted_on_node_b(cl):
     look = lookers(cl)
     room, players, rng = cross_node_table(cl, 3, target=30)
@@ -180,6 +205,11 @@ def a_client_of_node_a_plays_a_game_hosted_on_node_b(cl):
     assert not cl.nodes["a"].log_has(r"room %s: created" % room)
     assert cl.nodes["b"].log_has(r"room %s: created" % room)
     assert cl.nodes["a"].log_has(r"link to node b .* for bob")
+    m = metrics(cl.nodes["a"])
+    assert m["tapis_cluster_nodes"] == 3 and m["tapis_cluster_redis_up"] == 1, m
+    assert m["tapis_relay_links"] == 1, m  # bob's, to b
+    assert m["tapis_relayed_requests_total"] >= players[1].acts + 2, m  # join, state, acts
+    assert metrics(cl.nodes["b"])["tapis_relayed_requests_total"] == 0
     listed = same_rooms_everywhere(cl, look)
     assert (room, "b", "over") in listed or all(x[0] != room for x in listed), listed
     print("  %d acts by the relayed player, result %s" % (players[1].acts, results[0]))
@@ -255,7 +285,7 @@ def go_on_from(client, st, room):
     return p
 
 
-@clustered("--turn-timer", "0")
+@clustered("--turn-timer", "0", "--metrics", "127.0.0.1:0")
 def a_node_killed_mid_game_its_room_resumes_elsewhere(cl):
     # ann is on b, the node that dies; bob is on a, relayed to b
     room, players, rng = cross_node_table(cl, 7)
@@ -278,6 +308,9 @@ def a_node_killed_mid_game_its_room_resumes_elsewhere(cl):
     listed = same_rooms_everywhere(
         cl, look, lambda l: any(r[0] == room and r[1] in ("a", "c") for r in l), timeout=15)
     took = time.monotonic() - t0
+    host = [r[1] for r in listed if r[0] == room][0]
+    m = metrics(cl.nodes[host])
+    assert m["tapis_rooms_taken_over_total"] == 1 and m["tapis_cluster_nodes"] == 2, m
     # ann reconnects to c with her token; bob's node a links again by itself
     ann2 = cl.nodes["c"].connect()
     r = ann2.hello("ann", token=ann.token)
@@ -301,8 +334,7 @@ def a_node_killed_mid_game_its_room_resumes_elsewhere(cl):
         assert w.event(is_ev("game_over", room))["result"] == again[0].over["result"]
     cyd.ok("say", text="gg")  # chat follows the room too
     assert dee2.event(is_ev("chat", room))["text"] == "gg"
-    print("  room %s back on %s %.1fs after the kill; played to the end" % (
-        room, [r[1] for r in listed if r[0] == room][0], took))
+    print("  room %s back on %s %.1fs after the kill; played to the end" % (room, host, took))
 
 
 @clustered()
