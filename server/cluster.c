@@ -38,8 +38,11 @@
  * and the channel tapis:rooms, where each directory change is published.
  */
 #define CHANNEL "tapis:rooms"
-#define CONNECT_TIMEOUT_US 200000
-#define COMMAND_TIMEOUT_US 500000
+/* Redis answers a loopback or LAN command in well under a millisecond: a slower
+   one is a Redis in trouble, and the loop waits for it this long at most. */
+#define CONNECT_TIMEOUT_US 100000
+#define COMMAND_TIMEOUT_US 100000
+#define RETRY_MAX_MS 8000 /* reconnects back off up to this */
 
 typedef struct dir_room { /* a room of another node, as the directory says */
     char id[ROOM_ID_LEN + 1];
@@ -64,10 +67,12 @@ struct cluster {
     char id[33];
     char addr[300];
     redisContext *rc;
-    int pending;    /* commands appended to rc, replies not yet read */
-    bool resync;    /* Redis may lack what this node wrote: write it all again */
-    bool said_down; /* the loss of Redis was logged */
-    bool joined;    /* the node key was set once */
+    int pending;      /* commands appended to rc, replies not yet read */
+    bool resync;      /* Redis may lack what this node wrote: write it all again */
+    bool said_down;   /* the loss of Redis was logged */
+    bool joined;      /* the node key was set once */
+    int fails;        /* connections lost or refused in a row */
+    int64_t retry_at; /* ms: no reconnect before (a Redis that hangs costs a stall each try) */
     redisAsyncContext *sub;
     bool sub_ready;
     uv_timer_t beat;
@@ -78,6 +83,13 @@ struct cluster {
 /* ------------------------------------------------------------------------ */
 /* Redis: the synchronous context and its pipeline                          */
 /* ------------------------------------------------------------------------ */
+
+static void backoff(cluster_t *cl)
+{
+    int64_t wait = ((int64_t)cl->srv->opts.node_ttl / 3) << (cl->fails < 4 ? cl->fails : 4);
+    cl->fails++;
+    cl->retry_at = server_now_ms(cl->srv) + (wait < RETRY_MAX_MS ? wait : RETRY_MAX_MS);
+}
 
 static void lost(cluster_t *cl, const char *why)
 {
@@ -90,11 +102,13 @@ static void lost(cluster_t *cl, const char *why)
     cl->rc = NULL;
     cl->pending = 0;
     cl->resync = true;
+    backoff(cl);
 }
 
 static bool connect_sync(cluster_t *cl)
 {
     if (cl->rc) return true;
+    if (server_now_ms(cl->srv) < cl->retry_at) return false;
     struct timeval tv = {0, CONNECT_TIMEOUT_US};
     redisContext *rc =
         redisConnectWithTimeout(cl->srv->opts.redis_host, cl->srv->opts.redis_port, tv);
@@ -104,13 +118,12 @@ static bool connect_sync(cluster_t *cl)
                      cl->srv->opts.redis_port, rc ? rc->errstr : "out of memory");
         cl->said_down = true;
         if (rc) redisFree(rc);
+        backoff(cl);
         return false;
     }
     struct timeval ct = {0, COMMAND_TIMEOUT_US};
     redisSetTimeout(rc, ct);
-    cl->rc = rc;
-    if (cl->said_down) log_notice("cluster: Redis is back");
-    cl->said_down = false;
+    cl->rc = rc; /* "back" is said once a command is answered (beat) */
     return true;
 }
 
@@ -846,6 +859,9 @@ static void beat(cluster_t *cl)
     redisReply *was = command(cl, "SET tapis:node:%s %s PX %llu GET", cl->id, rec,
                               (unsigned long long)srv->opts.node_ttl);
     if (!was) return;
+    cl->fails = 0; /* Redis answers again */
+    if (cl->said_down) log_notice("cluster: Redis is back");
+    cl->said_down = false;
     bool expired = was->type == REDIS_REPLY_NIL;
     freeReplyObject(was);
     append(cl, "SADD tapis:nodes %s", cl->id);
