@@ -23,9 +23,13 @@ bool link_connected(const session_t *s)
     return s->net.fd >= 0;
 }
 
+/* Open the connection: the current address, else the next of a list. */
 int link_open(session_t *s)
 {
-    return net_open(&s->net, s->host, s->port);
+    int r = net_open_any(&s->net, &s->addrs);
+    snprintf(s->host, sizeof s->host, "%s", s->addrs.host[s->addrs.cur]);
+    snprintf(s->port, sizeof s->port, "%s", s->addrs.port[s->addrs.cur]);
+    return r;
 }
 
 void link_close(session_t *s)
@@ -113,9 +117,9 @@ void link_maybe_reconnect(session_t *s)
 {
     if (link_connected(s) || s->quitting || s->no_reconnect || net_now_ms() < s->reconnect_at)
         return;
-    if (net_open(&s->net, s->host, s->port) == 0) {
+    if (link_open(s) == 0) {
         s->games_asked = false;
-        say(s, "reconnected");
+        say(s, "reconnected to %s:%s", s->host, s->port);
         link_send_hello(s);
         return;
     }

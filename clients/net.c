@@ -55,6 +55,37 @@ int net_parse_addr(const char *s, char *host, size_t hostlen, char *port, size_t
     return 0;
 }
 
+int net_parse_addrs(const char *s, net_addrs_t *a)
+{
+    memset(a, 0, sizeof *a);
+    const char *p = s && *s ? s : "";
+    do {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char one[300];
+        if (a->n == NET_MAX_ADDRS || n >= sizeof one || (n == 0 && (comma || a->n > 0))) return -1;
+        memcpy(one, p, n);
+        one[n] = '\0';
+        if (net_parse_addr(one, a->host[a->n], sizeof a->host[0], a->port[a->n], sizeof a->port[0]))
+            return -1;
+        a->n++;
+        p = comma ? comma + 1 : NULL;
+    } while (p);
+    return 0;
+}
+
+int net_open_any(net_conn_t *c, net_addrs_t *a)
+{
+    for (int k = 0; k < a->n; k++) {
+        int i = (a->cur + k) % a->n;
+        if (net_open(c, a->host[i], a->port[i]) == 0) {
+            a->cur = i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 int net_open(net_conn_t *c, const char *host, const char *port)
 {
     struct addrinfo hints, *res = NULL;

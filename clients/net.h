@@ -36,6 +36,22 @@ int net_parse_addr(const char *s, char *host, size_t hostlen, char *port, size_t
 /* Blocking connect to host:port (IPv4 or IPv6). Returns 0, or -1 with errno set. */
 int net_open(net_conn_t *c, const char *host, const char *port);
 
+/*
+ * Several addresses, "HOST:PORT,HOST:PORT,...": the nodes of a cluster
+ * (docs/CLUSTER.md). A connection goes to the current one; when it cannot
+ * be opened (its node is gone), to the next ones in turn.
+ */
+#define NET_MAX_ADDRS 8
+typedef struct net_addrs {
+    int n, cur;
+    char host[NET_MAX_ADDRS][256];
+    char port[NET_MAX_ADDRS][16];
+} net_addrs_t;
+/* Parse a comma-separated list of addresses (net_parse_addr() each). 0, or -1. */
+int net_parse_addrs(const char *s, net_addrs_t *a);
+/* Connect to a->cur, else each other address once; a->cur is then the one. 0, or -1. */
+int net_open_any(net_conn_t *c, net_addrs_t *a);
+
 /* Close the socket and drop what the splitter holds. Safe on a closed conn. */
 void net_close(net_conn_t *c);
 

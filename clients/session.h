@@ -50,7 +50,8 @@ typedef struct room_info {
 
 typedef struct session {
     /* Options (main). */
-    char host[256], port[16];
+    net_addrs_t addrs;        /* the server, or a cluster's nodes (tried in turn) */
+    char host[256], port[16]; /* the address of the connection: addrs' current one */
     char name[64];
     long long keepalive_ms; /* 0: never */
     bool color;             /* ANSI colours on stdout */

@@ -72,7 +72,7 @@ typedef struct seat_conn {
 } seat_conn_t;
 
 typedef struct bot_opts {
-    char host[256], port[16];
+    net_addrs_t addrs; /* the server, or a cluster's nodes: a lost connection tries the next */
     const char *game, *strategy, *bot_strategy, *name;
     char strategy_name[32]; /* --strategy without its reaction time */
     int players, bots, games;
@@ -358,7 +358,7 @@ static int reconnect(seat_conn_t *c)
     if (b->o.reconnect_ms <= 0 || !c->token[0]) return -1;
     if (!c->reconnect_until) c->reconnect_until = net_now_ms() + b->o.reconnect_ms;
     long long until = c->reconnect_until, wait = 100;
-    while (net_open(&c->net, b->o.host, b->o.port) < 0) {
+    while (net_open_any(&c->net, &b->o.addrs) < 0) {
         if (net_now_ms() + wait > until) return -1;
         poll(NULL, 0, (int)wait);
         wait = wait * 2 > 2000 ? 2000 : wait * 2;
@@ -536,8 +536,10 @@ static void usage(FILE *f)
                "  --help\n"
                "\n"
                "HOST:PORT defaults to " NET_DEFAULT_HOST ":" NET_DEFAULT_PORT
-               ". Exit status: 0 when every game\n"
-               "ended without a protocol error, 1 otherwise, 2 for a bad command line.\n");
+               "; HOST:PORT,HOST:PORT,... names a cluster's\n"
+               "nodes: a lost connection is opened again on the next.\n"
+               "Exit status: 0 when every game ended without a protocol error, 1 otherwise,\n"
+               "2 for a bad command line.\n");
 }
 
 static int parse_int(const char *s, int lo, int hi, const char *what)
@@ -629,8 +631,7 @@ static void parse_args(bot_t *b, int argc, char **argv)
         usage(stderr);
         exit(2);
     }
-    if (net_parse_addr(optind < argc ? argv[optind] : NULL, b->o.host, sizeof b->o.host, b->o.port,
-                       sizeof b->o.port)) {
+    if (net_parse_addrs(optind < argc ? argv[optind] : NULL, &b->o.addrs)) {
         fprintf(stderr, "tapis-bot: bad address \"%s\" (HOST:PORT)\n", argv[optind]);
         exit(2);
     }
@@ -686,8 +687,9 @@ int main(int argc, char **argv)
             snprintf(c->name, sizeof c->name, "%.28s-%d", b->o.name, i + 1);
         c->seat = -1;
         c->net.fd = -1;
-        if (net_open(&c->net, b->o.host, b->o.port) < 0) {
-            fprintf(stderr, "tapis-bot: cannot connect to %s:%s: %s\n", b->o.host, b->o.port,
+        if (net_open_any(&c->net, &b->o.addrs) < 0) {
+            fprintf(stderr, "tapis-bot: cannot connect to %s:%s: %s\n",
+                    b->o.addrs.host[b->o.addrs.cur], b->o.addrs.port[b->o.addrs.cur],
                     strerror(errno));
             free(b);
             return 1;

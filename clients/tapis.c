@@ -252,7 +252,9 @@ static void usage(FILE *f)
                "       tapis [HOST:PORT] --json\n"
                "       tapis [HOST:PORT] replay ID [--json] [--name NAME] [--no-color]\n"
                "\n"
-               "The terminal client of tapis (default " NET_DEFAULT_HOST ":" NET_DEFAULT_PORT ").\n"
+               "The terminal client of tapis (default " NET_DEFAULT_HOST ":" NET_DEFAULT_PORT
+               "; HOST:PORT,HOST:PORT,...\n"
+               "names a cluster's nodes: a lost connection is opened again on the next).\n"
                "Type `help` once connected. --json passes raw protocol lines between\n"
                "stdin/stdout and the server. Colours follow NO_COLOR and the terminal.\n"
                "replay ID: step through finished game ID, re-run through the game's rules\n"
@@ -317,8 +319,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (net_parse_addr(operands ? argv[optind] : NULL, s.host, sizeof s.host, s.port,
-                       sizeof s.port)) {
+    if (net_parse_addrs(operands ? argv[optind] : NULL, &s.addrs) == 0) {
+        snprintf(s.host, sizeof s.host, "%s", s.addrs.host[0]);
+        snprintf(s.port, sizeof s.port, "%s", s.addrs.port[0]);
+    } else {
         fprintf(stderr, "tapis: bad address \"%s\" (HOST:PORT)\n", argv[optind]);
         return 2;
     }

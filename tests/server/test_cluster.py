@@ -78,6 +78,7 @@ class Redis:
 
 class Cluster:
     def __init__(self, exe, ids=("a", "b", "c"), extra=()):
+        self.exe = exe
         self.redis = Redis()
         self.nodes = {}
         try:
@@ -361,6 +362,36 @@ def redis_restarting_mid_game_loses_no_table(cl):
     assert r["error"]["code"] == "name_taken", r
     play(players, rng, timeout=90)
     assert players[0].over["result"] == players[1].over["result"]
+
+
+@clustered("--turn-timer", "0")
+def tapis_bot_goes_on_through_another_node(cl):
+    # tapis-bot is given two nodes, b first; b dies mid-game; the bot's
+    # connection opens again on a with its token and the game ends.
+    bot = os.path.join(os.path.dirname(os.path.abspath(cl.exe)), "..", "clients", "tapis-bot")
+    addrs = "127.0.0.1:%d,127.0.0.1:%d" % (cl.nodes["b"].port, cl.nodes["a"].port)
+    p = subprocess.Popen([bot, addrs, "--game", "233", "--players", "2", "--bots", "1",
+                          "--strategy", "greedy:100", "--option", "target=40", "--name", "tb",
+                          "--timeout", "120"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        look = cl.nodes["a"].connect("looka")
+        deadline = time.monotonic() + 10
+        while not any(r["node"] == "b" and r["status"] == "playing"
+                      for r in look.ok("rooms")["rooms"]):
+            assert time.monotonic() < deadline and p.poll() is None, "no game on b"
+            time.sleep(0.1)
+        time.sleep(1)
+        cl.nodes["b"].proc.send_signal(signal.SIGKILL)
+        cl.nodes["b"].proc.wait()
+        out, err = p.communicate(timeout=150)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert p.returncode == 0, (out, err)
+    assert re.search(r"reconnects [1-9]", out), out
+    print("  " + out.strip().splitlines()[-1])
 
 
 @clustered("--idle-timeout", "1s")
