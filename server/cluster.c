@@ -54,6 +54,7 @@ typedef struct dir_room { /* a room of another node, as the directory says */
 
 typedef struct node {
     char id[33];
+    char addr[300]; /* as it advertises itself */
     char host[256];
     int port;
     char ip[64]; /* host resolved (once) */
@@ -722,13 +723,12 @@ static void dir_apply(cluster_t *cl, const char *text, size_t len)
             return;
         }
     }
-    bool moved = strcmp(e->node, node) != 0;
     snprintf(e->node, sizeof e->node, "%s", node);
     e->rid = (uint64_t)json_integer_value(json_object_get(m, "rid"));
     json_object_del(m, "rid");
     json_decref(e->summary);
     e->summary = m;
-    if (moved) relay_room_moved(cl->srv, e->id, e->node, e->summary);
+    if (!queue_empty(&cl->srv->relinking)) relay_room_moved(cl->srv, e->id);
 }
 
 static void dir_load(cluster_t *cl)
@@ -827,18 +827,17 @@ static void node_seen(cluster_t *cl, const char *id, const char *record)
     HASH_FIND_STR(cl->nodes, id, n);
     if (!n && addr && strlen(id) < sizeof n->id && (n = tapis_calloc(1, sizeof *n))) {
         snprintf(n->id, sizeof n->id, "%s", id);
-        if (split_addr(addr, n->host, &n->port) < 0) {
-            tapis_free(n);
-            json_decref(j);
-            return;
-        }
-        resolve(n);
         HASH_ADD_STR(cl->nodes, id, n);
         if (!n->hh.tbl) {
             tapis_free(n);
-            json_decref(j);
-            return;
+            n = NULL;
         }
+    }
+    /* New, or started again somewhere else: where it is now. */
+    if (n && addr && strcmp(n->addr, addr) != 0 && strlen(addr) < sizeof n->addr &&
+        split_addr(addr, n->host, &n->port) == 0) {
+        snprintf(n->addr, sizeof n->addr, "%s", addr);
+        resolve(n);
         log_notice("cluster: node %s at %s", id, addr);
     }
     if (n) {
@@ -896,6 +895,7 @@ static void beat(cluster_t *cl)
         tapis_free(n);
     }
     drain(cl);
+    relay_retry(srv); /* links to rooms back on a node: a message may have come too early */
 }
 
 static void on_beat(uv_timer_t *t)
@@ -917,6 +917,14 @@ bool cluster_health(const server_t *srv, int *nodes)
 const char *cluster_node_id(const server_t *srv)
 {
     return srv->cluster ? srv->cluster->id : "";
+}
+
+const char *cluster_dir_node(server_t *srv, const char *id)
+{
+    cluster_t *cl = of(srv);
+    dir_room_t *e = NULL;
+    if (cl) HASH_FIND_STR(cl->dir, id, e);
+    return e ? e->node : NULL;
 }
 
 const char *cluster_room_node(server_t *srv, const char *id)

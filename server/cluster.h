@@ -69,6 +69,8 @@ void cluster_room_free(room_t *r);
 
 /* Routing: the node (not this one) hosting room id, or NULL. */
 const char *cluster_room_node(server_t *srv, const char *id);
+/* The same from this node's copy of the directory only (never asks Redis). */
+const char *cluster_dir_node(server_t *srv, const char *id);
 /* Where a new room goes: a node id, or NULL for this node. */
 const char *cluster_place_room(server_t *srv);
 /* The game address of node id. Returns 0 and fills ip/port, or -1. */

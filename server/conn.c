@@ -676,6 +676,7 @@ void conn_on_connection(uv_stream_t *listener, int status)
     queue_init(&c->flush_node);
     queue_init(&c->doom_node);
     queue_init(&c->relays);
+    queue_init(&c->relink_node);
     queue_insert_head(&srv->conns, &c->node);
     srv->nconns++;
     c->open_handles = 2;

@@ -339,6 +339,7 @@ int main(int argc, char **argv)
     queue_init(&srv.sessions);
     queue_init(&srv.rooms);
     queue_init(&srv.graveyard);
+    queue_init(&srv.relinking);
     uint64_t seed;
     if (srv.opts.seeded)
         seed = splitmix(srv.opts.seed ^ 0x5eed);

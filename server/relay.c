@@ -9,6 +9,7 @@
 #include "conn.h"
 #include "envelope.h"
 #include "log.h"
+#include "room.h"
 
 #define LINK_MAX_LINE (4 * 1024 * 1024) /* a state event of a large table fits */
 #define RELINK_MS_TTLS 4                /* broken links are opened again for 4 node TTLs */
@@ -16,6 +17,8 @@
 struct relay {
     uv_tcp_t tcp; /* first */
     uv_connect_t connect;
+    uv_timer_t deadline; /* a node that does not answer the connect in time is given up */
+    int handles;         /* open handles: freed when the last one is closed */
     server_t *srv;
     conn_t *client; /* NULL once the client is gone */
     char node[33];
@@ -37,6 +40,7 @@ static void link_close(relay_t *l, const char *why);
 static void on_link_close(uv_handle_t *h)
 {
     relay_t *l = h->data;
+    if (--l->handles > 0) return;
     json_decref(l->waiting);
     json_decref(l->rooms);
     buf_free(&l->out);
@@ -113,12 +117,19 @@ static void link_close(relay_t *l, const char *why)
             json_array_extend(c->relay_lost, l->rooms);
             c->relay_lost_until =
                 (uint64_t)server_now_ms(srv) + RELINK_MS_TTLS * srv->opts.node_ttl;
-            if (c->relay_lost_until > srv->relink_until) srv->relink_until = c->relay_lost_until;
+            if (queue_empty(&c->relink_node)) queue_insert_tail(&srv->relinking, &c->relink_node);
         }
         l->client = NULL;
     }
     l->srv->metrics.relay_links--;
     uv_close((uv_handle_t *)&l->tcp, on_link_close);
+    uv_close((uv_handle_t *)&l->deadline, on_link_close);
+}
+
+static void on_connect_deadline(uv_timer_t *t)
+{
+    relay_t *l = t->data;
+    if (!l->connected) link_close(l, "the node does not answer");
 }
 
 static bool has_room(const json_t *rooms, const char *id)
@@ -224,6 +235,7 @@ static void on_connect(uv_connect_t *req, int status)
 {
     relay_t *l = req->data;
     if (l->closing) return;
+    uv_timer_stop(&l->deadline);
     if (status < 0) {
         link_close(l, uv_strerror(status));
         return;
@@ -273,8 +285,12 @@ static relay_t *open_link(conn_t *c, const char *node)
     snprintf(l->node, sizeof l->node, "%s", node);
     frame_init(&l->frame, LINK_MAX_LINE);
     uv_tcp_init(srv->loop, &l->tcp);
+    uv_timer_init(srv->loop, &l->deadline);
+    l->handles = 2;
     l->tcp.data = l;
+    l->deadline.data = l;
     l->connect.data = l;
+    uv_timer_start(&l->deadline, on_connect_deadline, srv->opts.node_ttl, 0);
     queue_insert_tail(&c->relays, &l->node_q);
     srv->metrics.relay_links++;
     json_t *hello = json_pack("{s:s, s:s, s:s, s:s}", "cmd", "hello", "name", c->session->name,
@@ -334,24 +350,56 @@ void relay_close_all(conn_t *c)
     c->relay_wait = 0;
     json_decref(c->relay_lost);
     c->relay_lost = NULL;
+    queue_remove(&c->relink_node);
+    queue_init(&c->relink_node);
 }
 
-void relay_room_moved(server_t *srv, const char *id, const char *node, const json_t *summary)
+/* Open again the links of c's lost rooms that the directory shows on a node
+   (`only`: that room alone). A room now hosted here needs none: its members
+   here were told when it was rebuilt. */
+static void relink(conn_t *c, const char *only)
 {
-    (void)summary;
-    uint64_t now = (uint64_t)server_now_ms(srv);
-    if (srv->stopping || srv->relink_until < now) return;
-    for (queue_t *q = queue_head(&srv->conns); q != &srv->conns; q = queue_next(q)) {
-        conn_t *c = queue_data(q, conn_t, node);
-        if (!c->relay_lost || c->relay_lost_until < now || c->state != CONN_OPEN || !c->session)
+    server_t *srv = c->srv;
+    size_t i = 0;
+    while (i < json_array_size(c->relay_lost)) {
+        const char *id = json_string_value(json_array_get(c->relay_lost, i));
+        if (only && strcmp(id, only) != 0) {
+            i++;
             continue;
-        size_t i;
-        json_t *v;
-        json_array_foreach(c->relay_lost, i, v) if (strcmp(json_string_value(v), id) == 0)
-        {
-            json_array_remove(c->relay_lost, i);
-            relay_link(c, node, id);
-            break;
         }
+        const char *node = cluster_dir_node(srv, id);
+        if (!node && !room_find(srv, id)) {
+            i++; /* not back yet */
+            continue;
+        }
+        char keep[ROOM_ID_LEN + 1];
+        snprintf(keep, sizeof keep, "%s", id);
+        json_array_remove(c->relay_lost, i);
+        if (node) relay_link(c, node, keep);
+    }
+}
+
+void relay_retry(server_t *srv)
+{
+    uint64_t now = (uint64_t)server_now_ms(srv);
+    queue_t *q = queue_head(&srv->relinking);
+    while (q != &srv->relinking) {
+        conn_t *c = queue_data(q, conn_t, relink_node);
+        q = queue_next(q);
+        if (c->state == CONN_OPEN && c->session && c->relay_lost_until >= now) relink(c, NULL);
+        if (c->state != CONN_OPEN || c->relay_lost_until < now ||
+            json_array_size(c->relay_lost) == 0) {
+            queue_remove(&c->relink_node);
+            queue_init(&c->relink_node);
+        }
+    }
+}
+
+void relay_room_moved(server_t *srv, const char *id)
+{
+    if (srv->stopping) return;
+    for (queue_t *q = queue_head(&srv->relinking); q != &srv->relinking; q = queue_next(q)) {
+        conn_t *c = queue_data(q, conn_t, relink_node);
+        if (c->state == CONN_OPEN && c->session) relink(c, id);
     }
 }

@@ -29,7 +29,9 @@ void relay_link(conn_t *c, const char *node, const char *room);
 const char *relay_single_node(const conn_t *c);
 /* c is closing: close its links. */
 void relay_close_all(conn_t *c);
-/* The directory shows room id on `node` now: links broken before may be opened again. */
-void relay_room_moved(server_t *srv, const char *id, const char *node, const json_t *summary);
+/* The directory shows room id on a node (again): a link broken before may open again. */
+void relay_room_moved(server_t *srv, const char *id);
+/* Each heartbeat: open again the broken links whose rooms are back (a message missed). */
+void relay_retry(server_t *srv);
 
 #endif

@@ -122,6 +122,7 @@ struct conn {
     int relay_wait;            /* relayed requests waiting for their reply: lines wait too */
     json_t *relay_lost;        /* ids of the rooms whose link broke: linked again when back */
     uint64_t relay_lost_until; /* ms: ...until then */
+    queue_t relink_node;       /* in srv->relinking while relay_lost has rooms */
     bool node_link;            /* from a cluster node's address: not capped per address */
     bool relayed;              /* a node's link (hello "via"): served here, never relayed on */
 
@@ -254,7 +255,7 @@ struct server {
     rng_t rng;               /* bot seeds and delays (seeded from the OS) */
     store_t *store;          /* the database, or NULL with --db none (store.h) */
     struct cluster *cluster; /* --redis (cluster.h), or NULL */
-    uint64_t relink_until;   /* ms: some connection lost a link until then (relay.c) */
+    queue_t relinking;       /* conn_t.relink_node: links broke; open them again (relay.c) */
 };
 
 /* The server clock: µs and ms since start (monotonic). Room time is server

@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -77,19 +78,26 @@ class Redis:
 
 
 class Cluster:
-    def __init__(self, exe, ids=("a", "b", "c"), extra=()):
+    def __init__(self, exe, ids=("a", "b", "c"), extra=(), per_node=None):
         self.exe = exe
+        self.extra = extra
+        self.per_node = per_node or {}
         self.redis = Redis()
         self.nodes = {}
         try:
             for i in ids:
-                self.nodes[i] = Server(exe, "--redis", "127.0.0.1:%d" % self.redis.port,
-                                       "--node-id", i, "--node-ttl", TTL, "--bot-delay", "0-3",
-                                       *extra)
+                self.start(i)
             self.wait_members(ids)
         except Exception:
             self.close()
             raise
+
+    def start(self, i):
+        """Start node i (again)."""
+        self.nodes[i] = Server(self.exe, "--redis", "127.0.0.1:%d" % self.redis.port,
+                               "--node-id", i, "--node-ttl", TTL, "--bot-delay", "0-3",
+                               *self.extra, *self.per_node.get(i, ()))
+        return self.nodes[i]
 
     def wait_members(self, ids, timeout=10):
         """Until every node has seen every other (their log says so)."""
@@ -392,6 +400,46 @@ def tapis_bot_goes_on_through_another_node(cl):
     assert p.returncode == 0, (out, err)
     assert re.search(r"reconnects [1-9]", out), out
     print("  " + out.strip().splitlines()[-1])
+
+
+@test
+def a_node_restarted_in_time_takes_its_tables_back(exe):
+    d = tempfile.mkdtemp(prefix="tapis-cluster-")
+    cl = Cluster(exe, extra=("--turn-timer", "0"),
+                 per_node={"b": ("--db", os.path.join(d, "b.db"))})
+    ok = False
+    try:
+        room, players, rng = cross_node_table(cl, 5)
+        ann, bob = (p.c for p in players)
+        play_until(players, 10, rng)
+        quiesce(players, quiet=0.6)
+        before = {p.c.name: (p.seq, p.view) for p in players}
+        # SIGTERM (an upgrade): b keeps its tables in its database; started again
+        # at once on another port, within its TTL, it takes them back.
+        assert cl.nodes["b"].stop() == 0
+        b = cl.start("b")
+        deadline = time.monotonic() + 5  # (logged after "listening on": read by a thread)
+        while not b.log_has(r"store .*: 1 tables"):
+            assert time.monotonic() < deadline, "".join(b.log)
+            time.sleep(0.05)
+        look = lookers(cl)
+        same_rooms_everywhere(cl, look, lambda l: any(r[0] == room and r[1] == "b" for r in l))
+        assert not any(s.log_has(r"taken over from node b") for s in cl.nodes.values())
+        ann2 = b.connect()
+        r = ann2.hello("ann", token=ann.token)
+        assert r["resumed"] and room in r["rooms"], r
+        st = ann2.event(is_ev("state", room), keep=True)
+        assert (st["seq"], st["view"]) == before["ann"], (st, before["ann"])
+        # bob stays on a: a links again to b at its new address by itself
+        bst = bob.event(is_ev("state", room), keep=True, timeout=15)
+        assert (bst["seq"], bst["view"]) == before["bob"], (bst, before["bob"])
+        again = [go_on_from(ann2, st, room), go_on_from(bob, bst, room)]
+        play(again, rng, timeout=90)
+        assert again[0].over["result"] == again[1].over["result"]
+        ok = True
+    finally:
+        cl.close(clean=ok)
+        shutil.rmtree(d, ignore_errors=True)
 
 
 @clustered("--idle-timeout", "1s")
