@@ -282,6 +282,20 @@ def new_rooms_go_to_the_least_loaded_node(cl):
         assert ann2.ok("state", room=room)["seats"][0]["connected"] is True
 
 
+def back_with_the_same_views(node, ann, bob, room, before):
+    """ann says hello with her token on `node`; bob stayed where he was. Both
+    get the room's state again, with the seq and view they had `before`.
+    Returns (ann's new client, her state event, bob's)."""
+    ann2 = node.connect()
+    r = ann2.hello("ann", token=ann.token)
+    assert r["resumed"] and room in r["rooms"], r
+    st = ann2.event(is_ev("state", room), keep=True)
+    assert (st["seq"], st["view"]) == before["ann"], (st, before["ann"])
+    bst = bob.event(is_ev("state", room), keep=True, timeout=15)
+    assert (bst["seq"], bst["view"]) == before["bob"], (bst, before["bob"])
+    return ann2, st, bst
+
+
 def play_until(players, seq, rng):
     play(players, rng, until=lambda ps: min(p.seq for p in ps) >= seq, timeout=60)
 
@@ -321,13 +335,7 @@ def a_node_killed_mid_game_its_room_resumes_elsewhere(cl):
     m = metrics(cl.nodes[host])
     assert m["tapis_rooms_taken_over_total"] == 1 and m["tapis_cluster_nodes"] == 2, m
     # ann reconnects to c with her token; bob's node a links again by itself
-    ann2 = cl.nodes["c"].connect()
-    r = ann2.hello("ann", token=ann.token)
-    assert r["resumed"] and room in r["rooms"], r
-    st = ann2.event(is_ev("state", room), keep=True)
-    assert (st["seq"], st["view"]) == before["ann"], (st, before["ann"])
-    bst = bob.event(is_ev("state", room), keep=True, timeout=15)
-    assert (bst["seq"], bst["view"]) == before["bob"], (bst, before["bob"])
+    ann2, st, bst = back_with_the_same_views(cl.nodes["c"], ann, bob, room, before)
     # the spectators follow the room: cyd's node links again, dee says hello on a
     cst = cyd.event(is_ev("state", room), keep=True, timeout=15)
     assert cst["seq"] == st["seq"] and "hand" not in cst["view"], cst
@@ -425,14 +433,8 @@ def a_node_restarted_in_time_takes_its_tables_back(exe):
         look = lookers(cl)
         same_rooms_everywhere(cl, look, lambda l: any(r[0] == room and r[1] == "b" for r in l))
         assert not any(s.log_has(r"taken over from node b") for s in cl.nodes.values())
-        ann2 = b.connect()
-        r = ann2.hello("ann", token=ann.token)
-        assert r["resumed"] and room in r["rooms"], r
-        st = ann2.event(is_ev("state", room), keep=True)
-        assert (st["seq"], st["view"]) == before["ann"], (st, before["ann"])
         # bob stays on a: a links again to b at its new address by itself
-        bst = bob.event(is_ev("state", room), keep=True, timeout=15)
-        assert (bst["seq"], bst["view"]) == before["bob"], (bst, before["bob"])
+        ann2, st, bst = back_with_the_same_views(b, ann, bob, room, before)
         again = [go_on_from(ann2, st, room), go_on_from(bob, bst, room)]
         play(again, rng, timeout=90)
         assert again[0].over["result"] == again[1].over["result"]
