@@ -386,8 +386,10 @@ def tapis_bot_goes_on_through_another_node(cl):
     # connection opens again on a with its token and the game ends.
     bot = os.path.join(os.path.dirname(os.path.abspath(cl.exe)), "..", "clients", "tapis-bot")
     addrs = "127.0.0.1:%d,127.0.0.1:%d" % (cl.nodes["b"].port, cl.nodes["a"].port)
-    p = subprocess.Popen([bot, addrs, "--game", "233", "--players", "2", "--bots", "1",
-                          "--strategy", "greedy:100", "--option", "target=40", "--name", "tb",
+    # seqnum ends after max_turns: a game of a known length, slow enough
+    # (greedy:150) that it cannot end before the kill
+    p = subprocess.Popen([bot, addrs, "--game", "seqnum", "--players", "2", "--bots", "1",
+                          "--strategy", "greedy:150", "--option", "max_turns=40", "--name", "tb",
                           "--timeout", "120"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -397,7 +399,8 @@ def tapis_bot_goes_on_through_another_node(cl):
                       for r in look.ok("rooms")["rooms"]):
             assert time.monotonic() < deadline and p.poll() is None, "no game on b"
             time.sleep(0.1)
-        time.sleep(1)
+        time.sleep(0.2)
+        assert any(r["status"] == "playing" for r in look.ok("rooms")["rooms"]), "game over"
         cl.nodes["b"].proc.send_signal(signal.SIGKILL)
         cl.nodes["b"].proc.wait()
         out, err = p.communicate(timeout=150)
