@@ -32,7 +32,7 @@ struct relay {
 
 typedef struct link_write {
     uv_write_t req;
-    char *buf;
+    char data[]; /* what it writes, in the same allocation */
 } link_write_t;
 
 static void link_close(relay_t *l, const char *why);
@@ -50,33 +50,29 @@ static void on_link_close(uv_handle_t *h)
 
 static void on_written(uv_write_t *req, int status)
 {
-    link_write_t *w = (link_write_t *)req;
     relay_t *l = req->data;
-    tapis_free(w->buf);
-    tapis_free(w);
+    tapis_free(req); /* the link_write_t */
     if (status < 0 && !l->closing) link_close(l, uv_strerror(status));
 }
 
-static void link_write(relay_t *l, const char *data, size_t len)
+/* Write data (and a "\n" with `nl`): one allocation and one write. */
+static void link_write(relay_t *l, const char *data, size_t len, bool nl)
 {
     if (!l->connected) {
-        if (buf_append(&l->out, data, len) < 0) link_close(l, "out of memory");
+        if (buf_append(&l->out, data, len) < 0 || (nl && buf_append(&l->out, "\n", 1) < 0))
+            link_close(l, "out of memory");
         return;
     }
-    link_write_t *w = tapis_malloc(sizeof *w);
-    char *copy = tapis_malloc(len);
-    if (!w || !copy) {
-        tapis_free(w);
-        tapis_free(copy);
+    link_write_t *w = tapis_malloc(sizeof *w + len + 1);
+    if (!w) {
         link_close(l, "out of memory");
         return;
     }
-    memcpy(copy, data, len);
-    w->buf = copy;
+    memcpy(w->data, data, len);
+    if (nl) w->data[len++] = '\n';
     w->req.data = l;
-    uv_buf_t b = uv_buf_init(copy, (unsigned)len);
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
     if (uv_write(&w->req, (uv_stream_t *)&l->tcp, &b, 1, on_written) < 0) {
-        tapis_free(copy);
         tapis_free(w);
         link_close(l, "write failed");
     }
@@ -248,7 +244,7 @@ static void on_connect(uv_connect_t *req, int status)
     }
     size_t n;
     char *pending = buf_take(&l->out, &n);
-    if (pending && n) link_write(l, pending, n);
+    if (pending && n) link_write(l, pending, n, false);
     tapis_free(pending);
 }
 
@@ -323,8 +319,7 @@ void relay_forward(conn_t *c, const char *node, const char *line, size_t len, co
     }
     c->relay_wait++;
     c->srv->metrics.relayed++;
-    link_write(l, line, len);
-    link_write(l, "\n", 1);
+    link_write(l, line, len, true);
 }
 
 void relay_link(conn_t *c, const char *node, const char *room)
