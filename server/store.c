@@ -28,6 +28,12 @@
  * user_version). Append, never edit: a database of any earlier version is
  * brought up to date at open.
  */
+#define TAIL_PARTS 4
+#define TAIL_TABLE(k)                                                                              \
+    "CREATE TABLE journal_tail" #k " (rid INTEGER NOT NULL, n INTEGER NOT NULL,"                   \
+    " kind TEXT NOT NULL, seat INTEGER NOT NULL, at INTEGER NOT NULL, data TEXT);"
+#define TAIL_UNION(k) " UNION ALL SELECT rid, n, kind, seat, at, data FROM journal_tail" #k
+
 static const char *const migrations[] = {
     /* 0 -> 1 */
     "CREATE TABLE sessions ("
@@ -81,6 +87,14 @@ static const char *const migrations[] = {
     "INSERT INTO journal3 SELECT rid, n, kind, seat, at, data FROM journal;"
     "DROP TABLE journal;"
     "ALTER TABLE journal3 RENAME TO journal;",
+    /* 3 -> 4: new entries may be appended to a tail of 4 parts (the part is rid % 4,
+       rowid tables: an append writes the part's last page, not one page per room)
+       and moved into journal a part at a time; journal_all is both. */
+    /* clang-format off */
+    TAIL_TABLE(0) TAIL_TABLE(1) TAIL_TABLE(2) TAIL_TABLE(3)
+    "CREATE VIEW journal_all AS SELECT rid, n, kind, seat, at, data FROM journal"
+    TAIL_UNION(0) TAIL_UNION(1) TAIL_UNION(2) TAIL_UNION(3) ";",
+    /* clang-format on */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -133,13 +147,46 @@ static const char *const statements[S_COUNT] = {
 #define CKPT_PAGES 8000
 #define CKPT_IDLE_MS 1000
 
+/*
+ * The journal's tail. A room's entries are clustered in journal by (rid, n),
+ * so a turn that wrote one entry in each of 500 rooms changed 500 pages, and a
+ * commit writes every page it changed (twice: the WAL, then the checkpoint).
+ * A turn's entries are kept in memory until its commit; a turn of
+ * TAIL_MIN_ENTRIES entries or more appends them to journal_tailK (K = rid %
+ * TAIL_PARTS) instead, a page or two per part, and one part every
+ * TAIL_ROUND_MS / TAIL_PARTS is moved into journal in the transaction of a
+ * turn: a busy room's page is then written once a second, whatever its number
+ * of entries. A quiet server's turns are small and write into journal
+ * directly, so it has no moves to wait for. The tail is as durable as the
+ * rest; it is moved whole at open and at close, and readers read journal_all.
+ */
+#define TAIL_MIN_ENTRIES 16
+#define TAIL_ROUND_MS 1000
+
 struct store {
     server_t *srv;
     sqlite3 *db;
     sqlite3_stmt *stmt[S_COUNT];
     bool in_txn;     /* BEGIN ran: store_commit() has work */
     bool failed_txn; /* a write of this transaction failed (logged once) */
-    int lock_fd;     /* flock()ed: one server per database */
+
+    sqlite3_stmt *tail_put[TAIL_PARTS];   /* INSERT INTO journal_tailK */
+    sqlite3_stmt *tail_move[TAIL_PARTS];  /* INSERT INTO journal SELECT ... FROM journal_tailK */
+    sqlite3_stmt *tail_clear[TAIL_PARTS]; /* DELETE FROM journal_tailK (the truncate) */
+    unsigned tail_rows[TAIL_PARTS];       /* put since the part was last moved */
+    struct pending {                      /* the turn's journal entries, written at commit */
+        uint64_t rid, n;
+        int64_t at;
+        int seat;
+        char kind[8];
+        size_t text, len; /* data: its JSON text in texts; len SIZE_MAX: NULL */
+    } * pend;
+    size_t npend, cappend;
+    char *texts;
+    size_t ntexts, captexts;
+    int tail_next;         /* the part the next move moves */
+    uint64_t tail_next_ns; /* when (uv_hrtime) */
+    int lock_fd;           /* flock()ed: one server per database */
 
     uv_thread_t ckpt_thread;
     bool ckpt_running;
@@ -276,11 +323,77 @@ static void store_free(store_t *st)
         uv_mutex_destroy(&st->ckpt_mu);
     }
     sqlite3_close(st->ckpt_db);
+    tapis_free(st->pend);
+    tapis_free(st->texts);
     for (int i = 0; i < S_COUNT; i++)
         sqlite3_finalize(st->stmt[i]);
+    for (int k = 0; k < TAIL_PARTS; k++) {
+        sqlite3_finalize(st->tail_put[k]);
+        sqlite3_finalize(st->tail_move[k]);
+        sqlite3_finalize(st->tail_clear[k]);
+    }
     sqlite3_close(st->db); /* the last connection: checkpoints what is left */
     if (st->lock_fd >= 0) close(st->lock_fd);
     tapis_free(st);
+}
+
+static int prepare(store_t *st, sqlite3_stmt **out, const char *fmt, int k)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, fmt, k);
+    return sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) == SQLITE_OK
+               ? 0
+               : -1;
+}
+
+static int prepare_tail(store_t *st)
+{
+    for (int k = 0; k < TAIL_PARTS; k++)
+        if (prepare(st, &st->tail_put[k],
+                    "INSERT INTO journal_tail%d (rid, n, kind, seat, at, data) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    k) < 0 ||
+            prepare(st, &st->tail_move[k],
+                    "INSERT INTO journal SELECT rid, n, kind, seat, at, data "
+                    "FROM journal_tail%d ORDER BY rid, n",
+                    k) < 0 ||
+            prepare(st, &st->tail_clear[k], "DELETE FROM journal_tail%d", k) < 0)
+            return -1;
+    return 0;
+}
+
+static int step_reset(sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc;
+}
+
+/* Move part k of the tail into journal, inside the open transaction: all of it or nothing. */
+static int move_part(store_t *st, int k)
+{
+    if (exec(st, "SAVEPOINT tail") < 0) return -1;
+    int rc = step_reset(st->tail_move[k]);
+    if (rc == SQLITE_DONE) rc = step_reset(st->tail_clear[k]);
+    if (rc != SQLITE_DONE) {
+        log_error("store %s: journal_tail%d stays as it is: %s", st->srv->opts.db_path, k,
+                  sqlite3_errmsg(st->db));
+        exec(st, "ROLLBACK TO tail");
+    } else {
+        st->tail_rows[k] = 0;
+    }
+    exec(st, "RELEASE tail");
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Move the whole tail into journal, in a transaction of its own (at open and at close). */
+static int move_tail(store_t *st)
+{
+    if (exec(st, "BEGIN IMMEDIATE") < 0) return -1;
+    int bad = 0;
+    for (int k = 0; k < TAIL_PARTS; k++)
+        bad |= move_part(st, k);
+    return exec(st, "COMMIT") < 0 || bad ? -1 : 0;
 }
 
 int store_open(server_t *srv)
@@ -312,6 +425,7 @@ int store_open(server_t *srv)
         exec(st, "PRAGMA journal_size_limit = 67108864") < 0 ||
         exec(st, srv->opts.fsync_always ? "PRAGMA synchronous = FULL"
                                         : "PRAGMA synchronous = NORMAL") < 0 ||
+        exec(st, "PRAGMA cache_size = -32768") < 0 || /* 32 MiB: the rooms' pages and the tail */
         exec(st, "PRAGMA foreign_keys = OFF") < 0 || migrate(st) < 0) {
         log_error("store %s: not usable", path);
         store_free(st);
@@ -324,6 +438,11 @@ int store_open(server_t *srv)
             store_free(st);
             return -1;
         }
+    if (prepare_tail(st) < 0 || move_tail(st) < 0) {
+        log_error("store %s: %s", path, sqlite3_errmsg(st->db));
+        store_free(st);
+        return -1;
+    }
     if (start_checkpointer(st, path) < 0) {
         log_error("store %s: cannot start the checkpoint thread", path);
         store_free(st);
@@ -333,13 +452,21 @@ int store_open(server_t *srv)
     return 0;
 }
 
+static void write_pending(store_t *st);
+
 int store_commit(server_t *srv)
 {
     store_t *st = srv->store;
     if (!st || !st->in_txn) return 0;
+    uint64_t t0 = uv_hrtime();
+    write_pending(st);
+    if (t0 >= st->tail_next_ns) {
+        if (st->tail_rows[st->tail_next] > 0) move_part(st, st->tail_next);
+        st->tail_next = (st->tail_next + 1) % TAIL_PARTS;
+        st->tail_next_ns = t0 + (uint64_t)TAIL_ROUND_MS * 1000000 / TAIL_PARTS;
+    }
     st->in_txn = false;
     st->failed_txn = false;
-    uint64_t t0 = uv_hrtime();
     int rc = sqlite3_step(st->stmt[S_COMMIT]);
     sqlite3_reset(st->stmt[S_COMMIT]);
     if (rc != SQLITE_DONE) {
@@ -356,6 +483,7 @@ void store_close(server_t *srv)
 {
     if (!srv->store) return;
     store_commit(srv);
+    move_tail(srv->store);
     store_free(srv->store);
     srv->store = NULL;
 }
@@ -364,19 +492,26 @@ void store_close(server_t *srv)
 /* Writes                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* The statement `which`, reset, inside the turn's transaction; NULL when nothing is written. */
-static sqlite3_stmt *begin(store_t *st, int which)
+/* Open the turn's transaction if it is not open yet. False: nothing is written. */
+static bool in_txn(store_t *st)
 {
-    if (!st || st->srv->stopping) return NULL;
+    if (!st || st->srv->stopping) return false;
     if (!st->in_txn) {
         int rc = sqlite3_step(st->stmt[S_BEGIN]);
         sqlite3_reset(st->stmt[S_BEGIN]);
         if (rc != SQLITE_DONE) {
             log_error("store %s: BEGIN: %s", st->srv->opts.db_path, sqlite3_errmsg(st->db));
-            return NULL;
+            return false;
         }
         st->in_txn = true;
     }
+    return true;
+}
+
+/* The statement `which`, reset, inside the turn's transaction; NULL when nothing is written. */
+static sqlite3_stmt *begin(store_t *st, int which)
+{
+    if (!in_txn(st)) return NULL;
     sqlite3_stmt *s = st->stmt[which];
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
@@ -508,15 +643,64 @@ void store_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at
                    const json_t *data)
 {
     store_t *st = r->srv->store;
-    sqlite3_stmt *q = begin(st, S_JOURNAL);
-    if (!q) return;
-    sqlite3_bind_int64(q, 1, (sqlite3_int64)r->rid);
-    sqlite3_bind_int64(q, 2, (sqlite3_int64)n);
-    bind_text(q, 3, kind);
-    sqlite3_bind_int(q, 4, seat);
-    sqlite3_bind_int64(q, 5, at);
-    bind_json(q, 6, data);
-    run(st, q);
+    if (!in_txn(st)) return;
+    if (st->npend == st->cappend) {
+        size_t cap = st->cappend ? 2 * st->cappend : 64;
+        struct pending *v = tapis_realloc(st->pend, cap * sizeof *v);
+        if (!v) goto oom;
+        st->pend = v;
+        st->cappend = cap;
+    }
+    struct pending *e = &st->pend[st->npend];
+    *e = (struct pending){.rid = r->rid, .n = n, .at = at, .seat = seat, .len = SIZE_MAX};
+    snprintf(e->kind, sizeof e->kind, "%s", kind);
+    if (data) {
+        /* Most actions fit in what is left; a longer one is written again. */
+        size_t room = st->captexts - st->ntexts;
+        size_t len = json_text(data, room ? st->texts + st->ntexts : NULL, room);
+        if (len > room) {
+            size_t cap = st->captexts ? st->captexts : 4096;
+            while (cap - st->ntexts < len)
+                cap *= 2;
+            char *t = tapis_realloc(st->texts, cap);
+            if (!t) goto oom;
+            st->texts = t;
+            st->captexts = cap;
+            json_text(data, st->texts + st->ntexts, cap - st->ntexts);
+        }
+        e->text = st->ntexts;
+        e->len = len;
+        st->ntexts += len;
+    }
+    st->npend++;
+    return;
+oom:
+    if (!st->failed_txn) {
+        st->failed_txn = true;
+        log_error("store %s: out of memory for the journal", st->srv->opts.db_path);
+    }
+}
+
+/* Write the turn's journal entries: into journal, or with many, into the tail. */
+static void write_pending(store_t *st)
+{
+    bool tail = st->npend >= TAIL_MIN_ENTRIES;
+    for (size_t i = 0; i < st->npend; i++) {
+        const struct pending *e = &st->pend[i];
+        int k = (int)(e->rid % TAIL_PARTS);
+        sqlite3_stmt *q = tail ? st->tail_put[k] : st->stmt[S_JOURNAL];
+        sqlite3_clear_bindings(q);
+        sqlite3_bind_int64(q, 1, (sqlite3_int64)e->rid);
+        sqlite3_bind_int64(q, 2, (sqlite3_int64)e->n);
+        sqlite3_bind_text(q, 3, e->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_int(q, 4, e->seat);
+        sqlite3_bind_int64(q, 5, e->at);
+        if (e->len != SIZE_MAX)
+            sqlite3_bind_text(q, 6, st->texts + e->text, (int)e->len, SQLITE_STATIC);
+        run(st, q);
+        if (tail) st->tail_rows[k]++;
+    }
+    st->npend = st->ntexts = 0;
 }
 
 void store_seat(room_t *r, int seat)
@@ -576,6 +760,20 @@ typedef struct room_row {
     uint64_t seq;
 } room_row_t;
 
+/* The query of a room's journal (?1: rid), in order of n: journal_all, or in a
+   database of schema 3 or older (read by --export-game, which opens it read-only
+   and does not migrate it) journal. */
+static int prepare_journal(sqlite3 *db, sqlite3_stmt **s)
+{
+    static const char *const sql[] = {
+        "SELECT n, kind, seat, at, data FROM journal_all WHERE rid = ?1 ORDER BY n",
+        "SELECT n, kind, seat, at, data FROM journal WHERE rid = ?1 ORDER BY n",
+    };
+    int rc = sqlite3_prepare_v2(db, sql[0], -1, s, NULL);
+    if (rc != SQLITE_OK) rc = sqlite3_prepare_v2(db, sql[1], -1, s, NULL);
+    return rc;
+}
+
 /*
  * Replay the journal of `row` into a new game. Returns it, or NULL with `why`
  * filled (the entry that does not replay and the reason). Sets the room time
@@ -588,9 +786,7 @@ static game_t *replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, 
     if (journal_replay_start(&jr, d, row->players, row->options, row->seed, why, whylen) < 0)
         return NULL;
     sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT n, kind, seat, at, data FROM journal WHERE rid = ?1 ORDER BY n",
-                           -1, &s, NULL) != SQLITE_OK) {
+    if (prepare_journal(db, &s) != SQLITE_OK) {
         snprintf(why, whylen, "cannot read its journal: %s", sqlite3_errmsg(db));
         journal_replay_abandon(&jr);
         return NULL;
@@ -932,10 +1128,7 @@ static json_t *record_seats(sqlite3 *db, uint64_t rid, int players)
 static json_t *record_actions(sqlite3 *db, uint64_t rid)
 {
     sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT n, kind, seat, at, data FROM journal WHERE rid = ?1 ORDER BY n",
-                           -1, &s, NULL) != SQLITE_OK)
-        return NULL;
+    if (prepare_journal(db, &s) != SQLITE_OK) return NULL;
     sqlite3_bind_int64(s, 1, (sqlite3_int64)rid);
     json_t *actions = json_array();
     while (sqlite3_step(s) == SQLITE_ROW)

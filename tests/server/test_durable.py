@@ -17,6 +17,7 @@ import random
 import shutil
 import signal
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -228,6 +229,13 @@ def claims_pending_in_a_233_dispute_window_survive_a_kill(exe):
             srv.finish()
 
 
+def edit_journal(con, sql, params=()):
+    """Run an UPDATE or DELETE written for `journal` on journal and on each part
+    of its tail, where the entries of the last second may be (docs/STORE.md)."""
+    for table in ["journal"] + ["journal_tail%d" % k for k in range(4)]:
+        con.execute(sql.replace("journal", table), params)
+
+
 def play_a_little(srv, names, seq=8):
     clients = [srv.connect(n) for n in names]
     room = clients[0].ok("create", game="233", players=2, options={"target": 1})["room"]
@@ -253,13 +261,13 @@ def corrupt_or_cut_journal_is_refused_and_the_other_rooms_load(exe):
         con = sqlite3.connect(db)
         rid = {r: con.execute("SELECT rid FROM rooms WHERE code = ?", (r,)).fetchone()[0]
                for r in (r1, r2, r3)}
-        n1 = con.execute("SELECT min(n) FROM journal WHERE rid = ? AND kind = 'act'",
+        n1 = con.execute("SELECT min(n) FROM journal_all WHERE rid = ? AND kind = 'act'",
                          (rid[r1],)).fetchone()[0]
-        con.execute("UPDATE journal SET data = substr(data, 1, 9) WHERE rid = ? AND n = ?",
-                    (rid[r1], n1))
-        n2 = con.execute("SELECT max(n) FROM journal WHERE rid = ? AND kind = 'act'",
+        edit_journal(con, "UPDATE journal SET data = substr(data, 1, 9) WHERE rid = ? AND n = ?",
+                     (rid[r1], n1))
+        n2 = con.execute("SELECT max(n) FROM journal_all WHERE rid = ? AND kind = 'act'",
                          (rid[r2],)).fetchone()[0]
-        con.execute("DELETE FROM journal WHERE rid = ? AND n = ?", (rid[r2], n2 - 1))
+        edit_journal(con, "DELETE FROM journal WHERE rid = ? AND n = ?", (rid[r2], n2 - 1))
         con.commit()
         con.close()
         srv = Server(exe, "--db", db)
@@ -286,6 +294,67 @@ def corrupt_or_cut_journal_is_refused_and_the_other_rooms_load(exe):
         st = dict(con.execute("SELECT code, status FROM rooms").fetchall())
         con.close()
         assert st[r1] == "quarantined" and st[r2] == "quarantined" and st[r3] == "over", st
+
+
+def tail_rows(db):
+    """Journal entries in the tail (docs/STORE.md), read beside a running tapisd."""
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=5)
+    n = sum(con.execute("SELECT count(*) FROM journal_tail%d" % k).fetchone()[0]
+            for k in range(4))
+    con.close()
+    return n
+
+
+@test
+def a_storm_of_tables_goes_through_the_tail_and_every_table_resumes(exe):
+    """Turns of many entries go to the journal's tail: 80 tables of the load
+    generator acting at once, with two players of our own among them, killed
+    with entries in the tail; every table replays, the two players resume."""
+    loadgen = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(exe))),
+                           "tests", "bench", "loadgen")
+    assert os.access(loadgen, os.X_OK), "no load generator at %s" % loadgen
+    budgets = ("--line-rate", "1000000", "--conn-rate", "1000000", "--create-rate", "100000",
+               "--max-conns-per-ip", "0")
+    with TempDir() as d:
+        db = os.path.join(d, "tapis.db")
+        srv = Server(exe, "--db", db, *budgets)
+        storm = None
+        try:
+            storm = subprocess.Popen([loadgen, "tables", "--tables", "80", "--duration", "60",
+                                      "--warmup", "0", "--port", str(srv.port)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            # the tail fills, and is moved into journal while tapisd runs (it shrinks)
+            deadline, seen = time.monotonic() + 20, [0]
+            while not (max(seen) > 0 and seen[-1] < max(seen)):
+                assert time.monotonic() < deadline, "the tail in 20 s: %s" % seen[-50:]
+                time.sleep(0.05)
+                seen.append(tail_rows(db))
+            room, players = play_a_little(srv, ("ann", "bob"), seq=20)
+            assert not any(p.over for p in players)
+            kill(srv, players)
+        finally:
+            srv.kill()
+            if storm:
+                storm.kill()
+                storm.wait()
+        left = tail_rows(db)
+        con = sqlite3.connect(db)
+        unfinished = con.execute("SELECT count(*) FROM rooms WHERE status IN "
+                                 "('waiting', 'playing')").fetchone()[0]
+        con.close()
+        assert left > 0, "the kill found the tail empty"
+        srv = Server(exe, "--db", db, *budgets)
+        try:
+            assert srv.log_has(r"store .*: %d tables and \d+ sessions restored in \d+ ms$"
+                               % unfinished), "".join(srv.log[-5:])
+            assert not srv.log_has("quarantined"), "".join(srv.log)
+            assert tail_rows(db) == 0
+            players = resume_all(srv, players, room)
+            play(players, random.Random(5), timeout=90)
+            print("  %d tables restored, %d entries moved out of the tail at the start"
+                  % (unfinished, left))
+        finally:
+            srv.finish()
 
 
 @test
@@ -354,7 +423,7 @@ def one_server_per_database_and_checkpoints_off_the_loop(exe):
                 assert time.monotonic() < deadline, "no checkpoint in 20 s"
                 time.sleep(0.1)
             con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=5)
-            n = con.execute("SELECT count(*) FROM journal").fetchone()[0]
+            n = con.execute("SELECT count(*) FROM journal_all").fetchone()[0]
             con.close()
             assert n > 100, n
             assert a.ok("ping") is not None
@@ -412,11 +481,16 @@ def a_version_1_database_is_migrated_and_a_newer_one_refused(exe):
         indexes = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='index'")}
         journal_sql = con.execute("SELECT sql FROM sqlite_master WHERE name='journal'").fetchone()[0]
         first = con.execute("SELECT n, kind, data FROM journal WHERE rid = 3 ORDER BY n").fetchone()
+        kept = con.execute("SELECT count(*) FROM journal WHERE rid = 3").fetchone()[0]
+        tail = sum(con.execute("SELECT count(*) FROM journal_tail%d" % k).fetchone()[0]
+                   for k in range(4))
         con.execute("PRAGMA user_version = 99")
         con.commit()
         con.close()
         assert version >= 3 and {"rooms_by_end", "seats_by_session"} <= indexes, (version, indexes)
         assert "WITHOUT ROWID" in journal_sql, journal_sql  # version 3
+        # version 4: entries go to the tail; a stop moves it all into journal
+        assert version >= 4 and tail == 0 and kept >= 3, (version, tail, kept)
         assert first[:2] == (1, "seat") and json.loads(first[2])["name"] == "olga", first
         try:
             Server(exe, "--db", db, start_timeout=3).kill()
@@ -634,12 +708,13 @@ def every_finished_game_exports_and_a_tampered_journal_does_not(exe):
         con = sqlite3.connect(db)
         rid = {g: con.execute("SELECT rid FROM rooms WHERE code = ?", (room,)).fetchone()[0]
                for g, (room, _) in rooms.items()}
-        n = con.execute("SELECT max(n) FROM journal WHERE rid = ? AND kind = 'act'",
+        n = con.execute("SELECT max(n) FROM journal_all WHERE rid = ? AND kind = 'act'",
                         (rid["233"],)).fetchone()[0]
-        con.execute("UPDATE journal SET data = '{\"type\":\"bogus\"}' WHERE rid = ? AND n = ?",
-                    (rid["233"], n))
-        con.execute("DELETE FROM journal WHERE rid = ? AND n = (SELECT max(n) FROM journal "
-                    "WHERE rid = ? AND kind = 'act')", (rid["aspoint3"], rid["aspoint3"]))
+        edit_journal(con, "UPDATE journal SET data = '{\"type\":\"bogus\"}' WHERE rid = ? AND n = ?",
+                     (rid["233"], n))
+        last = con.execute("SELECT max(n) FROM journal_all WHERE rid = ? AND kind = 'act'",
+                           (rid["aspoint3"],)).fetchone()[0]
+        edit_journal(con, "DELETE FROM journal WHERE rid = ? AND n = ?", (rid["aspoint3"], last))
         con.execute("UPDATE rooms SET result = '{\"winner\":99}' WHERE rid = ?", (rid["seqnum"],))
         con.commit()
         con.close()
