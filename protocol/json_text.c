@@ -27,29 +27,55 @@ typedef struct out {
     size_t size, len;
 } out_t;
 
-static void put(out_t *o, const char *s, size_t n)
+static inline void put(out_t *o, const char *s, size_t n)
 {
-    if (o->len < o->size) {
-        size_t room = o->size - o->len;
-        memcpy(o->buf + o->len, s, n < room ? n : room);
+    if (o->len <= o->size && o->size - o->len >= n) {
+        memcpy(o->buf + o->len, s, n);
+    } else if (o->len < o->size) {
+        memcpy(o->buf + o->len, s, o->size - o->len);
     }
     o->len += n;
 }
 
-static void put_char(out_t *o, char c)
+static inline void put_char(out_t *o, char c)
 {
     if (o->len < o->size) o->buf[o->len] = c;
     o->len++;
 }
 
+/* The bytes a JSON string must escape: the control characters, '"' and '\\'. */
+static inline bool plain(unsigned char c)
+{
+    return c >= 0x20 && c != '"' && c != '\\';
+}
+
+static void put_escaped(out_t *o, const char *s, size_t n);
+
 static void put_string(out_t *o, const char *s, size_t n)
+{
+    /* Most strings (every key, card and action name) need no escape: one copy. */
+    size_t i = 0;
+    while (i < n && plain((unsigned char)s[i]))
+        i++;
+    if (i == n && o->len <= o->size && o->size - o->len >= n + 2) {
+        char *p = o->buf + o->len;
+        p[0] = '"';
+        memcpy(p + 1, s, n);
+        p[n + 1] = '"';
+        o->len += n + 2;
+        return;
+    }
+    put_escaped(o, s, n);
+}
+
+static void put_escaped(out_t *o, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
     put_char(o, '"');
     size_t run = 0; /* bytes written as they are, not yet copied */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        if (plain(c)) continue;
         put(o, s + run, i - run);
         run = i + 1;
         char esc[6] = {'\\', 0, '0', '0', 0, 0};
@@ -118,17 +144,15 @@ static void put_value(out_t *o, const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
-        const char *key;
-        json_t *item;
         bool first = true;
         put_char(o, '{');
-        json_object_foreach((json_t *)v, key, item)
-        {
+        for (void *it = json_object_iter((json_t *)v); it;
+             it = json_object_iter_next((json_t *)v, it)) {
             if (!first) put_char(o, ',');
             first = false;
-            put_string(o, key, strlen(key));
+            put_string(o, json_object_iter_key(it), json_object_iter_key_len(it));
             put_char(o, ':');
-            put_value(o, item);
+            put_value(o, json_object_iter_value(it));
         }
         put_char(o, '}');
         break;
