@@ -7,6 +7,7 @@ exits 0. Skipped (exit 77) without valgrind or for a sanitizer build.
 Usage: test_valgrind.py PATH/TO/tapisd"""
 import os
 import random
+import re
 import shutil
 import sys
 import time
@@ -25,7 +26,10 @@ def sanitized(exe):
 def valgrind_session_is_clean(exe):
     srv = Server(exe, "--bot-delay", "1-5", "--reconnect-window", "300ms",
                  "--max-line", "1000",
-                 wrapper=["valgrind", "--leak-check=full", "--error-exitcode=99",
+                 # tapisd may be linked with jemalloc (-Djemalloc): memcheck must
+                 # replace its malloc as it does glibc's, or it would see nothing
+                 wrapper=["valgrind", "--soname-synonyms=somalloc=*jemalloc*",
+                          "--leak-check=full", "--error-exitcode=99",
                           "--errors-for-leak-kinds=definite,indirect,possible"],
                  start_timeout=60)
     try:
@@ -54,6 +58,10 @@ def valgrind_session_is_clean(exe):
     report = "".join(l for l in srv.log if l.startswith("=="))
     assert rc == 0, "tapisd under valgrind exited %r:\n%s" % (rc, report[-4000:])
     assert "ERROR SUMMARY: 0 errors" in report, report[-4000:]
+    # memcheck saw the allocations (about 10,000; none if it missed the allocator)
+    allocs = re.search(r"total heap usage: ([\d,]+) allocs", report)
+    assert allocs and int(allocs.group(1).replace(",", "")) > 1000, report[-2000:]
+    print("  %s allocations seen by memcheck" % allocs.group(1))
 
 
 if __name__ == "__main__":
