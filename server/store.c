@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "journal.h"
@@ -146,6 +147,7 @@ static const char *const statements[S_COUNT] = {
  */
 #define CKPT_PAGES 8000
 #define CKPT_IDLE_MS 1000
+#define CKPT_NICE 10
 
 /*
  * The journal's tail. A room's entries are clustered in journal by (rid, n),
@@ -249,6 +251,8 @@ static int migrate(store_t *st)
 static void checkpointer(void *arg)
 {
     store_t *st = arg;
+    /* On a core shared with the loop, the loop comes first (nice is per thread on Linux). */
+    setpriority(PRIO_PROCESS, (id_t)gettid(), CKPT_NICE);
     uv_mutex_lock(&st->ckpt_mu);
     while (!st->ckpt_stop) {
         if (!st->ckpt_wanted)
