@@ -442,11 +442,13 @@ int store_open(server_t *srv)
             store_free(st);
             return -1;
         }
-    if (prepare_tail(st) < 0 || move_tail(st) < 0) {
+    if (prepare_tail(st) < 0) {
         log_error("store %s: %s", path, sqlite3_errmsg(st->db));
         store_free(st);
         return -1;
     }
+    /* A part that cannot be moved (logged) stays where it is: journal_all reads it. */
+    move_tail(st);
     if (start_checkpointer(st, path) < 0) {
         log_error("store %s: cannot start the checkpoint thread", path);
         store_free(st);

@@ -358,6 +358,37 @@ def a_storm_of_tables_goes_through_the_tail_and_every_table_resumes(exe):
 
 
 @test
+def a_tail_that_cannot_be_moved_stays_and_the_server_starts(exe):
+    """An entry in the tail that journal already has (a duplicate): the move
+    fails and says so, the part stays, tapisd starts, and the room whose
+    journal now has entry n twice is quarantined, not half-loaded."""
+    with TempDir() as d:
+        db = os.path.join(d, "tapis.db")
+        srv = Server(exe, "--db", db)
+        try:
+            r1, p1 = play_a_little(srv, ("ann", "bob"))
+            r2, p2 = play_a_little(srv, ("cyd", "dee"))
+        finally:
+            srv.finish()
+        con = sqlite3.connect(db)
+        rid = con.execute("SELECT rid FROM rooms WHERE code = ?", (r1,)).fetchone()[0]
+        con.execute("INSERT INTO journal_tail%d SELECT * FROM journal WHERE rid = ? AND n = 2"
+                    % (rid % 4), (rid,))
+        con.commit()
+        con.close()
+        srv = Server(exe, "--db", db)
+        try:
+            assert srv.log_has(r"journal_tail%d stays as it is: UNIQUE constraint failed"
+                               % (rid % 4)), "".join(srv.log)
+            assert srv.log_has(r"room %s \(233\): its journal does not replay: .*quarantined"
+                               % r1), "".join(srv.log)
+            assert srv.log_has(r"room %s: restored" % r2), "".join(srv.log)
+            resume_all(srv, p2, r2)
+        finally:
+            srv.finish()
+
+
+@test
 def db_none_writes_nothing_and_a_restart_forgets(exe):
     with TempDir() as d:
         srv = Server(exe, "--db", "none", cwd=d)
