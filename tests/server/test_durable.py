@@ -236,9 +236,9 @@ def edit_journal(con, sql, params=()):
         con.execute(sql.replace("journal", table), params)
 
 
-def play_a_little(srv, names, seq=8):
+def play_a_little(srv, names, seq=8, target=1):
     clients = [srv.connect(n) for n in names]
-    room = clients[0].ok("create", game="233", players=2, options={"target": 1})["room"]
+    room = clients[0].ok("create", game="233", players=2, options={"target": target})["room"]
     clients[1].ok("join", room=room)
     players = [Player(c, room) for c in clients]
     play(players, random.Random(len(names[0])), until=lambda ps: min(p.seq for p in ps) >= seq)
@@ -329,7 +329,7 @@ def a_storm_of_tables_goes_through_the_tail_and_every_table_resumes(exe):
                 assert time.monotonic() < deadline, "the tail in 20 s: %s" % seen[-50:]
                 time.sleep(0.05)
                 seen.append(tail_rows(db))
-            room, players = play_a_little(srv, ("ann", "bob"), seq=20)
+            room, players = play_a_little(srv, ("ann", "bob"), seq=20, target=60)
             assert not any(p.over for p in players)
             kill(srv, players)
         finally:
@@ -366,8 +366,9 @@ def a_tail_that_cannot_be_moved_stays_and_the_server_starts(exe):
         db = os.path.join(d, "tapis.db")
         srv = Server(exe, "--db", db)
         try:
-            r1, p1 = play_a_little(srv, ("ann", "bob"))
-            r2, p2 = play_a_little(srv, ("cyd", "dee"))
+            # a target no game reaches in 8 changes (as kill_and_resume): both unfinished
+            r1, p1 = play_a_little(srv, ("ann", "bob"), target=60)
+            r2, p2 = play_a_little(srv, ("cyd", "dee"), target=60)
         finally:
             srv.finish()
         con = sqlite3.connect(db)
