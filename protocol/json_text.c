@@ -49,31 +49,13 @@ static inline bool plain(unsigned char c)
     return c >= 0x20 && c != '"' && c != '\\';
 }
 
-static void put_escaped(out_t *o, const char *s, size_t n);
-
-static void put_string(out_t *o, const char *s, size_t n)
-{
-    /* Most strings (every key, card and action name) need no escape: one copy. */
-    size_t i = 0;
-    while (i < n && plain((unsigned char)s[i]))
-        i++;
-    if (i == n && o->len <= o->size && o->size - o->len >= n + 2) {
-        char *p = o->buf + o->len;
-        p[0] = '"';
-        memcpy(p + 1, s, n);
-        p[n + 1] = '"';
-        o->len += n + 2;
-        return;
-    }
-    put_escaped(o, s, n);
-}
-
-static void put_escaped(out_t *o, const char *s, size_t n)
+/* s[from] is the first byte that may need an escape (or n: none, but no room). */
+static void put_escaped(out_t *o, const char *s, size_t n, size_t from)
 {
     static const char hex[] = "0123456789ABCDEF";
     put_char(o, '"');
     size_t run = 0; /* bytes written as they are, not yet copied */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = from; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (plain(c)) continue;
         put(o, s + run, i - run);
@@ -98,6 +80,23 @@ static void put_escaped(out_t *o, const char *s, size_t n)
     }
     put(o, s + run, n - run);
     put_char(o, '"');
+}
+
+static void put_string(out_t *o, const char *s, size_t n)
+{
+    /* Most strings (every key, card and action name) need no escape: one copy. */
+    size_t i = 0;
+    while (i < n && plain((unsigned char)s[i]))
+        i++;
+    if (i == n && o->len <= o->size && o->size - o->len >= n + 2) {
+        char *p = o->buf + o->len;
+        p[0] = '"';
+        memcpy(p + 1, s, n);
+        p[n + 1] = '"';
+        o->len += n + 2;
+        return;
+    }
+    put_escaped(o, s, n, i);
 }
 
 static void put_integer(out_t *o, json_int_t v)

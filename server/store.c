@@ -34,6 +34,7 @@
     "CREATE TABLE journal_tail" #k " (rid INTEGER NOT NULL, n INTEGER NOT NULL,"                   \
     " kind TEXT NOT NULL, seat INTEGER NOT NULL, at INTEGER NOT NULL, data TEXT);"
 #define TAIL_UNION(k) " UNION ALL SELECT rid, n, kind, seat, at, data FROM journal_tail" #k
+_Static_assert(TAIL_PARTS == 4, "migration 3 -> 4 makes four parts");
 
 static const char *const migrations[] = {
     /* 0 -> 1 */
@@ -499,7 +500,7 @@ void store_close(server_t *srv)
 /* ------------------------------------------------------------------------ */
 
 /* Open the turn's transaction if it is not open yet. False: nothing is written. */
-static bool in_txn(store_t *st)
+static bool open_txn(store_t *st)
 {
     if (!st || st->srv->stopping) return false;
     if (!st->in_txn) {
@@ -517,7 +518,7 @@ static bool in_txn(store_t *st)
 /* The statement `which`, reset, inside the turn's transaction; NULL when nothing is written. */
 static sqlite3_stmt *begin(store_t *st, int which)
 {
-    if (!in_txn(st)) return NULL;
+    if (!open_txn(st)) return NULL;
     sqlite3_stmt *s = st->stmt[which];
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
@@ -649,7 +650,7 @@ void store_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at
                    const json_t *data)
 {
     store_t *st = r->srv->store;
-    if (!in_txn(st)) return;
+    if (!open_txn(st)) return;
     if (st->npend == st->cappend) {
         size_t cap = st->cappend ? 2 * st->cappend : 64;
         struct pending *v = tapis_realloc(st->pend, cap * sizeof *v);
