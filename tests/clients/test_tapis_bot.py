@@ -123,15 +123,18 @@ def it_takes_its_seats_back_after_a_restart_and_a_kill_9():
         args = ("--db", os.path.join(d, "t.db"), "--listen", "127.0.0.1:%d" % port,
                 "--bot-delay", "20-40")
         server = Server(TAPISD, *args)
-        bot = subprocess.Popen([TAPIS_BOT, "127.0.0.1:%d" % port, "--game", "233", "--players",
-                                "2", "--bots", "1", "--games", "1", "--strategy", "greedy:20",
-                                "--option", "target=100", "--seed", "5"],
+        # seqnum, with tapis-bot taking 600 ms a move: the game is still on at
+        # the stop and at the kill, 3 s in (a 233 game to 100 between fast
+        # bots could end within the first 1.5 s; tapis-bot then exits 0)
+        bot = subprocess.Popen([TAPIS_BOT, "127.0.0.1:%d" % port, "--game", "seqnum",
+                                "--players", "2", "--bots", "1", "--games", "1", "--strategy",
+                                "greedy:600", "--option", "max_turns=80", "--seed", "5"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
         try:
             time.sleep(1.5)
             server.stop()  # SIGTERM: the tables are kept
-            assert bot.poll() is None, "tapis-bot gave up at the stop: %s" % bot.communicate()[1]
+            assert bot.poll() is None, "tapis-bot ended at the stop: %s %s" % bot.communicate()
             server = Server(TAPISD, *args)
             time.sleep(1.5)
             assert bot.poll() is None, "the game ended before the kill: %s" % bot.communicate()[0]
