@@ -2,8 +2,8 @@
  * json_text.h — compact JSON text of a jansson value, several times faster
  * than json_dumpb() for the server's nested messages (json_text.c says why).
  */
-#ifndef TAPIS_PROTOCOL_JSON_TEXT_H
-#define TAPIS_PROTOCOL_JSON_TEXT_H
+#ifndef TAPIS_JSON_TEXT_H
+#define TAPIS_JSON_TEXT_H
 
 #include <jansson.h>
 #include <stddef.h>

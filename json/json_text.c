@@ -10,7 +10,7 @@
  * server's values are trees built by the server (no loops), so this writer
  * walks them directly.
  *
- * Same output, checked against jansson by tests/protocol/test_json_text.c and
+ * Same output, checked against jansson by tests/json/test_json_text.c and
  * the envelope fuzzer: keys in insertion order, no spaces, the escapes \" \\
  * \b \f \n \r \t and \u00XX (upper-case hex) for other bytes below 0x20,
  * everything else (UTF-8 included) as is; reals through jansson itself.
@@ -21,44 +21,18 @@
 #include <string.h>
 
 #include "json_text.h"
-
-typedef struct out {
-    char *buf;
-    size_t size, len;
-} out_t;
-
-static inline void put(out_t *o, const char *s, size_t n)
-{
-    if (o->len <= o->size && o->size - o->len >= n) {
-        memcpy(o->buf + o->len, s, n);
-    } else if (o->len < o->size) {
-        memcpy(o->buf + o->len, s, o->size - o->len);
-    }
-    o->len += n;
-}
-
-static inline void put_char(out_t *o, char c)
-{
-    if (o->len < o->size) o->buf[o->len] = c;
-    o->len++;
-}
-
-/* The bytes a JSON string must escape: the control characters, '"' and '\\'. */
-static inline bool plain(unsigned char c)
-{
-    return c >= 0x20 && c != '"' && c != '\\';
-}
+#include "out.h"
 
 /* s[from] is the first byte that may need an escape (or n: none, but no room). */
 static void put_escaped(out_t *o, const char *s, size_t n, size_t from)
 {
     static const char hex[] = "0123456789ABCDEF";
-    put_char(o, '"');
+    out_char(o, '"');
     size_t run = 0; /* bytes written as they are, not yet copied */
     for (size_t i = from; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (plain(c)) continue;
-        put(o, s + run, i - run);
+        if (out_plain(c)) continue;
+        out_put(o, s + run, i - run);
         run = i + 1;
         char esc[6] = {'\\', 0, '0', '0', 0, 0};
         switch (c) {
@@ -73,20 +47,20 @@ static void put_escaped(out_t *o, const char *s, size_t n, size_t from)
             esc[1] = 'u';
             esc[4] = hex[c >> 4];
             esc[5] = hex[c & 15];
-            put(o, esc, 6);
+            out_put(o, esc, 6);
             continue;
         }
-        put(o, esc, 2);
+        out_put(o, esc, 2);
     }
-    put(o, s + run, n - run);
-    put_char(o, '"');
+    out_put(o, s + run, n - run);
+    out_char(o, '"');
 }
 
-static void put_string(out_t *o, const char *s, size_t n)
+void out_string(out_t *o, const char *s, size_t n)
 {
     /* Most strings (every key, card and action name) need no escape: one copy. */
     size_t i = 0;
-    while (i < n && plain((unsigned char)s[i]))
+    while (i < n && out_plain((unsigned char)s[i]))
         i++;
     if (i == n && o->len <= o->size && o->size - o->len >= n + 2) {
         char *p = o->buf + o->len;
@@ -99,7 +73,7 @@ static void put_string(out_t *o, const char *s, size_t n)
     put_escaped(o, s, n, i);
 }
 
-static void put_integer(out_t *o, json_int_t v)
+void out_integer(out_t *o, json_int_t v)
 {
     char tmp[24], *p = tmp + sizeof tmp;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
@@ -108,7 +82,7 @@ static void put_integer(out_t *o, json_int_t v)
         u /= 10;
     } while (u);
     if (v < 0) *--p = '-';
-    put(o, p, (size_t)(tmp + sizeof tmp - p));
+    out_put(o, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 /*
@@ -139,51 +113,51 @@ static size_t real_text(double d, char *buf, size_t size)
     return (size_t)(to - buf) + tail;
 }
 
-static void put_value(out_t *o, const json_t *v)
+void out_value(out_t *o, const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
         bool first = true;
-        put_char(o, '{');
+        out_char(o, '{');
         for (void *it = json_object_iter((json_t *)v); it;
              it = json_object_iter_next((json_t *)v, it)) {
-            if (!first) put_char(o, ',');
+            if (!first) out_char(o, ',');
             first = false;
-            put_string(o, json_object_iter_key(it), json_object_iter_key_len(it));
-            put_char(o, ':');
-            put_value(o, json_object_iter_value(it));
+            out_string(o, json_object_iter_key(it), json_object_iter_key_len(it));
+            out_char(o, ':');
+            out_value(o, json_object_iter_value(it));
         }
-        put_char(o, '}');
+        out_char(o, '}');
         break;
     }
     case JSON_ARRAY: {
         size_t i;
         json_t *item;
-        put_char(o, '[');
+        out_char(o, '[');
         json_array_foreach(v, i, item)
         {
-            if (i) put_char(o, ',');
-            put_value(o, item);
+            if (i) out_char(o, ',');
+            out_value(o, item);
         }
-        put_char(o, ']');
+        out_char(o, ']');
         break;
     }
-    case JSON_STRING: put_string(o, json_string_value(v), json_string_length(v)); break;
-    case JSON_INTEGER: put_integer(o, json_integer_value(v)); break;
+    case JSON_STRING: out_string(o, json_string_value(v), json_string_length(v)); break;
+    case JSON_INTEGER: out_integer(o, json_integer_value(v)); break;
     case JSON_REAL: {
         char tmp[64];
-        put(o, tmp, real_text(json_real_value(v), tmp, sizeof tmp));
+        out_put(o, tmp, real_text(json_real_value(v), tmp, sizeof tmp));
         break;
     }
-    case JSON_TRUE: put(o, "true", 4); break;
-    case JSON_FALSE: put(o, "false", 5); break;
-    case JSON_NULL: put(o, "null", 4); break;
+    case JSON_TRUE: out_put(o, "true", 4); break;
+    case JSON_FALSE: out_put(o, "false", 5); break;
+    case JSON_NULL: out_put(o, "null", 4); break;
     }
 }
 
 size_t json_text(const json_t *v, char *buf, size_t size)
 {
     out_t o = {buf, size, 0};
-    if (v) put_value(&o, v);
+    if (v) out_value(&o, v);
     return o.len;
 }

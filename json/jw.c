@@ -1,0 +1,225 @@
+/*
+ * jw.c — the JSON writer's two ends (jw.h).
+ */
+#include <string.h>
+
+#include "jw.h"
+#include "out.h"
+
+void jw_text(jw_t *w, char *buf, size_t size)
+{
+    memset(w, 0, sizeof *w);
+    w->buf = buf;
+    w->size = size;
+}
+
+void jw_tree(jw_t *w)
+{
+    memset(w, 0, sizeof *w);
+    w->tree = true;
+}
+
+bool jw_ok(const jw_t *w)
+{
+    return !w->failed && (w->tree || w->len <= w->size);
+}
+
+size_t jw_len(const jw_t *w)
+{
+    return w->len;
+}
+
+json_t *jw_take(jw_t *w)
+{
+    json_t *v = w->root;
+    w->root = NULL;
+    if (w->failed || w->depth > 0) {
+        json_decref(v);
+        w->failed = true;
+        return NULL;
+    }
+    return v;
+}
+
+/* Is `key` right where the next value goes (one in an object, none elsewhere)? */
+static bool key_fits(jw_t *w, const char *key)
+{
+    bool in_object = w->depth > 0 && (w->objects >> w->depth & 1u);
+    if ((key != NULL) != in_object || (w->depth == 0 && (w->root || w->len > 0))) {
+        w->failed = true;
+        return false;
+    }
+    return true;
+}
+
+/* The text before a value: its comma and key. */
+static void text_lead(jw_t *w, out_t *o, const char *key)
+{
+    unsigned bit = 1u << w->depth;
+    if (w->depth == 0) return;
+    if (w->empty & bit)
+        w->empty &= ~bit;
+    else
+        out_char(o, ',');
+    if (key) {
+        out_char(o, '"');
+        out_put(o, key, strlen(key));
+        out_put(o, "\":", 2);
+    }
+}
+
+/* Put v (a new reference, NULL when its allocation failed) where the next value goes. */
+static void tree_place(jw_t *w, const char *key, json_t *v)
+{
+    int r = -1;
+    if (!v || w->failed) {
+        /* nothing to place, or nowhere trustworthy to place it */
+    } else if (w->depth == 0) {
+        w->root = json_incref(v);
+        r = 0;
+    } else if (key) {
+        r = json_object_set_nocheck(w->open[w->depth - 1], key, v);
+    } else {
+        r = json_array_append(w->open[w->depth - 1], v);
+    }
+    if (r < 0) w->failed = true;
+    json_decref(v);
+}
+
+static void scalar(jw_t *w, const char *key, json_t *(*make)(const void *), const void *arg,
+                   void (*put)(out_t *, const void *))
+{
+    if (!key_fits(w, key)) return;
+    if (w->tree) {
+        tree_place(w, key, make(arg));
+        return;
+    }
+    out_t o = {w->buf, w->size, w->len};
+    text_lead(w, &o, key);
+    put(&o, arg);
+    w->len = o.len;
+}
+
+static void open_container(jw_t *w, const char *key, bool object)
+{
+    if (!key_fits(w, key)) return;
+    if (w->depth + 1 >= JW_MAX_DEPTH) {
+        w->failed = true;
+        return;
+    }
+    if (w->tree) {
+        json_t *c = object ? json_object() : json_array();
+        tree_place(w, key, json_incref(c)); /* c stays valid: its parent holds it */
+        w->open[w->depth] = c;
+        json_decref(c);
+    } else {
+        out_t o = {w->buf, w->size, w->len};
+        text_lead(w, &o, key);
+        out_char(&o, object ? '{' : '[');
+        w->len = o.len;
+    }
+    w->depth++;
+    unsigned bit = 1u << w->depth;
+    w->empty |= bit;
+    w->objects = object ? w->objects | bit : w->objects & ~bit;
+}
+
+void jw_obj(jw_t *w, const char *key)
+{
+    open_container(w, key, true);
+}
+
+void jw_arr(jw_t *w, const char *key)
+{
+    open_container(w, key, false);
+}
+
+void jw_end(jw_t *w)
+{
+    if (w->depth == 0) {
+        w->failed = true;
+        return;
+    }
+    if (!w->tree) {
+        out_t o = {w->buf, w->size, w->len};
+        out_char(&o, (w->objects >> w->depth & 1u) ? '}' : ']');
+        w->len = o.len;
+    }
+    w->depth--;
+}
+
+/* The scalars, each as a tree node and as text. */
+static json_t *make_int(const void *p)
+{
+    return json_integer(*(const json_int_t *)p);
+}
+static void put_int(out_t *o, const void *p)
+{
+    out_integer(o, *(const json_int_t *)p);
+}
+static json_t *make_bool(const void *p)
+{
+    return json_boolean(*(const bool *)p);
+}
+static void put_bool(out_t *o, const void *p)
+{
+    if (*(const bool *)p)
+        out_put(o, "true", 4);
+    else
+        out_put(o, "false", 5);
+}
+static json_t *make_null(const void *p)
+{
+    (void)p;
+    return json_null();
+}
+static void put_null(out_t *o, const void *p)
+{
+    (void)p;
+    out_put(o, "null", 4);
+}
+static json_t *make_str(const void *p)
+{
+    return json_string_nocheck(p);
+}
+static void put_str(out_t *o, const void *p)
+{
+    out_string(o, p, strlen(p));
+}
+static json_t *make_json(const void *p)
+{
+    return json_incref((json_t *)p);
+}
+static void put_json(out_t *o, const void *p)
+{
+    out_value(o, p);
+}
+
+void jw_int(jw_t *w, const char *key, json_int_t v)
+{
+    scalar(w, key, make_int, &v, put_int);
+}
+
+void jw_bool(jw_t *w, const char *key, bool v)
+{
+    scalar(w, key, make_bool, &v, put_bool);
+}
+
+void jw_null(jw_t *w, const char *key)
+{
+    scalar(w, key, make_null, NULL, put_null);
+}
+
+void jw_str(jw_t *w, const char *key, const char *s)
+{
+    scalar(w, key, make_str, s, put_str);
+}
+
+void jw_json(jw_t *w, const char *key, const json_t *v)
+{
+    if (!v) {
+        w->failed = true;
+        return;
+    }
+    scalar(w, key, make_json, v, put_json);
+}
