@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "game.h"
+#include "json_text.h"
 #include "tapis_alloc.h"
 
 int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
@@ -266,50 +267,58 @@ bool game_restore(game_t *g, game_t *saved, size_t size, void (*drop)(game_t *),
 /* Views                                                                */
 /* ------------------------------------------------------------------ */
 
-/* A view part: view_seat() and legal() return NULL only when memory runs out. */
-json_t *game_view_own(const game_t *g, int seat)
+void game_write_public(const game_t *g, jw_t *w)
 {
-    unsigned long mark = tapis_alloc_failures();
-    json_t *own = json_object();
-    if (!own || json_object_set_new(own, "seat", json_integer(seat)) < 0) goto fail;
-    if (g->desc->view_seat) {
-        json_t *mine = g->desc->view_seat(g, seat);
-        int r = mine ? json_object_update(own, mine) : -1;
-        json_decref(mine);
-        if (r < 0) goto fail;
-    }
-    if (json_object_set_new(own, "legal", game_legal(g, seat)) < 0) goto fail;
-    if (tapis_alloc_failed_since(mark)) goto fail; /* some part may be missing */
-    return own;
-fail:
-    json_decref(own);
-    return NULL;
+    g->desc->view_public(g, w);
+}
+
+void game_write_own(const game_t *g, int seat, jw_t *w)
+{
+    jw_int(w, "seat", seat);
+    if (g->desc->view_seat) g->desc->view_seat(g, seat, w);
+    jw_arr(w, "legal");
+    g->desc->legal(g, seat, w);
+    jw_end(w);
 }
 
 json_t *game_view(const game_t *g, int seat)
 {
-    unsigned long mark = tapis_alloc_failures();
-    json_t *v = g->desc->view_public(g);
-    if (!v) return NULL;
-    if (seat < 0 || seat >= g->seats) {
-        if (!tapis_alloc_failed_since(mark)) return v;
-        json_decref(v); /* some part may be missing */
-        return NULL;
-    }
-    json_t *own = game_view_own(g, seat);
-    int r = own && !tapis_alloc_failed_since(mark) ? json_object_update(v, own) : -1;
-    json_decref(own);
-    if (r < 0 || tapis_alloc_failed_since(mark)) {
-        json_decref(v);
-        return NULL;
-    }
-    return v;
+    jw_t w;
+    jw_tree(&w);
+    jw_obj(&w, NULL);
+    game_write_public(g, &w);
+    if (seat >= 0 && seat < g->seats) game_write_own(g, seat, &w);
+    jw_end(&w);
+    return jw_take(&w);
 }
 
-json_t *game_add_result(const game_t *g, json_t *v)
+json_t *game_legal(const game_t *g, int seat)
 {
-    if (game_is_over(g)) game_set(v, "result", g->desc->result(g));
-    return v;
+    jw_t w;
+    jw_tree(&w);
+    jw_arr(&w, NULL);
+    g->desc->legal(g, seat, &w);
+    jw_end(&w);
+    return jw_take(&w);
+}
+
+void game_write_result(const game_t *g, jw_t *w)
+{
+    if (!game_is_over(g)) return;
+    json_t *result = g->desc->result(g);
+    if (result)
+        jw_json(w, "result", result);
+    else
+        jw_fail(w); /* out of memory: a view without its result would be wrong */
+    json_decref(result);
+}
+
+void game_write_seat(jw_t *w, const char *key, int seat)
+{
+    if (seat >= 0)
+        jw_int(w, key, seat);
+    else
+        jw_null(w, key);
 }
 
 json_t *game_seat_json(int seat)
@@ -334,12 +343,21 @@ int game_name_index(const char *name, const char *const *names, int n)
 
 json_t *game_cards_json(const uint8_t *cards, int n, const char *(*name)(uint8_t))
 {
-    json_t *a = json_array();
+    jw_t w;
+    jw_tree(&w);
+    game_write_cards(&w, NULL, cards, n, name);
+    return jw_take(&w);
+}
+
+void game_write_cards(jw_t *w, const char *key, const uint8_t *cards, int n,
+                      const char *(*name)(uint8_t))
+{
+    jw_arr(w, key);
     for (int i = 0; i < n; i++) {
         const char *s = name(cards[i]);
-        if (s) json_array_append_new(a, json_string_nocheck(s));
+        if (s) jw_str(w, NULL, s);
     }
-    return a;
+    jw_end(w);
 }
 
 /* ------------------------------------------------------------------ */
@@ -429,7 +447,73 @@ json_t *game_winners_json(unsigned mask, int seats)
 void game_log_init(game_log_t *l, size_t cap)
 {
     l->entries = json_array();
+    l->text = json_stringn_nocheck("[]", 2);
     l->cap = cap;
+}
+
+/* The length of the JSON value at the start of t[0, n) (compact text). */
+static size_t value_end(const char *t, size_t n)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = t[i];
+        if (in_string) {
+            if (c == '\\') {
+                i++;
+            } else if (c == '"') {
+                in_string = false;
+                if (depth == 0) return i + 1;
+            }
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (--depth == 0) return i + 1;
+        } else if (c == ',' && depth == 0) {
+            return i; /* a number, true, false or null */
+        }
+    }
+    return n;
+}
+
+/*
+ * The text of the entries after an append: the old text with `drop` entries
+ * cut from its front and the new entry's text at its end, made while the
+ * entry is fresh in the cache (the old entries are not walked again). NULL
+ * when memory runs out: the log is then written from its tree until the
+ * next append makes its text again from `all`, the new array.
+ */
+static json_t *log_text(const json_t *old, size_t drop, const json_t *entry, const json_t *all)
+{
+    if (!old) { /* memory ran out at an earlier append: the whole array, once */
+        size_t n = json_text(all, NULL, 0);
+        char *buf = tapis_malloc(n);
+        json_t *text = buf ? json_stringn_nocheck(buf, json_text(all, buf, n)) : NULL;
+        tapis_free(buf);
+        return text;
+    }
+    const char *t = json_string_value(old);
+    size_t n = json_string_length(old), from = 1; /* after '[' */
+    for (size_t k = 0; k < drop && from < n - 1; k++) {
+        from += value_end(t + from, n - 1 - from);
+        if (t[from] == ',') from++;
+    }
+    size_t body = n - 1 - from; /* the kept entries, without ']' */
+    size_t elen = json_text(entry, NULL, 0);
+    size_t len = 1 + body + (body ? 1 : 0) + elen + 1;
+    char *buf = tapis_malloc(len);
+    if (!buf) return NULL;
+    char *p = buf;
+    *p++ = '[';
+    memcpy(p, t + from, body), p += body;
+    if (body) *p++ = ',';
+    json_text(entry, p, elen), p += elen;
+    *p = ']';
+    json_t *text = json_stringn_nocheck(buf, len);
+    tapis_free(buf);
+    return text;
 }
 
 /* Out of memory, the log stays as it was (entry is released): the caller sees the
@@ -447,13 +531,54 @@ void game_log_append(game_log_t *l, json_t *entry)
         json_decref(next);
         return;
     }
+    json_t *text = log_text(l->text, from, entry, next);
     json_decref(l->entries);
+    json_decref(l->text);
     l->entries = next;
+    l->text = text;
 }
 
 json_t *game_log_json(const game_log_t *l)
 {
     return json_incref(l->entries);
+}
+
+void game_write_log(jw_t *w, const char *key, const game_log_t *l)
+{
+    const char *text = l->text ? json_string_value(l->text) : NULL;
+    jw_json_text(w, key, l->entries, text, text ? json_string_length(l->text) : 0);
+}
+
+void game_shared_set(game_shared_t *s, json_t *tree)
+{
+    game_shared_free(s);
+    s->tree = tree;
+    if (!tree) return;
+    size_t n = json_text(tree, NULL, 0);
+    char *buf = tapis_malloc(n ? n : 1);
+    if (!buf) return; /* written from its tree */
+    json_text(tree, buf, n);
+    s->text = json_stringn_nocheck(buf, n);
+    tapis_free(buf);
+}
+
+void game_shared_hold(game_shared_t *s)
+{
+    json_incref(s->tree);
+    json_incref(s->text);
+}
+
+void game_shared_free(game_shared_t *s)
+{
+    json_decref(s->tree);
+    json_decref(s->text);
+    s->tree = s->text = NULL;
+}
+
+void game_write_shared(jw_t *w, const char *key, const game_shared_t *s)
+{
+    const char *text = s->text ? json_string_value(s->text) : NULL;
+    jw_json_text(w, key, s->tree, text, text ? json_string_length(s->text) : 0);
 }
 
 size_t game_log_size(const game_log_t *l)
@@ -464,13 +589,15 @@ size_t game_log_size(const game_log_t *l)
 void game_log_share(game_log_t *dst, const game_log_t *src)
 {
     dst->entries = json_incref(src->entries);
+    dst->text = json_incref(src->text);
     dst->cap = src->cap;
 }
 
 void game_log_free(game_log_t *l)
 {
     json_decref(l->entries);
-    l->entries = NULL;
+    json_decref(l->text);
+    l->entries = l->text = NULL;
 }
 
 json_t *game_seat_event(int seat, const char *did)

@@ -13,6 +13,10 @@
  *
  * Ownership: functions returning json_t * return a new reference the caller
  * must json_decref(). Functions taking const json_t * borrow it.
+ *
+ * Views and legal lists are WRITTEN (json/jw.h), not returned: the same
+ * calls give the server its text and everyone else a jansson tree
+ * (game_view(), game_legal()).
  */
 #ifndef TAPIS_CORE_GAME_H
 #define TAPIS_CORE_GAME_H
@@ -21,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "jw.h"
 #include "rng.h"
 
 #define GAME_MAX_SEATS 8
@@ -117,10 +122,12 @@ typedef tapis_error_t game_error_t;
 /*
  * The types of the descriptor's functions that build JSON or check a state,
  * named once: the descriptor's members below and a game's own declarations
- * (its internal.h: `game_json_fn g233_view_public, g233_dump;`) share them.
+ * (its internal.h: `game_json_fn g233_result, g233_dump;`) share them.
  */
-typedef json_t *game_json_fn(const game_t *g);                /* view_public, result, dump */
-typedef json_t *game_seat_json_fn(const game_t *g, int seat); /* legal, view_seat, default_action */
+typedef json_t *game_json_fn(const game_t *g);                       /* result, dump */
+typedef json_t *game_seat_json_fn(const game_t *g, int seat);        /* default_action */
+typedef void game_write_fn(const game_t *g, jw_t *w);                /* view_public */
+typedef void game_seat_write_fn(const game_t *g, int seat, jw_t *w); /* view_seat, legal */
 typedef game_t *game_resample_fn(const game_t *g, int seat, uint64_t seed);
 typedef int game_audit_fn(const game_t *g, game_error_t *err);
 
@@ -151,20 +158,23 @@ struct game_desc {
      */
     int (*apply)(game_t *g, int seat, const json_t *action, int64_t now, game_error_t *err);
 
-    /* Every action `seat` may send now (a JSON array of action objects). */
-    game_seat_json_fn *legal;
+    /* Every action `seat` may send now: each action object written as an item
+       of the array that is open (game_legal() gives it as a JSON array). */
+    game_seat_write_fn *legal;
 
     /*
-     * What a seat may see comes ONLY from these two (game_view() assembles it):
-     * view_public is the table as a spectator sees it, identical for every
-     * viewer; view_seat (optional) is what only `seat` sees, as the keys added
-     * after "seat" and before "legal" (its hidden cards under "hand"). Nothing
-     * else carries cards the viewer may not see. A view may share immutable
-     * parts with the state: callers may add or replace its top-level keys but
-     * must not change anything below them.
+     * What a seat may see comes ONLY from these two (game_view() and
+     * game_write_own() assemble it). Both write keys into the object that is
+     * open. view_public is the table as a spectator sees it, identical for
+     * every viewer; view_seat (optional) is what only `seat` sees, the keys
+     * after "seat" and before "legal" (its hidden cards under "hand").
+     * Nothing else carries cards the viewer may not see. A view may share
+     * immutable parts with the state (jw_json()): holders of a view's tree
+     * may add or replace its top-level keys but must not change anything
+     * below them.
      */
-    game_json_fn *view_public;
-    game_seat_json_fn *view_seat;
+    game_write_fn *view_public;
+    game_seat_write_fn *view_seat;
 
     /*
      * Optional functions: NULL takes the kit's default, and callers go through
@@ -278,19 +288,19 @@ bool game_restore(game_t *g, game_t *saved, size_t size, void (*drop)(game_t *),
 /*
  * The view skeleton: view_public(), then for a seat (0 <= seat < seats)
  * "seat", the keys of view_seat() and "legal". GAME_SPECTATOR (or any other
- * seat) gets the public part alone.
+ * seat) gets the public part alone. NULL when memory runs out.
  */
 json_t *game_view(const game_t *g, int seat);
-/* The seat's own part of its view: {"seat", view_seat()'s keys, "legal"}. */
-json_t *game_view_own(const game_t *g, int seat);
+/* The same, written into the object open in w: the public keys, then (for
+   a seat) its own keys, "seat", view_seat()'s and "legal". */
+void game_write_public(const game_t *g, jw_t *w);
+void game_write_own(const game_t *g, int seat, jw_t *w);
+/* Every action seat may send now, as a new JSON array (NULL: out of memory). */
+json_t *game_legal(const game_t *g, int seat);
 
 static inline int game_apply(game_t *g, int seat, const json_t *a, int64_t now, game_error_t *e)
 {
     return g->desc->apply(g, seat, a, now, e);
-}
-static inline json_t *game_legal(const game_t *g, int seat)
-{
-    return g->desc->legal(g, seat);
 }
 static inline int64_t game_next_deadline(const game_t *g)
 {
@@ -380,6 +390,7 @@ json_t *game_winners_json(unsigned mask, int seats);
  */
 typedef struct game_log {
     json_t *entries; /* a JSON array, never changed once made */
+    json_t *text;    /* its compact text as a JSON string (NULL: out of memory) */
     size_t cap;
 } game_log_t;
 
@@ -388,6 +399,29 @@ void game_log_init(game_log_t *l, size_t cap);
 void game_log_append(game_log_t *l, json_t *entry);
 /* The entries as a JSON array (a new reference to the shared, immutable array). */
 json_t *game_log_json(const game_log_t *l);
+/* The entries written under key (shared by a tree, as game_log_json(); the
+   text made as entries were appended). */
+void game_write_log(jw_t *w, const char *key, const game_log_t *l);
+
+/*
+ * An immutable JSON value a state holds and its views share (233's summary
+ * of the last round, aspoint3's last reveal), with its text made once, when
+ * it is set. Views are written for every seat of every change, and walking
+ * such a tree to encode it each time was most of the cost of a view's text:
+ * its nodes are scattered and long out of the cache.
+ */
+typedef struct game_shared {
+    json_t *tree; /* NULL: none */
+    json_t *text; /* json_text(tree) as a JSON string (NULL: none, or out of memory) */
+} game_shared_t;
+
+/* Hold tree (the reference is taken; NULL: none) and make its text. */
+void game_shared_set(game_shared_t *s, json_t *tree);
+/* A copy of the state holds its own references (see game_restore()). */
+void game_shared_hold(game_shared_t *s);
+void game_shared_free(game_shared_t *s);
+/* tree under key: its text at the text end, the tree shared at the tree end. */
+void game_write_shared(jw_t *w, const char *key, const game_shared_t *s);
 size_t game_log_size(const game_log_t *l);
 /* dst shares src's entries (for resample: a copy of the state). */
 void game_log_share(game_log_t *dst, const game_log_t *src);
@@ -413,23 +447,26 @@ int game_no_memory(game_error_t *err);
 
 /* --- building views and dumps (game.c) --- */
 
-/* o[key] = v, taking v's reference: for the static ASCII keys of views, which
-   skip jansson's UTF-8 check (they are built on every change, for every seat). */
+/* o[key] = v, taking v's reference: for the static ASCII keys of dumps and
+   events, which skip jansson's UTF-8 check. */
 static inline void game_set(json_t *o, const char *key, json_t *v)
 {
     json_object_set_new_nocheck(o, key, v);
 }
-/* The end of a game's view_public(): v, with the game's result() under
-   "result", its last key, once the game is over. */
-json_t *game_add_result(const game_t *g, json_t *v);
+/* The end of a game's view_public(): the game's result() under "result",
+   its last key, once the game is over. */
+void game_write_result(const game_t *g, jw_t *w);
 /* A seat, or null for a negative one (nobody). */
 json_t *game_seat_json(int seat);
+void game_write_seat(jw_t *w, const char *key, int seat);
 /* The generator's state, for dumps. */
 json_t *game_rng_json(const rng_t *r);
 /* The index of `name` among names[0..n-1], compared without case, or -1 (card names). */
 int game_name_index(const char *name, const char *const *names, int n);
 /* The names of cards[0..n-1] (static ASCII) as an array; a NULL name is left out. */
 json_t *game_cards_json(const uint8_t *cards, int n, const char *(*name)(uint8_t));
+void game_write_cards(jw_t *w, const char *key, const uint8_t *cards, int n,
+                      const char *(*name)(uint8_t));
 
 /* --- audits and test constructors (game.c) --- */
 

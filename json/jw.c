@@ -19,6 +19,11 @@ void jw_tree(jw_t *w)
     w->tree = true;
 }
 
+void jw_fail(jw_t *w)
+{
+    w->failed = true;
+}
+
 bool jw_ok(const jw_t *w)
 {
     return !w->failed && (w->tree || w->len <= w->size);
@@ -213,6 +218,31 @@ void jw_null(jw_t *w, const char *key)
 void jw_str(jw_t *w, const char *key, const char *s)
 {
     scalar(w, key, make_str, s, put_str);
+}
+
+typedef struct text_arg {
+    const char *text;
+    size_t n;
+} text_arg_t;
+
+static void put_text(out_t *o, const void *p)
+{
+    const text_arg_t *t = p;
+    out_put(o, t->text, t->n);
+}
+
+void jw_json_text(jw_t *w, const char *key, const json_t *tree, const char *text, size_t n)
+{
+    if (!tree) {
+        w->failed = true;
+        return;
+    }
+    if (w->tree || !text) {
+        jw_json(w, key, tree);
+        return;
+    }
+    text_arg_t t = {text, n};
+    scalar(w, key, NULL, &t, put_text);
 }
 
 void jw_json(jw_t *w, const char *key, const json_t *v)

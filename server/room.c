@@ -8,7 +8,7 @@
 #include "cluster.h"
 #include "conn.h"
 #include "envelope.h"
-#include "json_text.h"
+#include "jw.h"
 #include "log.h"
 #include "room.h"
 #include "session.h"
@@ -558,25 +558,6 @@ static bool at_once(const room_t *r, int seat)
     return r->status == ROOM_PLAYING && game_at_once(r->game, seat);
 }
 
-/* A seat's own keys (game_view_own()), plus "at_once": true when its next
-   action is part of its move. */
-static json_t *own_view(room_t *r, int seat)
-{
-    unsigned long mark = tapis_alloc_failures();
-    json_t *own = game_view_own(r->game, seat);
-    if (at_once(r, seat)) json_object_set_new(own, "at_once", json_true());
-    return game_json_checked(own, mark);
-}
-
-/* A seat's view (GAME_SPECTATOR: the public part alone), or NULL (out of memory). */
-static json_t *view_for(room_t *r, int seat)
-{
-    unsigned long mark = tapis_alloc_failures();
-    json_t *v = r->desc->view_public(r->game);
-    if (v && seat >= 0) json_object_update_new(v, own_view(r, seat));
-    return game_json_checked(v, mark);
-}
-
 /* The seats the game waits on (a bit mask); none unless playing. */
 static unsigned waiting_mask(const room_t *r)
 {
@@ -608,111 +589,100 @@ static void update_waits(room_t *r, int64_t now)
  * turn timer of the first of them to run out (bots have none), or null when
  * the timer is off or runs for nobody.
  */
-static void add_turn_clock(room_t *r, json_t *ev)
+static void write_turn_clock(room_t *r, jw_t *w)
 {
     unsigned waiting = waiting_mask(r);
     uint64_t turn = r->srv->opts.turn_timer;
     int64_t now = room_clock(r), left = -1;
-    json_t *seats = json_array();
+    jw_arr(w, "waiting");
     for (int i = 0; i < r->nseats; i++) {
         const seat_t *st = &r->seats[i];
         if (!(waiting & (1u << i))) continue;
-        json_array_append_new(seats, json_integer(i));
+        jw_int(w, NULL, i);
         if (turn == 0 || st->bot || st->wait_since < 0) continue;
         int64_t l = st->wait_since + (int64_t)turn - now;
         if (l < 0) l = 0;
         if (left < 0 || l < left) left = l;
     }
-    json_object_set_new(ev, "waiting", seats);
-    json_object_set_new(ev, "deadline_ms",
-                        left >= 0 ? json_integer((json_int_t)left) : json_null());
+    jw_end(w);
+    if (left >= 0)
+        jw_int(w, "deadline_ms", (json_int_t)left);
+    else
+        jw_null(w, "deadline_ms");
 }
 
-/* The envelope of a state event, without its view. */
-static json_t *state_head(room_t *r)
+/*
+ * A state event is written in two parts (json/jw.h): what every member gets,
+ * the envelope and the public view, left open; then one seat's own keys
+ * ("seat", its hidden cards, "legal", "at_once": true when its next action
+ * is part of its move) and the closing braces. GAME_SPECTATOR: no own keys.
+ */
+static void write_state_common(room_t *r, jw_t *w)
 {
-    unsigned long mark = tapis_alloc_failures();
-    json_t *ev = proto_event("state");
-    json_object_set_new(ev, "room", json_string(r->id));
-    json_object_set_new(ev, "seq", json_integer((json_int_t)r->seq));
-    add_turn_clock(r, ev);
-    return game_json_checked(ev, mark);
+    jw_obj(w, NULL);
+    jw_str(w, "ev", "state");
+    jw_str(w, "room", r->id);
+    jw_int(w, "seq", (json_int_t)r->seq);
+    write_turn_clock(r, w);
+    jw_obj(w, "view");
+    game_write_public(r->game, w);
+}
+
+static void write_own(room_t *r, int seat, jw_t *w)
+{
+    if (seat < 0) return;
+    game_write_own(r->game, seat, w);
+    if (at_once(r, seat)) jw_bool(w, "at_once", true);
+}
+
+static void write_state_end(room_t *r, int seat, jw_t *w)
+{
+    write_own(r, seat, w);
+    jw_end(w);
+    jw_end(w);
+}
+
+/* A seat's view (GAME_SPECTATOR: the public part alone), or NULL (out of memory). */
+static json_t *view_for(room_t *r, int seat)
+{
+    jw_t w;
+    jw_tree(&w);
+    jw_obj(&w, NULL);
+    game_write_public(r->game, &w);
+    write_own(r, seat, &w);
+    jw_end(&w);
+    return jw_take(&w);
 }
 
 json_t *room_state_event(room_t *r, int seat)
 {
-    unsigned long mark = tapis_alloc_failures();
-    json_t *ev = state_head(r);
-    json_object_set_new(ev, "view", view_for(r, seat));
-    return game_json_checked(ev, mark);
+    jw_t w;
+    jw_tree(&w);
+    write_state_common(r, &w);
+    write_state_end(r, seat, &w);
+    return jw_take(&w);
 }
 
 /*
- * Encoded state events, built from ONE encoding of the envelope and of the
- * public view for everyone (encoding each seat's whole view was most of the
- * server's work). jansson writes a compact object as {"k":v,...}, so joining
- * encoded objects is textual: {H} + "view" + {P} + {O} gives
- * {H,"view":{P,O}}, byte for byte the encoding of room_state_event().
+ * The text of state events: the common part written once per change, each
+ * seat's end written after it in the same buffer, from a copy of the writer
+ * taken where the common part stops. No jansson tree is built, encoded or
+ * freed on this path (it was most of the server's work at 2,000 tables).
  */
-typedef struct state_text {
-    char head[512], pub[96 * 1024], line[128 * 1024];
-    size_t nhead, npub; /* without their closing '}' */
-} state_text_t;
+static char state_line[256 * 1024];
 
-static state_text_t state_text;
-
-/* Encode v into buf without its closing brace; 0 if it does not fit. */
-static size_t encode_open(const json_t *v, char *buf, size_t size)
+/* Send seat's state event to c (the tree's encoding when it is too big for the buffer). */
+static void send_state(room_t *r, const jw_t *common, int seat, conn_t *c)
 {
-    size_t n = json_text(v, buf, size);
-    return n >= 2 && n < size && buf[n - 1] == '}' ? n - 1 : 0;
-}
-
-static bool state_text_begin(room_t *r, state_text_t *t)
-{
-    json_t *head = state_head(r), *pub = r->desc->view_public(r->game);
-    t->nhead = encode_open(head, t->head, sizeof t->head);
-    t->npub = encode_open(pub, t->pub, sizeof t->pub);
-    json_decref(head);
-    json_decref(pub);
-    return t->nhead > 1 && t->npub > 1; /* two non-empty objects */
-}
-
-/* The line for `seat` (GAME_SPECTATOR: the public view alone); 0 if too big. */
-static size_t state_text_line(room_t *r, state_text_t *t, int seat)
-{
-    char own[32 * 1024];
-    size_t nown = 1; /* the '{' of an empty own part */
-    if (seat >= 0) {
-        json_t *o = own_view(r, seat);
-        nown = encode_open(o, own, sizeof own);
-        json_decref(o);
-        if (nown == 0) return 0;
-    }
-    static const char key[] = ",\"view\":";
-    if (nown == 1) nown = 0; /* nothing to join */
-    size_t n = t->nhead + sizeof key - 1 + t->npub + nown + 3;
-    if (n > sizeof t->line) return 0;
-    char *p = t->line;
-    memcpy(p, t->head, t->nhead), p += t->nhead;
-    memcpy(p, key, sizeof key - 1), p += sizeof key - 1;
-    memcpy(p, t->pub, t->npub), p += t->npub;
-    if (nown > 0) { /* ',' in place of the own part's '{' */
-        *p++ = ',';
-        memcpy(p, own + 1, nown - 1), p += nown - 1;
-    }
-    memcpy(p, "}}\n", 3);
-    return n;
-}
-
-/* Send seat's state event to c (the whole view in one go when it is too big to join). */
-static void send_state(room_t *r, state_text_t *t, bool joined, int seat, conn_t *c)
-{
-    size_t n = joined ? state_text_line(r, t, seat) : 0;
-    if (n > 0)
-        conn_send_encoded(c, t->line, n);
-    else
+    jw_t w = *common;
+    write_state_end(r, seat, &w);
+    size_t n = jw_len(&w);
+    if (jw_ok(&w) && n < sizeof state_line) {
+        state_line[n] = '\n';
+        conn_send_encoded(c, state_line, n + 1);
+    } else {
         conn_send_new(c, room_state_event(r, seat));
+    }
 }
 
 void room_changed(room_t *r)
@@ -720,22 +690,19 @@ void room_changed(room_t *r)
     if (r->closed) return;
     r->seq++;                       /* the store counts it from the journal (store.c, replay()) */
     update_waits(r, room_clock(r)); /* the events tell the turn timer: start it first */
-    state_text_t *t = &state_text;
-    bool joined = state_text_begin(r, t);
+    jw_t common;
+    jw_text(&common, state_line, sizeof state_line);
+    write_state_common(r, &common);
     for (int i = 0; i < r->nseats; i++) {
         session_t *s = r->seats[i].session;
         if (s && s->conn) {
-            send_state(r, t, joined, i, s->conn);
+            send_state(r, &common, i, s->conn);
             r->srv->metrics.state_events++;
         }
     }
     r->srv->metrics.state_events += (uint64_t)r->nwatchers;
-    size_t n = r->nwatchers > 0 && joined ? state_text_line(r, t, GAME_SPECTATOR) : 0;
     for (int i = 0; i < r->nwatchers; i++)
-        if (n > 0)
-            conn_send_encoded(r->watchers[i]->conn, t->line, n);
-        else
-            conn_send_new(r->watchers[i]->conn, room_state_event(r, GAME_SPECTATOR));
+        send_state(r, &common, GAME_SPECTATOR, r->watchers[i]->conn);
     if (r->status == ROOM_PLAYING && game_is_over(r->game)) {
         r->status = ROOM_OVER;
         /* No memory for the event: the members are dropped (send_members) rather

@@ -126,47 +126,44 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
     return game_bad_action(err, "unknown action");
 }
 
-/* Built for every legal action of every view: static ASCII keys and names. */
-json_t *g233_act_json(const g233_act_t *a)
+/* Written for every legal action of every view: static ASCII keys and names. */
+static void act_write(jw_t *w, const g233_act_t *a)
 {
-    json_t *o = json_object();
-    json_object_set_new_nocheck(o, "type", json_string_nocheck(type_names[a->type]));
+    jw_obj(w, NULL);
+    jw_str(w, "type", type_names[a->type]);
     switch (a->type) {
     case G233_ACT_DISCARD:
-        json_object_set_new_nocheck(o, "card",
-                                    json_string_nocheck(g233_card_name((g233_card_t)a->card)));
-        if (a->declare) json_object_set_new_nocheck(o, "declare", json_true());
+        jw_str(w, "card", g233_card_name((g233_card_t)a->card));
+        if (a->declare) jw_bool(w, "declare", true);
         break;
     case G233_ACT_CLAIM:
         if (a->final) {
-            json_object_set_new_nocheck(o, "final", json_true());
+            jw_bool(w, "final", true);
             break;
         }
         /* fall through */
-    case G233_ACT_LAY:
-        json_object_set_new_nocheck(o, "cards", g233_cards_json(a->cards, a->ncards));
-        break;
+    case G233_ACT_LAY: g233_write_cards(w, "cards", a->cards, a->ncards); break;
     case G233_ACT_GIFT:
-        if (a->to >= 0) json_object_set_new_nocheck(o, "to", json_integer(a->to));
+        if (a->to >= 0) jw_int(w, "to", a->to);
         break;
     default: break;
     }
-    return o;
+    jw_end(w);
 }
 
 /* ------------------------------------------------------------------ */
 /* Legal actions: candidates the referee accepts                        */
 /* ------------------------------------------------------------------ */
 
-static void offer(const g233_t *g, int seat, const g233_act_t *a, json_t *out)
+static void offer(const g233_t *g, int seat, const g233_act_t *a, jw_t *out)
 {
     game_error_t err;
-    if (g233_check(g, seat, a, &err) == 0) json_array_append_new(out, g233_act_json(a));
+    if (g233_check(g, seat, a, &err) == 0) act_write(out, a);
 }
 
 /* Every multiset of `size` cards from the kinds in `pool` that seat holds. */
 static void claim_sets(const g233_t *g, int seat, const int *pool, int npool, int from,
-                       g233_act_t *a, int size, json_t *out)
+                       g233_act_t *a, int size, jw_t *out)
 {
     if (a->ncards == size) {
         offer(g, seat, a, out);
@@ -184,7 +181,7 @@ static void claim_sets(const g233_t *g, int seat, const int *pool, int npool, in
     }
 }
 
-static void legal_claims(const g233_t *g, int seat, json_t *out)
+static void legal_claims(const g233_t *g, int seat, jw_t *out)
 {
     if (!g->ndiscard) return;
     int t = g->discard[g->ndiscard - 1];
@@ -208,20 +205,19 @@ static void legal_claims(const g233_t *g, int seat, json_t *out)
         claim_sets(g, seat, pool, npool, 0, &a, size, out);
 }
 
-static json_t *legal_unchecked(const game_t *base, int seat)
+void g233_legal(const game_t *base, int seat, jw_t *out)
 {
     const g233_t *g = (const g233_t *)base;
-    json_t *out = json_array();
-    if (g->phase == G233_PH_OVER || seat < 0 || seat >= base->seats) return out;
+    if (g->phase == G233_PH_OVER || seat < 0 || seat >= base->seats) return;
     if (g233_placing(g)) { /* dealt -5s first: their holders give them, nobody else acts */
         g233_act_t a = {.type = G233_ACT_GIFT, .card = -1};
         for (a.to = 0; a.to < base->seats && g->p[seat].to_place; a.to++)
             offer(g, seat, &a, out);
-        return out;
+        return;
     }
     if (seat != g->turn) {
         legal_claims(g, seat, out);
-        return out;
+        return;
     }
     const g233_hand_t *h = &g->p[seat].hand;
     g233_act_t a = {.card = -1, .to = -1};
@@ -266,11 +262,4 @@ static json_t *legal_unchecked(const game_t *base, int seat)
         break;
     case G233_PH_OVER: break;
     }
-    return out;
-}
-
-json_t *g233_legal(const game_t *base, int seat)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(legal_unchecked(base, seat), mark);
 }

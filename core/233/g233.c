@@ -557,10 +557,10 @@ static void end_round(g233_t *g, const char *reason)
                                                "gifts", 5 * (p->gifts_plus - p->gifts_minus),
                                                "score", p->score, "last_drawn", p->last_drawn));
     }
-    json_decref(g->last_round);
-    g->last_round =
-        json_pack("{s:i, s:s, s:o, s:o}", "round", g->round, "reason", reason, "winner",
-                  g->declarer >= 0 ? json_integer(g->declarer) : json_null(), "hands", hands);
+    game_shared_set(&g->last_round,
+                    json_pack("{s:i, s:s, s:o, s:o}", "round", g->round, "reason", reason, "winner",
+                              g->declarer >= 0 ? json_integer(g->declarer) : json_null(), "hands",
+                              hands));
     g233_event(g, json_pack("{s:s, s:i}", "did", "round_over", "round", g->round));
 
     /* A total over the target ends the game; a tie at the top plays another round. */
@@ -616,7 +616,7 @@ void g233_hold(g233_t *copy, const g233_t *g)
 {
     *copy = *g;
     game_log_share(&copy->events, &g->events);
-    json_incref(copy->last_round);
+    game_shared_hold(&copy->last_round);
 }
 
 /* Release what a state or a snapshot holds by reference. */
@@ -624,7 +624,7 @@ static void g233_drop(game_t *base)
 {
     g233_t *g = (g233_t *)base;
     game_log_free(&g->events);
-    json_decref(g->last_round);
+    game_shared_free(&g->last_round);
 }
 
 static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)

@@ -85,9 +85,9 @@ typedef struct g233 {
     int declarer; /* -1 until a player declares */
     g233_combo_t declared;
 
-    json_t *last_round; /* summary of the previous round (hands revealed), or NULL */
-    game_log_t events;  /* the last public events, oldest first (shared by views) */
-    int winners;        /* bit mask, once over */
+    game_shared_t last_round; /* summary of the previous round (hands revealed), or none */
+    game_log_t events;        /* the last public events, oldest first (shared by views) */
+    int winners;              /* bit mask, once over */
 } g233_t;
 
 extern const game_desc_t g233_desc;

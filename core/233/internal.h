@@ -27,8 +27,7 @@ typedef struct g233_act {
 
 /* actions.c */
 int g233_parse(const json_t *action, g233_act_t *a, game_error_t *err);
-json_t *g233_act_json(const g233_act_t *a);
-game_seat_json_fn g233_legal;
+game_seat_write_fn g233_legal;
 
 /* deal.c */
 /* A new round: every card back, shuffled and dealt; `dealer` opens. */
@@ -47,9 +46,11 @@ g233_combo_t g233_combo(const g233_t *g, int seat, const g233_hand_t *h);
 
 /* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
 json_t *g233_cards_json(const g233_card_t *cards, int n);
+void g233_write_cards(jw_t *w, const char *key, const g233_card_t *cards, int n);
 json_t *g233_hand_json(const g233_hand_t *h);
-game_json_fn g233_view_public, g233_dump;
-game_seat_json_fn g233_view_seat;
+game_write_fn g233_view_public;
+game_seat_write_fn g233_view_seat;
+game_json_fn g233_dump;
 game_resample_fn g233_resample;
 game_audit_fn g233_audit;
 

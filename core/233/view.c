@@ -16,103 +16,96 @@
 
 static const char *const phase_names[] = {"draw", "gift", "discard", "over"};
 
-/*
- * Views are built on every change for every seat: keys and card names are
- * static ASCII, so they skip jansson's UTF-8 checks (game_set() and the
- * _nocheck calls) and json_pack()'s format parsing.
- */
-static json_t *card_json(g233_card_t c)
-{
-    return json_string_nocheck(g233_card_name(c));
-}
-
 json_t *g233_cards_json(const g233_card_t *cards, int n)
 {
     return game_cards_json(cards, n, g233_card_name);
 }
 
-json_t *g233_hand_json(const g233_hand_t *h)
+void g233_write_cards(jw_t *w, const char *key, const g233_card_t *cards, int n)
 {
-    json_t *a = json_array();
-    for (int c = 0; c < G233_KINDS; c++)
-        for (int i = 0; i < h->n[c]; i++)
-            json_array_append_new(a, card_json((g233_card_t)c));
-    return a;
+    game_write_cards(w, key, cards, n, g233_card_name);
 }
 
-static json_t *melds_json(const g233_player_t *p)
+static void write_hand(jw_t *w, const char *key, const g233_hand_t *h)
 {
-    json_t *a = json_array();
-    for (int i = 0; i < p->nmelds; i++)
-        json_array_append_new(a, g233_cards_json(p->melds[i].cards, p->melds[i].n));
-    return a;
+    jw_arr(w, key);
+    for (int c = 0; c < G233_KINDS; c++)
+        for (int i = 0; i < h->n[c]; i++)
+            jw_str(w, NULL, g233_card_name((g233_card_t)c));
+    jw_end(w);
+}
+
+json_t *g233_hand_json(const g233_hand_t *h)
+{
+    jw_t w;
+    jw_tree(&w);
+    write_hand(&w, NULL, h);
+    return jw_take(&w);
 }
 
 /* The public part of the table: identical for every viewer. */
-json_t *g233_view_public(const game_t *base)
+void g233_view_public(const game_t *base, jw_t *w)
 {
     const g233_t *g = (const g233_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *players = json_array();
+    int top = g->ndiscard ? g->discard[g->ndiscard - 1] : -1;
+    jw_str(w, "game", "233");
+    jw_int(w, "round", g->round);
+    jw_int(w, "dealer", g->dealer);
+    jw_int(w, "turn", g->turn);
+    jw_int(w, "direction", g->dir);
+    jw_str(w, "phase", phase_names[g->phase]);
+    jw_bool(w, "last_draws", g->declarer >= 0);
+    jw_int(w, "draw_pile", g->ndraw);
+    if (top >= 0)
+        jw_str(w, "discard", g233_card_name((g233_card_t)top));
+    else
+        jw_null(w, "discard");
+    jw_int(w, "discard_pile", g->ndiscard);
+    game_write_seat(w, "discarder", g->discarder);
+    jw_int(w, "rebuilds", g->rebuilds);
+    jw_bool(w, "claim_open",
+            g->open && g->phase == G233_PH_DRAW && g->declarer < 0 && top >= 0 && !g233_placing(g));
+    jw_arr(w, "claims");
+    for (int i = 0; i < g->nclaims; i++)
+        jw_int(w, NULL, g->claims[i].seat);
+    jw_end(w);
+    game_write_seat(w, "declarer", g->declarer);
+    jw_arr(w, "players");
     for (int s = 0; s < g->base.seats; s++) {
         const g233_player_t *p = &g->p[s];
-        json_t *o = json_object();
-        game_set(o, "seat", json_integer(s));
-        game_set(o, "cards", json_integer(g233_hand_size(&p->hand)));
-        game_set(o, "melds", melds_json(p));
-        game_set(o, "gifts_plus", json_integer(p->gifts_plus));
-        game_set(o, "gifts_minus", json_integer(p->gifts_minus));
-        game_set(o, "score", json_integer(p->score));
-        json_array_append_new(players, o);
+        jw_obj(w, NULL);
+        jw_int(w, "seat", s);
+        jw_int(w, "cards", g233_hand_size(&p->hand));
+        jw_arr(w, "melds");
+        for (int i = 0; i < p->nmelds; i++)
+            g233_write_cards(w, NULL, p->melds[i].cards, p->melds[i].n);
+        jw_end(w);
+        jw_int(w, "gifts_plus", p->gifts_plus);
+        jw_int(w, "gifts_minus", p->gifts_minus);
+        jw_int(w, "score", p->score);
+        jw_end(w);
     }
-    json_t *claims = json_array();
-    for (int i = 0; i < g->nclaims; i++)
-        json_array_append_new(claims, json_integer(g->claims[i].seat));
-    int top = g->ndiscard ? g->discard[g->ndiscard - 1] : -1;
-    json_t *v = json_object();
-    game_set(v, "game", json_string_nocheck("233"));
-    game_set(v, "round", json_integer(g->round));
-    game_set(v, "dealer", json_integer(g->dealer));
-    game_set(v, "turn", json_integer(g->turn));
-    game_set(v, "direction", json_integer(g->dir));
-    game_set(v, "phase", json_string_nocheck(phase_names[g->phase]));
-    game_set(v, "last_draws", json_boolean(g->declarer >= 0));
-    game_set(v, "draw_pile", json_integer(g->ndraw));
-    game_set(v, "discard", top >= 0 ? card_json((g233_card_t)top) : json_null());
-    game_set(v, "discard_pile", json_integer(g->ndiscard));
-    game_set(v, "discarder", game_seat_json(g->discarder));
-    game_set(v, "rebuilds", json_integer(g->rebuilds));
-    game_set(v, "claim_open",
-             json_boolean(g->open && g->phase == G233_PH_DRAW && g->declarer < 0 && top >= 0 &&
-                          !g233_placing(g)));
-    game_set(v, "claims", claims);
-    game_set(v, "declarer", game_seat_json(g->declarer));
-    game_set(v, "players", players);
+    jw_end(w);
     /* The events (a game_log_t) and the last round's summary are never changed
        once made, so views share them: a reference, not a copy. */
-    game_set(v, "events", game_log_json(&g->events));
-    game_set(v, "target", json_integer(g->target));
-    if (g->declarer >= 0) game_set(v, "combo", json_string_nocheck(g233_combo_name(g->declared)));
+    game_write_log(w, "events", &g->events);
+    jw_int(w, "target", g->target);
+    if (g->declarer >= 0) jw_str(w, "combo", g233_combo_name(g->declared));
     if (g->phase == G233_PH_GIFT) {
         /* A drawn gift is shown to everyone: it is placed face up. */
         const g233_hand_t *h = &g->p[g->turn].hand;
-        game_set(v, "pending_gift",
-                 json_string_nocheck(h->n[G233_CARD_GIFT_MINUS] ? "gift-5" : "gift+5"));
+        jw_str(w, "pending_gift", h->n[G233_CARD_GIFT_MINUS] ? "gift-5" : "gift+5");
     }
-    if (g->last_round)
-        game_set(v, "last_round", json_incref(g->last_round)); /* shared, see above */
-    return game_json_checked(game_add_result(base, v), mark);
+    if (g->last_round.tree) game_write_shared(w, "last_round", &g->last_round); /* see above */
+    game_write_result(base, w);
 }
 
-/* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
-json_t *g233_view_seat(const game_t *base, int seat)
+/* What only `seat` sees (game_write_own() writes "seat" before and "legal" after). */
+void g233_view_seat(const game_t *base, int seat, jw_t *w)
 {
     const g233_t *g = (const g233_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *v = json_object();
-    game_set(v, "hand", g233_hand_json(&g->p[seat].hand));
-    if (seat == g->turn && g->must_win) game_set(v, "must_win", json_true());
-    return game_json_checked(v, mark);
+    write_hand(w, "hand", &g->p[seat].hand);
+    if (seat == g->turn && g->must_win) jw_bool(w, "must_win", true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -123,7 +116,7 @@ json_t *g233_dump(const game_t *base)
 {
     const g233_t *g = (const g233_t *)base;
     unsigned long mark = tapis_alloc_failures();
-    json_t *d = g233_view_public(base);
+    json_t *d = game_view(base, GAME_SPECTATOR);
     json_t *hands = json_array(), *private = json_array(), *claims = json_array();
     for (int s = 0; s < base->seats; s++) {
         const g233_player_t *p = &g->p[s];

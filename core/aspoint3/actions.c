@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "tapis_alloc.h"
 
 static const char *const type_names[] = {"swap", "keep", "pick"};
 
@@ -69,32 +68,40 @@ int ap3_parse(const json_t *o, ap3_act_t *a, game_error_t *err)
     return 0;
 }
 
+/* The canonical form: legal() writes it, default_action sends it as a tree. */
+static void act_write(jw_t *w, const ap3_act_t *a)
+{
+    jw_obj(w, NULL);
+    jw_str(w, "type", type_names[a->type]);
+    if (a->type == AP3_ACT_SWAP)
+        jw_str(w, "card", ap3_card_name((ap3_card_t)a->card));
+    else if (a->type == AP3_ACT_PICK)
+        jw_str(w, "card", a->up ? "up" : "down");
+    jw_end(w);
+}
+
 json_t *ap3_act_json(const ap3_act_t *a)
 {
-    json_t *o = json_pack("{s:s}", "type", type_names[a->type]);
-    if (a->type == AP3_ACT_SWAP)
-        json_object_set_new(o, "card", json_string(ap3_card_name((ap3_card_t)a->card)));
-    else if (a->type == AP3_ACT_PICK)
-        json_object_set_new(o, "card", json_string(a->up ? "up" : "down"));
-    return o;
+    jw_t w;
+    jw_tree(&w);
+    act_write(&w, a);
+    return jw_take(&w);
 }
 
 /* ------------------------------------------------------------------ */
 /* Legal actions: candidates the referee accepts                        */
 /* ------------------------------------------------------------------ */
 
-static void offer(const ap3_t *g, int seat, const ap3_act_t *a, json_t *out)
+static void offer(const ap3_t *g, int seat, const ap3_act_t *a, jw_t *out)
 {
     game_error_t err;
-    if (ap3_check(g, seat, a, &err) == 0) json_array_append_new(out, ap3_act_json(a));
+    if (ap3_check(g, seat, a, &err) == 0) act_write(out, a);
 }
 
-json_t *ap3_legal(const game_t *base, int seat)
+void ap3_legal(const game_t *base, int seat, jw_t *out)
 {
     const ap3_t *g = (const ap3_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *out = json_array();
-    if (seat < 0 || seat >= base->seats || seat != ap3_turn(g)) return out;
+    if (seat < 0 || seat >= base->seats || seat != ap3_turn(g)) return;
     ap3_act_t a = {.type = AP3_ACT_KEEP, .card = -1};
     offer(g, seat, &a, out);
     a.type = AP3_ACT_SWAP;
@@ -108,5 +115,4 @@ json_t *ap3_legal(const game_t *base, int seat)
         a.up = up;
         offer(g, seat, &a, out);
     }
-    return game_json_checked(out, mark);
 }

@@ -256,8 +256,7 @@ static void run_pick(ap3_t *g, bool up)
             }
         }
     }
-    json_decref(g->last_deal);
-    g->last_deal = reveal;
+    game_shared_set(&g->last_deal, reveal);
     if (next) start_deal(g);
 }
 
@@ -306,7 +305,7 @@ static const game_option_t ap3_options[] = {
 void ap3_hold(ap3_t *copy, const ap3_t *g)
 {
     *copy = *g;
-    json_incref(copy->last_deal);
+    game_shared_hold(&copy->last_deal);
     game_log_share(&copy->history, &g->history);
 }
 
@@ -314,7 +313,7 @@ void ap3_hold(ap3_t *copy, const ap3_t *g)
 static void ap3_drop(game_t *base)
 {
     ap3_t *g = (ap3_t *)base;
-    json_decref(g->last_deal);
+    game_shared_free(&g->last_deal);
     game_log_free(&g->history);
 }
 

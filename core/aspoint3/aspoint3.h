@@ -91,9 +91,9 @@ typedef struct ap3 {
 
     /* Both immutable once stored (views and results share them): replaced,
      * never changed in place. */
-    json_t *last_deal;  /* the reveal of the last deal, or NULL */
-    game_log_t history; /* one entry per finished round (packs by manche: per pack) */
-    int winners;        /* bit mask, once over */
+    game_shared_t last_deal; /* the reveal of the last deal, or none */
+    game_log_t history;      /* one entry per finished round (packs by manche: per pack) */
+    int winners;             /* bit mask, once over */
 } ap3_t;
 
 extern const game_desc_t aspoint3_desc;

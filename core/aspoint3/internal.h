@@ -16,7 +16,7 @@ typedef struct ap3_act {
 /* actions.c */
 int ap3_parse(const json_t *action, ap3_act_t *a, game_error_t *err);
 json_t *ap3_act_json(const ap3_act_t *a);
-game_seat_json_fn ap3_legal;
+game_seat_write_fn ap3_legal;
 
 /* aspoint3.c */
 /* A snapshot of g into copy: the struct, and a reference on its shared parts. */
@@ -31,8 +31,9 @@ const char *ap3_pack_scoring_name(const ap3_t *g);
 /* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
 json_t *ap3_cards_json(const ap3_card_t *cards, int n);
 json_t *ap3_card_json(ap3_card_t c); /* a name, or null for AP3_NONE */
-game_json_fn ap3_view_public, ap3_dump;
-game_seat_json_fn ap3_view_seat;
+game_write_fn ap3_view_public;
+game_seat_write_fn ap3_view_seat;
+game_json_fn ap3_dump;
 game_resample_fn ap3_resample;
 game_audit_fn ap3_audit;
 

@@ -18,77 +18,89 @@
 
 static const char *const phase_names[] = {"swap", "pick", "over"};
 
-/*
- * Views are built on every change for every seat: keys are static ASCII, so
- * they skip jansson's UTF-8 checks (game_set()) and json_pack()'s format
- * parsing.
- */
+/* A card's name, or null for AP3_NONE. */
+static void write_card(jw_t *w, const char *key, ap3_card_t c)
+{
+    if (c < AP3_DECK)
+        jw_str(w, key, ap3_card_name(c));
+    else
+        jw_null(w, key);
+}
+
 json_t *ap3_card_json(ap3_card_t c)
 {
-    return c < AP3_DECK ? json_string(ap3_card_name(c)) : json_null();
+    jw_t w;
+    jw_tree(&w);
+    write_card(&w, NULL, c);
+    return jw_take(&w);
+}
+
+static void write_cards(jw_t *w, const char *key, const ap3_card_t *cards, int n)
+{
+    game_write_cards(w, key, cards, n, ap3_card_name); /* AP3_NONE has no name: left out */
 }
 
 json_t *ap3_cards_json(const ap3_card_t *cards, int n)
 {
-    return game_cards_json(cards, n, ap3_card_name); /* AP3_NONE has no name: left out */
+    return game_cards_json(cards, n, ap3_card_name);
 }
 
 /* The public part of the table: identical for every viewer. */
-json_t *ap3_view_public(const game_t *base)
+void ap3_view_public(const game_t *base, jw_t *w)
 {
     const ap3_t *g = (const ap3_t *)base;
-    unsigned long mark = tapis_alloc_failures();
     bool live = g->phase != AP3_OVER;
-    json_t *players = json_array();
+    jw_str(w, "game", "aspoint3");
+    jw_str(w, "mode", g->packs ? "packs" : "points");
+    jw_str(w, "phase", phase_names[g->phase]);
+    jw_int(w, "round", g->round);
+    jw_int(w, "rounds", g->rounds);
+    jw_int(w, "target", g->target);
+    jw_int(w, "packs", g->packs);
+    jw_str(w, "pack_scoring", ap3_pack_scoring_name(g));
+    jw_int(w, "pack", g->pack);
+    jw_int(w, "deal", g->deal);
+    jw_int(w, "deal_in_pack", g->deal_in_pack);
+    game_write_seat(w, "starter", live ? g->starter : -1);
+    game_write_seat(w, "turn", ap3_turn(g));
+    write_card(w, "up", g->up);
+    jw_bool(w, "down", live);
+    if (g->phase == AP3_PICK)
+        jw_bool(w, "swapped", g->swapped_out != AP3_NONE);
+    else
+        jw_null(w, "swapped");
+    jw_int(w, "stock", g->nstock);
+    write_cards(w, "discards", g->discard, g->ndiscard);
+    jw_arr(w, "players");
     for (int s = 0; s < 2; s++) {
-        json_t *o = json_object();
-        game_set(o, "seat", json_integer(s));
-        game_set(o, "score", json_integer(g->score[s]));
-        game_set(o, "total", json_integer(g->total[s]));
-        game_set(o, "cards", json_integer(live ? 2 : 0));
-        json_array_append_new(players, o);
+        jw_obj(w, NULL);
+        jw_int(w, "seat", s);
+        jw_int(w, "score", g->score[s]);
+        jw_int(w, "total", g->total[s]);
+        jw_int(w, "cards", live ? 2 : 0);
+        jw_end(w);
     }
-    json_t *v = json_object();
-    game_set(v, "game", json_string_nocheck("aspoint3"));
-    game_set(v, "mode", json_string_nocheck(g->packs ? "packs" : "points"));
-    game_set(v, "phase", json_string_nocheck(phase_names[g->phase]));
-    game_set(v, "round", json_integer(g->round));
-    game_set(v, "rounds", json_integer(g->rounds));
-    game_set(v, "target", json_integer(g->target));
-    game_set(v, "packs", json_integer(g->packs));
-    game_set(v, "pack_scoring", json_string_nocheck(ap3_pack_scoring_name(g)));
-    game_set(v, "pack", json_integer(g->pack));
-    game_set(v, "deal", json_integer(g->deal));
-    game_set(v, "deal_in_pack", json_integer(g->deal_in_pack));
-    game_set(v, "starter", game_seat_json(live ? g->starter : -1));
-    game_set(v, "turn", game_seat_json(ap3_turn(g)));
-    game_set(v, "up", ap3_card_json(g->up));
-    game_set(v, "down", json_boolean(live));
-    game_set(v, "swapped",
-             g->phase == AP3_PICK ? json_boolean(g->swapped_out != AP3_NONE) : json_null());
-    game_set(v, "stock", json_integer(g->nstock));
-    game_set(v, "discards", ap3_cards_json(g->discard, g->ndiscard));
-    game_set(v, "players", players);
-    game_set(v, "bonus_by", game_seat_json(g->bonus_by < 2 ? g->bonus_by : -1));
+    jw_end(w);
+    game_write_seat(w, "bonus_by", g->bonus_by < 2 ? g->bonus_by : -1);
     /* history and last_deal are shared, not copied: the state never changes
      * them in place, it replaces them (aspoint3.h), so a view taken now stays
      * as it was. */
-    game_set(v, "history", game_log_json(&g->history));
-    game_set(v, "bonus_spent", json_boolean(g->bonus_by >= 0));
-    game_set(v, "last_deal", g->last_deal ? json_incref(g->last_deal) : json_null());
-    return game_json_checked(game_add_result(base, v), mark);
+    game_write_log(w, "history", &g->history);
+    jw_bool(w, "bonus_spent", g->bonus_by >= 0);
+    if (g->last_deal.tree)
+        game_write_shared(w, "last_deal", &g->last_deal);
+    else
+        jw_null(w, "last_deal");
+    game_write_result(base, w);
 }
 
-/* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
-json_t *ap3_view_seat(const game_t *base, int seat)
+/* What only `seat` sees (game_write_own() writes "seat" before and "legal" after). */
+void ap3_view_seat(const game_t *base, int seat, jw_t *w)
 {
     const ap3_t *g = (const ap3_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *v = json_object();
-    game_set(v, "hand", ap3_cards_json(g->hand[seat], 2));
+    write_cards(w, "hand", g->hand[seat], 2);
     if (seat == g->starter && g->swapped_out != AP3_NONE)
-        game_set(v, "swapped_out", ap3_card_json(g->swapped_out));
-    return game_json_checked(v, mark);
+        write_card(w, "swapped_out", g->swapped_out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -99,7 +111,7 @@ json_t *ap3_dump(const game_t *base)
 {
     const ap3_t *g = (const ap3_t *)base;
     unsigned long mark = tapis_alloc_failures();
-    json_t *d = ap3_view_public(base);
+    json_t *d = game_view(base, GAME_SPECTATOR);
     json_object_set_new(d, "rng", game_rng_json(&g->rng));
     json_object_set_new(
         d, "hands",

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "tapis_alloc.h"
 
 static const char *const type_names[] = {"play", "trade", "draw", "pass"};
 
@@ -103,13 +102,15 @@ int seqnum_parse(const json_t *o, seqnum_act_t *a, game_error_t *err)
     return game_bad_action(err, "unknown action");
 }
 
-json_t *seqnum_act_json(const seqnum_act_t *a)
+/* The canonical form of an action, as an item of the array open in w. */
+static void act_write(jw_t *w, const seqnum_act_t *a)
 {
-    json_t *o = json_pack("{s:s}", "type", type_names[a->type]);
+    jw_obj(w, NULL);
+    jw_str(w, "type", type_names[a->type]);
     if (a->type == SEQNUM_ACT_PLAY || a->type == SEQNUM_ACT_TRADE)
-        json_object_set_new(o, "card", json_string(seqnum_card_name(a->card)));
-    if (a->type == SEQNUM_ACT_PLAY) json_object_set_new(o, "cell", json_integer(a->cell));
-    return o;
+        jw_str(w, "card", seqnum_card_name(a->card));
+    if (a->type == SEQNUM_ACT_PLAY) jw_int(w, "cell", a->cell);
+    jw_end(w);
 }
 
 /* ------------------------------------------------------------------ */
@@ -154,9 +155,17 @@ static bool stop_at_first(const seqnum_act_t *a, void *ctx)
     return true;
 }
 
-static bool append(const seqnum_act_t *a, void *ctx)
+/* The plays written so far into the legal list. */
+typedef struct play_out {
+    jw_t *w;
+    int n;
+} play_out_t;
+
+static bool write_play(const seqnum_act_t *a, void *ctx)
 {
-    json_array_append_new(ctx, seqnum_act_json(a));
+    play_out_t *o = ctx;
+    act_write(o->w, a);
+    o->n++;
     return false;
 }
 
@@ -165,32 +174,24 @@ bool seqnum_can_play(const seqnum_t *g, int seat)
     return each_play(g, seat, stop_at_first, NULL);
 }
 
-static json_t *legal_unchecked(const game_t *base, int seat)
+void seqnum_legal(const game_t *base, int seat, jw_t *w)
 {
     const seqnum_t *g = (const seqnum_t *)base;
-    json_t *out = json_array();
-    if (g->over || seat < 0 || seat >= base->seats) return out;
+    if (g->over || seat < 0 || seat >= base->seats) return;
     const seqnum_player_t *p = &g->p[seat];
     seqnum_act_t a = {.type = SEQNUM_ACT_DRAW, .card = -1, .cell = -1};
-    if (p->owe >= 0) json_array_append_new(out, seqnum_act_json(&a));
-    if (seat != g->turn) return out;
+    if (p->owe >= 0) act_write(w, &a);
+    if (seat != g->turn) return;
     a.type = SEQNUM_ACT_TRADE;
     for (int i = 0; i < p->nhand; i++) {
         if (i > 0 && p->hand[i] == p->hand[i - 1]) continue;
         a.card = p->hand[i];
-        if (seqnum_check(g, seat, &a, NULL) == 0) json_array_append_new(out, seqnum_act_json(&a));
+        if (seqnum_check(g, seat, &a, NULL) == 0) act_write(w, &a);
     }
-    size_t before = json_array_size(out);
-    each_play(g, seat, append, out);
-    if (json_array_size(out) == before) {
+    play_out_t plays = {w, 0};
+    each_play(g, seat, write_play, &plays);
+    if (plays.n == 0) { /* a pass only when nothing can be played (as check() says) */
         a.type = SEQNUM_ACT_PASS;
-        json_array_append_new(out, seqnum_act_json(&a));
+        act_write(w, &a);
     }
-    return out;
-}
-
-json_t *seqnum_legal(const game_t *base, int seat)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(legal_unchecked(base, seat), mark);
 }

@@ -20,8 +20,7 @@ typedef struct seqnum_act {
 
 /* actions.c */
 int seqnum_parse(const json_t *action, seqnum_act_t *a, game_error_t *err);
-json_t *seqnum_act_json(const seqnum_act_t *a);
-game_seat_json_fn seqnum_legal;
+game_seat_write_fn seqnum_legal;
 /* Has the turn seat a card it can play now? */
 bool seqnum_can_play(const seqnum_t *g, int seat);
 
@@ -36,8 +35,9 @@ void seqnum_hand_add(seqnum_player_t *p, int kind);
 void seqnum_hand_remove(seqnum_player_t *p, int kind);
 
 /* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
-game_json_fn seqnum_view_public, seqnum_dump;
-game_seat_json_fn seqnum_view_seat;
+game_write_fn seqnum_view_public;
+game_seat_write_fn seqnum_view_seat;
+game_json_fn seqnum_dump;
 game_resample_fn seqnum_resample;
 game_audit_fn seqnum_audit;
 

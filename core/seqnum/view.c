@@ -15,87 +15,83 @@
 #include "internal.h"
 #include "tapis_alloc.h"
 
-/*
- * Views are built on every change for every seat: keys are static ASCII, so
- * they skip jansson's UTF-8 checks (game_set()) and json_pack()'s format
- * parsing.
- */
+/* The kit names a card from its byte; seqnum_card_name() takes an int. */
 static const char *card_name(uint8_t kind)
 {
     return seqnum_card_name(kind);
 }
 
+static void write_cards(jw_t *w, const char *key, const uint8_t *cards, int n)
+{
+    game_write_cards(w, key, cards, n, card_name);
+}
+
+/* The dump's hands and draw pile, in the views' shape. */
 static json_t *cards_json(const uint8_t *cards, int n)
 {
     return game_cards_json(cards, n, card_name);
 }
 
-static json_t *ints_json(const int *v, int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_integer(v[i]));
-    return a;
-}
-
 /* The public part of the table: identical for every viewer. */
-json_t *seqnum_view_public(const game_t *base)
+void seqnum_view_public(const game_t *base, jw_t *w)
 {
     const seqnum_t *g = (const seqnum_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    int layout[SEQNUM_CELLS], chips[SEQNUM_CELLS];
-    for (int c = 0; c < SEQNUM_CELLS; c++) {
-        layout[c] = seqnum_number(c);
-        chips[c] = g->chip[c];
+    jw_str(w, "game", "seqnum");
+    jw_int(w, "side", SEQNUM_SIDE);
+    jw_arr(w, "layout");
+    for (int c = 0; c < SEQNUM_CELLS; c++)
+        jw_int(w, NULL, seqnum_number(c));
+    jw_end(w);
+    jw_arr(w, "chips");
+    for (int c = 0; c < SEQNUM_CELLS; c++)
+        jw_int(w, NULL, g->chip[c]);
+    jw_end(w);
+    jw_arr(w, "sequences");
+    for (int i = 0; i < g->nseqs; i++) {
+        jw_obj(w, NULL);
+        jw_int(w, "team", g->seqs[i].team);
+        jw_arr(w, "cells");
+        for (int k = 0; k < 5; k++)
+            jw_int(w, NULL, g->seqs[i].cells[k]);
+        jw_end(w);
+        jw_end(w);
     }
-    json_t *players = json_array(), *seqs = json_array();
+    jw_end(w);
+    jw_int(w, "teams", g->nteams);
+    jw_int(w, "goal", g->goal);
+    jw_int(w, "turn", g->turn);
+    jw_int(w, "turns", g->turns);
+    jw_int(w, "max_turns", g->max_turns);
+    jw_bool(w, "traded", g->traded);
+    jw_int(w, "draw_pile", g->ndraw);
+    jw_int(w, "reshuffles", g->reshuffles);
+    jw_arr(w, "players");
     for (int s = 0; s < g->base.seats; s++) {
         const seqnum_player_t *p = &g->p[s];
-        json_t *o = json_object();
-        game_set(o, "seat", json_integer(s));
-        game_set(o, "team", json_integer(seqnum_team(g, s)));
-        game_set(o, "cards", json_integer(p->nhand));
-        game_set(o, "max_cards", json_integer(p->max_cards));
-        game_set(o, "owes_draw", json_boolean(p->owe >= 0));
-        game_set(o, "lapsed", json_integer(p->lapsed));
-        game_set(o, "discards", cards_json(p->discards, p->ndiscards));
-        json_array_append_new(players, o);
+        jw_obj(w, NULL);
+        jw_int(w, "seat", s);
+        jw_int(w, "team", seqnum_team(g, s));
+        jw_int(w, "cards", p->nhand);
+        jw_int(w, "max_cards", p->max_cards);
+        jw_bool(w, "owes_draw", p->owe >= 0);
+        jw_int(w, "lapsed", p->lapsed);
+        write_cards(w, "discards", p->discards, p->ndiscards);
+        jw_end(w);
     }
-    for (int i = 0; i < g->nseqs; i++) {
-        json_t *o = json_object();
-        game_set(o, "team", json_integer(g->seqs[i].team));
-        game_set(o, "cells", ints_json(g->seqs[i].cells, 5));
-        json_array_append_new(seqs, o);
-    }
-    json_t *v = json_object();
-    game_set(v, "game", json_string_nocheck("seqnum"));
-    game_set(v, "side", json_integer(SEQNUM_SIDE));
-    game_set(v, "layout", ints_json(layout, SEQNUM_CELLS));
-    game_set(v, "chips", ints_json(chips, SEQNUM_CELLS));
-    game_set(v, "sequences", seqs);
-    game_set(v, "teams", json_integer(g->nteams));
-    game_set(v, "goal", json_integer(g->goal));
-    game_set(v, "turn", json_integer(g->turn));
-    game_set(v, "turns", json_integer(g->turns));
-    game_set(v, "max_turns", json_integer(g->max_turns));
-    game_set(v, "traded", json_boolean(g->traded));
-    game_set(v, "draw_pile", json_integer(g->ndraw));
-    game_set(v, "reshuffles", json_integer(g->reshuffles));
-    game_set(v, "players", players);
-    game_set(v, "events", game_log_json(&g->events));
-    game_set(v, "over", json_boolean(g->over));
-    return game_json_checked(game_add_result(base, v), mark);
+    jw_end(w);
+    /* The events (a game_log_t) are never changed once made, so views share
+       them: a reference, not a copy. */
+    game_write_log(w, "events", &g->events);
+    jw_bool(w, "over", g->over);
+    game_write_result(base, w);
 }
 
-/* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
-json_t *seqnum_view_seat(const game_t *base, int seat)
+/* What only `seat` sees (game_write_own() writes "seat" before and "legal" after). */
+void seqnum_view_seat(const game_t *base, int seat, jw_t *w)
 {
     const seqnum_t *g = (const seqnum_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *v = json_object();
-    game_set(v, "team", json_integer(seqnum_team(g, seat)));
-    game_set(v, "hand", cards_json(g->p[seat].hand, g->p[seat].nhand));
-    return game_json_checked(v, mark);
+    jw_int(w, "team", seqnum_team(g, seat));
+    write_cards(w, "hand", g->p[seat].hand, g->p[seat].nhand);
 }
 
 /* ------------------------------------------------------------------ */
@@ -106,7 +102,7 @@ json_t *seqnum_dump(const game_t *base)
 {
     const seqnum_t *g = (const seqnum_t *)base;
     unsigned long mark = tapis_alloc_failures();
-    json_t *d = seqnum_view_public(base);
+    json_t *d = game_view(base, GAME_SPECTATOR);
     json_t *hands = json_array(), *owe = json_array();
     for (int s = 0; s < base->seats; s++) {
         json_array_append_new(hands, cards_json(g->p[s].hand, g->p[s].nhand));

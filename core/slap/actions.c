@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "tapis_alloc.h"
 
 static const char *const type_names[] = {"play", "turn", "move", "slap"};
 
@@ -77,17 +76,15 @@ int slap_parse(const json_t *o, slap_act_t *a, game_error_t *err)
     return 0;
 }
 
-json_t *slap_act_json(const slap_act_t *a)
+/* Written for every legal action of every view: static ASCII keys and names. */
+static void act_write(jw_t *w, const slap_act_t *a)
 {
-    switch (a->type) {
-    case SLAP_ACT_PLAY:
-        return json_pack("{s:s, s:i, s:i}", "type", "play", "column", a->column, "pile", a->pile);
-    case SLAP_ACT_TURN: return json_pack("{s:s, s:i}", "type", "turn", "column", a->column);
-    case SLAP_ACT_MOVE:
-        return json_pack("{s:s, s:i, s:i}", "type", "move", "column", a->column, "to", a->to);
-    case SLAP_ACT_SLAP: return json_pack("{s:s, s:i}", "type", "slap", "pile", a->pile);
-    }
-    return NULL;
+    jw_obj(w, NULL);
+    jw_str(w, "type", type_names[a->type]);
+    if (a->type != SLAP_ACT_SLAP) jw_int(w, "column", a->column);
+    if (a->type == SLAP_ACT_PLAY || a->type == SLAP_ACT_SLAP) jw_int(w, "pile", a->pile);
+    if (a->type == SLAP_ACT_MOVE) jw_int(w, "to", a->to);
+    jw_end(w);
 }
 
 /* ------------------------------------------------------------------ */
@@ -95,18 +92,17 @@ json_t *slap_act_json(const slap_act_t *a)
 /* ------------------------------------------------------------------ */
 
 /* Offer a candidate: listed when the referee accepts it. */
-static void offer(const slap_t *g, int seat, const slap_act_t *a, json_t *out)
+static void offer(const slap_t *g, int seat, const slap_act_t *a, jw_t *out)
 {
-    if (slap_check(g, seat, a, NULL) == 0) json_array_append_new(out, slap_act_json(a));
+    if (slap_check(g, seat, a, NULL) == 0) act_write(out, a);
 }
 
 /* Every candidate action, in the canonical order: plays, turns, moves, slaps. */
-static json_t *legal_unchecked(const game_t *base, int seat)
+void slap_legal(const game_t *base, int seat, jw_t *out)
 {
     const slap_t *g = (const slap_t *)base;
-    json_t *out = json_array();
-    if (g->phase != SLAP_PLAY && g->phase != SLAP_RACE) return out;
-    if (seat < 0 || seat >= base->seats) return out;
+    if (g->phase != SLAP_PLAY && g->phase != SLAP_RACE) return;
+    if (seat < 0 || seat >= base->seats) return;
     int n = base->seats;
     slap_act_t a = {0};
     if (g->phase == SLAP_PLAY) {
@@ -126,13 +122,6 @@ static json_t *legal_unchecked(const game_t *base, int seat)
     a = (slap_act_t){.type = SLAP_ACT_SLAP};
     for (a.pile = 0; a.pile < n; a.pile++)
         offer(g, seat, &a, out);
-    return out;
-}
-
-json_t *slap_legal(const game_t *base, int seat)
-{
-    unsigned long mark = tapis_alloc_failures();
-    return game_json_checked(legal_unchecked(base, seat), mark);
 }
 
 /*

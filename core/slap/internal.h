@@ -21,8 +21,7 @@ typedef struct slap_act {
 
 /* actions.c */
 int slap_parse(const json_t *action, slap_act_t *a, game_error_t *err);
-json_t *slap_act_json(const slap_act_t *a);
-game_seat_json_fn slap_legal;
+game_seat_write_fn slap_legal;
 /* Does `seat` have any legal action? (what legal() lists, without building it) */
 bool slap_can_act(const slap_t *g, int seat);
 
@@ -34,8 +33,9 @@ void slap_event(slap_t *g, json_t *ev);
 void slap_update_stall(slap_t *g, int64_t t);
 
 /* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
-game_json_fn slap_view_public, slap_dump;
-game_seat_json_fn slap_view_seat;
+game_write_fn slap_view_public;
+game_seat_write_fn slap_view_seat;
+game_json_fn slap_dump;
 game_resample_fn slap_resample;
 game_audit_fn slap_audit;
 

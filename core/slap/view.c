@@ -22,75 +22,83 @@ static json_t *cards_json(const slap_card_t *cards, int n)
     return game_cards_json(cards, n, slap_card_name);
 }
 
-static json_t *time_or_null(int64_t t)
+static void write_time(jw_t *w, const char *key, int64_t t)
 {
-    return t == SLAP_UNSET ? json_null() : json_integer((json_int_t)t);
+    if (t == SLAP_UNSET)
+        jw_null(w, key);
+    else
+        jw_int(w, key, (json_int_t)t);
 }
 
-static json_t *card_or_null(bool shown, slap_card_t c)
+/* The top card of a stack if it is shown, else null. */
+static void write_top(jw_t *w, const char *key, const slap_card_t *cards, int n, bool shown)
 {
-    return shown ? json_string(slap_card_name(c)) : json_null();
+    if (n > 0 && shown)
+        jw_str(w, key, slap_card_name(cards[n - 1]));
+    else
+        jw_null(w, key);
 }
 
 /* The public part of the table: identical for every viewer. */
-json_t *slap_view_public(const game_t *base)
+void slap_view_public(const game_t *base, jw_t *w)
 {
     const slap_t *g = (const slap_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *players = json_array(), *piles = json_array();
+    jw_str(w, "game", "slap");
+    jw_int(w, "round", g->round);
+    jw_int(w, "max_rounds", g->max_rounds);
+    jw_str(w, "phase", phase_names[g->phase]);
+    jw_int(w, "now", (json_int_t)g->now);
+    write_time(w, "go_at", g->go_at);
+    write_time(w, "stall_at", g->stall_at);
+    jw_int(w, "stalls", g->stalls);
+    jw_int(w, "max_stalls", g->max_stalls);
+    game_write_seat(w, "first", g->first);
+    jw_arr(w, "piles");
+    for (int s = 0; s < g->base.seats; s++) {
+        const slap_pile_t *k = &g->pile[s];
+        jw_obj(w, NULL);
+        jw_int(w, "pile", s);
+        write_top(w, "top", k->cards, k->n, true);
+        jw_int(w, "cards", k->n);
+        game_write_seat(w, "taken_by", k->taken_by);
+        jw_bool(w, "boxed", g->first >= 0 && g->p[g->first].slapped == s);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_arr(w, "players");
     for (int s = 0; s < g->base.seats; s++) {
         const slap_player_t *p = &g->p[s];
-        json_t *sizes = json_array(), *tops = json_array(), *o = json_object();
-        for (int c = 0; c < SLAP_COLUMNS; c++) {
-            const slap_column_t *col = &p->col[c];
-            json_array_append_new(sizes, json_integer(col->n));
-            json_array_append_new(
-                tops, card_or_null(col->n && col->up, col->n ? col->cards[col->n - 1] : 0));
-        }
-        game_set(o, "seat", json_integer(s));
-        game_set(o, "draw", json_integer(p->ndraw));
-        game_set(o, "sizes", sizes);
-        game_set(o, "tops", tops);
-        game_set(o, "cards", json_integer(slap_cards_held(g, s)));
-        game_set(o, "slapped", game_seat_json(p->slapped));
-        json_array_append_new(players, o);
-        const slap_pile_t *k = &g->pile[s];
-        o = json_object();
-        game_set(o, "pile", json_integer(s));
-        game_set(o, "top", card_or_null(k->n > 0, k->n ? k->cards[k->n - 1] : 0));
-        game_set(o, "cards", json_integer(k->n));
-        game_set(o, "taken_by", game_seat_json(k->taken_by));
-        game_set(o, "boxed", json_boolean(g->first >= 0 && g->p[g->first].slapped == s));
-        json_array_append_new(piles, o);
+        jw_obj(w, NULL);
+        jw_int(w, "seat", s);
+        jw_int(w, "draw", p->ndraw);
+        jw_arr(w, "sizes");
+        for (int c = 0; c < SLAP_COLUMNS; c++)
+            jw_int(w, NULL, p->col[c].n);
+        jw_end(w);
+        jw_arr(w, "tops");
+        for (int c = 0; c < SLAP_COLUMNS; c++)
+            write_top(w, NULL, p->col[c].cards, p->col[c].n, p->col[c].up);
+        jw_end(w);
+        jw_int(w, "cards", slap_cards_held(g, s));
+        game_write_seat(w, "slapped", p->slapped);
+        jw_end(w);
     }
-    json_t *v = json_object();
-    game_set(v, "game", json_string("slap"));
-    game_set(v, "round", json_integer(g->round));
-    game_set(v, "max_rounds", json_integer(g->max_rounds));
-    game_set(v, "phase", json_string(phase_names[g->phase]));
-    game_set(v, "now", json_integer((json_int_t)g->now));
-    game_set(v, "go_at", time_or_null(g->go_at));
-    game_set(v, "stall_at", time_or_null(g->stall_at));
-    game_set(v, "stalls", json_integer(g->stalls));
-    game_set(v, "max_stalls", json_integer(g->max_stalls));
-    game_set(v, "first", game_seat_json(g->first));
-    game_set(v, "piles", piles);
-    game_set(v, "players", players);
-    game_set(v, "box", json_integer(g->nbox));
-    game_set(v, "out", json_integer(g->nout));
-    game_set(v, "events", game_log_json(&g->events));
-    return game_json_checked(game_add_result(base, v), mark);
+    jw_end(w);
+    jw_int(w, "box", g->nbox);
+    jw_int(w, "out", g->nout);
+    /* The events (a game_log_t) are never changed once made, so views share
+       them: a reference, not a copy. */
+    game_write_log(w, "events", &g->events);
+    game_write_result(base, w);
 }
 
-/* What only `seat` sees (game_view() adds "seat" before and "legal" after). */
-json_t *slap_view_seat(const game_t *base, int seat)
+/* What only `seat` sees (game_write_own() writes "seat" before and "legal" after). */
+void slap_view_seat(const game_t *base, int seat, jw_t *w)
 {
     (void)base;
     (void)seat;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *v = json_object();
-    game_set(v, "hand", json_array()); /* no card is private to its owner */
-    return game_json_checked(v, mark);
+    jw_arr(w, "hand"); /* no card is private to its owner */
+    jw_end(w);
 }
 
 /* ------------------------------------------------------------------ */
@@ -101,7 +109,7 @@ json_t *slap_dump(const game_t *base)
 {
     const slap_t *g = (const slap_t *)base;
     unsigned long mark = tapis_alloc_failures();
-    json_t *d = slap_view_public(base);
+    json_t *d = game_view(base, GAME_SPECTATOR);
     json_t *draws = json_array(), *cols = json_array(), *piles = json_array();
     for (int s = 0; s < base->seats; s++) {
         const slap_player_t *p = &g->p[s];

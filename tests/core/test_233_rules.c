@@ -411,7 +411,7 @@ static void dealt_stop_is_its_holders_forced_first_discard(void **state)
     /* ...then it is the holder's discard at their first turn, and acts. */
     draws(g, 1, "B1", 0);
     refused(g, 1, "{\"type\":\"discard\",\"card\":\"B1\"}", 0, "must_discard_stop");
-    json_t *legal = g233_desc.legal(&g->base, 1);
+    json_t *legal = game_legal(&g->base, 1);
     size_t i;
     json_t *a;
     json_array_foreach(legal, i, a)
@@ -849,12 +849,12 @@ static void declare_before_drawing_then_each_other_player_draws_once(void **stat
     OK(g, 2, "{\"type\":\"take\"}", 0);
     OK(g, 2, "{\"type\":\"discard\",\"card\":\"G1\"}", 0);
     /* Round over: scored, hands revealed, winner deals the next round. */
-    assert_non_null(g->last_round);
-    assert_int_equal(json_integer_value(json_object_get(g->last_round, "winner")), 0);
-    json_t *h0 = json_array_get(json_object_get(g->last_round, "hands"), 0);
+    assert_non_null(g->last_round.tree);
+    assert_int_equal(json_integer_value(json_object_get(g->last_round.tree, "winner")), 0);
+    json_t *h0 = json_array_get(json_object_get(g->last_round.tree, "hands"), 0);
     assert_int_equal(json_integer_value(json_object_get(h0, "points")), 50);
     assert_string_equal(json_string_value(json_object_get(h0, "combo")), "2-3-3");
-    json_t *h2 = json_array_get(json_object_get(g->last_round, "hands"), 2);
+    json_t *h2 = json_array_get(json_object_get(g->last_round.tree, "hands"), 2);
     assert_int_equal(json_array_size(json_object_get(h2, "cards")), 8);
     /* Y6 Y6 is a pair of numbers: no double, no points. */
     assert_int_equal(json_integer_value(json_object_get(h2, "points")), 0);
@@ -883,7 +883,7 @@ static void round_winner_deals_and_opens_the_next_round(void **state)
         json_decref(a);
         json_decref(v);
     }
-    assert_int_equal(json_integer_value(json_object_get(g->last_round, "winner")), 1);
+    assert_int_equal(json_integer_value(json_object_get(g->last_round.tree, "winner")), 1);
     assert_int_equal(g->dealer, 1);
     assert_int_equal(g->turn, 1);
     assert_int_equal(g->phase, G233_PH_DRAW);
@@ -994,8 +994,8 @@ static json_t *round_after_declaring(g233_t *g, const char *cards)
     OK(g, 0, "{\"type\":\"declare\"}", 0);
     draws(g, 1, "G1", 0);
     OK(g, 1, "{\"type\":\"discard\",\"card\":\"G1\"}", 0);
-    assert_non_null(g->last_round);
-    return json_object_get(g->last_round, "hands");
+    assert_non_null(g->last_round.tree);
+    return json_object_get(g->last_round.tree, "hands");
 }
 
 static int round_points(json_t *hands, size_t seat)
@@ -1042,7 +1042,7 @@ static void rainbow_scores_100_even_when_not_first(void **state)
     OK(g, 0, "{\"type\":\"declare\"}", 0);
     draws(g, 1, "joker", 0);
     OK(g, 1, "{\"type\":\"discard\",\"card\":\"G5\"}", 0);
-    json_t *h1 = json_array_get(json_object_get(g->last_round, "hands"), 1);
+    json_t *h1 = json_array_get(json_object_get(g->last_round.tree, "hands"), 1);
     assert_string_equal(json_string_value(json_object_get(h1, "combo")), "rainbow");
     assert_int_equal(json_integer_value(json_object_get(h1, "points")), 100);
     game_free(&g->base);
@@ -1118,13 +1118,13 @@ static void round_ends_without_winner_after_max_rebuilds(void **state)
 {
     (void)state;
     g233_t *g = drawn_out("Y1 Y5 B2 B7 G3 G8 red red", "Y2 Y6 B3 B8 G4 G7 pink pink", 0);
-    assert_non_null(g->last_round);
-    assert_string_equal(json_string_value(json_object_get(g->last_round, "reason")),
+    assert_non_null(g->last_round.tree);
+    assert_string_equal(json_string_value(json_object_get(g->last_round.tree, "reason")),
                         "draw_pile_exhausted");
-    assert_true(json_is_null(json_object_get(g->last_round, "winner")));
+    assert_true(json_is_null(json_object_get(g->last_round.tree, "winner")));
     /* Everyone scores their cards: each holds a double. (Totals as the round
      * ended: the next deal may already have laid a +5.) */
-    json_t *hands = json_object_get(g->last_round, "hands");
+    json_t *hands = json_object_get(g->last_round.tree, "hands");
     for (size_t s = 0; s < 2; s++) {
         json_t *h = json_array_get(hands, s);
         assert_int_equal(json_integer_value(json_object_get(h, "points")), 5);
@@ -1147,7 +1147,7 @@ static void game_ends_when_a_total_passes_the_target(void **state)
     assert_int_equal(json_integer_value(json_array_get(json_object_get(r, "winners"), 0)), 0);
     json_decref(r);
     refused(g, 1, "{\"type\":\"draw\"}", 0, "game_over");
-    json_t *legal = g233_desc.legal(&g->base, 0);
+    json_t *legal = game_legal(&g->base, 0);
     assert_int_equal(json_array_size(legal), 0);
     json_decref(legal);
     game_free(&g->base);

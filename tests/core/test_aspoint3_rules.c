@@ -127,7 +127,7 @@ static ap3_t *kept_then_picked(const char *h0, const char *h1, const char *up, c
 
 static json_t *last_deal(ap3_t *g)
 {
-    return g->last_deal;
+    return g->last_deal.tree;
 }
 
 static int deal_int(ap3_t *g, const char *key, int i)
@@ -329,7 +329,7 @@ static void legal_lists_keep_the_two_swaps_then_the_two_picks(void **state)
 {
     (void)state;
     ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
-    json_t *l = aspoint3_desc.legal(&g->base, 0);
+    json_t *l = game_legal(&g->base, 0);
     json_t *want = json_loads("[{\"type\":\"keep\"},{\"type\":\"swap\",\"card\":\"2S\"},"
                               "{\"type\":\"swap\",\"card\":\"9H\"}]",
                               0, NULL);
@@ -337,7 +337,7 @@ static void legal_lists_keep_the_two_swaps_then_the_two_picks(void **state)
     json_decref(l);
     json_decref(want);
     OK(g, 0, KEEP);
-    l = aspoint3_desc.legal(&g->base, 1);
+    l = game_legal(&g->base, 1);
     want = json_pack("[o,o]", json_loads(DOWN, 0, NULL), json_loads(UP, 0, NULL));
     assert_true(json_equal(l, want));
     json_decref(l);
@@ -1083,10 +1083,10 @@ static void check_hidden(ap3_t *g)
         /* The last reveal shows the cards of the deal just played: in the discard
          * pile, unless a new pack was opened since (then they may be dealt again,
          * and the reveal is history, not where they lie). */
-        if (g->last_deal && g->deal_in_pack > 1 && g->phase != AP3_OVER) {
+        if (g->last_deal.tree && g->deal_in_pack > 1 && g->phase != AP3_OVER) {
             json_t *hand, *c;
             size_t i, k;
-            json_array_foreach(json_object_get(g->last_deal, "cards"), i, hand)
+            json_array_foreach(json_object_get(g->last_deal.tree, "cards"), i, hand)
                 json_array_foreach(hand, k, c)
             {
                 int x = ap3_card_parse(json_string_value(c));
@@ -1213,7 +1213,7 @@ static void random_bot_plays_a_legal_action(void **state)
 {
     (void)state;
     ap3_t *g = table(NULL);
-    json_t *legal = aspoint3_desc.legal(&g->base, 0);
+    json_t *legal = game_legal(&g->base, 0);
     for (int i = 0; i < 20; i++) {
         rng_t r;
         rng_seed(&r, (uint64_t)i);

@@ -82,7 +82,7 @@ enum {
     CK_APPLY,    /* legal lists are action objects, and each one applies */
     CK_DEFAULT,  /* a waiting seat's default action is one of its legal ones */
     CK_STATE,    /* audit after every change, honest ticks, waiting mask */
-    CK_VIEW,     /* views are objects, carry the seat and its legal list */
+    CK_VIEW,     /* views are objects, carry the seat and its legal list; text = tree */
     CK_ILLEGAL,  /* anything not listed is refused and changes nothing */
     CK_REPLAY,   /* (options, seed, log) rebuilds the same state */
     CK_RESAMPLE, /* redrawing what a seat cannot see leaves its view as it was */
@@ -328,18 +328,41 @@ static void remember(playout_t *p, json_t *a)
 /* ------------------------------------------------------------------------ */
 
 /*
- * Every view (spectator's too) is a JSON object; a seat's has "seat" and
- * "legal" equal to legal(seat). With `print`, each must also serialise (what
- * the server will do with it).
+ * The view of seat s as the server writes it, with the writer's text end
+ * (json/jw.h) into a buffer of its own: NULL if it failed.
  */
-static void check_views(playout_t *p, bool print)
+static const char *view_text(const game_t *g, int s, size_t *n)
+{
+    static char buf[1 << 18];
+    jw_t w;
+    jw_text(&w, buf, sizeof buf);
+    jw_obj(&w, NULL);
+    game_write_public(g, &w);
+    if (s >= 0) game_write_own(g, s, &w);
+    jw_end(&w);
+    *n = jw_len(&w);
+    return jw_ok(&w) ? buf : NULL;
+}
+
+/*
+ * Every view (spectator's too) is a JSON object; a seat's has "seat" and
+ * "legal" equal to legal(seat). Its text, as the server writes it, is byte
+ * for byte what jansson writes for game_view()'s tree: the writer's two ends
+ * agree, so every check of the tree holds for what clients receive.
+ */
+static void check_views(playout_t *p)
 {
     for (int s = GAME_SPECTATOR; s < p->seats; s++) {
         json_t *v = game_view(p->g, s);
         ran(p, CK_VIEW);
-        char *text = print && v ? json_dumps(v, JSON_COMPACT) : NULL;
-        if (!json_is_object(v) || (print && !text)) {
+        char *text = v ? json_dumps(v, JSON_COMPACT) : NULL;
+        size_t n;
+        const char *wire = view_text(p->g, s, &n);
+        if (!json_is_object(v) || !text) {
             finding(p, CK_VIEW, "view(%d) is not a printable JSON object: %s", s, cu_show(v));
+        } else if (!wire || n != strlen(text) || memcmp(wire, text, n) != 0) {
+            finding(p, CK_VIEW, "view(%d)'s text is %.*s, its tree %s", s, wire ? (int)n : 0,
+                    wire ? wire : "", text);
         } else if (s != GAME_SPECTATOR) {
             json_t *seat = json_object_get(v, "seat");
             json_t *legal = json_object_get(v, "legal");
@@ -830,7 +853,7 @@ static void check_over(playout_t *p)
         if (json_array_size(legal_of(p, s)))
             finding(p, CK_RESULT, "the game is over but legal(%d) is %s", s,
                     cu_show(legal_of(p, s)));
-    check_views(p, true);
+    check_views(p);
     if (!check_illegal(p, 0, p->rt->illegal_tries) && sample(p, p->rt->bots)) check_bots(p, 0);
 }
 
@@ -937,7 +960,7 @@ static void playout(game_run_t *run, uint64_t seed, const rates_t *rt, bool trac
             do_tick(&p, sample(&p, rt->tick_dump));
             continue;
         }
-        if (sample(&p, rt->views)) check_views(&p, false);
+        if (sample(&p, rt->views)) check_views(&p);
         if (sample(&p, rt->bots)) check_bots(&p, s);
         if (sample(&p, rt->illegal) && check_illegal(&p, s, rt->illegal_tries)) continue;
         if (p.stop) break;

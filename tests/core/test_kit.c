@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "game.h"
+#include "json_text.h"
 
 extern const game_desc_t g233_desc, aspoint3_desc, seqnum_desc, slap_desc;
 
@@ -244,6 +245,44 @@ static void a_held_log_never_sees_later_entries(void **state)
     json_decref(now);
 }
 
+/* What a writer's text end writes for the log (its text, made at each append). */
+static void assert_log_text(const game_log_t *log)
+{
+    char got[4096], want[4096];
+    jw_t w;
+    jw_text(&w, got, sizeof got);
+    game_write_log(&w, NULL, log);
+    assert_true(jw_ok(&w));
+    size_t n = json_text(log->entries, want, sizeof want);
+    if (jw_len(&w) != n || memcmp(got, want, n) != 0)
+        fail_msg("log text %.*s, entries %.*s", (int)jw_len(&w), got, (int)n, want);
+}
+
+/* The log's text follows its entries through appends and the cap's drops,
+   whatever the entries hold (strings with commas, brackets, escaped quotes). */
+static void a_logs_text_is_its_entries_encoded(void **state)
+{
+    (void)state;
+    static const char *const nasty[] = {"a,b", "}]", "\"[{", "\\", "x\"},{\"y", ""};
+    for (size_t cap = 0; cap <= 4; cap++) {
+        game_log_t log;
+        game_log_init(&log, cap);
+        assert_log_text(&log);
+        for (int i = 0; i < 24; i++) {
+            json_t *e;
+            switch (i % 4) {
+            case 0: e = json_pack("{s:i, s:s}", "seat", i, "did", nasty[i % 6]); break;
+            case 1: e = json_integer(-i); break;
+            case 2: e = json_string(nasty[i % 6]); break;
+            default: e = json_pack("[s,{s:[]},n]", nasty[i % 6], "k"); break;
+            }
+            game_log_append(&log, e);
+            assert_log_text(&log);
+        }
+        game_log_free(&log);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +294,7 @@ int main(void)
         cmocka_unit_test(the_random_bot_draws_uniformly_from_legal),
         cmocka_unit_test(winners_json_lists_the_seats_of_the_mask),
         cmocka_unit_test(a_held_log_never_sees_later_entries),
+        cmocka_unit_test(a_logs_text_is_its_entries_encoded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -449,7 +449,7 @@ static void sequence_case(const int *held, int nheld, int last, bool wins)
         assert_string_equal(json_string_value(json_object_get(r, "reason")), "sequences");
         json_decref(r);
         assert_int_equal(seqnum_desc.waiting(&g->base), 0);
-        json_t *l = seqnum_desc.legal(&g->base, 0);
+        json_t *l = game_legal(&g->base, 0);
         assert_int_equal(json_array_size(l), 0);
         json_decref(l);
     }

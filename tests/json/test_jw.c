@@ -57,7 +57,13 @@ static void gen(jw_t *a, jw_t *b, const char *key, int depth)
     }
     case 5: {
         json_t *v = json_pack("{s:[i,s,n],s:{}}", "shared", 1, "x\ny", "e");
-        jw_json(a, key, v), jw_json(b, key, v);
+        if (next(2)) {
+            jw_json(a, key, v), jw_json(b, key, v);
+        } else { /* with its text made beforehand, as a game's shared parts */
+            char t[128];
+            size_t n = json_text(v, t, sizeof t);
+            jw_json_text(a, key, v, t, n), jw_json_text(b, key, v, t, n);
+        }
         json_decref(v);
         break;
     }
@@ -211,6 +217,22 @@ static void test_the_tree_shares_json_values(void **state)
     assert_int_equal(events->refcount, 2);
     json_decref(v);
     assert_int_equal(events->refcount, 1);
+
+    /* Given its text too: the tree still shares it; the text end copies the text. */
+    jw_tree(&w);
+    jw_json_text(&w, NULL, events, "[TEXT]", 6);
+    v = jw_take(&w);
+    assert_ptr_equal(v, events);
+    json_decref(v);
+    char buf[64];
+    jw_text(&w, buf, sizeof buf);
+    jw_arr(&w, NULL);
+    jw_json_text(&w, NULL, events, "[TEXT]", 6);
+    jw_json_text(&w, NULL, events, NULL, 0); /* no text: the tree's */
+    jw_end(&w);
+    assert_true(jw_ok(&w));
+    assert_int_equal(jw_len(&w), strlen("[[TEXT],[{\"seat\":0}]]"));
+    assert_memory_equal(buf, "[[TEXT],[{\"seat\":0}]]", jw_len(&w));
     json_decref(events);
 }
 
