@@ -69,6 +69,16 @@ class Server:
     def log_has(self, pattern):
         return any(re.search(pattern, l) for l in list(self.log))
 
+    def wait_log(self, pattern, timeout=TIMEOUT):
+        """Wait for a line of the log (read by a thread of its own, so a line
+        written just after "listening on" may not be here yet)."""
+        deadline = time.monotonic() + timeout
+        while not self.log_has(pattern):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
     def stop(self, sig=signal.SIGTERM, timeout=TIMEOUT):
         """Signal tapisd and wait; returns its exit code."""
         if self.proc.poll() is None:

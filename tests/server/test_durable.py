@@ -345,8 +345,8 @@ def a_storm_of_tables_goes_through_the_tail_and_every_table_resumes(exe):
         assert left > 0, "the kill found the tail empty"
         srv = Server(exe, "--db", db, *budgets)
         try:
-            assert srv.log_has(r"store .*: %d tables and \d+ sessions restored in \d+ ms$"
-                               % unfinished), "".join(srv.log[-5:])
+            assert srv.wait_log(r"store .*: %d tables and \d+ sessions restored in \d+ ms$"
+                                % unfinished), "%d unfinished: %s" % (unfinished, "".join(srv.log[-5:]))
             assert not srv.log_has("quarantined"), "".join(srv.log)
             assert tail_rows(db) == 0
             players = resume_all(srv, players, room)
