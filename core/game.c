@@ -444,10 +444,20 @@ json_t *game_winners_json(unsigned mask, int seats)
     return a;
 }
 
+struct game_text {
+    size_t refs, len;
+    char bytes[];
+};
+
+static void text_release(game_text_t *t)
+{
+    if (t && --t->refs == 0) tapis_free(t);
+}
+
 void game_log_init(game_log_t *l, size_t cap)
 {
-    l->entries = json_array();
-    l->text = json_stringn_nocheck("[]", 2);
+    l->text = NULL;
+    l->n = 0;
     l->cap = cap;
 }
 
@@ -478,75 +488,72 @@ static size_t value_end(const char *t, size_t n)
     return n;
 }
 
-/*
- * The text of the entries after an append: the old text with `drop` entries
- * cut from its front and the new entry's text at its end, made while the
- * entry is fresh in the cache (the old entries are not walked again). NULL
- * when memory runs out: the log is then written from its tree until the
- * next append makes its text again from `all`, the new array.
- */
-static json_t *log_text(const json_t *old, size_t drop, const json_t *entry, const json_t *all)
+static const char *log_bytes(const game_log_t *l, size_t *n)
 {
-    if (!old) { /* memory ran out at an earlier append: the whole array, once */
-        size_t n = json_text(all, NULL, 0);
-        char *buf = tapis_malloc(n);
-        json_t *text = buf ? json_stringn_nocheck(buf, json_text(all, buf, n)) : NULL;
-        tapis_free(buf);
-        return text;
-    }
-    const char *t = json_string_value(old);
-    size_t n = json_string_length(old), from = 1; /* after '[' */
+    *n = l->text ? l->text->len : 2;
+    return l->text ? l->text->bytes : "[]";
+}
+
+/* The new text: the old one with `drop` entries cut from its front and the
+   entry's text at its end (the old entries are copied, not walked again). */
+void game_log_append(game_log_t *l, json_t *entry)
+{
+    size_t n, from = 1, drop = l->cap && l->n >= l->cap ? l->n + 1 - l->cap : 0;
+    const char *t = log_bytes(l, &n);
     for (size_t k = 0; k < drop && from < n - 1; k++) {
         from += value_end(t + from, n - 1 - from);
         if (t[from] == ',') from++;
     }
     size_t body = n - 1 - from; /* the kept entries, without ']' */
-    size_t elen = json_text(entry, NULL, 0);
+    size_t elen = entry ? json_text(entry, NULL, 0) : 0;
     size_t len = 1 + body + (body ? 1 : 0) + elen + 1;
-    char *buf = tapis_malloc(len);
-    if (!buf) return NULL;
-    char *p = buf;
-    *p++ = '[';
-    memcpy(p, t + from, body), p += body;
-    if (body) *p++ = ',';
-    json_text(entry, p, elen), p += elen;
-    *p = ']';
-    json_t *text = json_stringn_nocheck(buf, len);
-    tapis_free(buf);
-    return text;
-}
-
-/* Out of memory, the log stays as it was (entry is released): the caller sees the
-   failure in tapis_alloc_failures(). */
-void game_log_append(game_log_t *l, json_t *entry)
-{
-    size_t n = json_array_size(l->entries);
-    size_t from = l->cap && n >= l->cap ? n + 1 - l->cap : 0;
-    json_t *next = json_array();
-    int r = next ? 0 : -1;
-    for (size_t i = from; i < n && r == 0; i++)
-        r = json_array_append(next, json_array_get(l->entries, i));
-    if (r < 0 || json_array_append_new(next, entry) < 0) {
-        if (r < 0) json_decref(entry);
-        json_decref(next);
-        return;
+    game_text_t *next = entry ? tapis_malloc(sizeof *next + len) : NULL;
+    if (next) {
+        char *p = next->bytes;
+        *p++ = '[';
+        memcpy(p, t + from, body), p += body;
+        if (body) *p++ = ',';
+        json_text(entry, p, elen), p += elen;
+        *p = ']';
+        next->refs = 1;
+        next->len = len;
+        text_release(l->text);
+        l->text = next;
+        l->n = l->n + 1 - drop;
     }
-    json_t *text = log_text(l->text, from, entry, next);
-    json_decref(l->entries);
-    json_decref(l->text);
-    l->entries = next;
-    l->text = text;
+    json_decref(entry);
 }
 
 json_t *game_log_json(const game_log_t *l)
 {
-    return json_incref(l->entries);
+    size_t n;
+    const char *t = log_bytes(l, &n);
+    return json_loadb(t, n, 0, NULL);
 }
 
 void game_write_log(jw_t *w, const char *key, const game_log_t *l)
 {
-    const char *text = l->text ? json_string_value(l->text) : NULL;
-    jw_json_text(w, key, l->entries, text, text ? json_string_length(l->text) : 0);
+    size_t n;
+    const char *t = log_bytes(l, &n);
+    jw_json_text(w, key, NULL, t, n);
+}
+
+size_t game_log_size(const game_log_t *l)
+{
+    return l->n;
+}
+
+void game_log_share(game_log_t *dst, const game_log_t *src)
+{
+    *dst = *src;
+    if (dst->text) dst->text->refs++;
+}
+
+void game_log_free(game_log_t *l)
+{
+    text_release(l->text);
+    l->text = NULL;
+    l->n = 0;
 }
 
 void game_shared_set(game_shared_t *s, json_t *tree)
@@ -579,25 +586,6 @@ void game_write_shared(jw_t *w, const char *key, const game_shared_t *s)
 {
     const char *text = s->text ? json_string_value(s->text) : NULL;
     jw_json_text(w, key, s->tree, text, text ? json_string_length(s->text) : 0);
-}
-
-size_t game_log_size(const game_log_t *l)
-{
-    return json_array_size(l->entries);
-}
-
-void game_log_share(game_log_t *dst, const game_log_t *src)
-{
-    dst->entries = json_incref(src->entries);
-    dst->text = json_incref(src->text);
-    dst->cap = src->cap;
-}
-
-void game_log_free(game_log_t *l)
-{
-    json_decref(l->entries);
-    json_decref(l->text);
-    l->entries = l->text = NULL;
 }
 
 json_t *game_seat_event(int seat, const char *did)

@@ -382,26 +382,36 @@ static inline json_t *game_bot(const game_desc_t *d, const json_t *view, const c
 json_t *game_winners_json(unsigned mask, int seats);
 
 /*
- * An immutable, shareable log (events, history): every append makes a new
- * array (the old one is left as it was), so a view may hold the log by
- * reference (game_log_json) and never sees a later entry. An entry is
- * complete when appended and never changed after. `cap` > 0 keeps the last
- * `cap` entries; 0 keeps them all.
+ * An immutable, shareable log (events, history), kept as its compact text
+ * "[e1,e2,...]": every append makes a new text (the old one is left as it
+ * was, for the copies that share it), so a view never sees a later entry.
+ * An entry is complete when appended and never changed after. `cap` > 0
+ * keeps the last `cap` entries; 0 keeps them all.
+ *
+ * Why text: views are written for every seat of every change, and a tree
+ * of entries (each a jansson object of a few nodes, long out of the cache)
+ * cost more to copy on append, encode and release than the rest of the
+ * turn; the text is appended to while the new entry is fresh, and only the
+ * tree end of a writer (bots, tests) parses it.
  */
+typedef struct game_text game_text_t; /* reference-counted bytes (game.c) */
 typedef struct game_log {
-    json_t *entries; /* a JSON array, never changed once made */
-    json_t *text;    /* its compact text as a JSON string (NULL: out of memory) */
-    size_t cap;
+    game_text_t *text; /* NULL: "[]" */
+    size_t n, cap;     /* entries, and the most kept */
 } game_log_t;
 
 void game_log_init(game_log_t *l, size_t cap);
-/* Append `entry` (the log takes the reference). */
+/* Append `entry` (the log takes the reference and releases it: the log keeps
+   its text). Out of memory, the log stays as it was. */
 void game_log_append(game_log_t *l, json_t *entry);
-/* The entries as a JSON array (a new reference to the shared, immutable array). */
+/* The entries as a new JSON array (NULL: out of memory). */
 json_t *game_log_json(const game_log_t *l);
-/* The entries written under key (shared by a tree, as game_log_json(); the
-   text made as entries were appended). */
+/* The entries written under key: their text, or at a tree end, their array. */
 void game_write_log(jw_t *w, const char *key, const game_log_t *l);
+size_t game_log_size(const game_log_t *l);
+/* dst shares src's entries (a copy of the state: resample, snapshots). */
+void game_log_share(game_log_t *dst, const game_log_t *src);
+void game_log_free(game_log_t *l);
 
 /*
  * An immutable JSON value a state holds and its views share (233's summary
@@ -422,10 +432,6 @@ void game_shared_hold(game_shared_t *s);
 void game_shared_free(game_shared_t *s);
 /* tree under key: its text at the text end, the tree shared at the tree end. */
 void game_write_shared(jw_t *w, const char *key, const game_shared_t *s);
-size_t game_log_size(const game_log_t *l);
-/* dst shares src's entries (for resample: a copy of the state). */
-void game_log_share(game_log_t *dst, const game_log_t *src);
-void game_log_free(game_log_t *l);
 /* A new event {"seat": seat, "did": did}, to which a game adds its other keys. */
 json_t *game_seat_event(int seat, const char *did);
 

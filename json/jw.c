@@ -233,12 +233,22 @@ static void put_text(out_t *o, const void *p)
 
 void jw_json_text(jw_t *w, const char *key, const json_t *tree, const char *text, size_t n)
 {
-    if (!tree) {
+    if (!tree && !text) {
         w->failed = true;
         return;
     }
-    if (w->tree || !text) {
+    if (!text || (w->tree && tree)) {
         jw_json(w, key, tree);
+        return;
+    }
+    if (w->tree) {
+        json_t *v = json_loadb(text, n, JSON_DECODE_ANY, NULL);
+        if (!v) {
+            w->failed = true;
+            return;
+        }
+        jw_json(w, key, v);
+        json_decref(v);
         return;
     }
     text_arg_t t = {text, n};

@@ -67,8 +67,10 @@ void jw_int(jw_t *w, const char *key, json_int_t v);
 void jw_bool(jw_t *w, const char *key, bool v);
 void jw_null(jw_t *w, const char *key);
 void jw_str(jw_t *w, const char *key, const char *s);
-/* A jansson value with its text, json_text(tree), made beforehand: the tree
-   end shares tree, the text end copies text (text NULL: tree's encoding). */
+/* A value given as a jansson tree, its text (compact JSON, as json_text()
+   writes it), or both: the text end copies the text (without one, it
+   encodes the tree), the tree end shares the tree (without one, it parses
+   the text). */
 void jw_json_text(jw_t *w, const char *key, const json_t *tree, const char *text, size_t n);
 /* Make w fail: a part of what it writes could not be made (out of memory). */
 void jw_fail(jw_t *w);

@@ -30,6 +30,18 @@ static inline void gt_values(int (*of)(const char *), const char *what, ...)
 /* The refusal of the last gt_act() that failed. */
 static game_error_t gt_err;
 
+/* A log's entries as a tree, borrowed: the last few are kept and released
+   as later calls replace them (a test may hold two at once). */
+static inline json_t *gt_log(const game_log_t *l)
+{
+    static json_t *kept[8];
+    static unsigned next;
+    json_decref(kept[next % 8]);
+    json_t *t = kept[next++ % 8] = game_log_json(l);
+    if (!t) fail_msg("out of memory parsing a log");
+    return t;
+}
+
 static inline game_t *gt_table(const game_desc_t *d, int seats, const char *opts, uint64_t seed)
 {
     game_error_t err = {0};

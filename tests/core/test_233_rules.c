@@ -51,8 +51,8 @@ static int count_events(const g233_t *g, const char *did, const char *card)
 {
     int n = 0;
     size_t i;
-    json_t *e;
-    json_array_foreach(g->events.entries, i, e)
+    json_t *e, *events = gt_log(&g->events);
+    json_array_foreach(events, i, e)
     {
         const char *c = json_string_value(json_object_get(e, "card"));
         n += strcmp(json_string_value(json_object_get(e, "did")), did) == 0 &&

@@ -447,7 +447,7 @@ static void first_total_over_the_target_wins_the_round_and_scores_the_difference
     assert_int_equal(g->score[1], 0);
     assert_int_equal(g->nstock, 46);
     assert_int_equal(g->ndiscard, 0);
-    assert_int_equal(json_array_size(g->history.entries), 1);
+    assert_int_equal(json_array_size(gt_log(&g->history)), 1);
     assert_int_equal(g->starter, 1); /* the alternation goes on */
     game_free(&g->base);
 }
@@ -715,7 +715,7 @@ static void check_round_over(ap3_t *g, const char *want_text)
         char *t = json_dumps(got, JSON_SORT_KEYS);
         fail_msg("round_over: %s, want %s", t ? t : "(none)", want_text);
     }
-    json_t *h = json_array_get(g->history.entries, json_array_size(g->history.entries) - 1);
+    json_t *h = json_array_get(gt_log(&g->history), json_array_size(gt_log(&g->history)) - 1);
     assert_true(json_equal(h, want));
     json_decref(want);
 }
@@ -795,12 +795,12 @@ static void packs_by_manche_first_to_win_n_packs_wins_the_game(void **state)
     json_t *want = json_loads("{\"winners\":[0],\"scores\":[3,0],\"mode\":\"packs\","
                               "\"pack_scoring\":\"manche\",\"rounds\":4,\"deals\":32}",
                               0, NULL);
-    json_object_set(want, "history", g->history.entries);
+    json_object_set(want, "history", gt_log(&g->history));
     if (!json_equal(res, want)) {
         char *t = json_dumps(res, JSON_SORT_KEYS);
         fail_msg("result: %s", t);
     }
-    assert_int_equal(json_array_size(g->history.entries), 4);
+    assert_int_equal(json_array_size(gt_log(&g->history)), 4);
     json_decref(want);
     json_decref(res);
     assert_int_equal(nlegal(g, 0) + nlegal(g, 1), 0);
@@ -852,7 +852,7 @@ static void packs_by_total_game_ends_when_the_last_pack_runs_out(void **state)
             assert_int_equal(g->round, 1);
         }
         assert_int_equal(deals, 8 * packs);
-        assert_int_equal(json_array_size(g->history.entries), 0);
+        assert_int_equal(json_array_size(gt_log(&g->history)), 0);
         audit_ok(g);
         json_t *res = aspoint3_desc.result(&g->base);
         json_t *w = json_object_get(res, "winners");
@@ -897,12 +897,12 @@ static void packs_by_manche_random_games_end_when_a_seat_has_won_n_packs(void **
         assert_int_equal(g->total[w], packs);
         assert_true(g->total[1 - w] < packs);
         assert_int_equal(g->deal % 8, 0);
-        size_t n = json_array_size(g->history.entries);
+        size_t n = json_array_size(gt_log(&g->history));
         assert_int_equal((int)n, g->deal / 8);
         assert_int_equal((int)n, g->round);
         int totals[2] = {0, 0};
         for (size_t i = 0; i < n; i++) {
-            json_t *h = json_array_get(g->history.entries, i), *sc = json_object_get(h, "scores");
+            json_t *h = json_array_get(gt_log(&g->history), i), *sc = json_object_get(h, "scores");
             int a = (int)json_integer_value(json_array_get(sc, 0));
             int b = (int)json_integer_value(json_array_get(sc, 1));
             assert_true(a + b <= 8);
@@ -965,7 +965,7 @@ static void held_view_does_not_change_as_play_goes_on(void **state)
             if (step == 1) OK(g, g->starter, KEEP);
             if (step < 2) continue;
             keep_and_take_down(g);
-            assert_int_equal(json_array_size(g->history.entries), 1);
+            assert_int_equal(json_array_size(gt_log(&g->history)), 1);
         }
         /* Play on to the end: more rounds, more reveals, the result. */
         int deals = 0;
@@ -974,7 +974,7 @@ static void held_view_does_not_change_as_play_goes_on(void **state)
             OK(g, 1 - g->starter, DOWN);
         }
         assert_true(aspoint3_desc.is_over(&g->base));
-        assert_true(json_array_size(g->history.entries) >= 2);
+        assert_true(json_array_size(gt_log(&g->history)) >= 2);
         for (int i = 0; i < nheld; i++)
             for (int s = 0; s < 3; s++) {
                 if (!json_equal(held[i][s], copy[i][s])) {

@@ -238,24 +238,36 @@ static void a_held_log_never_sees_later_entries(void **state)
     game_log_share(&copy, &log);
     game_log_append(&copy, json_integer(4));
     assert_json(now, "[2, 3]");
-    assert_json(copy.entries, "[3, 4]");
+    json_t *copied = game_log_json(&copy);
+    assert_json(copied, "[3, 4]");
+    json_decref(copied);
     game_log_free(&copy);
     game_log_free(&log);
     json_decref(held);
     json_decref(now);
 }
 
-/* What a writer's text end writes for the log (its text, made at each append). */
-static void assert_log_text(const game_log_t *log)
+/* The log as a writer's text end writes it, and as a tree, against `want`:
+   the entries appended so far, the cap's drops made on a jansson array. */
+static void assert_log_is(const game_log_t *log, const json_t *want)
 {
-    char got[4096], want[4096];
+    char got[4096], text[4096];
     jw_t w;
     jw_text(&w, got, sizeof got);
     game_write_log(&w, NULL, log);
     assert_true(jw_ok(&w));
-    size_t n = json_text(log->entries, want, sizeof want);
-    if (jw_len(&w) != n || memcmp(got, want, n) != 0)
-        fail_msg("log text %.*s, entries %.*s", (int)jw_len(&w), got, (int)n, want);
+    size_t n = json_text(want, text, sizeof text);
+    if (jw_len(&w) != n || memcmp(got, text, n) != 0)
+        fail_msg("log text %.*s, want %.*s", (int)jw_len(&w), got, (int)n, text);
+    json_t *tree = game_log_json(log);
+    assert_true(json_equal(tree, want));
+    json_decref(tree);
+    jw_tree(&w);
+    game_write_log(&w, NULL, log);
+    tree = jw_take(&w);
+    assert_true(json_equal(tree, want));
+    json_decref(tree);
+    assert_int_equal(game_log_size(log), json_array_size(want));
 }
 
 /* The log's text follows its entries through appends and the cap's drops,
@@ -266,8 +278,9 @@ static void a_logs_text_is_its_entries_encoded(void **state)
     static const char *const nasty[] = {"a,b", "}]", "\"[{", "\\", "x\"},{\"y", ""};
     for (size_t cap = 0; cap <= 4; cap++) {
         game_log_t log;
+        json_t *want = json_array();
         game_log_init(&log, cap);
-        assert_log_text(&log);
+        assert_log_is(&log, want);
         for (int i = 0; i < 24; i++) {
             json_t *e;
             switch (i % 4) {
@@ -276,10 +289,13 @@ static void a_logs_text_is_its_entries_encoded(void **state)
             case 2: e = json_string(nasty[i % 6]); break;
             default: e = json_pack("[s,{s:[]},n]", nasty[i % 6], "k"); break;
             }
+            json_array_append(want, e);
+            if (cap && json_array_size(want) > cap) json_array_remove(want, 0);
             game_log_append(&log, e);
-            assert_log_text(&log);
+            assert_log_is(&log, want);
         }
         game_log_free(&log);
+        json_decref(want);
     }
 }
 

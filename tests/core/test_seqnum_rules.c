@@ -325,7 +325,7 @@ static void minus_removes_a_third_teams_chip(void **state)
     refused(g, 0, "{\"type\":\"play\",\"card\":\"minus\",\"cell\":47}", "own_chip");
     play(g, 0, "minus", 46); /* team 2 plays after the next seat */
     assert_int_equal(g->chip[46], SEQNUM_NO_CHIP);
-    json_t *ev = json_array_get(g->events.entries, json_array_size(g->events.entries) - 1);
+    json_t *ev = json_array_get(gt_log(&g->events), json_array_size(gt_log(&g->events)) - 1);
     assert_string_equal(json_string_value(json_object_get(ev, "did")), "remove");
     assert_int_equal(json_integer_value(json_object_get(ev, "team")), 2);
     assert_int_equal(g->turn, 1);

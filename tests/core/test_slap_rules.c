@@ -240,8 +240,8 @@ static void events_are(slap_t *g, const char *want)
 {
     json_t *w = json_loads(want, 0, NULL);
     assert_non_null(w);
-    bool same = json_equal(g->events.entries, w);
-    if (!same) show_both("events", w, g->events.entries);
+    bool same = json_equal(gt_log(&g->events), w);
+    if (!same) show_both("events", w, gt_log(&g->events));
     json_decref(w);
     if (!same) fail();
 }
@@ -746,7 +746,7 @@ static void slap_race_near_tie_one_ms_apart_goes_to_the_earlier(void **state)
     /* Seat 2 got the last pile automatically (the events tell it: the state is a new round). */
     json_t *want =
         json_pack("{s:i, s:s, s:i, s:i}", "seat", 2, "did", "last_pile", "pile", 2, "cards", 1);
-    bool found = gt_json_in(g->events.entries, want);
+    bool found = gt_json_in(gt_log(&g->events), want);
     json_decref(want);
     assert_true(found);
     assert_int_equal(g->round, 2);
