@@ -321,11 +321,6 @@ void game_write_seat(jw_t *w, const char *key, int seat)
         jw_null(w, key);
 }
 
-json_t *game_seat_json(int seat)
-{
-    return seat >= 0 ? json_integer(seat) : json_null();
-}
-
 json_t *game_rng_json(const rng_t *r)
 {
     json_t *a = json_array();
@@ -563,7 +558,7 @@ void game_shared_set(game_shared_t *s, json_t *tree)
     if (!tree) return;
     size_t n = json_text(tree, NULL, 0);
     char *buf = tapis_malloc(n ? n : 1);
-    if (!buf) return; /* written from its tree */
+    if (!buf) return; /* (a failure the caller's allocation mark sees) */
     json_text(tree, buf, n);
     s->text = json_stringn_nocheck(buf, n);
     tapis_free(buf);

@@ -7,9 +7,9 @@
  * timestamped action log), so that log is the replay, the journal and the
  * test fixture at once.
  *
- * Rules of the layer: libc and jansson only; no clock (time enters as `now`,
- * in milliseconds of any monotonic origin), no I/O, no global mutable state.
- * Randomness comes from an rng_t kept inside the state.
+ * Rules of the layer: libc, jansson and json/ (a writer over jansson) only; no clock (time enters
+ * as `now`, in milliseconds of any monotonic origin), no I/O, no global mutable state. Randomness
+ * comes from an rng_t kept inside the state.
  *
  * Ownership: functions returning json_t * return a new reference the caller
  * must json_decref(). Functions taking const json_t * borrow it.
@@ -453,17 +453,10 @@ int game_no_memory(game_error_t *err);
 
 /* --- building views and dumps (game.c) --- */
 
-/* o[key] = v, taking v's reference: for the static ASCII keys of dumps and
-   events, which skip jansson's UTF-8 check. */
-static inline void game_set(json_t *o, const char *key, json_t *v)
-{
-    json_object_set_new_nocheck(o, key, v);
-}
 /* The end of a game's view_public(): the game's result() under "result",
    its last key, once the game is over. */
 void game_write_result(const game_t *g, jw_t *w);
 /* A seat, or null for a negative one (nobody). */
-json_t *game_seat_json(int seat);
 void game_write_seat(jw_t *w, const char *key, int seat);
 /* The generator's state, for dumps. */
 json_t *game_rng_json(const rng_t *r);

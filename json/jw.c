@@ -26,7 +26,7 @@ void jw_fail(jw_t *w)
 
 bool jw_ok(const jw_t *w)
 {
-    return !w->failed && (w->tree || w->len <= w->size);
+    return !w->failed && w->depth == 0 && (w->tree || w->len <= w->size);
 }
 
 size_t jw_len(const jw_t *w)
@@ -108,7 +108,7 @@ static void scalar(jw_t *w, const char *key, json_t *(*make)(const void *), cons
 static void open_container(jw_t *w, const char *key, bool object)
 {
     if (!key_fits(w, key)) return;
-    if (w->depth + 1 >= JW_MAX_DEPTH) {
+    if (w->depth >= JW_MAX_DEPTH) {
         w->failed = true;
         return;
     }
@@ -252,7 +252,7 @@ void jw_json_text(jw_t *w, const char *key, const json_t *tree, const char *text
         return;
     }
     text_arg_t t = {text, n};
-    scalar(w, key, NULL, &t, put_text);
+    scalar(w, key, NULL, &t, put_text); /* a text end: no tree node to make */
 }
 
 void jw_json(jw_t *w, const char *key, const json_t *v)

@@ -44,14 +44,17 @@ typedef struct jw {
     bool tree, failed;
 } jw_t;
 
-/* Write text into buf[0, size). A jw_t is a plain value: a copy taken
-   between two calls goes on from that point (the server writes the common
-   start of a state once and each seat's part after it). */
+/* Write text into buf[0, size). A text writer is a plain value: a copy
+   taken between two calls goes on from that point, into the same buffer
+   (the server writes the common start of a state once and each seat's part
+   after it). A tree writer must not be copied: its copies would share the
+   containers it has open. */
 void jw_text(jw_t *w, char *buf, size_t size);
 /* Build a jansson tree. */
 void jw_tree(jw_t *w);
 
-/* Nothing failed and, for text, everything fit. */
+/* The value is complete (nothing left open), nothing failed and, for text,
+   everything fit. */
 bool jw_ok(const jw_t *w);
 /* The text's length so far (more than the buffer's size if it did not fit). */
 size_t jw_len(const jw_t *w);

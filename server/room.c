@@ -2,6 +2,7 @@
  * room.c — hosting one core game: seats, spectators, state events, the
  * room's clock and its one deadline (game deadlines, turn timer, bots).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -690,6 +691,12 @@ void room_changed(room_t *r)
     if (r->closed) return;
     r->seq++;                       /* the store counts it from the journal (store.c, replay()) */
     update_waits(r, room_clock(r)); /* the events tell the turn timer: start it first */
+    /* state_line holds a seat's hidden cards between two sends: sending only
+       queues or writes bytes, and a connection that fails is closed later
+       (conn_doom()), so nothing here may run room_changed() again. */
+    static bool writing;
+    assert(!writing);
+    writing = true;
     jw_t common;
     jw_text(&common, state_line, sizeof state_line);
     write_state_common(r, &common);
@@ -703,6 +710,7 @@ void room_changed(room_t *r)
     r->srv->metrics.state_events += (uint64_t)r->nwatchers;
     for (int i = 0; i < r->nwatchers; i++)
         send_state(r, &common, GAME_SPECTATOR, r->watchers[i]->conn);
+    writing = false;
     if (r->status == ROOM_PLAYING && game_is_over(r->game)) {
         r->status = ROOM_OVER;
         /* No memory for the event: the members are dropped (send_members) rather

@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "tapis_alloc.h"
 
 static const char *const type_names[] = {"draw", "take",  "declare", "discard",
                                          "lay",  "claim", "gift"};

@@ -86,7 +86,7 @@ typedef struct g233 {
     g233_combo_t declared;
 
     game_shared_t last_round; /* summary of the previous round (hands revealed), or none */
-    game_log_t events;        /* the last public events, oldest first (shared by views) */
+    game_log_t events;        /* the last public events, oldest first (as text) */
     int winners;              /* bit mask, once over */
 } g233_t;
 

@@ -87,7 +87,7 @@ void g233_view_public(const game_t *base, jw_t *w)
     }
     jw_end(w);
     /* The events (a game_log_t) and the last round's summary are never changed
-       once made, so views share them: a reference, not a copy. */
+       once made: their text was made once, and a view copies it. */
     game_write_log(w, "events", &g->events);
     jw_int(w, "target", g->target);
     if (g->declarer >= 0) jw_str(w, "combo", g233_combo_name(g->declared));

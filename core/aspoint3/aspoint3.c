@@ -146,7 +146,7 @@ static json_t *bonus_rule(ap3_t *g)
 /*
  * A round is over: `winner` (or -1, a drawn round) scores `points`. The entry
  * goes to the history and to the reveal. The history is a game_log_t: views
- * and results hold it by reference and never see later rounds.
+ * and results take its entries as they are, and never see later rounds.
  */
 static void end_round(ap3_t *g, json_t *reveal, int winner, int points)
 {
@@ -376,7 +376,6 @@ static json_t *ap3_result(const game_t *base)
     const ap3_t *g = (const ap3_t *)base;
     if (g->phase != AP3_OVER) return NULL;
     unsigned long mark = tapis_alloc_failures();
-    /* The history is shared: a game_log_t is never changed in place. */
     const int *by = g->packs && g->pack_scoring == AP3_PACK_TOTAL ? g->score : g->total;
     json_t *r = json_pack("{s:o, s:[i,i], s:s, s:i, s:i, s:o}", "winners",
                           game_winners_json((unsigned)g->winners, 2), "scores", by[0], by[1],

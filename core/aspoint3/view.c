@@ -82,9 +82,8 @@ void ap3_view_public(const game_t *base, jw_t *w)
     }
     jw_end(w);
     game_write_seat(w, "bonus_by", g->bonus_by < 2 ? g->bonus_by : -1);
-    /* history and last_deal are shared, not copied: the state never changes
-     * them in place, it replaces them (aspoint3.h), so a view taken now stays
-     * as it was. */
+    /* history and last_deal keep their text: the state never changes them in
+     * place, it replaces them (aspoint3.h), so their text is made once. */
     game_write_log(w, "history", &g->history);
     jw_bool(w, "bonus_spent", g->bonus_by >= 0);
     if (g->last_deal.tree)

@@ -79,8 +79,7 @@ void seqnum_view_public(const game_t *base, jw_t *w)
         jw_end(w);
     }
     jw_end(w);
-    /* The events (a game_log_t) are never changed once made, so views share
-       them: a reference, not a copy. */
+    /* The events (a game_log_t) are kept as their text: a view copies it. */
     game_write_log(w, "events", &g->events);
     jw_bool(w, "over", g->over);
     game_write_result(base, w);

@@ -86,8 +86,7 @@ void slap_view_public(const game_t *base, jw_t *w)
     jw_end(w);
     jw_int(w, "box", g->nbox);
     jw_int(w, "out", g->nout);
-    /* The events (a game_log_t) are never changed once made, so views share
-       them: a reference, not a copy. */
+    /* The events (a game_log_t) are kept as their text: a view copies it. */
     game_write_log(w, "events", &g->events);
     game_write_result(base, w);
 }

@@ -476,7 +476,28 @@ static bool step_json(script_t *s, const char *what, json_t *v)
     return retry;
 }
 
-/* The views of every seat and the spectator, and every seat's legal list. */
+/*
+ * The view of seat as the server writes it, with the writer's text end (whose
+ * one allocation is a finished game's result), parsed back with failures
+ * paused: NULL when the writer failed, never a view with a part missing.
+ */
+static json_t *text_view(const game_t *g, int seat)
+{
+    static char buf[1 << 17];
+    jw_t w;
+    jw_text(&w, buf, sizeof buf);
+    jw_obj(&w, NULL);
+    game_write_public(g, &w);
+    if (seat >= 0) game_write_own(g, seat, &w);
+    jw_end(&w);
+    if (!jw_ok(&w)) return NULL;
+    pause_failures();
+    json_t *v = json_loadb(buf, jw_len(&w), 0, NULL);
+    resume_failures();
+    return v;
+}
+
+/* The views of every seat and the spectator (tree and text), and every seat's legal list. */
 static void look(script_t *s, const game_t *g)
 {
     char what[48];
@@ -485,6 +506,10 @@ static void look(script_t *s, const game_t *g)
         do
             script_begin_step(s);
         while (step_json(s, what, game_view(g, seat)));
+        snprintf(what, sizeof what, "text view %d", seat);
+        do
+            script_begin_step(s);
+        while (step_json(s, what, text_view(g, seat)));
     }
     for (int seat = 0; seat < g->seats; seat++) {
         snprintf(what, sizeof what, "legal %d", seat);
