@@ -281,14 +281,19 @@ void game_write_own(const game_t *g, int seat, jw_t *w)
     jw_end(w);
 }
 
+void game_write_view(const game_t *g, int seat, jw_t *w)
+{
+    jw_obj(w, NULL);
+    game_write_public(g, w);
+    if (seat >= 0 && seat < g->seats) game_write_own(g, seat, w);
+    jw_end(w);
+}
+
 json_t *game_view(const game_t *g, int seat)
 {
     jw_t w;
     jw_tree(&w);
-    jw_obj(&w, NULL);
-    game_write_public(g, &w);
-    if (seat >= 0 && seat < g->seats) game_write_own(g, seat, &w);
-    jw_end(&w);
+    game_write_view(g, seat, &w);
     return jw_take(&w);
 }
 

@@ -291,7 +291,9 @@ bool game_restore(game_t *g, game_t *saved, size_t size, void (*drop)(game_t *),
  * seat) gets the public part alone. NULL when memory runs out.
  */
 json_t *game_view(const game_t *g, int seat);
-/* The same, written into the object open in w: the public keys, then (for
+/* The same, written as a value (an object) to w. */
+void game_write_view(const game_t *g, int seat, jw_t *w);
+/* Its parts, written into the object open in w: the public keys, then (for
    a seat) its own keys, "seat", view_seat()'s and "legal". */
 void game_write_public(const game_t *g, jw_t *w);
 void game_write_own(const game_t *g, int seat, jw_t *w);

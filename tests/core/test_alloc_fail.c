@@ -486,10 +486,7 @@ static json_t *text_view(const game_t *g, int seat)
     static char buf[1 << 17];
     jw_t w;
     jw_text(&w, buf, sizeof buf);
-    jw_obj(&w, NULL);
-    game_write_public(g, &w);
-    if (seat >= 0) game_write_own(g, seat, &w);
-    jw_end(&w);
+    game_write_view(g, seat, &w);
     if (!jw_ok(&w)) return NULL;
     pause_failures();
     json_t *v = json_loadb(buf, jw_len(&w), 0, NULL);

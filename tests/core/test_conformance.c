@@ -336,10 +336,7 @@ static const char *view_text(const game_t *g, int s, size_t *n)
     static char buf[1 << 18];
     jw_t w;
     jw_text(&w, buf, sizeof buf);
-    jw_obj(&w, NULL);
-    game_write_public(g, &w);
-    if (s >= 0) game_write_own(g, s, &w);
-    jw_end(&w);
+    game_write_view(g, s, &w);
     *n = jw_len(&w);
     return jw_ok(&w) ? buf : NULL;
 }
