@@ -123,12 +123,14 @@ def it_takes_its_seats_back_after_a_restart_and_a_kill_9():
         args = ("--db", os.path.join(d, "t.db"), "--listen", "127.0.0.1:%d" % port,
                 "--bot-delay", "20-40")
         server = Server(TAPISD, *args)
-        # seqnum, with tapis-bot taking 600 ms a move: the game is still on at
-        # the stop and at the kill, 3 s in (a 233 game to 100 between fast
-        # bots could end within the first 1.5 s; tapis-bot then exits 0)
+        # seqnum, with tapis-bot taking 1.2 s a move: the game is still on at
+        # the stop and at the kill, 3 s in. By then each side has played at
+        # most three chips, and no sequence is made of fewer than four (a 233
+        # game between fast bots could end within 1.5 s, and seqnum at 600 ms a
+        # move once did by the kill; tapis-bot then exits 0). 20 turns in all.
         bot = subprocess.Popen([TAPIS_BOT, "127.0.0.1:%d" % port, "--game", "seqnum",
                                 "--players", "2", "--bots", "1", "--games", "1", "--strategy",
-                                "greedy:600", "--option", "max_turns=80", "--seed", "5"],
+                                "greedy:1200", "--option", "max_turns=20", "--seed", "5"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
         try:
