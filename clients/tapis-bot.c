@@ -170,9 +170,14 @@ static int request_n(seat_conn_t *c, json_t **msgs, int n)
         free(line);
         json_decref(msgs[i]);
     }
-    if (rc == 0 && total) {
-        rc = net_write(&c->net, buf, total);
-        if (rc < 0) error_at(c->bot, c, "write: %s", strerror(errno));
+    if (rc == 0 && total && net_write(&c->net, buf, total) < 0) {
+        /* A server that went away (a restart, a node killed) is seen by the
+           next read, which opens the connection again (reconnect()): what
+           this wrote is then among the requests lost with it. */
+        if (errno != ECONNRESET && errno != EPIPE && errno != ENOTCONN) {
+            error_at(c->bot, c, "write: %s", strerror(errno));
+            rc = -1;
+        }
     }
     free(buf);
     return rc;
