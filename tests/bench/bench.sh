@@ -19,6 +19,10 @@
 #   to say "listening on 127.0.0.1:PORT"; sets $port, or prints why (prefixed
 #   WHO) with the log and exits 1 when it died or said nothing in 5 s.
 # cpu_ticks PID: utime + stime of PID, in clock ticks (0 once it is gone).
+# preempted PID: how many times PID was taken off its core while it could
+#   still run (involuntary context switches; 0 once it is gone).
+# steal_ticks CPU: the time the hypervisor kept core CPU (all cores when CPU
+#   is empty) from running, from /proc/stat, in clock ticks (0 without it).
 
 need_args() {
     if [ $(($# - 2)) -lt "$1" ]; then
@@ -97,4 +101,14 @@ tapisd_port() {
 
 cpu_ticks() {
     awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+preempted() {
+    awk '/^nonvoluntary_ctxt_switches/ { print $2; f = 1 } END { if (!f) print 0 }' \
+        "/proc/$1/status" 2>/dev/null || echo 0
+}
+
+steal_ticks() {
+    awk -v c="cpu$1" '$1 == c { print $9 + 0; f = 1 } END { if (!f) print 0 }' /proc/stat 2>/dev/null ||
+        echo 0
 }

@@ -43,18 +43,31 @@ esac
 # shellcheck disable=SC2086
 start_tapisd run_bench "$tapisd" $budgets $db ${TAPISD_ARGS:-}
 
+# The server's core (unpinned: all cores), for the time the hypervisor kept
+# it from running (steal).
+score=""
+[ -n "$server_pin" ] && score=${BENCH_SERVER_CPU:-1}
 t0=$(date +%s.%N)
+k0=$(steal_ticks "$score")
+p0=$(preempted "$server")
 c0=$(cpu_ticks "$server")
 # shellcheck disable=SC2086
 $client_pin "$loadgen" "$@" --port "$port"
 status=$?
 c1=$(cpu_ticks "$server")
+p1=$(preempted "$server")
+k1=$(steal_ticks "$score")
 t1=$(date +%s.%N)
 # The server's CPU over the whole run (set-up and warm-up included): near
 # 100% means the server, not the client, set the pace.
+# The tail depends on the machine as much as on tapisd: a figure comes with
+# how often tapisd was taken off its core while it could run (kernel threads,
+# other processes) and how long the hypervisor kept that core (steal).
 awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" \
+    -v p="$((p1 - p0))" -v k0="$k0" -v k1="$k1" -v core="${score:-all}" \
     'BEGIN { s = (c1 - c0) / hz; w = t1 - t0;
-             printf "run_bench: tapisd cpu %.2fs in %.2fs (%.0f%%)\n", s, w, 100 * s / w }'
+             printf "run_bench: tapisd cpu %.2fs in %.2fs (%.0f%%), preempted %d times, " \
+                    "core %s stolen %.0f ms\n", s, w, 100 * s / w, p, core, 1000 * (k1 - k0) / hz }'
 if [ $status -ne 0 ]; then
     echo "run_bench: loadgen failed ($status); server log (tail):" >&2
     tail -n 20 "$log" >&2
