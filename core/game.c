@@ -461,33 +461,6 @@ void game_log_init(game_log_t *l, size_t cap)
     l->cap = cap;
 }
 
-/* The length of the JSON value at the start of t[0, n) (compact text). */
-static size_t value_end(const char *t, size_t n)
-{
-    int depth = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < n; i++) {
-        char c = t[i];
-        if (in_string) {
-            if (c == '\\') {
-                i++;
-            } else if (c == '"') {
-                in_string = false;
-                if (depth == 0) return i + 1;
-            }
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '{' || c == '[') {
-            depth++;
-        } else if (c == '}' || c == ']') {
-            if (--depth == 0) return i + 1;
-        } else if (c == ',' && depth == 0) {
-            return i; /* a number, true, false or null */
-        }
-    }
-    return n;
-}
-
 static const char *log_bytes(const game_log_t *l, size_t *n)
 {
     *n = l->text ? l->text->len : 2;
@@ -501,7 +474,7 @@ void game_log_append(game_log_t *l, json_t *entry)
     size_t n, from = 1, drop = l->cap && l->n >= l->cap ? l->n + 1 - l->cap : 0;
     const char *t = log_bytes(l, &n);
     for (size_t k = 0; k < drop && from < n - 1; k++) {
-        from += value_end(t + from, n - 1 - from);
+        from += json_text_len(t + from, n - 1 - from);
         if (t[from] == ',') from++;
     }
     size_t body = n - 1 - from; /* the kept entries, without ']' */

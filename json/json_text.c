@@ -161,3 +161,30 @@ size_t json_text(const json_t *v, char *buf, size_t size)
     if (v) out_value(&o, v);
     return o.len;
 }
+
+size_t json_text_len(const char *t, size_t n)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = t[i];
+        if (in_string) {
+            if (c == '\\') {
+                i++;
+            } else if (c == '"') {
+                in_string = false;
+                if (depth == 0) return i + 1;
+            }
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0) return i; /* after a number, true, false or null */
+            if (--depth == 0) return i + 1;
+        } else if (c == ',' && depth == 0) {
+            return i;
+        }
+    }
+    return n;
+}

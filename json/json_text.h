@@ -16,4 +16,13 @@
  */
 size_t json_text(const json_t *v, char *buf, size_t size);
 
+/*
+ * The length of the JSON value at the start of t[0, n), compact text as
+ * json_text() writes it: up to its closing bracket, brace or quote, or, for a
+ * number, true, false or null, up to the ',', ']' or '}' after it. n when the
+ * value does not end within t[0, n). Finds a value in a longer text without
+ * parsing it (the event log's entries, a load generator's legal actions).
+ */
+size_t json_text_len(const char *t, size_t n);
+
 #endif

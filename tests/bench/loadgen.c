@@ -58,6 +58,7 @@
 
 #include "bench.h"
 #include "hist.h"
+#include "json_text.h"
 
 /* ------------------------------------------------------------------------ */
 /* Options and global state                                                  */
@@ -250,31 +251,6 @@ static void on_think(uv_timer_t *tm)
 }
 
 /*
- * The end of the JSON value that starts at p (an object or an array, as the
- * server writes them: compact, strings escaped), or NULL past `end`.
- */
-static const char *value_end(const char *p, const char *end)
-{
-    int depth = 0;
-    bool in_str = false;
-    for (; p < end; p++) {
-        if (in_str) {
-            if (*p == '\\')
-                p++;
-            else if (*p == '"')
-                in_str = false;
-        } else if (*p == '"') {
-            in_str = true;
-        } else if (*p == '{' || *p == '[') {
-            depth++;
-        } else if ((*p == '}' || *p == ']') && --depth == 0) {
-            return p + 1;
-        }
-    }
-    return NULL;
-}
-
-/*
  * In the text of a legal array, the first action that is not an out-of-turn
  * claim: its start, and its length in *len; NULL if there is none.
  */
@@ -284,13 +260,13 @@ static const char *choose(const char *legal, size_t n, size_t *len)
     const char *end = legal + n;
     if (n < 2 || legal[0] != '[') return NULL;
     for (const char *p = legal + 1; p < end && *p == '{';) {
-        const char *e = value_end(p, end);
-        if (!e) return NULL;
-        if (!memmem(p, (size_t)(e - p), claim, sizeof claim - 1)) {
-            *len = (size_t)(e - p);
+        size_t k = json_text_len(p, (size_t)(end - p));
+        if (k == (size_t)(end - p)) return NULL; /* an element ends before the ']' */
+        if (!memmem(p, k, claim, sizeof claim - 1)) {
+            *len = k;
             return p;
         }
-        p = e;
+        p += k;
         if (p < end && *p == ',') p++;
     }
     return NULL;
@@ -418,9 +394,9 @@ static bool fast_state(conn_t *c, const char *line, size_t len)
             break;
         }
     if (!legal || *legal != '[') return false;
-    const char *end = value_end(legal, line + len);
-    if (!end) return false;
-    on_state(c, seq, legal, (size_t)(end - legal));
+    size_t rest = (size_t)(line + len - legal), n = json_text_len(legal, rest);
+    if (n == rest) return false; /* the view and the envelope close after it */
+    on_state(c, seq, legal, n);
     return true;
 }
 

@@ -3,7 +3,8 @@
  * (JSON_COMPACT | JSON_ENCODE_ANY): over hand-picked values (every byte
  * below 0x20, quotes, backslashes, UTF-8, integer limits, reals) and over
  * thousands of random trees; and it reports the whole length when the
- * buffer is short, writing only what fits.
+ * buffer is short, writing only what fits. json_text_len() finds where such
+ * a value ends in a longer text, and that no shorter text holds its end.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -147,12 +148,37 @@ static void test_short_buffer(void **state)
     json_decref(v);
 }
 
+/* Each random value, followed by what may follow a value, and cut short. */
+static void test_value_len(void **state)
+{
+    (void)state;
+    static const char *const after[] = {",", "]", "}", ",[1]", "]}", "}]"};
+    unsigned seed = 2330;
+    for (int i = 0; i < 5000; i++) {
+        json_t *v = random_value(&seed, 4);
+        size_t n = json_text(v, NULL, 0);
+        char *t = malloc(n + 8);
+        assert_non_null(t);
+        json_text(v, t, n);
+        const char *tail = after[i % 6];
+        memcpy(t + n, tail, strlen(tail));
+        if (json_text_len(t, n + strlen(tail)) != n)
+            fail_msg("json_text_len: %zu, want %zu in %.*s", json_text_len(t, n + strlen(tail)), n,
+                     (int)(n + strlen(tail)), t);
+        for (size_t k = 0; k < n; k++) /* a text cut short does not end */
+            assert_int_equal(json_text_len(t, k), k);
+        free(t);
+        json_decref(v);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scalars_and_escapes),
         cmocka_unit_test(test_random_trees),
         cmocka_unit_test(test_short_buffer),
+        cmocka_unit_test(test_value_len),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
