@@ -59,10 +59,10 @@ p1=$(preempted "$server")
 k1=$(steal_ticks "$score")
 t1=$(date +%s.%N)
 # The server's CPU over the whole run (set-up and warm-up included): near
-# 100% means the server, not the client, set the pace.
-# The tail depends on the machine as much as on tapisd: a figure comes with
-# how often tapisd was taken off its core while it could run (kernel threads,
-# other processes) and how long the hypervisor kept that core (steal).
+# 100% means the server, not the client, set the pace. The tail depends on
+# the machine as much as on tapisd, so the figure comes with how often tapisd
+# was taken off its core while it could run (kernel threads, other
+# processes) and how long the hypervisor kept that core (steal).
 awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" \
     -v p="$((p1 - p0))" -v k0="$k0" -v k1="$k1" -v core="${score:-all}" \
     'BEGIN { s = (c1 - c0) / hz; w = t1 - t0;
