@@ -1,6 +1,14 @@
-/* options.c — tapisd's command line. */
+/*
+ * options.c — tapisd's command line, its --config file and SIGHUP's reload,
+ * all read from one table (OPTIONS below). A row is one option: its name,
+ * the form and range of its value, where the value goes, its default, what
+ * a reload does with it, and its help. The defaults are parsed from the
+ * rows' text by the parser of the command line, and --help prints that same
+ * text, so what --help says is what tapisd does; a new option is one row.
+ */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,129 +21,168 @@
 #endif
 
 /* ------------------------------------------------------------------------ */
-/* Defaults and help                                                        */
+/* The table                                                                */
 /* ------------------------------------------------------------------------ */
 
-static void defaults(server_opts_t *o)
-{
-    memset(o, 0, sizeof *o);
-    snprintf(o->host, sizeof o->host, "127.0.0.1");
-    o->port = 7233;
-    o->max_line = 8192;
-    o->max_conns = 10000;
-    o->out_cap = 1024 * 1024;
-    o->hello_timeout = 60 * 1000;
-    o->reconnect_window = 120 * 1000;
-    o->turn_timer = 60 * 1000;
-    o->dispute_ms = 200;
-    o->bot_delay_min = 50;
-    o->bot_delay_max = 300;
-    o->line_rate = 1000;
-    o->error_rate = 20;
-    o->chat_rate = 5;
-    o->max_chat = 500;
-    o->create_rate = 60;
-    o->max_rooms = 10000;
-    o->waiting_timeout = 10 * 60 * 1000;
-    o->idle_timeout = 10 * 60 * 1000;
-    o->max_conns_per_ip = 64;
-    o->conn_rate = 20;
-    snprintf(o->db_path, sizeof o->db_path, "tapis.db");
-    o->log_level = LOG_INFO;
-    o->node_ttl = 3000;
-}
+typedef enum {
+    V_NUM,     /* an integer in [min, max] */
+    V_TIME,    /* a duration in [min, max] ms; a bare number counts `unit` ms */
+    V_TEXT,    /* a non-empty text that fits its field */
+    V_CHOICE,  /* one of the two words of `words`: the field (bool) is true for the second */
+    V_OTHER,   /* its own parser, `parse` */
+    V_HELP,    /* --help */
+    V_VERSION, /* --version */
+} value_kind_t;
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: tapisd [options]\n"
-               "\n"
-               "Hosts card tables over a JSON-lines protocol (see protocol/PROTOCOL.md).\n"
-               "\n"
-               "  --listen HOST:PORT      address to listen on (default 127.0.0.1:7233;\n"
-               "                          IPv6 as [::1]:7233; port 0 picks a free port,\n"
-               "                          logged as \"listening on HOST:PORT\")\n"
-               "  --max-line BYTES        longest request line (default 8192)\n"
-               "  --max-conns N           connections at once (default 10000)\n"
-               "  --out-cap BYTES         pending output that drops a slow reader\n"
-               "                          (default 1048576)\n"
-               "  --hello-timeout TIME    close connections that send no hello (default 60s;\n"
-               "                          0 = never)\n"
-               "  --reconnect-window TIME seats of a dropped player are held this long, then\n"
-               "                          a built-in bot takes them (default 120s)\n"
-               "  --turn-timer TIME       a waited-on seat that does not act in time gets its\n"
-               "                          default action (default 60s; 0 = off)\n"
-               "  --dispute-window MS     window of a race dispute, for games with a\n"
-               "                          \"dispute_ms\" option (default 200)\n"
-               "  --bot-delay MS[-MS]     built-in bots act after a delay drawn in this range:\n"
-               "                          the pace of the greedy and random levels (default\n"
-               "                          50-300); given, it sets every level's pace\n"
-               "\n"
-               "Budgets (each refused request is answered with its error code):\n"
-               "  --line-rate N           lines per second per connection, bursts of 2N\n"
-               "                          (default 1000; 0 = off); then rate_limited\n"
-               "  --error-rate N          error replies per second per connection, bursts\n"
-               "                          of 2N (default 20; 0 = off); then too_many_errors\n"
-               "                          and the connection is closed\n"
-               "  --chat-rate N           chat lines per session per 10 s (default 5; 0 = off)\n"
-               "  --max-chat BYTES        longest chat text (default 500; at most 1000)\n"
-               "  --create-rate N         rooms a session may create per minute (default 60;\n"
-               "                          0 = off)\n"
-               "  --max-rooms N           rooms at once (default 10000); then server_full\n"
-               "  --waiting-timeout TIME  close a waiting room with no connected person\n"
-               "                          after this long (default 10m)\n"
-               "  --idle-timeout TIME     close a connection silent this long after hello\n"
-               "                          (default 10m; 0 = never)\n"
-               "  --max-conns-per-ip N    connections from one address (default 64; 0 = off)\n"
-               "  --conn-rate N           new connections per second from one address,\n"
-               "                          bursts of 2N (default 20; 0 = off)\n"
-               "\n"
-               "Durable tables (docs/STORE.md):\n"
-               "  --db PATH               the SQLite database that keeps sessions, tables and\n"
-               "                          each table's journal, so a restart (or a crash)\n"
-               "                          resumes every unfinished table (default tapis.db in\n"
-               "                          the working directory); --db none keeps everything\n"
-               "                          in memory only\n"
-               "  --fsync batch|always    batch: WAL with synchronous=NORMAL, durable across a\n"
-               "                          crash of tapisd (default); always: synchronous=FULL,\n"
-               "                          durable across a power cut too, slower\n"
-               "  --export-game ID        print the record of finished game ID (options, seed,\n"
-               "                          seats, journal, result) as JSON on stdout and exit,\n"
-               "                          without listening; exits 1 if the game is unknown,\n"
-               "                          unfinished, or its journal does not replay to its\n"
-               "                          stored result\n"
-               "\n"
-               "Operating (tapisd(8), \"Hosting\" in the README):\n"
-               "  --config FILE           options from FILE, one a line without the dashes\n"
-               "                          (\"line-rate 500\"); the command line wins; read\n"
-               "                          again on SIGHUP (default none)\n"
-               "  --metrics HOST:PORT     serve Prometheus metrics at GET /metrics on this\n"
-               "                          address (default off)\n"
-               "  --admin-token-file PATH a session that says `admin TOKEN` with the token on\n"
-               "                          this file's first line may announce, drain, close,\n"
-               "                          kick and stats (default none: no operator)\n"
-               "  --log-format text|json  log lines as text, or one JSON object each\n"
-               "                          (default text)\n"
-               "  --log-level LEVEL       debug, info, warn or error (default info)\n"
-               "\n"
-               "A cluster (docs/CLUSTER.md):\n"
-               "  --redis HOST:PORT       join the nodes that share this Redis as one server:\n"
-               "                          one lobby, sessions on every node, tables that\n"
-               "                          survive a node (default off: a server alone)\n"
-               "  --advertise HOST:PORT   where the other nodes reach this node's game port\n"
-               "                          (default the --listen address; set it when\n"
-               "                          listening on 0.0.0.0 or ::)\n"
-               "  --node-id ID            this node's name, 1-32 of A-Z a-z 0-9 . _ -\n"
-               "                          (default the advertised address)\n"
-               "  --node-ttl TIME         a node not heard from this long is dead and its\n"
-               "                          tables move to the others (default 3s)\n"
-               "\n"
-               "  --seed N                deterministic game seeds (tests and replays)\n"
-               "  --help, --version\n"
-               "\n"
-               "TIME is a number with an optional unit: 500ms, 30s, 2m (bare: seconds).\n"
-               "SIGHUP reloads the limits, timeouts, log options and admin token from the\n"
-               "command line and --config FILE; SIGTERM stops cleanly.\n");
-}
+typedef enum {
+    RELOAD_LIVE,    /* SIGHUP applies the new value */
+    RELOAD_RESTART, /* SIGHUP keeps the running value and warns if the new one differs */
+    RELOAD_KEEP,    /* SIGHUP keeps the running value, silently */
+} reload_t;
+
+/* Where a value lives in server_opts_t; a row has up to three. */
+typedef struct field {
+    size_t off, size;
+} field_t;
+
+#define FIELD(name)                                                                                \
+    {                                                                                              \
+        offsetof(server_opts_t, name), sizeof(((server_opts_t *)0)->name)                          \
+    }
+
+typedef struct opt_spec {
+    const char *name; /* the long name, without the dashes */
+    const char *arg;  /* the value's name in --help ("N", "TIME"); NULL: no value */
+    value_kind_t kind;
+    field_t f[3];      /* f[0] takes a V_NUM, V_TIME, V_TEXT or V_CHOICE value */
+    uint64_t min, max; /* V_NUM, V_TIME (ms) */
+    uint64_t unit;     /* V_TIME: the ms of a bare number */
+    const char *words; /* V_CHOICE: "no|yes" */
+    int (*parse)(server_opts_t *o, const char *value); /* V_OTHER: 0 or -1 */
+    const char *def; /* the default, as one would give it; NULL: none */
+    reload_t reload;
+    bool no_config;    /* a --config file may not set it */
+    const char *group; /* printed on a line of its own before the row, after a blank line */
+    const char *help;  /* "%D" stands for "default " and def */
+} opt_spec_t;
+
+static int parse_listen(server_opts_t *o, const char *v);
+static int parse_bot_delay(server_opts_t *o, const char *v);
+static int parse_db(server_opts_t *o, const char *v);
+static int parse_log_level(server_opts_t *o, const char *v);
+static int parse_metrics(server_opts_t *o, const char *v);
+static int parse_config(server_opts_t *o, const char *v);
+static int parse_seed(server_opts_t *o, const char *v);
+static int parse_export_game(server_opts_t *o, const char *v);
+static int parse_redis(server_opts_t *o, const char *v);
+static int parse_advertise(server_opts_t *o, const char *v);
+static int parse_node_id(server_opts_t *o, const char *v);
+
+#define NUM(lo, hi) .kind = V_NUM, .min = (lo), .max = (hi)
+#define TIME(u, lo, hi) .kind = V_TIME, .unit = (u), .min = (lo), .max = (hi)
+#define OTHER(fn) .kind = V_OTHER, .parse = (fn)
+#define FOREVER UINT64_MAX
+
+static const opt_spec_t OPTIONS[] = {
+    {"listen", "HOST:PORT", OTHER(parse_listen), .f = {FIELD(host), FIELD(port)},
+     .def = "127.0.0.1:7233", .reload = RELOAD_RESTART,
+     .help = "address to listen on (%D; IPv6 as [::1]:7233; port 0 picks a free port, logged as "
+             "\"listening on HOST:PORT\")"},
+    {"max-line", "BYTES", NUM(16, 1 << 24), .f = {FIELD(max_line)}, .def = "8192",
+     .help = "longest request line (%D)"},
+    {"max-conns", "N", NUM(1, 1000000), .f = {FIELD(max_conns)}, .def = "10000",
+     .help = "connections at once (%D)"},
+    {"out-cap", "BYTES", NUM(1024, 1ULL << 32), .f = {FIELD(out_cap)}, .def = "1048576",
+     .help = "pending output that drops a slow reader (%D)"},
+    {"hello-timeout", "TIME", TIME(1000, 0, FOREVER), .f = {FIELD(hello_timeout)}, .def = "60s",
+     .help = "close connections that send no hello (%D; 0 = never)"},
+    {"reconnect-window", "TIME", TIME(1000, 0, FOREVER), .f = {FIELD(reconnect_window)},
+     .def = "120s",
+     .help = "seats of a dropped player are held this long, then a built-in bot takes them "
+             "(%D)"},
+    {"turn-timer", "TIME", TIME(1000, 0, FOREVER), .f = {FIELD(turn_timer)}, .def = "60s",
+     .help = "a waited-on seat that does not act in time gets its default action (%D; 0 = off)"},
+    {"dispute-window", "MS", TIME(1, 0, 60000), .f = {FIELD(dispute_ms)}, .def = "200",
+     .help = "window of a race dispute, for games with a \"dispute_ms\" option (%D)"},
+    {"bot-delay", "MS[-MS]", OTHER(parse_bot_delay), .def = "50-300",
+     .help = "built-in bots act after a delay drawn in this range: the pace of the greedy and "
+             "random levels (%D); given, it sets every level's pace"},
+
+    {"line-rate", "N", NUM(0, 1000000), .f = {FIELD(line_rate)}, .def = "1000",
+     .group = "Budgets (each refused request is answered with its error code):",
+     .help = "lines per second per connection, bursts of 2N (%D; 0 = off); then rate_limited"},
+    {"error-rate", "N", NUM(0, 1000000), .f = {FIELD(error_rate)}, .def = "20",
+     .help = "error replies per second per connection, bursts of 2N (%D; 0 = off); then "
+             "too_many_errors and the connection is closed"},
+    {"chat-rate", "N", NUM(0, 10000), .f = {FIELD(chat_rate)}, .def = "5",
+     .help = "chat lines per session per 10 s (%D; 0 = off)"},
+    {"max-chat", "BYTES", NUM(1, 1000), .f = {FIELD(max_chat)}, .def = "500",
+     .help = "longest chat text (%D; at most 1000)"},
+    {"create-rate", "N", NUM(0, 100000), .f = {FIELD(create_rate)}, .def = "60",
+     .help = "rooms a session may create per minute (%D; 0 = off)"},
+    {"max-rooms", "N", NUM(1, 1000000), .f = {FIELD(max_rooms)}, .def = "10000",
+     .help = "rooms at once (%D); then server_full"},
+    {"waiting-timeout", "TIME", TIME(1000, 1, FOREVER), .f = {FIELD(waiting_timeout)}, .def = "10m",
+     .help = "close a waiting room with no connected person after this long (%D)"},
+    {"idle-timeout", "TIME", TIME(1000, 0, FOREVER), .f = {FIELD(idle_timeout)}, .def = "10m",
+     .help = "close a connection silent this long after hello (%D; 0 = never)"},
+    {"max-conns-per-ip", "N", NUM(0, 1000000), .f = {FIELD(max_conns_per_ip)}, .def = "64",
+     .help = "connections from one address (%D; 0 = off)"},
+    {"conn-rate", "N", NUM(0, 1000000), .f = {FIELD(conn_rate)}, .def = "20",
+     .help = "new connections per second from one address, bursts of 2N (%D; 0 = off)"},
+
+    {"db", "PATH", OTHER(parse_db), .f = {FIELD(db_path)}, .def = "tapis.db",
+     .reload = RELOAD_RESTART, .group = "Durable tables (docs/STORE.md):",
+     .help = "the SQLite database that keeps sessions, tables and each table's journal, so a "
+             "restart (or a crash) resumes every unfinished table (%D in the working "
+             "directory); --db none keeps everything in memory only"},
+    {"fsync", "batch|always", .kind = V_CHOICE, .words = "batch|always", .f = {FIELD(fsync_always)},
+     .def = "batch", .reload = RELOAD_RESTART,
+     .help = "batch: WAL with synchronous=NORMAL, durable across a crash of tapisd (default); "
+             "always: synchronous=FULL, durable across a power cut too, slower"},
+    {"export-game", "ID", OTHER(parse_export_game), .f = {FIELD(export_game)},
+     .reload = RELOAD_KEEP, .no_config = true,
+     .help = "print the record of finished game ID (options, seed, seats, journal, result) as "
+             "JSON on stdout and exit, without listening; exits 1 if the game is unknown, "
+             "unfinished, or its journal does not replay to its stored result"},
+
+    {"config", "FILE", OTHER(parse_config), .f = {FIELD(config_path)}, .reload = RELOAD_KEEP,
+     .no_config = true, .group = "Operating (tapisd(8), \"Hosting\" in the README):",
+     .help = "options from FILE, one a line without the dashes (\"line-rate 500\"); the "
+             "command line wins; read again on SIGHUP (default none)"},
+    {"metrics", "HOST:PORT", OTHER(parse_metrics),
+     .f = {FIELD(metrics), FIELD(metrics_host), FIELD(metrics_port)}, .reload = RELOAD_RESTART,
+     .help = "serve Prometheus metrics at GET /metrics on this address (default off)"},
+    {"admin-token-file", "PATH", .kind = V_TEXT, .f = {FIELD(admin_token_file)},
+     .help = "a session that says `admin TOKEN` with the token on this file's first line may "
+             "announce, drain, close, kick and stats (default none: no operator)"},
+    {"log-format", "text|json", .kind = V_CHOICE, .words = "text|json", .f = {FIELD(log_json)},
+     .def = "text", .help = "log lines as text, or one JSON object each (%D)"},
+    {"log-level", "LEVEL", OTHER(parse_log_level), .f = {FIELD(log_level)}, .def = "info",
+     .help = "debug, info, warn or error (%D)"},
+
+    {"redis", "HOST:PORT", OTHER(parse_redis), .f = {FIELD(redis_host), FIELD(redis_port)},
+     .reload = RELOAD_RESTART, .group = "A cluster (docs/CLUSTER.md):",
+     .help = "join the nodes that share this Redis as one server: one lobby, sessions on every "
+             "node, tables that survive a node (default off: a server alone)"},
+    {"advertise", "HOST:PORT", OTHER(parse_advertise), .f = {FIELD(advertise)},
+     .reload = RELOAD_RESTART,
+     .help = "where the other nodes reach this node's game port (default the --listen "
+             "address; set it when listening on 0.0.0.0 or ::)"},
+    {"node-id", "ID", OTHER(parse_node_id), .f = {FIELD(node_id)}, .reload = RELOAD_RESTART,
+     .help = "this node's name, 1-32 of A-Z a-z 0-9 . _ - (default the advertised address)"},
+    {"node-ttl", "TIME", TIME(1000, 300, 600000), .f = {FIELD(node_ttl)}, .def = "3s",
+     .reload = RELOAD_RESTART,
+     .help = "a node not heard from this long is dead and its tables move to the others (%D)"},
+
+    {"seed", "N", OTHER(parse_seed), .f = {FIELD(seeded), FIELD(seed)}, .reload = RELOAD_KEEP,
+     .group = "", .help = "deterministic game seeds (tests and replays)"},
+    {"help", NULL, .kind = V_HELP, .help = "print this help and exit"},
+    {"version", NULL, .kind = V_VERSION, .help = "print the version and exit"},
+};
+
+#define N_OPTIONS (sizeof OPTIONS / sizeof OPTIONS[0])
+#define OPT_BASE 256 /* getopt_long's value of row i is OPT_BASE + i */
 
 /* ------------------------------------------------------------------------ */
 /* Value parsers                                                            */
@@ -233,89 +280,257 @@ static int parse_address(const char *s, char out_host[64], int *out_port)
     }
     uint64_t port;
     if (parse_u64(colon + 1, 65535, &port) < 0) return -1;
-    if (host[0]) snprintf(out_host, 64, "%s", host);
+    if (host[0]) {
+        memset(out_host, 0, 64);
+        memcpy(out_host, host, strlen(host));
+    }
     *out_port = (int)port;
     return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Copy s into a text field, zero-filled, so that a reload can compare fields
+ * byte for byte. Returns -1 when s is empty or does not fit. */
+static int set_text(char *field, size_t size, const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= size) return -1;
+    memset(field, 0, size);
+    memcpy(field, s, n);
+    return 0;
+}
+
+/* A number into an int (4 bytes) or a uint64_t, int64_t or size_t (8) field. */
+static void store_num(char *field, size_t size, uint64_t v)
+{
+    if (size == sizeof(int)) {
+        int i = (int)v;
+        memcpy(field, &i, sizeof i);
+    } else {
+        memcpy(field, &v, sizeof v);
+    }
+}
+
+#define AT(o, field) ((char *)(o) + (field).off)
+
+/* Parse v as row s's value into o. Returns 0, or -1 (o may be half-changed). */
+static int set_value(server_opts_t *o, const opt_spec_t *s, const char *v)
+{
+    uint64_t n;
+    switch (s->kind) {
+    case V_NUM:
+        if (parse_u64(v, s->max, &n) < 0 || n < s->min) return -1;
+        store_num(AT(o, s->f[0]), s->f[0].size, n);
+        return 0;
+    case V_TIME:
+        if (options_parse_duration(v, s->unit, &n) < 0 || n < s->min || n > s->max) return -1;
+        store_num(AT(o, s->f[0]), s->f[0].size, n);
+        return 0;
+    case V_TEXT: return set_text(AT(o, s->f[0]), s->f[0].size, v);
+    case V_CHOICE: {
+        const char *bar = strchr(s->words, '|');
+        size_t first = (size_t)(bar - s->words);
+        bool second = strcmp(v, bar + 1) == 0;
+        if (!second && (strlen(v) != first || memcmp(v, s->words, first) != 0)) return -1;
+        memcpy(AT(o, s->f[0]), &second, sizeof second);
+        return 0;
+    }
+    case V_OTHER: return s->parse(o, v);
+    case V_HELP:
+    case V_VERSION: break;
+    }
+    return -1;
+}
+
+static int parse_listen(server_opts_t *o, const char *v)
+{
+    return parse_address(v, o->host, &o->port);
+}
+
+static int parse_bot_delay(server_opts_t *o, const char *v)
+{
+    char lo[32];
+    const char *dash = strchr(v, '-');
+    size_t n = dash ? (size_t)(dash - v) : strlen(v);
+    if (n >= sizeof lo) return -1;
+    memcpy(lo, v, n);
+    lo[n] = 0;
+    if (options_parse_duration(lo, 1, &o->bot_delay_min) < 0) return -1;
+    o->bot_delay_set = true;
+    o->bot_delay_max = o->bot_delay_min;
+    if (dash && (options_parse_duration(dash + 1, 1, &o->bot_delay_max) < 0 ||
+                 o->bot_delay_max < o->bot_delay_min))
+        return -1;
+    return 0;
+}
+
+static int parse_db(server_opts_t *o, const char *v)
+{
+    if (set_text(o->db_path, sizeof o->db_path, v) < 0) return -1;
+    if (strcmp(v, "none") == 0) memset(o->db_path, 0, sizeof o->db_path);
+    return 0;
+}
+
+static int parse_log_level(server_opts_t *o, const char *v)
+{
+    return (o->log_level = log_parse_level(v)) < 0 ? -1 : 0;
+}
+
+static int parse_metrics(server_opts_t *o, const char *v)
+{
+    set_text(o->metrics_host, sizeof o->metrics_host, "127.0.0.1");
+    if (parse_address(v, o->metrics_host, &o->metrics_port) < 0) return -1;
+    o->metrics = true;
+    return 0;
+}
+
+/* --config was read before the rest of the command line (options_parse). */
+static int parse_config(server_opts_t *o, const char *v)
+{
+    (void)o;
+    (void)v;
+    return 0;
+}
+
+static int parse_seed(server_opts_t *o, const char *v)
+{
+    if (parse_u64(v, UINT64_MAX, &o->seed) < 0) return -1;
+    o->seeded = true;
+    return 0;
+}
+
+/* The value stays in argv, which outlives the options. */
+static int parse_export_game(server_opts_t *o, const char *v)
+{
+    if (!v[0] || strlen(v) > 64) return -1;
+    o->export_game = v;
+    return 0;
+}
+
+static int parse_redis(server_opts_t *o, const char *v)
+{
+    memset(o->redis_host, 0, sizeof o->redis_host);
+    return parse_host_port(v, o->redis_host, sizeof o->redis_host, &o->redis_port);
+}
+
+static int parse_advertise(server_opts_t *o, const char *v)
+{
+    char host[256];
+    int port;
+    if (parse_host_port(v, host, sizeof host, &port) < 0 || port == 0) return -1;
+    return set_text(o->advertise, sizeof o->advertise, v);
+}
+
+static int parse_node_id(server_opts_t *o, const char *v)
+{
+    return node_id_ok(v) ? set_text(o->node_id, sizeof o->node_id, v) : -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Defaults and help                                                        */
+/* ------------------------------------------------------------------------ */
+
+static void defaults(server_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (!OPTIONS[i].def) continue;
+        if (set_value(o, &OPTIONS[i], OPTIONS[i].def) != 0) {
+            /* A row whose default does not parse: a bug of the table, found
+             * by the first run of any test (tests/server/test_options.c). */
+            fprintf(stderr, "tapisd: the default of --%s does not parse\n", OPTIONS[i].name);
+            abort();
+        }
+    }
+    o->bot_delay_set = false; /* only a --bot-delay given sets every level's pace */
+}
+
+#define NBSP "\x01"   /* a space --help does not break a line at */
+#define HELP_COL 26   /* where the help text of an option starts */
+#define HELP_WIDTH 78 /* and how far its lines go */
+
+/* Row s's help, "%D" expanded, into buf (cut at its size). */
+static void help_text(const opt_spec_t *s, char *buf, size_t size)
+{
+    size_t n = 0;
+    for (const char *p = s->help; *p && n + 1 < size; p++) {
+        if (p[0] == '%' && p[1] == 'D') {
+            /* "default" and its value stay on one line (NBSP, printed as a space) */
+            n += (size_t)snprintf(buf + n, size - n, "default" NBSP "%s", s->def ? s->def : "none");
+            if (n >= size) n = size - 1;
+            p++;
+        } else if (strncmp(p, " = ", 3) == 0 && n + 3 < size) { /* "0 = off" stays whole */
+            memcpy(buf + n, NBSP "=" NBSP, 3);
+            n += 3;
+            p += 2;
+        } else {
+            buf[n++] = *p;
+        }
+    }
+    buf[n] = 0;
+}
+
+/* "  --name ARG" then the text, its words wrapped at HELP_WIDTH under HELP_COL. */
+static void print_row(FILE *f, const opt_spec_t *s)
+{
+    char text[1024];
+    help_text(s, text, sizeof text);
+    int col = fprintf(f, "  --%s%s%s", s->name, s->arg ? " " : "", s->arg ? s->arg : "");
+    bool fresh = true; /* nothing written after the column yet on this line */
+    for (char *w = strtok(text, " "); w; w = strtok(NULL, " ")) {
+        int len = (int)strlen(w);
+        if (!fresh && col + 1 + len > HELP_WIDTH) {
+            fputc('\n', f);
+            col = 0;
+            fresh = true;
+        }
+        if (fresh) {
+            int pad = col < HELP_COL ? HELP_COL - col : 1;
+            col += fprintf(f, "%*s", pad, "");
+        } else {
+            col += fprintf(f, " ");
+        }
+        for (char *p = w; *p; p++)
+            fputc(*p == NBSP[0] ? ' ' : *p, f);
+        col += len;
+        fresh = false;
+    }
+    fputc('\n', f);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: tapisd [options]\n\n"
+               "Hosts card tables over a JSON-lines protocol (see protocol/PROTOCOL.md).\n\n");
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (OPTIONS[i].group)
+            fprintf(f, "\n%s%s", OPTIONS[i].group, OPTIONS[i].group[0] ? "\n" : "");
+        print_row(f, &OPTIONS[i]);
+    }
+    fprintf(f, "\n"
+               "TIME is a number with an optional unit: 500ms, 30s, 2m (bare: seconds).\n"
+               "SIGHUP reloads the limits, timeouts, log options and admin token from the\n"
+               "command line and --config FILE; SIGTERM stops cleanly.\n");
 }
 
 /* ------------------------------------------------------------------------ */
 /* The command line                                                         */
 /* ------------------------------------------------------------------------ */
 
-enum {
-    OPT_LISTEN = 256,
-    OPT_MAX_LINE,
-    OPT_MAX_CONNS,
-    OPT_OUT_CAP,
-    OPT_HELLO_TIMEOUT,
-    OPT_RECONNECT,
-    OPT_TURN_TIMER,
-    OPT_DISPUTE,
-    OPT_BOT_DELAY,
-    OPT_LINE_RATE,
-    OPT_ERROR_RATE,
-    OPT_CHAT_RATE,
-    OPT_MAX_CHAT,
-    OPT_CREATE_RATE,
-    OPT_MAX_ROOMS,
-    OPT_WAITING_TIMEOUT,
-    OPT_IDLE_TIMEOUT,
-    OPT_MAX_CONNS_PER_IP,
-    OPT_CONN_RATE,
-    OPT_DB,
-    OPT_FSYNC,
-    OPT_LOG_LEVEL,
-    OPT_LOG_FORMAT,
-    OPT_METRICS,
-    OPT_ADMIN_TOKEN_FILE,
-    OPT_CONFIG,
-    OPT_SEED,
-    OPT_EXPORT_GAME,
-    OPT_REDIS,
-    OPT_ADVERTISE,
-    OPT_NODE_ID,
-    OPT_NODE_TTL,
-    OPT_HELP,
-    OPT_VERSION,
-};
-
-static const struct option longopts[] = {
-    {"listen", required_argument, NULL, OPT_LISTEN},
-    {"max-line", required_argument, NULL, OPT_MAX_LINE},
-    {"max-conns", required_argument, NULL, OPT_MAX_CONNS},
-    {"out-cap", required_argument, NULL, OPT_OUT_CAP},
-    {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
-    {"reconnect-window", required_argument, NULL, OPT_RECONNECT},
-    {"turn-timer", required_argument, NULL, OPT_TURN_TIMER},
-    {"dispute-window", required_argument, NULL, OPT_DISPUTE},
-    {"bot-delay", required_argument, NULL, OPT_BOT_DELAY},
-    {"line-rate", required_argument, NULL, OPT_LINE_RATE},
-    {"error-rate", required_argument, NULL, OPT_ERROR_RATE},
-    {"chat-rate", required_argument, NULL, OPT_CHAT_RATE},
-    {"max-chat", required_argument, NULL, OPT_MAX_CHAT},
-    {"create-rate", required_argument, NULL, OPT_CREATE_RATE},
-    {"max-rooms", required_argument, NULL, OPT_MAX_ROOMS},
-    {"waiting-timeout", required_argument, NULL, OPT_WAITING_TIMEOUT},
-    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
-    {"max-conns-per-ip", required_argument, NULL, OPT_MAX_CONNS_PER_IP},
-    {"conn-rate", required_argument, NULL, OPT_CONN_RATE},
-    {"db", required_argument, NULL, OPT_DB},
-    {"fsync", required_argument, NULL, OPT_FSYNC},
-    {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
-    {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
-    {"metrics", required_argument, NULL, OPT_METRICS},
-    {"admin-token-file", required_argument, NULL, OPT_ADMIN_TOKEN_FILE},
-    {"config", required_argument, NULL, OPT_CONFIG},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"export-game", required_argument, NULL, OPT_EXPORT_GAME},
-    {"redis", required_argument, NULL, OPT_REDIS},
-    {"advertise", required_argument, NULL, OPT_ADVERTISE},
-    {"node-id", required_argument, NULL, OPT_NODE_ID},
-    {"node-ttl", required_argument, NULL, OPT_NODE_TTL},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {NULL, 0, NULL, 0},
-};
+/* getopt_long's table, made from OPTIONS once. */
+static const struct option *longopts(void)
+{
+    static struct option l[N_OPTIONS + 1];
+    if (!l[0].name)
+        for (size_t i = 0; i < N_OPTIONS; i++)
+            l[i] =
+                (struct option){OPTIONS[i].name, OPTIONS[i].arg ? required_argument : no_argument,
+                                NULL, OPT_BASE + (int)i};
+    return l;
+}
 
 static int bad(const char *opt, const char *value)
 {
@@ -329,160 +544,25 @@ static int parse_args(server_opts_t *o, int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        uint64_t v;
-        const char *name = c >= OPT_LISTEN && c <= OPT_VERSION ? longopts[c - OPT_LISTEN].name : "";
-        switch (c) {
-        case OPT_LISTEN:
-            if (parse_address(optarg, o->host, &o->port) < 0) return bad(name, optarg);
-            break;
-        case OPT_MAX_LINE:
-            if (parse_u64(optarg, 1 << 24, &v) < 0 || v < 16) return bad(name, optarg);
-            o->max_line = (size_t)v;
-            break;
-        case OPT_MAX_CONNS:
-            if (parse_u64(optarg, 1000000, &v) < 0 || v < 1) return bad(name, optarg);
-            o->max_conns = (int)v;
-            break;
-        case OPT_OUT_CAP:
-            if (parse_u64(optarg, 1ULL << 32, &v) < 0 || v < 1024) return bad(name, optarg);
-            o->out_cap = (size_t)v;
-            break;
-        case OPT_HELLO_TIMEOUT:
-            if (options_parse_duration(optarg, 1000, &o->hello_timeout) < 0)
-                return bad(name, optarg);
-            break;
-        case OPT_RECONNECT:
-            if (options_parse_duration(optarg, 1000, &o->reconnect_window) < 0)
-                return bad(name, optarg);
-            break;
-        case OPT_TURN_TIMER:
-            if (options_parse_duration(optarg, 1000, &o->turn_timer) < 0) return bad(name, optarg);
-            break;
-        case OPT_DISPUTE:
-            if (options_parse_duration(optarg, 1, &v) < 0 || v > 60000) return bad(name, optarg);
-            o->dispute_ms = (int64_t)v;
-            break;
-        case OPT_BOT_DELAY: {
-            char lo[32];
-            const char *dash = strchr(optarg, '-');
-            size_t n = dash ? (size_t)(dash - optarg) : strlen(optarg);
-            if (n >= sizeof lo) return bad(name, optarg);
-            memcpy(lo, optarg, n);
-            lo[n] = 0;
-            if (options_parse_duration(lo, 1, &o->bot_delay_min) < 0) return bad(name, optarg);
-            o->bot_delay_set = true;
-            o->bot_delay_max = o->bot_delay_min;
-            if (dash && (options_parse_duration(dash + 1, 1, &o->bot_delay_max) < 0 ||
-                         o->bot_delay_max < o->bot_delay_min))
-                return bad(name, optarg);
-            break;
-        }
-        case OPT_LINE_RATE:
-            if (parse_u64(optarg, 1000000, &o->line_rate) < 0) return bad(name, optarg);
-            break;
-        case OPT_ERROR_RATE:
-            if (parse_u64(optarg, 1000000, &o->error_rate) < 0) return bad(name, optarg);
-            break;
-        case OPT_CHAT_RATE:
-            if (parse_u64(optarg, 10000, &o->chat_rate) < 0) return bad(name, optarg);
-            break;
-        case OPT_MAX_CHAT:
-            if (parse_u64(optarg, 1000, &v) < 0 || v < 1) return bad(name, optarg);
-            o->max_chat = (size_t)v;
-            break;
-        case OPT_CREATE_RATE:
-            if (parse_u64(optarg, 100000, &o->create_rate) < 0) return bad(name, optarg);
-            break;
-        case OPT_MAX_ROOMS:
-            if (parse_u64(optarg, 1000000, &v) < 0 || v < 1) return bad(name, optarg);
-            o->max_rooms = (int)v;
-            break;
-        case OPT_WAITING_TIMEOUT:
-            if (options_parse_duration(optarg, 1000, &o->waiting_timeout) < 0 ||
-                o->waiting_timeout == 0)
-                return bad(name, optarg);
-            break;
-        case OPT_IDLE_TIMEOUT:
-            if (options_parse_duration(optarg, 1000, &o->idle_timeout) < 0)
-                return bad(name, optarg);
-            break;
-        case OPT_MAX_CONNS_PER_IP:
-            if (parse_u64(optarg, 1000000, &v) < 0) return bad(name, optarg);
-            o->max_conns_per_ip = (int)v;
-            break;
-        case OPT_CONN_RATE:
-            if (parse_u64(optarg, 1000000, &o->conn_rate) < 0) return bad(name, optarg);
-            break;
-        case OPT_DB:
-            if (!optarg[0] || strlen(optarg) >= sizeof o->db_path) return bad(name, optarg);
-            snprintf(o->db_path, sizeof o->db_path, "%s",
-                     strcmp(optarg, "none") == 0 ? "" : optarg);
-            break;
-        case OPT_FSYNC:
-            if (strcmp(optarg, "batch") != 0 && strcmp(optarg, "always") != 0)
-                return bad(name, optarg);
-            o->fsync_always = strcmp(optarg, "always") == 0;
-            break;
-        case OPT_LOG_LEVEL:
-            if ((o->log_level = log_parse_level(optarg)) < 0) return bad(name, optarg);
-            break;
-        case OPT_LOG_FORMAT:
-            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
-                return bad(name, optarg);
-            o->log_json = strcmp(optarg, "json") == 0;
-            break;
-        case OPT_METRICS:
-            snprintf(o->metrics_host, sizeof o->metrics_host, "127.0.0.1");
-            if (parse_address(optarg, o->metrics_host, &o->metrics_port) < 0)
-                return bad(name, optarg);
-            o->metrics = true;
-            break;
-        case OPT_ADMIN_TOKEN_FILE:
-            if (!optarg[0] || strlen(optarg) >= sizeof o->admin_token_file)
-                return bad(name, optarg);
-            snprintf(o->admin_token_file, sizeof o->admin_token_file, "%s", optarg);
-            break;
-        case OPT_CONFIG: break; /* read before the command line (read_config) */
-        case OPT_SEED:
-            if (parse_u64(optarg, UINT64_MAX, &o->seed) < 0) return bad(name, optarg);
-            o->seeded = true;
-            break;
-        case OPT_EXPORT_GAME:
-            if (!optarg[0] || strlen(optarg) > 64) return bad(name, optarg);
-            o->export_game = optarg;
-            break;
-        case OPT_REDIS:
-            if (parse_host_port(optarg, o->redis_host, sizeof o->redis_host, &o->redis_port) < 0)
-                return bad(name, optarg);
-            break;
-        case OPT_ADVERTISE: {
-            char host[256];
-            int port;
-            if (parse_host_port(optarg, host, sizeof host, &port) < 0 || port == 0)
-                return bad(name, optarg);
-            snprintf(o->advertise, sizeof o->advertise, "%s", optarg);
-            break;
-        }
-        case OPT_NODE_ID:
-            if (!node_id_ok(optarg)) return bad(name, optarg);
-            snprintf(o->node_id, sizeof o->node_id, "%s", optarg);
-            break;
-        case OPT_NODE_TTL:
-            if (options_parse_duration(optarg, 1000, &v) < 0 || v < 300 || v > 600000)
-                return bad(name, optarg);
-            o->node_ttl = v;
-            break;
-        case OPT_HELP: usage(stdout); return 1;
-        case OPT_VERSION: printf("tapisd %s\n", TAPIS_VERSION); return 1;
-        default:
-            if (optopt >= OPT_LISTEN && optopt <= OPT_VERSION)
-                fprintf(stderr, "tapisd: --%s needs a value\n", longopts[optopt - OPT_LISTEN].name);
+    while ((c = getopt_long(argc, argv, "", longopts(), NULL)) != -1) {
+        if (c < OPT_BASE || c >= OPT_BASE + (int)N_OPTIONS) {
+            if (optopt >= OPT_BASE && optopt < OPT_BASE + (int)N_OPTIONS)
+                fprintf(stderr, "tapisd: --%s needs a value\n", OPTIONS[optopt - OPT_BASE].name);
             else
                 fprintf(stderr, "tapisd: unknown option '%s' (see tapisd --help)\n",
                         argv[optind - 1]);
             return -1;
         }
+        const opt_spec_t *s = &OPTIONS[c - OPT_BASE];
+        if (s->kind == V_HELP) {
+            usage(stdout);
+            return 1;
+        }
+        if (s->kind == V_VERSION) {
+            printf("tapisd %s\n", TAPIS_VERSION);
+            return 1;
+        }
+        if (set_value(o, s, optarg) < 0) return bad(s->name, optarg);
     }
     if (optind < argc) {
         fprintf(stderr, "tapisd: unexpected argument '%s' (see tapisd --help)\n", argv[optind]);
@@ -538,10 +618,10 @@ static int read_config(server_opts_t *o, const char *path)
         *end = 0;
         for (char *e = value + strlen(value); e > value && (e[-1] == ' ' || e[-1] == '\t');)
             *--e = 0;
-        const struct option *opt = NULL;
-        for (const struct option *l = longopts; l->name; l++)
-            if (strcmp(l->name, key) == 0 && l->has_arg == required_argument) opt = l;
-        if (!opt || opt->val == OPT_CONFIG || opt->val == OPT_EXPORT_GAME)
+        const opt_spec_t *opt = NULL;
+        for (size_t i = 0; i < N_OPTIONS; i++)
+            if (strcmp(OPTIONS[i].name, key) == 0) opt = &OPTIONS[i];
+        if (!opt || !opt->arg || opt->no_config)
             why = "not an option a config file may set (see tapisd --help)";
         else if (!*value)
             why = "the option needs a value";
@@ -567,8 +647,8 @@ int options_parse(server_opts_t *o, int argc, char **argv)
     defaults(o);
     const char *config = config_named(argc, argv);
     if (config) {
-        if (!config[0] || strlen(config) >= sizeof o->config_path) return bad("config", config);
-        snprintf(o->config_path, sizeof o->config_path, "%s", config);
+        if (set_text(o->config_path, sizeof o->config_path, config) < 0)
+            return bad("config", config);
         if (read_config(o, config) != 0) return -1;
     }
     return parse_args(o, argc, argv);
@@ -579,32 +659,15 @@ void options_reload(server_opts_t *cur, const server_opts_t *next)
     server_opts_t old = *cur;
     *cur = *next;
     /* What the running server cannot change: keep it, and say so if it was changed. */
-    if (strcmp(old.host, next->host) != 0 || old.port != next->port)
-        log_warn("reload: --listen changed; it takes a restart");
-    if (strcmp(old.db_path, next->db_path) != 0 || old.fsync_always != next->fsync_always)
-        log_warn("reload: --db or --fsync changed; it takes a restart");
-    if (old.metrics != next->metrics || strcmp(old.metrics_host, next->metrics_host) != 0 ||
-        (old.metrics_port != next->metrics_port && old.metrics_port != 0))
-        log_warn("reload: --metrics changed; it takes a restart");
-    if (strcmp(old.redis_host, next->redis_host) != 0 || old.redis_port != next->redis_port ||
-        strcmp(old.advertise, next->advertise) != 0 || strcmp(old.node_id, next->node_id) != 0 ||
-        old.node_ttl != next->node_ttl)
-        log_warn("reload: --redis, --advertise, --node-id or --node-ttl changed; it takes a "
-                 "restart");
-    memcpy(cur->host, old.host, sizeof cur->host);
-    cur->port = old.port;
-    memcpy(cur->db_path, old.db_path, sizeof cur->db_path);
-    cur->fsync_always = old.fsync_always;
-    cur->metrics = old.metrics;
-    memcpy(cur->metrics_host, old.metrics_host, sizeof cur->metrics_host);
-    cur->metrics_port = old.metrics_port;
-    memcpy(cur->redis_host, old.redis_host, sizeof cur->redis_host);
-    cur->redis_port = old.redis_port;
-    memcpy(cur->advertise, old.advertise, sizeof cur->advertise);
-    memcpy(cur->node_id, old.node_id, sizeof cur->node_id);
-    cur->node_ttl = old.node_ttl;
-    cur->seeded = old.seeded;
-    cur->seed = old.seed;
-    cur->export_game = old.export_game;
-    memcpy(cur->config_path, old.config_path, sizeof cur->config_path);
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const opt_spec_t *s = &OPTIONS[i];
+        if (s->reload == RELOAD_LIVE) continue;
+        bool changed = false;
+        for (int k = 0; k < 3 && s->f[k].size; k++) {
+            changed |= memcmp(AT(&old, s->f[k]), AT(next, s->f[k]), s->f[k].size) != 0;
+            memcpy(AT(cur, s->f[k]), AT(&old, s->f[k]), s->f[k].size);
+        }
+        if (changed && s->reload == RELOAD_RESTART)
+            log_warn("reload: --%s changed; it takes a restart", s->name);
+    }
 }
