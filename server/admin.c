@@ -56,7 +56,7 @@ static const char *who(const request_t *req)
     return req->session ? req->session->name : "?";
 }
 
-static void on_admin(request_t *req)
+void admin_login(request_t *req)
 {
     server_t *srv = req->conn->srv;
     const char *token = json_string_value(json_object_get(req->msg, "token"));
@@ -84,7 +84,7 @@ static void on_admin(request_t *req)
     req_send(req, reply);
 }
 
-static void on_announce(request_t *req)
+void admin_announce(request_t *req)
 {
     server_t *srv = req->conn->srv;
     json_t *text = json_object_get(req->msg, "text");
@@ -113,7 +113,7 @@ static int playing_rooms(server_t *srv)
     return n;
 }
 
-static void on_drain(request_t *req)
+void admin_drain(request_t *req)
 {
     server_t *srv = req->conn->srv;
     int playing = 0, waiting = 0;
@@ -145,7 +145,7 @@ bool admin_drained(server_t *srv)
     return srv->draining && playing_rooms(srv) == 0;
 }
 
-static void on_close(request_t *req)
+void admin_close(request_t *req)
 {
     room_t *r = req->room;
     log_notice("admin: %s closes room %s (%s, %s)", who(req), r->id, r->desc->id,
@@ -154,7 +154,7 @@ static void on_close(request_t *req)
         room_close(r, "closed by the operator");
 }
 
-static void on_kick(request_t *req)
+void admin_kick(request_t *req)
 {
     const char *name = json_string_value(json_object_get(req->msg, "name"));
     session_t *s = session_find_name(req->conn->srv, name);
@@ -167,7 +167,7 @@ static void on_kick(request_t *req)
         session_kick(s, "the operator closed your session");
 }
 
-static void on_stats(request_t *req)
+void admin_stats(request_t *req)
 {
     json_t *stats = metrics_json(req->conn->srv);
     if (!stats) {
@@ -183,17 +183,4 @@ void admin_refuse(request_t *req, const command_t *cmd)
     log_warn("admin: %s refused %s on conn %llu (not the operator)", who(req), cmd->name,
              (unsigned long long)req->conn->id);
     req_fail(req, TAPIS_E_FORBIDDEN, "operators only: say admin TOKEN first");
-}
-
-void admin_route(request_t *req, cmd_id_t id)
-{
-    switch (id) {
-    case CMD_ADMIN: on_admin(req); break;
-    case CMD_ANNOUNCE: on_announce(req); break;
-    case CMD_DRAIN: on_drain(req); break;
-    case CMD_CLOSE: on_close(req); break;
-    case CMD_KICK: on_kick(req); break;
-    case CMD_STATS: on_stats(req); break;
-    default: req_fail(req, TAPIS_E_UNKNOWN_COMMAND, "unknown command"); break;
-    }
 }

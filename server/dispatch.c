@@ -314,33 +314,47 @@ static int resolve_room(request_t *req)
     return 0;
 }
 
+static void on_ping(request_t *req)
+{
+    req_ok_bare(req);
+}
+
+/* The handler of each command of protocol/commands.c's table, by its id. */
+static void (*const HANDLERS[CMD__COUNT])(request_t *req) = {
+    [CMD_HELLO] = on_hello,
+    [CMD_GAMES] = on_games,
+    [CMD_CREATE] = lobby_create,
+    [CMD_ROOMS] = lobby_rooms,
+    [CMD_HISTORY] = lobby_history,
+    [CMD_REPLAY] = lobby_replay,
+    [CMD_JOIN] = lobby_join,
+    [CMD_WATCH] = lobby_watch,
+    [CMD_LEAVE] = lobby_leave,
+    [CMD_ADDBOT] = lobby_addbot,
+    [CMD_ACT] = on_act,
+    [CMD_STATE] = on_state,
+    [CMD_SAY] = lobby_say,
+    [CMD_PING] = on_ping,
+    [CMD_HELP] = on_help,
+    [CMD_QUIT] = on_quit,
+    [CMD_ADMIN] = admin_login,
+    [CMD_ANNOUNCE] = admin_announce,
+    [CMD_DRAIN] = admin_drain,
+    [CMD_CLOSE] = admin_close,
+    [CMD_KICK] = admin_kick,
+    [CMD_STATS] = admin_stats,
+};
+
+bool dispatch_handles_every_command(void)
+{
+    for (int i = 0; i < CMD__COUNT; i++)
+        if (!HANDLERS[i]) return false;
+    return true;
+}
+
 static void route(request_t *req, cmd_id_t id)
 {
-    switch (id) {
-    case CMD_HELLO: on_hello(req); break;
-    case CMD_GAMES: on_games(req); break;
-    case CMD_CREATE: lobby_create(req); break;
-    case CMD_ROOMS: lobby_rooms(req); break;
-    case CMD_HISTORY: lobby_history(req); break;
-    case CMD_REPLAY: lobby_replay(req); break;
-    case CMD_JOIN: lobby_join(req); break;
-    case CMD_WATCH: lobby_watch(req); break;
-    case CMD_LEAVE: lobby_leave(req); break;
-    case CMD_ADDBOT: lobby_addbot(req); break;
-    case CMD_ACT: on_act(req); break;
-    case CMD_STATE: on_state(req); break;
-    case CMD_SAY: lobby_say(req); break;
-    case CMD_PING: req_ok_bare(req); break;
-    case CMD_HELP: on_help(req); break;
-    case CMD_QUIT: on_quit(req); break;
-    case CMD_ADMIN:
-    case CMD_ANNOUNCE:
-    case CMD_DRAIN:
-    case CMD_CLOSE:
-    case CMD_KICK:
-    case CMD_STATS: admin_route(req, id); break;
-    default: req_fail(req, TAPIS_E_UNKNOWN_COMMAND, "unknown command"); break;
-    }
+    HANDLERS[id](req);
 }
 
 void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool limited)

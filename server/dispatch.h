@@ -31,6 +31,9 @@ typedef struct request {
  */
 void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool limited);
 
+/* True when every command of the table has a handler (main() checks it at start). */
+bool dispatch_handles_every_command(void);
+
 /*
  * Reply ok with the fields of `fields` (stolen). NULL fields (they could not
  * be built), or no memory for the reply, answer internal instead: so a

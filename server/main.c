@@ -20,6 +20,7 @@
 #include "envelope.h"
 #include "http.h"
 #include "log.h"
+#include "dispatch.h"
 #include "options.h"
 #include "room.h"
 #include "scheduler.h"
@@ -311,6 +312,10 @@ int main(int argc, char **argv)
     json_set_alloc_funcs(tapis_malloc, tapis_free);
     if (uv_replace_allocator(tapis_malloc, uv_realloc_wrapped, tapis_calloc, tapis_free) < 0) {
         log_error("cannot install the allocator");
+        return 1;
+    }
+    if (!dispatch_handles_every_command()) { /* a command added without its handler */
+        log_error("a command of the table has no handler (server/dispatch.c)");
         return 1;
     }
     static server_t srv;
