@@ -27,24 +27,24 @@ int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
 
 int game_bad_action(game_error_t *err, const char *what)
 {
-    return game_fail(err, "bad_action", "%s", what);
+    return game_fail(err, TAPIS_E_BAD_ACTION, "%s", what);
 }
 
 int game_no_memory(game_error_t *err)
 {
-    return game_fail(err, "no_memory", "out of memory");
+    return game_fail(err, TAPIS_E_INTERNAL, "out of memory");
 }
 
 int game_action_type(const json_t *action, const char *const *names, int n, const char *title,
                      game_error_t *err)
 {
     if (!json_is_object(action))
-        return game_fail(err, "bad_action", "an action is a JSON object with a \"type\"");
+        return game_fail(err, TAPIS_E_BAD_ACTION, "an action is a JSON object with a \"type\"");
     const char *type = json_string_value(json_object_get(action, "type"));
-    if (!type) return game_fail(err, "bad_action", "an action needs a \"type\" string");
+    if (!type) return game_fail(err, TAPIS_E_BAD_ACTION, "an action needs a \"type\" string");
     for (int i = 0; i < n; i++)
         if (strcmp(type, names[i]) == 0) return i;
-    return game_fail(err, "unknown_action", "%s has no action \"%.40s\"", title, type);
+    return game_fail(err, TAPIS_E_UNKNOWN_ACTION, "%s has no action \"%.40s\"", title, type);
 }
 
 bool game_action_keys_ok(const json_t *action, const char *const *keys)
@@ -108,23 +108,23 @@ static void choices_text(const game_option_t *o, char *buf, size_t size)
 int game_option_check(const game_desc_t *d, const char *name, const json_t *v, game_error_t *err)
 {
     const game_option_t *o = option_row(d, name);
-    if (!o) return game_fail(err, "bad_option", "%s has no option \"%.40s\"", d->title, name);
+    if (!o) return game_fail(err, TAPIS_E_BAD_OPTION, "%s has no option \"%.40s\"", d->title, name);
     switch (o->type) {
     case GAME_OPT_INT:
         if (!json_is_integer(v))
-            return game_fail(err, "bad_option",
+            return game_fail(err, TAPIS_E_BAD_OPTION,
                              "option \"%s\" is an integer, %" JSON_INTEGER_FORMAT
                              "..%" JSON_INTEGER_FORMAT,
                              name, o->min, o->max);
         if (json_integer_value(v) < o->min || json_integer_value(v) > o->max)
-            return game_fail(err, "bad_option",
+            return game_fail(err, TAPIS_E_BAD_OPTION,
                              "option \"%s\" must be %" JSON_INTEGER_FORMAT "..%" JSON_INTEGER_FORMAT
                              ", not %" JSON_INTEGER_FORMAT,
                              name, o->min, o->max, json_integer_value(v));
         return 0;
     case GAME_OPT_BOOL:
         if (!json_is_boolean(v))
-            return game_fail(err, "bad_option", "option \"%s\" is true or false", name);
+            return game_fail(err, TAPIS_E_BAD_OPTION, "option \"%s\" is true or false", name);
         return 0;
     case GAME_OPT_STRING: {
         char list[128];
@@ -132,10 +132,10 @@ int game_option_check(const game_desc_t *d, const char *name, const json_t *v, g
         const char *s = json_string_value(v);
         for (size_t i = 0; s && o->choices && o->choices[i]; i++)
             if (strcmp(s, o->choices[i]) == 0) return 0;
-        return game_fail(err, "bad_option", "option \"%s\" must be %s", name, list);
+        return game_fail(err, TAPIS_E_BAD_OPTION, "option \"%s\" must be %s", name, list);
     }
     }
-    return game_fail(err, "bad_option", "option \"%s\" has an unknown type", name);
+    return game_fail(err, TAPIS_E_BAD_OPTION, "option \"%s\" has an unknown type", name);
 }
 
 int game_option_int(const json_t *options, const char *name)
@@ -196,17 +196,17 @@ game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t s
                  game_error_t *err)
 {
     if (seats < d->min_seats || seats > d->max_seats) {
-        game_fail(err, "bad_players", "%s is played by %d to %d players, not %d", d->title,
+        game_fail(err, TAPIS_E_BAD_PLAYERS, "%s is played by %d to %d players, not %d", d->title,
                   d->min_seats, d->max_seats, seats);
         return NULL;
     }
     if (user && !json_is_object(user)) {
-        game_fail(err, "bad_option", "options must be a JSON object");
+        game_fail(err, TAPIS_E_BAD_OPTION, "options must be a JSON object");
         return NULL;
     }
     json_t *opts = game_default_options(d);
     if (!opts) {
-        game_fail(err, "no_memory", "out of memory");
+        game_fail(err, TAPIS_E_INTERNAL, "out of memory");
         return NULL;
     }
     const char *key;
@@ -219,7 +219,7 @@ game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t s
         }
         if (json_object_set(opts, key, v) < 0) {
             json_decref(opts);
-            game_fail(err, "no_memory", "out of memory");
+            game_fail(err, TAPIS_E_INTERNAL, "out of memory");
             return NULL;
         }
     }

@@ -269,10 +269,10 @@ const char *game_option_string(const json_t *options, const char *name);
 
 /*
  * The start of create(): a zeroed state of `size` bytes (the game's struct,
- * which starts with its game_t) for d and `seats`; NULL with "no_memory".
+ * which starts with its game_t) for d and `seats`; NULL with "internal".
  */
 void *game_state_new(size_t size, const game_desc_t *d, int seats, game_error_t *err);
-/* The end of create(): g, or NULL with g freed and "no_memory" if an allocation
+/* The end of create(): g, or NULL with g freed and "internal" if an allocation
    failed since `mark` (a part of the state may be missing). */
 game_t *game_created(game_t *g, unsigned long mark, game_error_t *err);
 /*
@@ -450,7 +450,7 @@ int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* game_fail() with "bad_action" and the message `what`. */
 int game_bad_action(game_error_t *err, const char *what);
-/* game_fail() with "no_memory". */
+/* game_fail() with "internal". */
 int game_no_memory(game_error_t *err);
 
 /* --- building views and dumps (game.c) --- */

@@ -95,6 +95,18 @@ typedef struct tapis_error {
 #define TAPIS_E_UNAVAILABLE "unavailable"
 /* An action the game refused without a code of its own (games use it too). */
 #define TAPIS_E_ILLEGAL_ACTION "illegal_action"
+
+/* ---------------------------------------- refusals every game may make --- */
+/* (PROTOCOL.md, section 4: "Every game may answer"; core/game.c and the games) */
+
+/* An action out of turn. */
+#define TAPIS_E_NOT_YOUR_TURN "not_your_turn"
+/* A race lost: the card was already taken, the window closed. */
+#define TAPIS_E_TOO_LATE "too_late"
+/* The game has no action of that "type". */
+#define TAPIS_E_UNKNOWN_ACTION "unknown_action"
+/* The action's fields are missing, unknown or of the wrong type. */
+#define TAPIS_E_BAD_ACTION "bad_action"
 /*
  * The out-of-memory code, and any other server fault (logged): the request
  * may be sent again later. The only code tapis sends when an allocation

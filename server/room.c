@@ -65,13 +65,6 @@ static void seat_changed(room_t *r, int i, int64_t at)
     json_decref(who);
 }
 
-/* Some games still name running out of memory "no_memory": the protocol has one
-   code for it (tapis_error.h). */
-static void oom_code(tapis_error_t *err)
-{
-    if (err->code && strcmp(err->code, "no_memory") == 0) err->code = TAPIS_E_INTERNAL;
-}
-
 room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
                     bool private_room, tapis_error_t *err)
 {
@@ -82,10 +75,7 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     }
     uint64_t seed = server_game_seed(srv);
     game_t *g = game_new(d, nseats, options, seed, err);
-    if (!g) {
-        oom_code(err);
-        return NULL;
-    }
+    if (!g) return NULL;
     /* The complete options (the defaults merged in): what a replay gives game_new().
        And the room's place in the timer heap, so that its deadlines never need memory. */
     unsigned long mark = tapis_alloc_failures();
@@ -767,7 +757,6 @@ static bool settle(room_t *r, int64_t now)
 static int apply_counted(room_t *r, int seat, const json_t *action, int64_t now, tapis_error_t *err)
 {
     int rc = game_apply(r->game, seat, action, now, err);
-    if (rc < 0) oom_code(err);
     metrics_t *m = &r->srv->metrics;
     int g = metrics_game_index(r->desc->id);
     if (rc == 0)

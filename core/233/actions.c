@@ -36,7 +36,7 @@ static int parse_cards(const json_t *list, size_t from, g233_act_t *a, int min, 
     if (!json_is_array(list)) return game_bad_action(err, "\"cards\" must be a list of card names");
     size_t n = json_array_size(list);
     if (n < from || (int)(n - from) < min || (int)(n - from) > max)
-        return game_fail(err, "bad_action", "give %d to %d cards", min, max);
+        return game_fail(err, TAPIS_E_BAD_ACTION, "give %d to %d cards", min, max);
     a->ncards = 0;
     for (size_t i = from; i < n; i++) {
         int c = g233_card_parse(json_string_value(json_array_get(list, i)));

@@ -112,7 +112,7 @@ static int check_turn(const g233_t *g, int seat, g233_phase_t phase, bool pendin
                       game_error_t *err)
 {
     if (seat != g->turn)
-        return game_fail(err, "not_your_turn", "it is seat %d's turn, not yours", g->turn);
+        return game_fail(err, TAPIS_E_NOT_YOUR_TURN, "it is seat %d's turn, not yours", g->turn);
     if (g->phase != phase) {
         if (g->phase == G233_PH_GIFT)
             return game_fail(err, "must_place_gift", "place the gift you drew first");
@@ -132,7 +132,7 @@ static int check_discard_available(const g233_t *g, int seat, game_error_t *err)
     int t = top_discard(g);
     bool last_draws = g->declarer >= 0;
     if (t < 0 || (!g->open && !last_draws))
-        return game_fail(err, "too_late", "the discard is no longer available");
+        return game_fail(err, TAPIS_E_TOO_LATE, "the discard is no longer available");
     if (t == G233_CARD_STOP) return game_fail(err, "cannot_take", "a stop cannot be kept");
     if (g->discarder == seat)
         return game_fail(err, "own_discard", "you cannot take back your own discard");
@@ -149,7 +149,7 @@ int g233_claim_gate(const g233_t *g, int seat, game_error_t *err)
     if (g->declarer >= 0)
         return game_fail(err, "round_ending", "the round is ending: no more claims");
     if (g->phase != G233_PH_DRAW)
-        return game_fail(err, "too_late", "the discard is no longer available");
+        return game_fail(err, TAPIS_E_TOO_LATE, "the discard is no longer available");
     return check_discard_available(g, seat, err);
 }
 
@@ -187,7 +187,7 @@ static int check_claim(const g233_t *g, int seat, const g233_act_t *a, game_erro
 static int check_discard(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
 {
     if (seat != g->turn)
-        return game_fail(err, "not_your_turn", "it is seat %d's turn, not yours", g->turn);
+        return game_fail(err, TAPIS_E_NOT_YOUR_TURN, "it is seat %d's turn, not yours", g->turn);
     const g233_hand_t *h = &g->p[seat].hand;
     if (g->phase == G233_PH_GIFT && !a->declare)
         return game_fail(err, "must_place_gift", "place the gift you drew first");
@@ -233,9 +233,9 @@ static int check_placing(const g233_t *g, int seat, const g233_act_t *a, game_er
 
 int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
 {
-    if (g->phase == G233_PH_OVER) return game_fail(err, "game_over", "the game is over");
+    if (g->phase == G233_PH_OVER) return game_fail(err, TAPIS_E_GAME_OVER, "the game is over");
     if (seat < 0 || seat >= g->base.seats)
-        return game_fail(err, "not_seated", "only seated players act");
+        return game_fail(err, TAPIS_E_NOT_SEATED, "only seated players act");
     if (g233_placing(g)) return check_placing(g, seat, a, err);
     const g233_hand_t *h = &g->p[seat].hand;
     switch (a->type) {
@@ -273,7 +273,7 @@ int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err
         }
         return 0;
     }
-    return game_fail(err, "unknown_action", "unknown action");
+    return game_fail(err, TAPIS_E_UNKNOWN_ACTION, "unknown action");
 }
 
 /* ------------------------------------------------------------------ */

@@ -93,12 +93,12 @@ const char *ap3_pack_scoring_name(const ap3_t *g)
 
 int ap3_check(const ap3_t *g, int seat, const ap3_act_t *a, game_error_t *err)
 {
-    if (g->phase == AP3_OVER) return game_fail(err, "game_over", "the game is over");
+    if (g->phase == AP3_OVER) return game_fail(err, TAPIS_E_GAME_OVER, "the game is over");
     if (seat < 0 || seat >= g->base.seats)
-        return game_fail(err, "not_seated", "only seated players act");
+        return game_fail(err, TAPIS_E_NOT_SEATED, "only seated players act");
     int turn = ap3_turn(g);
     if (seat != turn)
-        return game_fail(err, "not_your_turn", "it is seat %d's turn, not yours", turn);
+        return game_fail(err, TAPIS_E_NOT_YOUR_TURN, "it is seat %d's turn, not yours", turn);
     bool pick = a->type == AP3_ACT_PICK;
     if (pick != (g->phase == AP3_PICK))
         return game_fail(err, "wrong_step",

@@ -118,9 +118,9 @@ static int check_cell(const seqnum_t *g, int seat, const seqnum_act_t *a, game_e
 
 int seqnum_check(const seqnum_t *g, int seat, const seqnum_act_t *a, game_error_t *err)
 {
-    if (g->over) return game_fail(err, "game_over", "the game is over");
+    if (g->over) return game_fail(err, TAPIS_E_GAME_OVER, "the game is over");
     if (seat < 0 || seat >= g->base.seats)
-        return game_fail(err, "not_seated", "only seated players act");
+        return game_fail(err, TAPIS_E_NOT_SEATED, "only seated players act");
     const seqnum_player_t *p = &g->p[seat];
     if (a->type == SEQNUM_ACT_DRAW) {
         if (p->owe < 0)
@@ -130,7 +130,7 @@ int seqnum_check(const seqnum_t *g, int seat, const seqnum_act_t *a, game_error_
         return 0;
     }
     if (seat != g->turn)
-        return game_fail(err, "not_your_turn", "it is seat %d's turn, not yours", g->turn);
+        return game_fail(err, TAPIS_E_NOT_YOUR_TURN, "it is seat %d's turn, not yours", g->turn);
     switch (a->type) {
     case SEQNUM_ACT_TRADE:
         if (g->traded) return game_fail(err, "already_traded", "one dead card per turn");
@@ -150,7 +150,7 @@ int seqnum_check(const seqnum_t *g, int seat, const seqnum_act_t *a, game_error_
         return 0;
     case SEQNUM_ACT_DRAW: break;
     }
-    return game_fail(err, "unknown_action", "unknown action");
+    return game_fail(err, TAPIS_E_UNKNOWN_ACTION, "unknown action");
 }
 
 /* ------------------------------------------------------------------ */
@@ -285,18 +285,19 @@ static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_err
     unsigned long mark = tapis_alloc_failures();
     int teams = game_option_int(o, "teams");
     if (seats == 5 || seats < 2 || seats > SEQNUM_MAX_SEATS) {
-        game_fail(err, "bad_players",
+        game_fail(err, TAPIS_E_BAD_PLAYERS,
                   "seqnum is played by 2 or 3 players alone, or 4 or 6 in teams; not %d", seats);
         return NULL;
     }
     if (seats <= 3 && teams != 0 && teams != seats) {
-        game_fail(err, "bad_option", "with %d players everyone plays alone: teams must be 0 or %d",
-                  seats, seats);
+        game_fail(err, TAPIS_E_BAD_OPTION,
+                  "with %d players everyone plays alone: teams must be 0 or %d", seats, seats);
         return NULL;
     }
     if (seats >= 4 && teams != 0 && (teams < 2 || teams > 3 || seats % teams != 0)) {
-        game_fail(err, "bad_option", "%d players make 2%s teams of equal size (teams = 0, 2%s)",
-                  seats, seats == 6 ? " or 3" : "", seats == 6 ? " or 3" : "");
+        game_fail(err, TAPIS_E_BAD_OPTION,
+                  "%d players make 2%s teams of equal size (teams = 0, 2%s)", seats,
+                  seats == 6 ? " or 3" : "", seats == 6 ? " or 3" : "");
         return NULL;
     }
     seqnum_t *g = game_state_new(sizeof *g, &seqnum_desc, seats, err);

@@ -29,7 +29,8 @@ static const char *const fields[][2] = {
 static int read_int(const json_t *v, const char *name, int hi, const char *code, int *out,
                     game_error_t *err)
 {
-    if (!json_is_integer(v)) return game_fail(err, "bad_action", "\"%s\" must be an integer", name);
+    if (!json_is_integer(v))
+        return game_fail(err, TAPIS_E_BAD_ACTION, "\"%s\" must be an integer", name);
     json_int_t x = json_integer_value(v);
     if (x < 0 || x > hi) return game_fail(err, code, "\"%s\" must be 0..%d", name, hi);
     *out = (int)x;
@@ -48,7 +49,7 @@ int slap_parse(const json_t *o, slap_act_t *a, game_error_t *err)
     int nwant = want[1] ? 2 : 1;
     const json_t *args = json_object_get(o, "args");
     if (args && (!json_is_array(args) || json_array_size(args) != (size_t)nwant))
-        return game_fail(err, "bad_action", "inline: %s takes %d number%s", type, nwant,
+        return game_fail(err, TAPIS_E_BAD_ACTION, "inline: %s takes %d number%s", type, nwant,
                          nwant > 1 ? "s" : "");
     const char *k;
     json_t *v;
@@ -58,13 +59,13 @@ int slap_parse(const json_t *o, slap_act_t *a, game_error_t *err)
                      (!args && want[1] && strcmp(k, want[1]) == 0) ||
                      (args && strcmp(k, "args") == 0);
         if (!known)
-            return game_fail(err, "bad_action", "%s takes \"%s\"%s%s%s (or \"args\")", type,
+            return game_fail(err, TAPIS_E_BAD_ACTION, "%s takes \"%s\"%s%s%s (or \"args\")", type,
                              want[0], want[1] ? " and \"" : "", want[1] ? want[1] : "",
                              want[1] ? "\"" : "");
     }
     for (int i = 0; i < nwant; i++) {
         const json_t *x = args ? json_array_get(args, (size_t)i) : json_object_get(o, want[i]);
-        if (!x) return game_fail(err, "bad_action", "%s needs \"%s\"", type, want[i]);
+        if (!x) return game_fail(err, TAPIS_E_BAD_ACTION, "%s needs \"%s\"", type, want[i]);
         int *slot = strcmp(want[i], "column") == 0 ? &a->column
                     : strcmp(want[i], "pile") == 0 ? &a->pile
                                                    : &a->to;

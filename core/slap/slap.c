@@ -293,7 +293,7 @@ static int check_play(const slap_t *g, int seat, const slap_act_t *a, game_error
     if (slap_fits(c, k->cards[k->n - 1])) return 0;
     /* It would have gone on the card now covered: someone played there first. */
     if (k->n >= 2 && slap_fits(c, k->cards[k->n - 2]))
-        return game_fail(err, "too_late", "%s was played on pile %d first",
+        return game_fail(err, TAPIS_E_TOO_LATE, "%s was played on pile %d first",
                          slap_card_name(k->cards[k->n - 1]), a->pile);
     return game_fail(err, "cannot_play",
                      "%s goes on a lower card of another colour, or odd on an even card of its "
@@ -303,9 +303,9 @@ static int check_play(const slap_t *g, int seat, const slap_act_t *a, game_error
 
 int slap_check(const slap_t *g, int seat, const slap_act_t *a, game_error_t *err)
 {
-    if (g->phase == SLAP_OVER) return game_fail(err, "game_over", "the game is over");
+    if (g->phase == SLAP_OVER) return game_fail(err, TAPIS_E_GAME_OVER, "the game is over");
     if (seat < 0 || seat >= g->base.seats)
-        return game_fail(err, "not_seated", "only seated players act");
+        return game_fail(err, TAPIS_E_NOT_SEATED, "only seated players act");
     if ((a->type == SLAP_ACT_PLAY || a->type == SLAP_ACT_SLAP) && a->pile >= g->base.seats)
         return game_fail(err, "no_such_pile", "the piles are 0..%d", g->base.seats - 1);
     if (g->phase == SLAP_SETUP) return game_fail(err, "too_early", "wait for the go");
@@ -332,7 +332,7 @@ int slap_check(const slap_t *g, int seat, const slap_act_t *a, game_error_t *err
         return 0;
     case SLAP_ACT_SLAP: break;
     }
-    return game_fail(err, "unknown_action", "unknown action");
+    return game_fail(err, TAPIS_E_UNKNOWN_ACTION, "unknown action");
 }
 
 /* ------------------------------------------------------------------ */

@@ -11,8 +11,9 @@
  *  - not crash (and, in the sanitizer build, touch no freed or unowned memory);
  *  - free everything: no block alive at the end of the run;
  *  - report the failure: each step of the script gives the reference's
- *    outcome, or an out-of-memory outcome (NULL, or the codes "internal" and
- *    "no_memory") in the step during which the allocation failed, never
+ *    outcome, or an out-of-memory outcome (NULL, or the code "internal", the
+ *    one out-of-memory code of every layer) in the step during which the
+ *    allocation failed, never
  *    another outcome (a view missing a key, a wrong error code, a changed
  *    state after a refused action).
  * A game action refused for lack of memory must leave the state as it was
@@ -283,7 +284,7 @@ static const char *const actions[] = {
 
 static bool is_oom_code(const char *code)
 {
-    return code && (strcmp(code, TAPIS_E_INTERNAL) == 0 || strcmp(code, "no_memory") == 0);
+    return code && strcmp(code, TAPIS_E_INTERNAL) == 0;
 }
 
 /* True (in a failing run) unless the reference gave `out` at this step: a NULL is out of memory. */
