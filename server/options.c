@@ -147,7 +147,7 @@ static const opt_spec_t OPTIONS[] = {
              "unfinished, or its journal does not replay to its stored result"},
 
     {"config", "FILE", OTHER(parse_config), .f = {FIELD(config_path)}, .reload = RELOAD_KEEP,
-     .no_config = true, .group = "Operating (tapisd(8), \"Hosting\" in the README):",
+     .no_config = true, .group = "Operating (tapisd(8), docs/OPERATING.md):",
      .help = "options from FILE, one a line without the dashes (\"line-rate 500\"); the "
              "command line wins; read again on SIGHUP (default none)"},
     {"metrics", "HOST:PORT", OTHER(parse_metrics),

@@ -10,10 +10,11 @@ systemd unit). Exit status 0 = pass, 1 = fail. A check fails, never skips,
 when a tool it runs is missing (systemd-analyze, groff, man): deploy/dev
 installs them, and a weaker check in their place would pass what they fail.
 
-- unit: the generated tapisd.service has the keys README and DESIGN promise
-  (sandbox, state directory, descriptor limit for --max-conns, ExecStart at
-  the installed tapisd); `systemd-analyze verify` accepts it, so the commands
-  it runs (ExecReload's /bin/kill, from procps) and its man: link exist.
+- unit: the generated tapisd.service has the keys docs/OPERATING.md and
+  DESIGN promise (sandbox, state directory, descriptor limit for
+  --max-conns, ExecStart at the installed tapisd); `systemd-analyze verify`
+  accepts it, so the commands it runs (ExecReload's /bin/kill, from procps)
+  and its man: link exist.
 - man: each page renders without a warning (groff -ww; `man -l` too) and
   names every option its program's --help prints, with the same defaults:
   a new flag without a man entry fails here.
