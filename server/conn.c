@@ -21,7 +21,8 @@
  *
  * Budgets: each line costs a unit of the connection's line budget
  * (--line-rate) and each error reply a unit of its error budget
- * (--error-rate); see conn_take_line() and conn_note_error().
+ * (--error-rate), unless the error is the server's own failure; see
+ * conn_take_line() and conn_note_error().
  */
 #include <stdlib.h>
 #include <string.h>
@@ -487,10 +488,23 @@ static void close_with_error(conn_t *c, const char *code, const char *message)
     conn_close_after_flush(c, code);
 }
 
-void conn_note_error(conn_t *c)
+/*
+ * The codes that say the server failed, not the client: a node that cannot be
+ * reached (unavailable), a fault or no memory (internal), no room for more
+ * (server_full), a drain for an upgrade (draining). The request was fine and
+ * may succeed when sent again, as the client is told to do: charging them
+ * would close, after a node's death, the very clients that do as told.
+ */
+static bool server_failure(const char *code)
+{
+    return code && (strcmp(code, TAPIS_E_UNAVAILABLE) == 0 || strcmp(code, TAPIS_E_INTERNAL) == 0 ||
+                    strcmp(code, TAPIS_E_SERVER_FULL) == 0 || strcmp(code, TAPIS_E_DRAINING) == 0);
+}
+
+void conn_note_error(conn_t *c, const char *code)
 {
     const server_opts_t *o = &c->srv->opts;
-    if (c->state != CONN_OPEN || o->error_rate == 0) return;
+    if (c->state != CONN_OPEN || o->error_rate == 0 || server_failure(code)) return;
     if (budget_take(&c->error_budget, server_now_us(c->srv), 1000000 / o->error_rate,
                     2 * o->error_rate))
         return;

@@ -43,8 +43,10 @@ void conn_hello_done(conn_t *c);
 void conn_take_line(conn_t *c);
 /* Re-key c in the ready heap after its input changed (or take it out). */
 void conn_update_ready(conn_t *c);
-/* An error reply went to c: one unit of its error budget; closes c when spent. */
-void conn_note_error(conn_t *c);
+/* An error reply `code` went to c: one unit of its error budget (none for the
+   server's own failures: unavailable, internal, server_full, draining);
+   closes c when spent. */
+void conn_note_error(conn_t *c, const char *code);
 /* Write the output every connection has waiting (then, also the prepare handle's work). */
 void conn_flush_all(server_t *srv);
 /* Free the counts of connections per address (at exit, once every connection is closed). */

@@ -70,7 +70,7 @@ void req_fail(request_t *req, const char *code, const char *fmt, ...)
     va_end(ap);
     req->replied = true;
     conn_send_new(req->conn, proto_reply_error(req->re, req->id, code, msg));
-    conn_note_error(req->conn);
+    conn_note_error(req->conn, code);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -363,7 +363,7 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
     tapis_error_t perr;
     int rc = proto_request_parse(&preq, line, len, &perr);
     if (rc == PROTO_EMPTY) {
-        if (limited) conn_note_error(c); /* no reply to a blank line, but it still counts */
+        if (limited) conn_note_error(c, TAPIS_E_RATE_LIMITED); /* no reply, but it counts */
         proto_request_free(&preq);
         return;
     }
@@ -378,7 +378,7 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
     if (rc != PROTO_OK) {
         log_debug("conn %llu: %s: %s", (unsigned long long)c->id, perr.code, perr.message);
         conn_send_new(c, proto_reply_from_error(&preq, &perr));
-        conn_note_error(c);
+        conn_note_error(c, perr.code);
         proto_request_free(&preq);
         return;
     }

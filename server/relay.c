@@ -314,7 +314,7 @@ void relay_forward(conn_t *c, const char *node, const char *line, size_t len, co
         char msg[160];
         snprintf(msg, sizeof msg, "node %s cannot be reached now; try again", node);
         conn_send_new(c, proto_reply_error(re, id, TAPIS_E_UNAVAILABLE, msg));
-        conn_note_error(c);
+        conn_note_error(c, TAPIS_E_UNAVAILABLE); /* the server's failure: spends nothing */
         return;
     }
     c->relay_wait++;

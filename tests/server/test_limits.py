@@ -190,6 +190,24 @@ def a_flood_that_goes_on_is_closed_with_too_many_errors(srv):
     assert srv.alive()
 
 
+@served("--max-rooms", "1", "--error-rate", "1", "--create-rate", "0")
+def the_servers_own_failures_spend_no_error_budget(srv):
+    # --error-rate 1: bursts of two errors. A full server is no fault of the
+    # client's: twenty `create` refused with server_full in a row leave it
+    # connected, and its own errors are counted as before (the third closes).
+    c = srv.connect("ann")
+    c.ok("create", game="aspoint3")
+    for _ in range(20):
+        r = c.request("create", game="aspoint3")
+        assert r["ok"] is False and r["error"]["code"] == "server_full", r
+    c.ok("ping")
+    for _ in range(2):
+        assert c.request("nosuch")["error"]["code"] == "unknown_command"
+    c.send({"cmd": "nosuch"})
+    msgs = c.wait_closed()
+    assert msgs[-1].get("ev") == "error" and msgs[-1]["error"]["code"] == "too_many_errors", msgs
+
+
 @served()  # the defaults
 def brace_flood_is_closed_after_a_bounded_number_of_errors(srv):
     s = socket.create_connection(("127.0.0.1", srv.port))
