@@ -60,6 +60,8 @@ typedef struct node {
     char ip[64]; /* host resolved (once) */
     int rooms;
     bool seen;
+    int link_fails;        /* links to it refused or broken in a row (relay.c) */
+    int64_t link_retry_at; /* ms: no new link to it before */
     UT_hash_handle hh;
 } node_t;
 
@@ -838,6 +840,8 @@ static void node_seen(cluster_t *cl, const char *id, const char *record)
         split_addr(addr, n->host, &n->port) == 0) {
         snprintf(n->addr, sizeof n->addr, "%s", addr);
         resolve(n);
+        n->link_fails = 0; /* a new process: what the old one refused says nothing of it */
+        n->link_retry_at = 0;
         log_notice("cluster: node %s at %s", id, addr);
     }
     if (n) {
@@ -969,6 +973,49 @@ int cluster_node_addr(server_t *srv, const char *id, char ip[64], int *port)
     snprintf(ip, 64, "%s", n->ip);
     *port = n->port;
     return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Links to the other nodes: backing off from a node that refused           */
+/* ------------------------------------------------------------------------ */
+
+#define LINK_RETRY_FIRST_MS 100 /* then twice as long after each failure, up to a heartbeat */
+
+static node_t *node_of(server_t *srv, const char *id)
+{
+    node_t *n = NULL;
+    if (srv->cluster) HASH_FIND_STR(srv->cluster->nodes, id, n);
+    return n;
+}
+
+void cluster_link_failed(server_t *srv, const char *id)
+{
+    node_t *n = node_of(srv, id);
+    int64_t now = server_now_ms(srv);
+    /* The other links that break while it backs off saw the same failure (a
+       node that dies breaks every link at once): one step of the backoff. */
+    if (!n || now < n->link_retry_at) return;
+    /* Capped at a heartbeat, when the links of rooms back elsewhere open
+       anyway: a node that restarts where it was is found again as soon. */
+    int64_t cap = (int64_t)srv->opts.node_ttl / 3;
+    int64_t wait = (int64_t)LINK_RETRY_FIRST_MS << (n->link_fails < 10 ? n->link_fails : 10);
+    n->link_fails++;
+    n->link_retry_at = now + (wait < cap ? wait : cap);
+}
+
+void cluster_link_up(server_t *srv, const char *id)
+{
+    node_t *n = node_of(srv, id);
+    if (!n) return;
+    n->link_fails = 0;
+    n->link_retry_at = 0;
+}
+
+int64_t cluster_link_wait_ms(server_t *srv, const char *id)
+{
+    node_t *n = node_of(srv, id);
+    int64_t left = n ? n->link_retry_at - server_now_ms(srv) : 0;
+    return left > 0 ? left : 0;
 }
 
 bool cluster_is_node_ip(const server_t *srv, const char *ip)

@@ -75,6 +75,18 @@ const char *cluster_dir_node(server_t *srv, const char *id);
 const char *cluster_place_room(server_t *srv);
 /* The game address of node id. Returns 0 and fills ip/port, or -1. */
 int cluster_node_addr(server_t *srv, const char *id, char ip[64], int *port);
+/*
+ * Links to node id (relay.c). A link that could not connect, or that broke,
+ * makes the next ones wait: 100 ms, then twice as long after each failure in
+ * a row, up to a heartbeat (--node-ttl / 3); a link that connects ends the
+ * wait, and so does the node seen again at a new address. A node that died
+ * is not asked again at every request, and the rooms that move elsewhere
+ * are not delayed: the wait is the node's, not the room's.
+ */
+void cluster_link_failed(server_t *srv, const char *id);
+void cluster_link_up(server_t *srv, const char *id);
+/* The ms to wait before a new link to node id (0: one may be opened now). */
+int64_t cluster_link_wait_ms(server_t *srv, const char *id);
 /* True when ip (numeric) is a node of the cluster: its links are not capped. */
 bool cluster_is_node_ip(const server_t *srv, const char *ip);
 /* The live nodes (this one included; 0 without --redis); true while Redis answers. */

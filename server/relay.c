@@ -36,6 +36,7 @@ typedef struct link_write {
 } link_write_t;
 
 static void link_close(relay_t *l, const char *why);
+static void link_broken(relay_t *l, const char *why);
 
 static void on_link_close(uv_handle_t *h)
 {
@@ -52,7 +53,7 @@ static void on_written(uv_write_t *req, int status)
 {
     relay_t *l = req->data;
     tapis_free(req); /* the link_write_t */
-    if (status < 0 && !l->closing) link_close(l, uv_strerror(status));
+    if (status < 0 && !l->closing) link_broken(l, uv_strerror(status));
 }
 
 /* Write data (and a "\n" with `nl`): one allocation and one write. */
@@ -74,7 +75,7 @@ static void link_write(relay_t *l, const char *data, size_t len, bool nl)
     uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
     if (uv_write(&w->req, (uv_stream_t *)&l->tcp, &b, 1, on_written) < 0) {
         tapis_free(w);
-        link_close(l, "write failed");
+        link_broken(l, "write failed");
     }
 }
 
@@ -97,6 +98,26 @@ static void fail_waiting(relay_t *l, const char *why)
     if (c) conn_update_ready(c);
 }
 
+static bool has_room(const json_t *rooms, const char *id)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(rooms, i, v) if (strcmp(json_string_value(v), id) == 0) return true;
+    return false;
+}
+
+/* c's room id has no link now: it is linked again when the directory shows it
+   on a node (relink()), for RELINK_MS_TTLS node TTLs. */
+static void lose_room(conn_t *c, const char *id)
+{
+    server_t *srv = c->srv;
+    if (c->state != CONN_OPEN || srv->stopping) return;
+    if (!c->relay_lost && !(c->relay_lost = json_array())) return;
+    if (!has_room(c->relay_lost, id)) json_array_append_new(c->relay_lost, json_string(id));
+    c->relay_lost_until = (uint64_t)server_now_ms(srv) + RELINK_MS_TTLS * srv->opts.node_ttl;
+    if (queue_empty(&c->relink_node)) queue_insert_tail(&srv->relinking, &c->relink_node);
+}
+
 static void link_close(relay_t *l, const char *why)
 {
     if (l->closing) return;
@@ -106,15 +127,9 @@ static void link_close(relay_t *l, const char *why)
         log_info("conn %llu: link to node %s closed (%s)", (unsigned long long)c->id, l->node, why);
         fail_waiting(l, why);
         queue_remove(&l->node_q);
-        if (c->state == CONN_OPEN && !c->srv->stopping && json_array_size(l->rooms) > 0) {
-            /* Its rooms come back on another node: the link opens again then. */
-            server_t *srv = c->srv;
-            if (!c->relay_lost) c->relay_lost = json_array();
-            json_array_extend(c->relay_lost, l->rooms);
-            c->relay_lost_until =
-                (uint64_t)server_now_ms(srv) + RELINK_MS_TTLS * srv->opts.node_ttl;
-            if (queue_empty(&c->relink_node)) queue_insert_tail(&srv->relinking, &c->relink_node);
-        }
+        size_t i;
+        json_t *v;
+        json_array_foreach(l->rooms, i, v) lose_room(c, json_string_value(v));
         l->client = NULL;
     }
     l->srv->metrics.relay_links--;
@@ -122,18 +137,20 @@ static void link_close(relay_t *l, const char *why)
     uv_close((uv_handle_t *)&l->deadline, on_link_close);
 }
 
+/* The node refused the link, did not answer, or the connection broke: new
+   links to it wait a while (cluster_link_failed()), so that a node that died
+   is not asked again at every request of every client it served. */
+static void link_broken(relay_t *l, const char *why)
+{
+    if (l->closing) return;
+    cluster_link_failed(l->srv, l->node);
+    link_close(l, why);
+}
+
 static void on_connect_deadline(uv_timer_t *t)
 {
     relay_t *l = t->data;
-    if (!l->connected) link_close(l, "the node does not answer");
-}
-
-static bool has_room(const json_t *rooms, const char *id)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(rooms, i, v) if (strcmp(json_string_value(v), id) == 0) return true;
-    return false;
+    if (!l->connected) link_broken(l, "the node does not answer");
 }
 
 static void add_room(relay_t *l, const char *id)
@@ -207,7 +224,7 @@ static void on_link_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
     relay_t *l = s->data;
     if (nread < 0) {
-        link_close(l, nread == UV_EOF ? "the node closed it" : uv_strerror((int)nread));
+        link_broken(l, nread == UV_EOF ? "the node closed it" : uv_strerror((int)nread));
         return;
     }
     if (nread == 0 || l->closing) return;
@@ -233,10 +250,11 @@ static void on_connect(uv_connect_t *req, int status)
     if (l->closing) return;
     uv_timer_stop(&l->deadline);
     if (status < 0) {
-        link_close(l, uv_strerror(status));
+        link_broken(l, uv_strerror(status));
         return;
     }
     l->connected = true;
+    cluster_link_up(l->srv, l->node);
     uv_tcp_nodelay(&l->tcp, 1);
     if (uv_read_start((uv_stream_t *)&l->tcp, on_link_alloc, on_link_read) < 0) {
         link_close(l, "cannot read");
@@ -257,12 +275,14 @@ static relay_t *find_link(const conn_t *c, const char *node)
     return NULL;
 }
 
-/* The link of c to node, opened (and greeted) if there was none. NULL on failure. */
+/* The link of c to node, opened (and greeted) if there was none. NULL on
+   failure, and while new links to node wait (cluster_link_wait_ms()). */
 static relay_t *open_link(conn_t *c, const char *node)
 {
     relay_t *l = find_link(c, node);
     if (l) return l;
     server_t *srv = c->srv;
+    if (cluster_link_wait_ms(srv, node) > 0) return NULL;
     char ip[64];
     int port;
     struct sockaddr_storage addr;
@@ -293,10 +313,14 @@ static relay_t *open_link(conn_t *c, const char *node)
                               "token", c->session->token, "via", cluster_node_id(srv));
     char *text = hello ? json_dumps(hello, JSON_COMPACT) : NULL;
     json_decref(hello);
-    if (!text || buf_printf(&l->out, "%s\n", text) < 0 ||
-        uv_tcp_connect(&l->connect, &l->tcp, (struct sockaddr *)&addr, on_connect) < 0) {
+    if (!text || buf_printf(&l->out, "%s\n", text) < 0) {
         free(text);
-        link_close(l, "cannot connect");
+        link_close(l, "out of memory");
+        return NULL;
+    }
+    if (uv_tcp_connect(&l->connect, &l->tcp, (struct sockaddr *)&addr, on_connect) < 0) {
+        free(text);
+        link_broken(l, "cannot connect");
         return NULL;
     }
     free(text);
@@ -311,8 +335,15 @@ void relay_forward(conn_t *c, const char *node, const char *line, size_t len, co
     relay_t *l = open_link(c, node);
     json_t *w = l ? json_pack("[s, O?]", re, id) : NULL;
     if (!w || json_array_append_new(l->waiting, w) < 0) {
+        /* At once, with no new link while node backs off: a client that sends
+           again at once makes no connection storm. */
+        long long wait = (long long)cluster_link_wait_ms(c->srv, node);
         char msg[160];
-        snprintf(msg, sizeof msg, "node %s cannot be reached now; try again", node);
+        if (wait > 0)
+            snprintf(msg, sizeof msg,
+                     "node %s could not be reached a moment ago; try again in %lld ms", node, wait);
+        else
+            snprintf(msg, sizeof msg, "node %s cannot be reached now; try again", node);
         conn_send_new(c, proto_reply_error(re, id, TAPIS_E_UNAVAILABLE, msg));
         conn_note_error(c, TAPIS_E_UNAVAILABLE); /* the server's failure: spends nothing */
         return;
@@ -325,14 +356,32 @@ void relay_forward(conn_t *c, const char *node, const char *line, size_t len, co
 void relay_link(conn_t *c, const char *node, const char *room)
 {
     relay_t *l = open_link(c, node);
-    if (l) add_room(l, room);
+    if (l)
+        add_room(l, room);
+    else if (room)
+        lose_room(c, room); /* node backs off: at a heartbeat */
 }
 
 const char *relay_single_node(const conn_t *c)
 {
-    queue_t *q = queue_head(&c->relays);
-    if (q == &c->relays || queue_next(q) != &c->relays) return NULL;
-    return queue_data(q, relay_t, node_q)->node;
+    const char *node = NULL;
+    for (queue_t *q = queue_head(&c->relays); q != &c->relays; q = queue_next(q)) {
+        const char *n = queue_data(q, relay_t, node_q)->node;
+        if (node && strcmp(node, n) != 0) return NULL;
+        node = n;
+    }
+    /* The rooms whose link broke are the client's still: where the directory
+       shows them (their requests are answered unavailable there, not refused). */
+    size_t i;
+    json_t *v;
+    json_array_foreach(c->relay_lost, i, v)
+    {
+        const char *n = cluster_dir_node(c->srv, json_string_value(v));
+        if (!n) continue;
+        if (node && strcmp(node, n) != 0) return NULL;
+        node = n;
+    }
+    return node;
 }
 
 void relay_close_all(conn_t *c)
@@ -367,10 +416,13 @@ static void relink(conn_t *c, const char *only)
             i++; /* not back yet */
             continue;
         }
-        char keep[ROOM_ID_LEN + 1];
-        snprintf(keep, sizeof keep, "%s", id);
+        relay_t *l = node ? open_link(c, node) : NULL;
+        if (node && !l) {
+            i++; /* its node backs off (or cannot be reached): at a later heartbeat */
+            continue;
+        }
+        if (l) add_room(l, id);
         json_array_remove(c->relay_lost, i);
-        if (node) relay_link(c, node, keep);
     }
 }
 
@@ -384,6 +436,7 @@ void relay_retry(server_t *srv)
         if (c->state == CONN_OPEN && c->session && c->relay_lost_until >= now) relink(c, NULL);
         if (c->state != CONN_OPEN || c->relay_lost_until < now ||
             json_array_size(c->relay_lost) == 0) {
+            json_array_clear(c->relay_lost); /* given up (relay_single_node() looks here) */
             queue_remove(&c->relink_node);
             queue_init(&c->relink_node);
         }

@@ -12,6 +12,11 @@
  *
  * A link that breaks (its node died) is opened again when the directory
  * shows the client's rooms on a node again (the node that took them over).
+ * A node that refused a link, or whose link broke, gets no new link for a
+ * while (cluster_link_failed(): 100 ms, doubling, up to a heartbeat): the
+ * requests for it meanwhile are answered `unavailable` at once, which costs
+ * the client nothing of its error budget. A room that moved is not delayed:
+ * its new node has no wait of its own.
  */
 #ifndef TAPIS_SERVER_RELAY_H
 #define TAPIS_SERVER_RELAY_H
@@ -20,12 +25,15 @@
 
 typedef struct relay relay_t;
 
-/* Send c's line (a request `re` with `id`) to node. The reply comes later. */
+/* Send c's line (a request `re` with `id`) to node. The reply comes later
+   (or at once, `unavailable`, while new links to node wait). */
 void relay_forward(conn_t *c, const char *node, const char *line, size_t len, const char *re,
                    const json_t *id);
-/* Open a link to node for c's session and its room there (the room's state follows). */
+/* Open a link to node for c's session and its room there (the room's state
+   follows); while new links to node wait, at a later heartbeat. */
 void relay_link(conn_t *c, const char *node, const char *room);
-/* The node of c's only link, or NULL (none, or several). */
+/* The node of c's only link, or of its rooms whose link broke, as the
+   directory shows them; NULL when none, or several. */
 const char *relay_single_node(const conn_t *c);
 /* c is closing: close its links. */
 void relay_close_all(conn_t *c);

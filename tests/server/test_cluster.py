@@ -7,8 +7,10 @@ persistence) and three nodes joined through it (--redis, --node-id a/b/c,
 client of node a (relayed) and one of b; `rooms` lists the same rooms on
 every node; names and tokens are the cluster's; a node killed with SIGKILL
 mid-game has its room taken over by a or c, and every player carries on
-with its token (on any node) from the view it had; Redis killed and started
-again empty mid-game loses no table.
+with its token (on any node) from the view it had; players a living node
+relays for, asking `state` once a second while the room's node is dead,
+keep their connection and their game (no storm of links, no error budget
+spent); Redis killed and started again empty mid-game loses no table.
 Usage: test_cluster.py PATH/TO/tapisd"""
 import functools
 import os
@@ -23,7 +25,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Player, Server, is_ev, play, pump, quiesce, run_tests, test  # noqa: E402
+from harness import (Client, Player, Server, is_ev, play, pump, quiesce,  # noqa: E402
+                     run_tests, test)
 
 TTL = "2s"
 
@@ -352,6 +355,146 @@ def a_node_killed_mid_game_its_room_resumes_elsewhere(cl):
     cyd.ok("say", text="gg")  # chat follows the room too
     assert dee2.event(is_ev("chat", room))["text"] == "gg"
     print("  room %s back on %s %.1fs after the kill; played to the end" % (room, host, took))
+
+
+class Resumed(Player):
+    """A Player that goes on after its room came back on another node: the
+    state sent again then (same seq, same view) is no change."""
+
+    def handle(self, m, check=None):
+        if m.get("ev") == "state" and m.get("room") == self.room and m["seq"] == self.seq:
+            assert m["view"] == self.view, (m, self.view)
+            return
+        super().handle(m, check)
+
+
+def log_mark(node):
+    """The index in node's log of a line written after all it wrote so far:
+    the "conn N from" of a new connection (a node's log is one stream)."""
+    c = node.connect()
+    pat = r"conn \d+ from 127\.0\.0\.1:%d\b" % c.sock.getsockname()[1]
+    assert node.wait_log(pat), pat
+    c.close()
+    return [i for i, line in enumerate(list(node.log)) if re.search(pat, line)][0]
+
+
+def ask_state_each_second(clients, room, named, t_kill, timeout=20):
+    """As PROTOCOL.md section 8 advises the clients of a living node when the
+    host of their room died: stay, and ask the room's `state` once a second
+    (naming it when named[name], else leaving it out). Every client must
+    keep its connection, get no error but `unavailable`, and get back, from a
+    living node, an ok `state` reply and a `state` event. Returns, by name,
+    the latest seq and view seen and the count of `unavailable` replies."""
+    import selectors
+    sel = selectors.DefaultSelector()
+    st = {}
+    for c in clients:
+        sel.register(c.sock, selectors.EVENT_READ, c)
+        st[c.name] = {"next": time.monotonic(), "asked": None, "seq": 0, "view": None,
+                      "reply": False, "event": False, "unavailable": 0}
+    deadline = time.monotonic() + timeout
+    try:
+        while not all(s["reply"] and s["event"] for s in st.values()):
+            assert time.monotonic() < deadline, "the room never came back: %r" % (
+                {n: {k: v for k, v in s.items() if k != "view"} for n, s in st.items()})
+            now = time.monotonic()
+            for c in clients:
+                s = st[c.name]
+                if s["asked"] is None and now >= s["next"]:
+                    Client._ids += 1
+                    s["asked"], s["next"] = Client._ids, now + 1.0
+                    msg = {"cmd": "state", "id": Client._ids}
+                    if named[c.name]:
+                        msg["room"] = room
+                    c.send(msg)
+            for key, _ in sel.select(0.1):
+                c = key.data
+                s = st[c.name]
+                msgs = pump(c)
+                assert not c.closed, "%s's connection was closed after %.1fs: %r" % (
+                    c.name, time.monotonic() - t_kill, c.all[-5:])
+                for m in msgs:
+                    assert m.get("ev") != "error", "%s got %r" % (c.name, m)
+                    if "re" in m:
+                        assert m.get("id") == s["asked"], (c.name, m, s["asked"])
+                        s["asked"] = None
+                        if not m["ok"]:
+                            assert m["error"]["code"] == "unavailable", (c.name, m)
+                            s["unavailable"] += 1
+                            continue
+                        assert m["node"] in ("a", "c"), m
+                        assert m["seq"] >= s["seq"], (c.name, m["seq"], s["seq"])
+                        s["reply"] = True
+                        s["seq"], s["view"] = m["seq"], m["view"]
+                    elif m.get("ev") == "state" and m.get("room") == room:
+                        assert m["seq"] >= s["seq"], (c.name, m["seq"], s["seq"])
+                        s["event"] = True
+                        s["seq"], s["view"] = m["seq"], m["view"]
+    finally:
+        sel.close()
+    return st
+
+
+# --error-rate 5: bursts of 10 errors at most, so that the 20 `unavailable`
+# of the burst below would close bob's connection if they were charged.
+@clustered("--turn-timer", "0", "--error-rate", "5")
+def a_relayed_player_asking_state_through_a_node_death_keeps_its_game(cl):
+    # ann opens a table on b and then moves to c; bob, on a, joins: both are
+    # relayed to b. b dies (SIGKILL); both stay and ask `state` once a second
+    # (section 8), bob naming the room, ann leaving it out (her only room).
+    ann_b = cl.nodes["b"].connect("ann")
+    room = ann_b.ok("create", game="233", players=2)["room"]
+    bob = cl.nodes["a"].connect("bob")
+    assert bob.ok("join", room=room)["seat"] == 1
+    ann_b.close()
+    ann = cl.nodes["c"].connect()
+    assert room in ann.hello("ann", token=ann_b.token)["rooms"]
+    rng = random.Random(17)
+    players = [go_on_from(ann, ann.event(is_ev("state", room), keep=True), room),
+               Player(bob, room)]
+    play_until(players, 6, rng)
+    quiesce(players, quiet=0.3)
+    a = cl.nodes["a"]
+    killed_at = log_mark(a)
+    t0 = time.monotonic()
+    cl.nodes["b"].proc.send_signal(signal.SIGKILL)
+    cl.nodes["b"].proc.wait()
+    # A client that sends again at once (the issue's log: twenty links opened
+    # and refused in 4 ms): once node a has seen b fail, twenty requests in a
+    # row are answered `unavailable` at once, without a new link for each.
+    r = bob.request("state", room=room)
+    assert not r["ok"] and r["error"]["code"] == "unavailable", r
+    before = log_mark(a)
+    ids = []
+    for _ in range(20):
+        Client._ids += 1
+        ids.append(Client._ids)
+        bob.send({"cmd": "state", "id": Client._ids, "room": room})
+    codes = [bob.reply(i)["error"]["code"] for i in ids]
+    assert codes == ["unavailable"] * 20, codes
+    burst = [line for line in a.log[before:log_mark(a)] if re.search(r"link to node b \(", line)]
+    assert len(burst) <= 2, "%d links to b for 20 requests:\n%s" % (len(burst), "".join(burst))
+    st = ask_state_each_second([ann, bob], room, {"ann": False, "bob": True}, t0)
+    took = time.monotonic() - t0
+    for c in (ann, bob):
+        assert st[c.name]["seq"] >= players[0].seq, (c.name, st[c.name]["seq"], players[0].seq)
+    tries = [line for line in a.log[killed_at:] if re.search(r"link to node b \(", line)]
+    # the game goes on: each of them acts, through whichever node hosts it now
+    again = []
+    for c in (ann, bob):
+        q = Resumed(c, room)
+        q.seq, q.view = st[c.name]["seq"], st[c.name]["view"]
+        c.events = [m for m in c.events if m.get("ev") != "state" or m["seq"] > q.seq]
+        again.append(q)
+    play(again, rng, until=lambda ps: all(q.acts - q.refused >= 3 for q in ps), timeout=60)
+    assert all(q.acts - q.refused >= 2 for q in again), [(q.acts, q.refused) for q in again]
+    for c in (ann, bob):
+        c.ok("ping")
+    host = [r["node"] for r in bob.ok("rooms")["rooms"] if r["room"] == room][0]
+    print("  room %s back on %s %.1fs after the kill; node a tried b %d times (%d during a "
+          "burst of 20 requests); unavailable: ann %d, bob %d + 21; played on to seq %d"
+          % (room, host, took, len(tries), len(burst), st["ann"]["unavailable"],
+             st["bob"]["unavailable"], min(q.seq for q in again)))
 
 
 @clustered()
