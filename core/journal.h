@@ -1,14 +1,22 @@
 /*
  * journal.h — replaying a room's journal through the core, entry by entry:
- * the one way a room is rebuilt, from the store (store.c, at a restart) or
- * from the cluster's copy (cluster.c, when a node takes over another's
- * rooms). docs/STORE.md gives the entries; each is checked as it goes (its
- * number, its time, the game's verdict, the game's audit).
+ * the one way a room is rebuilt, from the store (server/store.c, at a
+ * restart) or from the cluster's copy (server/cluster.c, when a node takes
+ * over another's rooms). docs/STORE.md gives the entries; each is checked as
+ * it goes (its number, its time, the game's verdict, the game's audit).
+ *
+ * It needs nothing of the server: the game interface, jansson and libc, so
+ * it lives in core/ (DESIGN.md, "Layers"), where a client can use it too.
  */
-#ifndef TAPIS_SERVER_JOURNAL_H
-#define TAPIS_SERVER_JOURNAL_H
+#ifndef TAPIS_CORE_JOURNAL_H
+#define TAPIS_CORE_JOURNAL_H
 
-#include "server.h"
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game.h"
 
 typedef struct journal_replay {
     const game_desc_t *d;

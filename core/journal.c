@@ -1,6 +1,7 @@
 /* journal.c — replaying a room's journal through the core. See journal.h. */
 #include "journal.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
