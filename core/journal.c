@@ -1,31 +1,64 @@
-/* journal.c — replaying a room's journal through the core. See journal.h. */
+/* journal.c — replaying a game's journal through the core. See journal.h. */
 #include "journal.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-int journal_replay_start(journal_replay_t *jr, const game_desc_t *d, int players,
-                         const char *options, uint64_t seed, char *why, size_t whylen)
+/* Fill jr->error (the caller's own wording: a code and the detail) and return -1. */
+static int refuse(journal_replay_t *jr, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int refuse(journal_replay_t *jr, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    jr->error.code = code;
+    va_start(ap, fmt);
+    vsnprintf(jr->error.message, sizeof jr->error.message, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The start                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Both forms: o is the options object, or not one (`unparsed` says why). */
+static int start(journal_replay_t *jr, const game_desc_t *d, int players, const json_t *o,
+                 const char *unparsed, uint64_t seed, char *why, size_t whylen)
 {
     memset(jr, 0, sizeof *jr);
     jr->d = d;
     jr->players = players;
-    tapis_error_t err = {0};
-    json_error_t jerr;
-    json_t *o = json_loads(options, 0, &jerr);
     if (!json_is_object(o)) {
-        snprintf(why, whylen, "its options are not a JSON object: %s", jerr.text);
-        json_decref(o);
-        return -1;
+        snprintf(why, whylen, "its options are not a JSON object: %s", unparsed);
+        return refuse(jr, TAPIS_E_BAD_OPTION, "the options are not a JSON object: %s", unparsed);
     }
+    game_error_t err = {0};
     jr->g = game_new(d, players, o, seed, &err);
-    json_decref(o);
     if (!jr->g) {
         snprintf(why, whylen, "game_new refuses it: %s: %s", err.code, err.message);
+        jr->error = err;
         return -1;
     }
     return 0;
+}
+
+int journal_replay_start(journal_replay_t *jr, const game_desc_t *d, int players,
+                         const char *options, uint64_t seed, char *why, size_t whylen)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(options, 0, &jerr);
+    int rc = start(jr, d, players, o, jerr.text, seed, why, whylen);
+    json_decref(o);
+    return rc;
+}
+
+int journal_replay_start_tree(journal_replay_t *jr, const game_desc_t *d, int players,
+                              const json_t *options, uint64_t seed, char *why, size_t whylen)
+{
+    return start(jr, d, players, options, options ? "not an object" : "none", seed, why, whylen);
 }
 
 void journal_replay_abandon(journal_replay_t *jr)
@@ -34,16 +67,24 @@ void journal_replay_abandon(journal_replay_t *jr)
     jr->g = NULL;
 }
 
-int journal_replay_entry(journal_replay_t *jr, uint64_t n, const char *kind, int seat, int64_t at,
-                         const char *data, char *why, size_t whylen)
+/* ------------------------------------------------------------------------ */
+/* The entries                                                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Both forms: `action` is an act's data (NULL, or not an object, for the
+ * other kinds or when it is missing or unreadable: `unparsed` says why).
+ * The checks run in the order the messages promise: the number, then the
+ * time, then what the entry does, then the audit.
+ */
+static int replay_entry(journal_replay_t *jr, uint64_t n, const char *kind, int seat, int64_t at,
+                        const json_t *action, const char *unparsed, char *why, size_t whylen)
 {
-    tapis_error_t err = {0};
-    json_error_t jerr;
-    unsigned long long nn = (unsigned long long)n;
+    game_error_t err = {0};
+    unsigned long long nn = (unsigned long long)n, next = (unsigned long long)(jr->n + 1);
     if (n != jr->n + 1) {
-        snprintf(why, whylen, "entry %llu is missing (found %llu)", (unsigned long long)(jr->n + 1),
-                 nn);
-        return -1;
+        snprintf(why, whylen, "entry %llu is missing (found %llu)", next, nn);
+        return refuse(jr, JOURNAL_E_MISSING_ENTRY, "entry %llu is missing (found %llu)", next, nn);
     }
     jr->n = n;
     if (at > jr->last_at) jr->last_at = at;
@@ -51,39 +92,68 @@ int journal_replay_entry(journal_replay_t *jr, uint64_t n, const char *kind, int
     if ((act || tick) && at < jr->game_at) { /* the game's clock never goes back */
         snprintf(why, whylen, "entry %llu: time goes back (%lld < %lld)", nn, (long long)at,
                  (long long)jr->game_at);
-        return -1;
+        return refuse(jr, JOURNAL_E_TIME_GOES_BACK, "time goes back (%lld < %lld)", (long long)at,
+                      (long long)jr->game_at);
     }
     if (act || tick) jr->game_at = at;
     if (act || tick || strcmp(kind, "start") == 0) jr->changes++;
     if (act) {
-        json_t *action = data ? json_loads(data, 0, &jerr) : NULL;
-        int rc = -1;
-        if (!json_is_object(action))
+        if (!json_is_object(action)) {
             snprintf(why, whylen, "entry %llu (act): the action is not a JSON object: %s", nn,
-                     data ? jerr.text : "no data");
-        else if (seat < 0 || seat >= jr->players)
+                     unparsed);
+            return refuse(jr, JOURNAL_E_BAD_ENTRY, "the action is not a JSON object: %s", unparsed);
+        }
+        if (seat < 0 || seat >= jr->players) {
             snprintf(why, whylen, "entry %llu (act): no seat %d", nn, seat);
-        else if (game_apply(jr->g, seat, action, at, &err) < 0)
+            return refuse(jr, JOURNAL_E_BAD_ENTRY, "no seat %d", seat);
+        }
+        if (game_apply(jr->g, seat, action, at, &err) < 0) {
             snprintf(why, whylen, "entry %llu (act seat %d): the game refuses it: %s: %s", nn, seat,
                      err.code, err.message);
-        else
-            rc = 0;
-        json_decref(action);
-        if (rc < 0) return -1;
+            jr->error = err;
+            return -1;
+        }
     } else if (tick) {
         if (!game_tick(jr->g, at)) {
             snprintf(why, whylen, "entry %llu (tick at %lld): nothing was due", nn, (long long)at);
-            return -1;
+            return refuse(jr, JOURNAL_E_NOTHING_DUE, "the tick at %lld changes nothing",
+                          (long long)at);
         }
     } else if (strcmp(kind, "seat") == 0 || strcmp(kind, "start") == 0) {
         return 0;
     } else {
         snprintf(why, whylen, "entry %llu: unknown kind \"%.20s\"", nn, kind);
-        return -1;
+        return refuse(jr, JOURNAL_E_BAD_ENTRY, "unknown kind \"%.20s\"", kind);
     }
     if (jr->d->audit && jr->d->audit(jr->g, &err) < 0) {
         snprintf(why, whylen, "entry %llu: the state fails its audit: %s", nn, err.message);
+        jr->error = err;
         return -1;
     }
     return 0;
+}
+
+int journal_replay_entry(journal_replay_t *jr, uint64_t n, const char *kind, int seat, int64_t at,
+                         const char *data, char *why, size_t whylen)
+{
+    json_error_t jerr;
+    json_t *action = NULL;
+    const char *unparsed = "no data";
+    if (!kind) kind = "?";
+    /* Only an act's data is parsed: a seat's is the store's business, not the game's. */
+    if (data && strcmp(kind, "act") == 0) {
+        action = json_loads(data, 0, &jerr);
+        unparsed = jerr.text;
+    }
+    int rc = replay_entry(jr, n, kind, seat, at, action, unparsed, why, whylen);
+    json_decref(action);
+    return rc;
+}
+
+int journal_replay_entry_tree(journal_replay_t *jr, uint64_t n, const char *kind, int seat,
+                              int64_t at, const json_t *data, char *why, size_t whylen)
+{
+    if (!kind) kind = "?";
+    return replay_entry(jr, n, kind, seat, at, data, data ? "not an object" : "no data", why,
+                        whylen);
 }
