@@ -3,10 +3,12 @@
  * `tapis replay`, and the check that the game ends as recorded.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "journal.h"
 #include "replay.h"
 
 /* ------------------------------------------------------------------------ */
@@ -37,8 +39,11 @@ static bool is_kind(const json_t *entry, const char *kind)
     return k && strcmp(k, kind) == 0;
 }
 
-/* A new game from the record's game, players, options and seed, or NULL with r->message. */
-static game_t *start_game(replay_t *r, const json_t *record)
+/*
+ * Start the replay of the record's game, players, options and seed. 0, or -1
+ * with r->message (then there is no game to abandon).
+ */
+static int start_game(replay_t *r, journal_replay_t *jr, const json_t *record)
 {
     const char *id = json_string_value(json_object_get(record, "game"));
     json_int_t players = replay_entry_int(record, "players", -1);
@@ -47,25 +52,25 @@ static game_t *start_game(replay_t *r, const json_t *record)
     r->desc = id ? game_find(id) : NULL;
     if (!r->desc) {
         snprintf(r->message, sizeof r->message, "this client has no game \"%.40s\"", id ? id : "?");
-        return NULL;
+        return -1;
     }
     if (players < r->desc->min_seats || players > r->desc->max_seats || players > GAME_MAX_SEATS) {
         snprintf(r->message, sizeof r->message, "the record's players is not a table of %s",
                  r->desc->id);
-        return NULL;
+        return -1;
     }
     if (!json_is_object(options) || parse_seed(json_object_get(record, "seed"), &seed) < 0 ||
         !json_is_array(json_object_get(record, "actions"))) {
         snprintf(r->message, sizeof r->message,
                  "the record has no options object, decimal seed or actions array");
-        return NULL;
+        return -1;
     }
-    game_error_t err = {0};
-    game_t *g = game_new(r->desc, (int)players, options, seed, &err);
-    if (!g)
-        snprintf(r->message, sizeof r->message, "game_new refuses the record: %s: %s", err.code,
-                 err.message);
-    return g;
+    if (journal_replay_start_tree(jr, r->desc, (int)players, options, seed, NULL, 0) < 0) {
+        snprintf(r->message, sizeof r->message, "game_new refuses the record: %s: %s",
+                 jr->error.code, jr->error.message);
+        return -1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -87,46 +92,27 @@ static int add_step(replay_t *r, const game_t *g, const json_t *entry)
 }
 
 /*
- * Run one entry: act and tick change g (and are a step), start and seat do
- * not. 1 for a step, 0 for none, -1 with r->message when it does not replay.
+ * Run one entry through core's journal replay, with the checks of a restore
+ * (its number, its time, the game's verdict and audit: core/journal.h). act
+ * and tick change the game (and are a step), start and seat do not. 1 for a
+ * step, 0 for none, -1 with r->message when it does not replay.
  */
-static int run_entry(replay_t *r, game_t *g, const json_t *entry)
+static int run_entry(replay_t *r, journal_replay_t *jr, const json_t *entry)
 {
-    long long n = (long long)replay_entry_int(entry, "n", 0);
-    json_int_t seat = replay_entry_int(entry, "seat", -1);
-    json_int_t at = replay_entry_int(entry, "at", 0);
-    game_error_t err = {0};
-    if (is_kind(entry, "start") || is_kind(entry, "seat")) return 0;
-    if (is_kind(entry, "act")) {
-        const json_t *action = json_object_get(entry, "data");
-        if (!json_is_object(action) || seat < 0 || seat >= g->seats) {
-            snprintf(r->message, sizeof r->message,
-                     "entry %lld does not replay: bad_entry: no action object, or no seat %lld", n,
-                     (long long)seat);
-            return -1;
-        }
-        if (game_apply(g, (int)seat, action, at, &err) < 0) {
-            snprintf(r->message, sizeof r->message, "entry %lld does not replay: %s: %s", n,
-                     err.code, err.message);
-            return -1;
-        }
-    } else if (is_kind(entry, "tick")) {
-        if (!game_tick(g, at)) {
-            snprintf(r->message, sizeof r->message,
-                     "entry %lld does not replay: nothing_due: the tick at %lld changes nothing", n,
-                     (long long)at);
-            return -1;
-        }
-    } else {
-        snprintf(r->message, sizeof r->message, "entry %lld does not replay: unknown kind", n);
+    json_int_t n = replay_entry_int(entry, "n", 0), seat = replay_entry_int(entry, "seat", -1);
+    const char *kind = json_string_value(json_object_get(entry, "kind"));
+    /* A number the journal's types cannot hold is no entry 0 and no seat -1:
+       refused as that, not wrapped into another entry or seat. */
+    uint64_t un = n < 0 ? 0 : (uint64_t)n;
+    int iseat = seat < INT_MIN || seat > INT_MAX ? -1 : (int)seat;
+    /* No `why`: that is the server's wording; the client words jr->error its own way. */
+    if (journal_replay_entry_tree(jr, un, kind, iseat, replay_entry_int(entry, "at", 0),
+                                  json_object_get(entry, "data"), NULL, 0) < 0) {
+        snprintf(r->message, sizeof r->message, "entry %lld does not replay: %s: %s", (long long)n,
+                 jr->error.code, jr->error.message);
         return -1;
     }
-    if (g->desc->audit && g->desc->audit(g, &err) < 0) {
-        snprintf(r->message, sizeof r->message, "entry %lld does not replay: %s: %s", n, err.code,
-                 err.message);
-        return -1;
-    }
-    return 1;
+    return is_kind(entry, "act") || is_kind(entry, "tick");
 }
 
 /* Does the replayed game end as recorded? Sets r->result, r->as_recorded, r->message. */
@@ -155,8 +141,8 @@ int replay_run(replay_t *r, const json_t *record)
 {
     memset(r, 0, sizeof *r);
     r->record = json_incref((json_t *)record);
-    game_t *g = start_game(r, record);
-    if (!g) return -1;
+    journal_replay_t jr;
+    if (start_game(r, &jr, record) < 0) return -1;
     const json_t *actions = json_object_get(record, "actions");
     size_t changes = 0, i;
     const json_t *entry, *start = NULL;
@@ -169,18 +155,18 @@ int replay_run(replay_t *r, const json_t *record)
     r->steps = calloc(changes + 1, sizeof *r->steps);
     if (!r->steps) {
         snprintf(r->message, sizeof r->message, "out of memory");
-        game_free(g);
+        journal_replay_abandon(&jr);
         return -1;
     }
-    int rc = add_step(r, g, start);
+    int rc = add_step(r, jr.g, start);
     json_array_foreach(actions, i, entry)
     {
         if (rc < 0) break;
-        rc = run_entry(r, g, entry);
-        if (rc > 0) rc = add_step(r, g, entry);
+        rc = run_entry(r, &jr, entry);
+        if (rc > 0) rc = add_step(r, jr.g, entry);
     }
-    if (rc >= 0) check_end(r, g, record);
-    game_free(g);
+    if (rc >= 0) check_end(r, jr.g, record);
+    journal_replay_abandon(&jr);
     return r->as_recorded ? 0 : -1;
 }
 

@@ -5,10 +5,13 @@
  * the start and after every `act` and `tick` entry of the journal.
  *
  * The server sends a record as stored, without replaying it; the client
- * replays it as a restore does (game_new, then each entry in order: act ->
- * game_apply, which must succeed; tick -> game_tick, which must change the
- * state; start and seat -> nothing) and says whether the game ends with the
- * recorded result. No I/O here: replay_cmd.c fetches and shows.
+ * replays it as a restore does, through the same code: core's journal
+ * replay (core/journal.h: game_new, then each entry in order, numbered
+ * 1, 2, 3... with no gap, its time never going back; act -> game_apply,
+ * which must succeed; tick -> game_tick, which must change the state; start
+ * and seat -> nothing; the game's audit after each), and says whether the
+ * game ends with the recorded result. No I/O here: replay_cmd.c fetches and
+ * shows.
  */
 #ifndef TAPIS_CLIENTS_REPLAY_H
 #define TAPIS_CLIENTS_REPLAY_H

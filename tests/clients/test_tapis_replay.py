@@ -9,7 +9,10 @@ takes its seat. Then `tapis ADDR replay ID --json` must give one step per
 the spectator received in the state event of the same change, and end as
 recorded; the server's refusals (not_found, not_finished) exit 1; the
 viewer on a terminal (single keys) and on piped lines draws the right step
-headings; a journal or result tampered with in the database is reported.
+headings; a journal or result tampered with in the database is reported,
+and a journal that a restore would refuse (an entry missing or repeated,
+time going back) is refused by the client too, at the entry the server's
+--export-game names (both replay through core/journal.c).
 
 Environment: TAPISD, TAPIS.
 """
@@ -26,7 +29,7 @@ import tempfile
 import termios
 import time
 
-from clientutil import Server, TIMEOUT, Tty, check, run
+from clientutil import FakeServer, Server, TIMEOUT, Tty, check, run
 
 TAPISD = os.environ["TAPISD"]
 TAPIS = os.environ["TAPIS"]
@@ -353,6 +356,99 @@ def a_tampered_journal_or_result_is_reported_and_exits_1():
                        capture_output=True, text=True, timeout=TIMEOUT)
     assert p.returncode == 1 and p.stdout == "", p
     assert "tapis: replay %s: game_new refuses the record: bad_option" % sroom in p.stderr, p
+
+
+def copy_room(con, rid, new_rid):
+    """A copy of finished room `rid` as the public room `new_rid` (its id is
+    new_rid in decimal): its row, seats and journal. Returns its id."""
+    con.execute("INSERT INTO rooms (rid, code, game, players, options, seed, private, title, "
+                "status, seq, created, ended, result, note) SELECT ?, ?, game, players, options, "
+                "seed, 0, title, status, seq, created, ended, result, note FROM rooms "
+                "WHERE rid = ?", (new_rid, str(new_rid), rid))
+    con.execute("INSERT INTO seats (rid, seat, name, session, bot, strategy, level, pace_min, "
+                "pace_max) SELECT ?, seat, name, session, bot, strategy, level, pace_min, "
+                "pace_max FROM seats WHERE rid = ?", (new_rid, rid))
+    con.execute("INSERT INTO journal (rid, n, kind, seat, at, data) SELECT ?, n, kind, seat, at, "
+                "data FROM journal_all WHERE rid = ?", (new_rid, rid))
+    return str(new_rid)
+
+
+def export(db, game_id):
+    return subprocess.run([TAPISD, "--db", db, "--export-game", game_id], capture_output=True,
+                          text=True, timeout=TIMEOUT)
+
+
+@check
+def a_journal_a_restore_refuses_is_refused_at_the_entry_the_server_names():
+    f = fixture()
+    room, record, _ = f.slap
+    acts = [a for a in record["actions"] if a["kind"] == "act"]
+    gone = acts[len(acts) // 2]  # deleted: the entry after it is refused
+    # an act put before the first one: the game's clock would go back
+    late = next(a for a in reversed(acts) if a["at"] > acts[0]["at"])
+    back = acts[0]["at"] - 1
+    clock = max(a["at"] for a in changes(record) if a["n"] < late["n"])
+    f.server.stop()
+    con = sqlite3.connect(f.db)
+    rid = con.execute("SELECT rid FROM rooms WHERE code = ?", (room,)).fetchone()[0]
+    top = con.execute("SELECT max(rid) FROM rooms").fetchone()[0]
+    gap, early = copy_room(con, rid, top + 1), copy_room(con, rid, top + 2)
+    con.execute("DELETE FROM journal WHERE rid = ? AND n = ?", (top + 1, gone["n"]))
+    con.execute("UPDATE journal SET at = ? WHERE rid = ? AND n = ?", (back, top + 2, late["n"]))
+    con.commit()
+    con.close()
+    # (id, the entry refused, the entry deleted, the client's words, the server's)
+    cases = [(gap, gone["n"] + 1, gone["n"], "missing_entry: entry %d is missing (found %d)"
+              % (gone["n"], gone["n"] + 1), "entry %d is missing (found %d)"
+              % (gone["n"], gone["n"] + 1)),
+             (early, late["n"], None, "time_goes_back: time goes back (%d < %d)" % (back, clock),
+              "entry %d: time goes back (%d < %d)" % (late["n"], back, clock))]
+    # the server's own replay (--export-game, a restore's checks) refuses them
+    for game_id, _, _, _, server_why in cases:
+        r = export(f.db, game_id)
+        assert r.returncode == 1 and r.stdout == "", r
+        assert "game %s does not replay: %s" % (game_id, server_why) in r.stderr, r.stderr
+    f.server = Server(TAPISD, "--db", f.db)
+    for game_id, n, deleted, why, _ in cases:
+        rc, steps, end, err = replay_json(f.server.address, game_id)
+        assert rc == 1, (rc, err)
+        # the steps before the entry refused are kept
+        before = [a for a in changes(record) if a["n"] < n and a["n"] != deleted]
+        assert len(steps) == len(before) + 1, (len(steps), len(before), end)
+        assert end["as_recorded"] is False and end["result"] is None, end
+        assert end["message"] == "entry %d does not replay: %s" % (n, why), end
+
+
+@check
+def a_record_with_an_entry_twice_is_refused_at_the_second():
+    """A record the store could not hold (its journal is keyed by n), from a
+    server that sends one: the second copy of an entry stands where the next
+    one is expected."""
+    f = fixture()
+    room, record, _ = f.slap
+    acts = [a for a in record["actions"] if a["kind"] == "act"]
+    twice = acts[len(acts) // 2]
+    tampered = json.loads(json.dumps(record))
+    k = next(i for i, a in enumerate(tampered["actions"]) if a["n"] == twice["n"])
+    tampered["actions"].insert(k + 1, dict(tampered["actions"][k]))
+    fake = FakeServer()
+    try:
+        p = subprocess.Popen([TAPIS, fake.address, "replay", room, "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        fake.hello()
+        req = fake.next_request()
+        assert req["cmd"] == "replay" and req["game_id"] == room, req
+        fake.send({"re": "replay", "ok": True, "record": tampered})
+        out, err = p.communicate(timeout=TIMEOUT)
+    finally:
+        fake.close()
+    assert p.returncode == 1, (p.returncode, err)
+    lines = [json.loads(l) for l in out.splitlines()]
+    steps, end = [l for l in lines if "step" in l], lines[-1]
+    assert len(steps) == len([a for a in changes(record) if a["n"] <= twice["n"]]) + 1, steps[-1]
+    assert end["as_recorded"] is False and end["result"] is None, end
+    assert end["message"] == ("entry %d does not replay: missing_entry: entry %d is missing "
+                              "(found %d)" % (twice["n"], twice["n"] + 1, twice["n"])), end
 
 
 if __name__ == "__main__":
