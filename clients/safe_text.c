@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "safe_text.h"
+#include "utf8.h" /* protocol/'s decoder: what the server calls valid is what we show raw */
 
 /* ------------------------------------------------------------------------ */
 /* One unit: a character, or one byte that is not valid UTF-8               */
@@ -19,38 +20,6 @@ static bool unsafe_cp(uint32_t c)
            (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
            (c >= 0x2066 && c <= 0x206f) || c == 0xfeff || (c >= 0xfff9 && c <= 0xfffb) ||
            c == 0xfffe || c == 0xffff;
-}
-
-/*
- * Decode the character at s[0..len) (len > 0): returns its length in bytes
- * (1-4) and sets *cp, or returns 0 when s does not start with valid UTF-8
- * (a stray or cut byte, an overlong form, a surrogate, beyond U+10FFFF).
- */
-static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
-{
-    unsigned char b = s[0];
-    size_t n;
-    uint32_t c, min;
-    if (b < 0x80) {
-        *cp = b;
-        return 1;
-    } else if (b >= 0xc2 && b <= 0xdf) {
-        n = 2, c = b & 0x1f, min = 0x80;
-    } else if (b >= 0xe0 && b <= 0xef) {
-        n = 3, c = b & 0x0f, min = 0x800;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-        n = 4, c = b & 0x07, min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (len < n) return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        c = (c << 6) | (s[i] & 0x3f);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
-    *cp = c;
-    return n;
 }
 
 typedef enum { UNIT_RAW, UNIT_BYTE, UNIT_CP } unit_kind_t;

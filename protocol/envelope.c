@@ -12,41 +12,16 @@
 #include "commands.h"
 #include "inline_form.h"
 #include "tapis_alloc.h"
+#include "utf8.h"
 
 /* ----------------------------------------------------------------- utf-8 --- */
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80) return 1;
-    size_t len;
-    unsigned min;
-    unsigned cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2, min = 0x80, cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3, min = 0x800, cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4, min = 0x10000, cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len) return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-    return len;
-}
 
 bool proto_utf8_valid(const char *s, size_t len)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < len) {
-        size_t k = utf8_seq(p + i, len - i);
+        size_t k = utf8_decode(p + i, len - i, NULL);
         if (k == 0) return false;
         i += k;
     }
@@ -60,7 +35,7 @@ static void utf8_scrub(char *s)
     size_t len = strlen(s);
     size_t i = 0;
     while (i < len) {
-        size_t k = utf8_seq(p + i, len - i);
+        size_t k = utf8_decode(p + i, len - i, NULL);
         if (k == 0) {
             p[i++] = '?';
         } else {
