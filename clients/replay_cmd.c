@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +37,6 @@
 
 #define REPLAY_WAIT_MS 10000 /* for each reply of the server */
 #define REPLAY_NAME_TRIES 4  /* throwaway names tried when one is taken */
-
-/* The one file-scope variable: what the signal handler may touch. */
-static volatile sig_atomic_t STOP_SIGNAL;
-
-static void on_stop_signal(int sig)
-{
-    STOP_SIGNAL = sig;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Fetching the record                                                      */
@@ -383,7 +374,7 @@ static view_cmd_t parse_line(char *line, long *arg)
 /* One byte of the terminal, or -1 (end, error, a stop signal, or timeout_ms passed). */
 static int read_byte(int timeout_ms)
 {
-    if (STOP_SIGNAL) return -1;
+    if (tapis_stop_signal()) return -1;
     if (timeout_ms >= 0) {
         struct pollfd pfd = {.fd = 0, .events = POLLIN};
         if (poll(&pfd, 1, timeout_ms) <= 0) return -1;
@@ -483,9 +474,9 @@ static void view_steps(const replay_t *rp, const char *id, bool color)
         if (keys)
             c = read_key(&arg);
         else
-            c = !STOP_SIGNAL && fgets(line, sizeof line, stdin) ? parse_line(line, &arg)
-                                                                : VIEW_QUIT;
-        if (c == VIEW_QUIT || STOP_SIGNAL) break;
+            c = !tapis_stop_signal() && fgets(line, sizeof line, stdin) ? parse_line(line, &arg)
+                                                                        : VIEW_QUIT;
+        if (c == VIEW_QUIT || tapis_stop_signal()) break;
         if (run_command(&v, c, arg)) {
             draw(&v);
         } else {
@@ -514,13 +505,7 @@ int tapis_replay(const char *host, const char *port, const char *name, const cha
                 safe_text(why, sizeof why, rp.message));
     } else {
         /* Signals end the viewer (which puts the terminal back), not the process. */
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_stop_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
+        tapis_catch_stop_signals();
         view_steps(&rp, id, color);
     }
     int rc = rp.as_recorded ? 0 : 1;

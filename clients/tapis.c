@@ -34,12 +34,11 @@
 #include "tapis.h"
 
 /*
- * The only file-scope state. STOP_SIGNAL is what the signal handler may
- * touch. SESSION is the session for libedit's callbacks (the line handler,
- * the completion function and its generator), which take no user pointer; it
- * is set once in run_interactive() and read only by those callbacks.
+ * The only file-scope state (besides the stop signal, stop_signal.c).
+ * SESSION is the session for libedit's callbacks (the line handler, the
+ * completion function and its generator), which take no user pointer; it is
+ * set once in run_interactive() and read only by those callbacks.
  */
-static volatile sig_atomic_t STOP_SIGNAL;
 static session_t *SESSION;
 
 /*
@@ -47,20 +46,9 @@ static session_t *SESSION;
  * which would also hit whoever started us; so it is off, and SIGINT, SIGTERM
  * and SIGHUP end the main loop, which puts the terminal back.
  */
-static void on_stop_signal(int sig)
-{
-    STOP_SIGNAL = sig;
-}
-
 static void install_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    tapis_catch_stop_signals();
     signal(SIGPIPE, SIG_IGN);
     rl_catch_signals = 0;
 }
@@ -201,7 +189,7 @@ static int run_interactive(session_t *s)
     } else {
         frame_init(&s->stdin_frame, 0);
     }
-    while (!s->done && !STOP_SIGNAL) {
+    while (!s->done && !tapis_stop_signal()) {
         struct pollfd pfd[2];
         int nfd = 0;
         long long now = net_now_ms();

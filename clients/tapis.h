@@ -6,6 +6,13 @@
 
 #include <stdbool.h>
 
+/*
+ * SIGINT, SIGTERM and SIGHUP from now on ask the loop that holds the terminal
+ * to end (stop_signal.c): tapis_stop_signal() is then the signal, else 0.
+ */
+void tapis_catch_stop_signals(void);
+int tapis_stop_signal(void);
+
 /* `tapis --json`: pass raw lines between stdin/stdout and host:port. Exit status. */
 int tapis_json_mode(const char *host, const char *port);
 

@@ -4,9 +4,11 @@ Server(exe) starts tapisd on a free port (--listen 127.0.0.1:0; the port is
 read from its "listening on" log line); Proxy(port) relays one TCP port to
 another and can cut every connection (to test reconnection); Tty(exe, args)
 runs the terminal client in a pseudo-terminal; tapis_session() runs it
-against a server for the length of a `with` block; FakeServer plays a server
-of one connection for tests that script the wire; check() and run() make each
-test a list of named checks printing "N passed, M failed".
+against a server for the length of a `with` block; ends_on_stop_signals()
+checks that a loop holding the terminal ends on SIGINT, SIGTERM and SIGHUP
+and puts the terminal back; FakeServer plays a server of one connection for
+tests that script the wire; check() and run() make each test a list of named
+checks printing "N passed, M failed".
 """
 import contextlib
 import fcntl
@@ -16,6 +18,7 @@ import pty
 import queue
 import re
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -206,6 +209,23 @@ def tapis_session(exe, server, *args, env=None):
             tty.close()
     finally:
         server.stop()
+
+
+def ends_on_stop_signals(args_of, ready):
+    """For each of SIGINT, SIGTERM and SIGHUP: tapis with args_of(sig) (exe
+    first) in a Tty, sent the signal once `ready` is on screen, exits 0 with
+    line editing and echo back on the terminal (the loop ends, not the
+    process)."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        tty = Tty(*args_of(sig))
+        try:
+            tty.expect(ready)
+            tty.proc.send_signal(sig)
+            assert tty.proc.wait(TIMEOUT) == 0, sig
+            lflag = termios.tcgetattr(tty.master)[3]
+            assert lflag & termios.ICANON and lflag & termios.ECHO, (sig, lflag)
+        finally:
+            tty.close()
 
 
 class FakeServer:

@@ -9,7 +9,7 @@ takes its seat. Then `tapis ADDR replay ID --json` must give one step per
 the spectator received in the state event of the same change, and end as
 recorded; the server's refusals (not_found, not_finished) exit 1; the
 viewer on a terminal (single keys) and on piped lines draws the right step
-headings; a journal or result tampered with in the database is reported,
+headings, and a stop signal ends it with the terminal put back; a journal or result tampered with in the database is reported,
 and a journal that a restore would refuse (an entry missing or repeated,
 time going back) is refused by the client too, at the entry the server's
 --export-game names (both replay through core/journal.c).
@@ -29,7 +29,7 @@ import tempfile
 import termios
 import time
 
-from clientutil import FakeServer, Server, TIMEOUT, Tty, check, run
+from clientutil import FakeServer, Server, TIMEOUT, Tty, check, ends_on_stop_signals, run
 
 TAPISD = os.environ["TAPISD"]
 TAPIS = os.environ["TAPIS"]
@@ -309,6 +309,14 @@ def piped_lines_step_through_the_game_and_end_of_input_quits():
     assert p.returncode == 0, p.stderr
     assert re.search(r"^step %d/%d — the game's clock: a timer ran out \(\+\d+\.\d s\)$"
                      % (k, len(changes(record))), p.stdout, re.M), p.stdout
+
+
+@check
+def a_stop_signal_ends_the_viewer_and_puts_the_terminal_back():
+    f = fixture()
+    room, record, _ = f.slap
+    ends_on_stop_signals(lambda sig: (TAPIS, f.server.address, "replay", room),
+                         heading(r"the game starts", 0, len(changes(record))))
 
 
 @check

@@ -1,6 +1,6 @@
 """The `tapis` terminal client in a pseudo-terminal against a real tapisd:
 name, lobby, a table with a bot, a move and its update; colours, --json,
-and reconnection after a dropped connection.
+reconnection after a dropped connection, and the stop signals.
 
 Environment: TAPISD, TAPIS.
 """
@@ -9,7 +9,8 @@ import os
 import re
 import subprocess
 
-from clientutil import Proxy, Server, TIMEOUT, Tty, check, run, tapis_session
+from clientutil import (Proxy, Server, TIMEOUT, Tty, check, ends_on_stop_signals, run,
+                        tapis_session)
 
 TAPISD = os.environ["TAPISD"]
 TAPIS = os.environ["TAPIS"]
@@ -149,6 +150,18 @@ def piped_input_works_without_a_terminal():
     assert p.returncode == 0, p.stderr
     assert "hello pia." in p.stdout and "pong" in p.stdout, p.stdout
     assert "\x1b[" not in p.stdout, repr(p.stdout)
+
+
+@check
+def a_stop_signal_ends_the_client_and_puts_the_terminal_back():
+    """libedit's own signal handling (which would signal our whole process
+    group) is off: the main loop ends and puts the terminal back."""
+    server = Server(TAPISD)
+    try:
+        ends_on_stop_signals(lambda sig: (TAPIS, server.address, "--name", "sig%d" % sig),
+                             r"hello sig\d+\.")
+    finally:
+        server.stop()
 
 
 if __name__ == "__main__":
