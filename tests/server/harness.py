@@ -338,10 +338,22 @@ def drain(client):
     return out
 
 
+def ends_a_round(a):
+    """A 233 action that declares, or (a final claim) must be followed by a
+    declaration: with the option declare "may", only these end a round before
+    the draw pile has run out max_rebuilds + 1 times."""
+    return a.get("type") == "declare" or a.get("declare") is True or a.get("final") is True
+
+
+# 233 options under which a round ends only when a player declares (declare "may":
+# the game does not declare for them): see Player's declares=False.
+HELD = {"declare": "may"}
+
+
 def pick_action(legal, rng):
     """A playable choice: finish a round when possible, otherwise at random."""
     for a in legal:
-        if a.get("type") == "declare" or a.get("declare") is True or a.get("final") is True:
+        if ends_a_round(a):
             return a
     # Taking discards keeps the draw pile full and rounds long: mostly draw.
     plain = [a for a in legal if a.get("type") not in ("take", "claim")]
@@ -351,9 +363,15 @@ def pick_action(legal, rng):
 
 
 class Player:
-    """One client's side of a game: the latest state, and one act at a time."""
+    """One client's side of a game: the latest state, and one act at a time.
+    With declares=False it holds back the end of a 233 round: it never declares
+    (ends_a_round), and once someone else has declared it plays nothing (a round
+    with a declarer ends after everyone else's last draw and discard). At a table
+    created with HELD, no round ends while its people hold back, whatever the
+    deal (but by the draw pile running out max_rebuilds + 1 times: hundreds of
+    draws), and the game cannot end."""
 
-    def __init__(self, client, room):
+    def __init__(self, client, room, declares=True):
         self.c = client
         self.room = room
         self.seq = 0
@@ -362,6 +380,7 @@ class Player:
         self.over = None
         self.refused = 0
         self.acts = 0
+        self.declares = declares
 
     def handle(self, m, check=None):
         if check:
@@ -381,10 +400,17 @@ class Player:
                 self.refused += 1
             self.pending = None
 
+    def holds_back(self):
+        """Someone has declared and, with declares=False, this player waits: the
+        round cannot end until it plays its last draw."""
+        return not self.declares and (self.view or {}).get("declarer") is not None
+
     def maybe_act(self, rng, claim_rate=0.5):
         if self.pending or self.over or not self.view:
             return
         legal = self.view.get("legal") or []
+        if not self.declares:
+            legal = [] if self.holds_back() else [a for a in legal if not ends_a_round(a)]
         if not legal:
             return
         if all(a.get("type") == "claim" for a in legal) and rng.random() > claim_rate:
