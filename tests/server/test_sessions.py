@@ -8,15 +8,15 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Player, Server, is_ev, play, run_tests, test  # noqa: E402
+from harness import HELD, Player, Server, is_ev, play, run_tests, test  # noqa: E402
 from util import served, watched_table  # noqa: E402
 
 OPTIONS = {"target": 60, "dispute_ms": 20}
 
 
-def two_player_table(srv, names=("ann", "bob")):
+def two_player_table(srv, names=("ann", "bob"), options=OPTIONS):
     a, b = srv.connect(names[0]), srv.connect(names[1])
-    room = a.ok("create", game="233", players=2, options=OPTIONS)["room"]
+    room = a.ok("create", game="233", players=2, options=options)["room"]
     b.ok("join", room=room)
     for c in (a, b):
         c.events.insert(0, c.event(is_ev("state", room)))  # keep it for a Player
@@ -25,11 +25,15 @@ def two_player_table(srv, names=("ann", "bob")):
 
 @served()
 def dropped_player_reconnects_with_token_and_goes_on(srv):
-    a, b, room = two_player_table(srv)
-    pa, pb = Player(a, room), Player(b, room)
+    # Both hold back their declarations (HELD) until ann is back: the game is
+    # still on at the drop, whatever the deal (a rainbow dealt ends a game to
+    # 60 within 20 changes).
+    a, b, room = two_player_table(srv, options=dict(OPTIONS, **HELD))
+    pa, pb = Player(a, room, declares=False), Player(b, room, declares=False)
     rng = random.Random(3)
     # play a little, then drop ann's connection without a word
     play([pa, pb], rng, until=lambda ps: ps[0].seq >= 20)
+    assert not pa.over and not pb.over
     token = a.token
     a.close()
     e = b.event(is_ev("disconnect", room), keep=True)  # bob's states stay queued
@@ -48,6 +52,7 @@ def dropped_player_reconnects_with_token_and_goes_on(srv):
     # and the game goes on to its end
     pa2 = Player(a2, room)
     pa2.seq, pa2.view = st["seq"], st["view"]
+    pb.declares = True
     b.events = [m for m in b.events if m.get("ev") != "state" or m["seq"] > pb.seq]
     play([pa2, pb], rng, timeout=60)
     assert pa2.over and pb.over
