@@ -255,6 +255,19 @@ def is_ev(name, room=None):
     return lambda e: e.get("ev") == name and (room is None or e.get("room") == room)
 
 
+def wait_for(cond, what, timeout=TIMEOUT, every=0.02):
+    """Poll cond() until it returns a true value, and return that value; fail
+    naming `what` after `timeout` s. For what the server does in its own time
+    (a timer, a close it has to notice): wait for it, never sleep and assume."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = cond()
+        if v:
+            return v
+        assert time.monotonic() < deadline, "%s: not within %.0f s" % (what, timeout)
+        time.sleep(every)
+
+
 # -- the runner --
 _tests = []
 
