@@ -170,8 +170,13 @@ def ping_storm_beside_a_bot_table_does_not_freeze_it(srv):
 
 @served("--line-rate", "10", "--error-rate", "0")
 def line_rate_answers_rate_limited_then_recovers(srv):
-    c = srv.connect("ann")  # hello: one line of the 20 a burst allows
-    c.send_raw("".join('{"cmd":"ping","id":%d}\n' % i for i in range(30)))
+    # hello is one line of the 20 a burst allows. All in one write, read at
+    # once under one stamp: the budget has no time to refill between the lines
+    # (with hello answered first, a next write 100 ms later found it full again).
+    c = srv.connect()
+    c.send_raw('{"cmd":"hello","name":"ann","id":"h"}\n' +
+               "".join('{"cmd":"ping","id":%d}\n' % i for i in range(30)))
+    assert c.recv()["ok"] is True
     replies = [c.recv() for _ in range(30)]
     assert [r["id"] for r in replies] == list(range(30))
     codes = [r["ok"] or r["error"]["code"] for r in replies]
@@ -374,10 +379,12 @@ def a_page_of_rooms_weighs_on_the_line_budget(srv):
     a = srv.connect("ann")
     for _ in range(25):
         a.ok("create", game="233", players=2)
-    time.sleep(2)  # a full budget again
-    b = srv.connect("bob")
-    assert len(b.ok("rooms", limit=200)["rooms"]) == 25  # weighs 1 + 5 lines
-    b.send_raw("ping\n" * 40)  # one write: read at one time, no refill between
+    b = srv.connect()
+    # one write: read at one time under one stamp, no refill between the lines
+    # (answered apart, 50 ms between them gave a line back)
+    b.send_raw('{"cmd":"hello","name":"bob"}\n{"cmd":"rooms","limit":200}\n' + "ping\n" * 40)
+    assert b.recv()["ok"] is True
+    assert len(b.recv()["rooms"]) == 25  # weighs 1 + 5 lines
     got = [b.recv()["ok"] for _ in range(40)]
     assert got.count(True) == 33, got  # a burst of 40, less hello and rooms' 6
 
