@@ -9,7 +9,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Client, Server, is_ev, run_tests, test  # noqa: E402
+from harness import Client, Server, is_ev, run_tests, test, wait_for  # noqa: E402
 from util import served  # noqa: E402
 
 
@@ -164,7 +164,8 @@ def connection_cap_refuses_the_extra_one(srv):
     for c in cs:
         control_still_works(c)
     cs[0].close()
-    time.sleep(0.2)
+    # the server has noticed: it logs the close of the extra one and of cs[0]
+    wait_for(lambda: sum(" closed: " in l for l in list(srv.log)) >= 2, "cs[0]'s close noticed")
     again = srv.connect("again")  # a slot is free again
     control_still_works(again)
 
