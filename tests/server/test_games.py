@@ -174,7 +174,11 @@ def ap3_check_hidden(receivers, room):
 
 
 def ap3_game(exe, with_bot, options, seed, strategy=None):
-    srv = Server(exe, "--bot-delay", BOT_DELAY)
+    """A whole game of aspoint3 on the deals of --seed `seed` (the clients'
+    choices come from the same seed). A turn game, with nothing to race: the
+    same seed plays the same game every time, so the counts of deals that
+    the tests assert are those of a known game, not of a deal's luck."""
+    srv = Server(exe, "--bot-delay", BOT_DELAY, "--seed", str(seed))
     try:
         a = srv.connect("ann")
         room = a.ok("create", game="aspoint3", players=2, options=options)["room"]
@@ -571,11 +575,12 @@ def slap_check_face_up_only(client, seat, room):
     return n
 
 
-def slap_game(exe, delays, options, server_bots=0, srv_args=()):
+def slap_game(exe, delays, options, seed, server_bots=0, srv_args=()):
     """Python bots (name, reaction in s) at seats 0.., then server bots; a
-    spectator. Plays to game_over, runs the hidden-card and spectator checks;
-    returns (bots, result)."""
-    srv = Server(exe, *srv_args)
+    spectator. Plays to game_over on the deal of --seed `seed` (what happens
+    next is the bots' race, in real time), runs the hidden-card and spectator
+    checks; returns (bots, result)."""
+    srv = Server(exe, "--seed", str(seed), *srv_args)
     bots = []
     try:
         bots = [SlapBot(srv, name, d) for name, d in delays]
@@ -632,7 +637,7 @@ def slap_game(exe, delays, options, server_bots=0, srv_args=()):
 @test
 def slap_realtime_bots_fast_beats_slow_and_face_down_stays_hidden(exe):
     bots, result = slap_game(exe, [("fast", 0.02), ("medium", 0.06), ("slow", 0.15)],
-                             {"go_ms": 150, "stall_ms": 250, "max_rounds": 4})
+                             {"go_ms": 150, "stall_ms": 250, "max_rounds": 4}, seed=1)
     plays = [bot.ok.get("play", 0) for bot in bots]
     assert plays[0] > plays[2], "the fast bot made fewer plays than the slow one: %r" % plays
     # 20 ms against 150 ms: the fast bot gets rid of more cards (it also won
@@ -646,7 +651,7 @@ def slap_instant_bots_race_beside_a_server_bot(exe):
     and in the slap race) and a built-in bot: refusals are only races lost
     (the harness bot asserts it), and the game ends."""
     slap_game(exe, [("zero", 0.0), ("five", 0.005)],
-              {"go_ms": 100, "stall_ms": 150, "max_rounds": 3},
+              {"go_ms": 100, "stall_ms": 150, "max_rounds": 3}, seed=2,
               server_bots=1, srv_args=("--bot-delay", "5-15"))
 
 
@@ -657,7 +662,7 @@ def slap_turn_timer_measures_each_seats_inactivity(exe):
     (before, the timer ran from when the game began waiting on a seat and
     fired on players who never stopped playing)."""
     bots, _ = slap_game(exe, [("ann", 0.05), ("bob", 0.05)],
-                        {"go_ms": 100, "stall_ms": 150, "max_rounds": 2},
+                        {"go_ms": 100, "stall_ms": 150, "max_rounds": 2}, seed=3,
                         srv_args=("--turn-timer", "300ms"))
     for bot in bots:
         timeouts = [m for m in bot.c.all if m.get("ev") == "timeout"]
