@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 import time
 
-from clientutil import Server, check, run
+from clientutil import TIMEOUT, Server, check, run
 
 TAPISD = os.environ["TAPISD"]
 TAPIS_BOT = os.environ["TAPIS_BOT"]
@@ -157,11 +157,19 @@ def it_takes_its_seats_back_after_a_restart_and_a_kill_9():
 
 @check
 def without_reconnect_a_restart_is_an_error():
+    # The stop must find tapis-bot in a game: the server is stopped as soon
+    # as its log says the game started (a sleep of 1 s could come before
+    # tapis-bot had connected, or after a 233 game between fast bots had
+    # ended). seqnum at 1.2 s a move, as above: no sequence for seconds.
     server = Server(TAPISD, "--bot-delay", "20-40")
-    bot = subprocess.Popen([TAPIS_BOT, server.address, "--game", "233", "--players", "2",
-                            "--bots", "1", "--reconnect", "0", "--strategy", "greedy:20"],
+    bot = subprocess.Popen([TAPIS_BOT, server.address, "--game", "seqnum", "--players", "2",
+                            "--bots", "1", "--reconnect", "0", "--strategy", "greedy:1200"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1)
+    deadline = time.monotonic() + TIMEOUT
+    while not any("game starts" in line for line in list(server.log)):
+        assert time.monotonic() < deadline and bot.poll() is None, \
+            "no game started: %s" % "".join(server.log[-5:])
+        time.sleep(0.02)
     server.stop()
     out, err = bot.communicate(timeout=30)
     assert bot.returncode == 1 and "shutdown event" in err, (bot.returncode, out, err)
