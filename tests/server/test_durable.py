@@ -460,7 +460,12 @@ def one_server_per_database_and_checkpoints_off_the_loop(exe):
                 raise AssertionError("two servers on one database")
             a = srv.connect("ann")
             w = srv.connect("wat")
-            time.sleep(1.5)  # the schema is checkpointed by now
+            # the first checkpoint (within a second) copies the schema: the file
+            # is more than its header page
+            deadline = time.monotonic() + 20
+            while os.path.getsize(db) <= 1024:
+                assert time.monotonic() < deadline, "the schema not checkpointed in 20 s"
+                time.sleep(0.05)
             size0 = os.path.getsize(db)
             for _ in range(4):  # bot tables write the journal
                 room = a.ok("create", game="seqnum", players=2, options={"max_turns": 400})["room"]
