@@ -74,6 +74,7 @@ start_tapisd() {
     _tapisd=$2
     shift 2
     log=$tmp/tapisd.log
+    : >"$log" # emptied here, not by the background job: tapisd_port must not read an old port
     # shellcheck disable=SC2086 # $server_pin is words
     $server_pin "$_tapisd" --listen 127.0.0.1:0 --log-level info "$@" 2>"$log" &
     server=$!
