@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol.h"
-#include "safe_text.h"
-#include "session.h"
+#include "protocol/protocol.h"
+#include "clients/safe_text.h"
+#include "clients/session.h"
 
 /* How long Tab may wait for the server's `games` reply, the first time. */
 #define GAMES_WAIT_MS 1000

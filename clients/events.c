@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocol.h"
-#include "safe_text.h"
-#include "session.h"
+#include "protocol/protocol.h"
+#include "clients/safe_text.h"
+#include "clients/session.h"
 
 /* ------------------------------------------------------------------------ */
 /* State and room events                                                    */

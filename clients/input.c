@@ -13,7 +13,7 @@
 #include <string.h>
 #include <editline/readline.h>
 
-#include "session.h"
+#include "clients/session.h"
 
 static bool is_number(const char *s)
 {

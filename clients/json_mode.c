@@ -18,9 +18,9 @@
 
 #include <jansson.h>
 
-#include "net.h"
-#include "safe_text.h"
-#include "tapis.h"
+#include "clients/net.h"
+#include "clients/safe_text.h"
+#include "clients/tapis.h"
 
 /* ------------------------------------------------------------------------ */
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "clients/session.h"
 
 /* ------------------------------------------------------------------------ */
 /* Sending                                                                  */

@@ -12,8 +12,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
-#include "envelope.h"
-#include "net.h"
+#include "protocol/envelope.h"
+#include "clients/net.h"
 
 static int copy_part(char *dst, size_t cap, const char *src, size_t n)
 {

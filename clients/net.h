@@ -12,7 +12,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "framing.h"
+#include "protocol/framing.h"
 
 #define NET_DEFAULT_HOST "127.0.0.1"
 #define NET_DEFAULT_PORT "7233"

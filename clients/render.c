@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "clients/render.h"
 
 static const renderer_t render_fallback = {
     .table = render_json_table,

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "safe_text.h"
+#include "clients/safe_text.h"
 
 typedef struct render_ctx {
     FILE *out;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "render.h"
+#include "clients/render.h"
 
 /* ------------------------------------------------------------------------ */
 /* Cards                                                                    */

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "clients/render.h"
 
 #define SIDE_MAX 16
 

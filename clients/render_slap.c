@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "clients/render.h"
 
 static const char *card_sgr(const char *c)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "journal.h"
-#include "replay.h"
+#include "core/journal.h"
+#include "clients/replay.h"
 
 /* ------------------------------------------------------------------------ */
 /* The record                                                               */

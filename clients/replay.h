@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "game.h"
+#include "core/game.h"
 
 typedef struct replay_step {
     /* The journal entry that made this step ({n, kind, seat, at, data}, borrowed

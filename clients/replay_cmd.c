@@ -28,12 +28,12 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "net.h"
-#include "protocol.h"
-#include "render.h"
-#include "replay.h"
-#include "safe_text.h"
-#include "tapis.h"
+#include "clients/net.h"
+#include "protocol/protocol.h"
+#include "clients/render.h"
+#include "clients/replay.h"
+#include "clients/safe_text.h"
+#include "clients/tapis.h"
 
 #define REPLAY_WAIT_MS 10000 /* for each reply of the server */
 #define REPLAY_NAME_TRIES 4  /* throwaway names tried when one is taken */

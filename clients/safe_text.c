@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "safe_text.h"
-#include "utf8.h" /* protocol/'s decoder: what the server calls valid is what we show raw */
+#include "clients/safe_text.h"
+#include "protocol/utf8.h" /* protocol/'s decoder: what the server calls valid is what we show raw */
 
 /* ------------------------------------------------------------------------ */
 /* One unit: a character, or one byte that is not valid UTF-8               */

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "safe_text.h"
-#include "session.h"
+#include "clients/safe_text.h"
+#include "clients/session.h"
 
 void session_init(session_t *s)
 {

@@ -23,9 +23,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "framing.h"
-#include "net.h"
-#include "render.h"
+#include "protocol/framing.h"
+#include "clients/net.h"
+#include "clients/render.h"
 
 #define SESSION_MAX_ROOMS 32
 #define RECONNECT_MIN_MS 500

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <editline/readline.h>
 
-#include "protocol.h"
-#include "safe_text.h"
-#include "session.h"
+#include "protocol/protocol.h"
+#include "clients/safe_text.h"
+#include "clients/session.h"
 
 /* ------------------------------------------------------------------------ */
 /* Output around the line being edited                                      */

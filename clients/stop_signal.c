@@ -7,7 +7,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "tapis.h"
+#include "clients/tapis.h"
 
 /* The one file-scope variable: what the signal handler may touch. */
 static volatile sig_atomic_t STOP_SIGNAL;

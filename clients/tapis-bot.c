@@ -37,10 +37,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "game.h"
-#include "net.h"
-#include "protocol.h"
-#include "safe_text.h"
+#include "core/game.h"
+#include "clients/net.h"
+#include "protocol/protocol.h"
+#include "clients/safe_text.h"
 
 #define MAX_CONNS GAME_MAX_SEATS
 #define MAX_PENDING 64

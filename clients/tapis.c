@@ -30,8 +30,8 @@
 #include <unistd.h>
 #include <editline/readline.h>
 
-#include "session.h"
-#include "tapis.h"
+#include "clients/session.h"
+#include "clients/tapis.h"
 
 /*
  * The only file-scope state (besides the stop signal, stop_signal.c).

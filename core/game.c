@@ -9,9 +9,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "game.h"
-#include "json_text.h"
-#include "tapis_alloc.h"
+#include "core/game.h"
+#include "json/json_text.h"
+#include "include/tapis_alloc.h"
 
 int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
 {

@@ -25,8 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "jw.h"
-#include "rng.h"
+#include "json/jw.h"
+#include "core/rng.h"
 
 #define GAME_MAX_SEATS 8
 #define GAME_NO_DEADLINE INT64_MAX
@@ -116,7 +116,7 @@ typedef struct game {
  * one error type of tapis (include/tapis_error.h), shared with the protocol
  * and the server.
  */
-#include "tapis_error.h"
+#include "include/tapis_error.h"
 typedef tapis_error_t game_error_t;
 
 /*

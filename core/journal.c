@@ -1,5 +1,5 @@
 /* journal.c — replaying a game's journal through the core. See journal.h. */
-#include "journal.h"
+#include "core/journal.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

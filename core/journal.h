@@ -1,8 +1,8 @@
 /*
  * journal.h — replaying a game's journal through the core, entry by entry:
  * the one way a game is rebuilt from its record, whoever does it. The store
- * (server/store.c, at a restart and for --export-game), the cluster
- * (server/cluster.c, when a node takes over another's rooms) and the
+ * (server/store/store.c, at a restart and for --export-game), the cluster
+ * (server/cluster/cluster.c, when a node takes over another's rooms) and the
  * client's `tapis replay` (clients/replay.c) all go through it, so they
  * accept and refuse the same journals. docs/STORE.md gives the entries; each
  * is checked as it goes: its number (1, 2, 3... with no gap and no repeat),
@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "game.h"
+#include "core/game.h"
 
 /* The codes of jr->error besides the game's own (game_new's, apply's, audit's). */
 #define JOURNAL_E_MISSING_ENTRY "missing_entry"   /* a gap in the numbering, or a repeat */

@@ -9,8 +9,8 @@
  */
 #include <string.h>
 
-#include "game.h"
-#include "tapis_games.h"
+#include "core/game.h"
+#include "core/tapis_games.h"
 
 #define TAPIS_GAME_DECLARE(prefix) extern const game_desc_t prefix##_desc;
 TAPIS_GAMES(TAPIS_GAME_DECLARE)

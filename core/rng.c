@@ -1,4 +1,4 @@
-#include "rng.h"
+#include "core/rng.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_text.h"
-#include "out.h"
+#include "json/json_text.h"
+#include "json/out.h"
 
 /* s[from] is the first byte that may need an escape (or n: none, but no room). */
 static void put_escaped(out_t *o, const char *s, size_t n, size_t from)

@@ -3,8 +3,8 @@
  */
 #include <string.h>
 
-#include "jw.h"
-#include "out.h"
+#include "json/jw.h"
+#include "json/out.h"
 
 void jw_text(jw_t *w, char *buf, size_t size)
 {

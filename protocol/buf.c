@@ -1,7 +1,7 @@
 /* buf.c — the growable byte buffer. See buf.h. */
-#include "buf.h"
+#include "protocol/buf.h"
 
-#include "tapis_alloc.h"
+#include "include/tapis_alloc.h"
 
 #include <stdarg.h>
 #include <stdint.h>

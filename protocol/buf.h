@@ -2,7 +2,7 @@
  * buf.h — the growable byte buffer of tapis.
  *
  * One buffer type serves every place that builds bytes of unknown length:
- * a connection's output (server/conn.c), the help text (commands.c), an
+ * a connection's output (server/net/conn.c), the help text (commands.c), an
  * action rendered as words (inline_form.c).
  *
  * Memory: data[len] is always a NUL byte once anything was reserved, so a

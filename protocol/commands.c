@@ -1,8 +1,8 @@
 /*
  * commands.c — the command table and its validation. See commands.h.
  */
-#include "commands.h"
-#include "buf.h"
+#include "protocol/commands.h"
+#include "protocol/buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

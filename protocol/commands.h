@@ -26,7 +26,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "envelope.h"
+#include "protocol/envelope.h"
 
 typedef enum cmd_id {
     CMD_HELLO,
@@ -45,7 +45,7 @@ typedef enum cmd_id {
     CMD_PING,
     CMD_HELP,
     CMD_QUIT,
-    CMD_ADMIN, /* the operator's commands (server/admin.c), last */
+    CMD_ADMIN, /* the operator's commands (server/lobby/admin.c), last */
     CMD_ANNOUNCE,
     CMD_DRAIN,
     CMD_CLOSE,

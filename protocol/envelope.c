@@ -1,18 +1,18 @@
 /*
  * envelope.c — line -> request, replies and events -> line. See envelope.h.
  */
-#include "envelope.h"
-#include "json_text.h"
+#include "protocol/envelope.h"
+#include "json/json_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "inline_form.h"
-#include "tapis_alloc.h"
-#include "utf8.h"
+#include "protocol/commands.h"
+#include "protocol/inline_form.h"
+#include "include/tapis_alloc.h"
+#include "protocol/utf8.h"
 
 /* ----------------------------------------------------------------- utf-8 --- */
 

@@ -39,7 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "tapis_error.h"
+#include "include/tapis_error.h"
 
 /*
  * Errors are tapis_error_t (tapis_error.h), whose codes this layer uses:

@@ -1,9 +1,9 @@
 /*
  * framing.c — bounded line splitter with telnet clean-up. See framing.h.
  */
-#include "framing.h"
+#include "protocol/framing.h"
 
-#include "tapis_alloc.h"
+#include "include/tapis_alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>

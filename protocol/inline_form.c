@@ -1,7 +1,7 @@
 /*
  * inline_form.c — words <-> JSON requests. See inline_form.h for the rules.
  */
-#include "inline_form.h"
+#include "protocol/inline_form.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "commands.h"
-#include "tapis_alloc.h"
+#include "protocol/buf.h"
+#include "protocol/commands.h"
+#include "include/tapis_alloc.h"
 
 /* ----------------------------------------------------------------- words --- */
 

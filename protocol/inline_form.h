@@ -44,7 +44,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "envelope.h"
+#include "protocol/envelope.h"
 
 /*
  * Turn an inline line (len bytes, leading blanks allowed, not blank) into a

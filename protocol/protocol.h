@@ -32,9 +32,9 @@
 #ifndef TAPIS_PROTOCOL_PROTOCOL_H
 #define TAPIS_PROTOCOL_PROTOCOL_H
 
-#include "framing.h"
-#include "envelope.h"
-#include "commands.h"
-#include "inline_form.h"
+#include "protocol/framing.h"
+#include "protocol/envelope.h"
+#include "protocol/commands.h"
+#include "protocol/inline_form.h"
 
 #endif

@@ -1,5 +1,5 @@
 /* text.c — names and chat that are safe to show. See text.h. */
-#include "text.h"
+#include "protocol/text.h"
 
 #include <stdint.h>
 

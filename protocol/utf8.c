@@ -1,5 +1,5 @@
 /* utf8.c — the one UTF-8 decoder. See utf8.h. */
-#include "utf8.h"
+#include "protocol/utf8.h"
 
 size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 {

@@ -14,19 +14,19 @@
 #include <systemd/sd-daemon.h>
 #endif
 
-#include "admin.h"
-#include "cluster.h"
-#include "conn.h"
-#include "envelope.h"
-#include "http.h"
-#include "log.h"
-#include "dispatch.h"
-#include "options.h"
-#include "room.h"
-#include "scheduler.h"
-#include "server.h"
-#include "session.h"
-#include "store.h"
+#include "server/lobby/admin.h"
+#include "server/cluster/cluster.h"
+#include "server/net/conn.h"
+#include "protocol/envelope.h"
+#include "server/metrics/http.h"
+#include "server/base/log.h"
+#include "server/lobby/dispatch.h"
+#include "server/base/options.h"
+#include "server/room/room.h"
+#include "server/sched/scheduler.h"
+#include "server/server.h"
+#include "server/lobby/session.h"
+#include "server/store/store.h"
 
 #define STOP_GRACE_MS 2000
 static void close_signals_and_probes(server_t *srv);
@@ -315,7 +315,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (!dispatch_handles_every_command()) { /* a command added without its handler */
-        log_error("a command of the table has no handler (server/dispatch.c)");
+        log_error("a command of the table has no handler (server/lobby/dispatch.c)");
         return 1;
     }
     static server_t srv;

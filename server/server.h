@@ -20,14 +20,14 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "buf.h"
-#include "framing.h"
-#include "game.h"
-#include "heap.h"
-#include "metrics.h"
-#include "options.h"
-#include "queue.h"
-#include "tapis_alloc.h"
+#include "protocol/buf.h"
+#include "protocol/framing.h"
+#include "core/game.h"
+#include "server/base/heap.h"
+#include "server/metrics/metrics.h"
+#include "server/base/options.h"
+#include "protocol/queue.h"
+#include "include/tapis_alloc.h"
 
 /* uthash allocates through the one wrapper too; a failure is reported, not fatal. */
 #define uthash_malloc(sz) tapis_malloc(sz)

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/233/internal.h"
 
 static const char *const type_names[] = {"draw", "take",  "declare", "discard",
                                          "lay",  "claim", "gift"};

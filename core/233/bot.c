@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "g233.h"
+#include "core/233/g233.h"
 
 static const char *type_of(const json_t *a)
 {

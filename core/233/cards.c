@@ -1,7 +1,7 @@
 #include <stddef.h>
 
-#include "cards.h"
-#include "game.h"
+#include "core/233/cards.h"
+#include "core/game.h"
 
 static const char *const names[G233_KINDS] = {
     "Y1", "Y2", "Y3",  "Y4",   "Y5",     "Y6",     "Y7",      "Y8",    "B1",     "B2",     "B3",

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "core/233/internal.h"
 
 /* The turned-up card is never a gift or a stop (RULES.md, "the turned-up card"). */
 static bool acts_when_drawn(int c)

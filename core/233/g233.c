@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "g233.h"
-#include "internal.h"
-#include "tapis_alloc.h"
+#include "core/233/g233.h"
+#include "core/233/internal.h"
+#include "include/tapis_alloc.h"
 
 /* ------------------------------------------------------------------ */
 /* Seats, piles, events                                                 */

@@ -16,9 +16,9 @@
 #ifndef TAPIS_233_G233_H
 #define TAPIS_233_G233_H
 
-#include "../game.h"
-#include "cards.h"
-#include "score.h"
+#include "core/game.h"
+#include "core/233/cards.h"
+#include "core/233/score.h"
 
 #define G233_MAX_SEATS 6
 #define G233_MAX_MELDS 6

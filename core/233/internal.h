@@ -2,7 +2,7 @@
 #ifndef TAPIS_233_INTERNAL_H
 #define TAPIS_233_INTERNAL_H
 
-#include "g233.h"
+#include "core/233/g233.h"
 
 typedef enum g233_act_type {
     G233_ACT_DRAW,

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "score.h"
+#include "core/233/score.h"
 
 enum {
     GROUPABLE = G233_CARD_REVERSE, /* kinds below this (and jokers) can be grouped */

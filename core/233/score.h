@@ -20,7 +20,7 @@
 #ifndef TAPIS_233_SCORE_H
 #define TAPIS_233_SCORE_H
 
-#include "cards.h"
+#include "core/233/cards.h"
 
 typedef enum g233_group_kind {
     G233_GROUP_DOUBLE,

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "tapis_alloc.h"
+#include "core/233/internal.h"
+#include "include/tapis_alloc.h"
 
 static const char *const phase_names[] = {"draw", "gift", "discard", "over"};
 

@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "core/aspoint3/internal.h"
 
 static const char *const type_names[] = {"swap", "keep", "pick"};
 

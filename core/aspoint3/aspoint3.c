@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "tapis_alloc.h"
+#include "core/aspoint3/internal.h"
+#include "include/tapis_alloc.h"
 
 /* ------------------------------------------------------------------ */
 /* Deck and deal                                                        */

@@ -17,7 +17,7 @@
 #ifndef TAPIS_ASPOINT3_ASPOINT3_H
 #define TAPIS_ASPOINT3_ASPOINT3_H
 
-#include "../game.h"
+#include "core/game.h"
 
 /* A card: suit * 13 + rank, rank 0 = ace, 1..9 = 2..10, 10 J, 11 Q, 12 K;
  * suits S, H, D, C. Names: "AS", "10H", "QD", "2C"... */

@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "aspoint3.h"
+#include "core/aspoint3/aspoint3.h"
 
 #define SAMPLES 96
 

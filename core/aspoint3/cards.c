@@ -1,7 +1,7 @@
 /* cards.c — the 52 cards of As.point3: names, values, the points of a hand. */
 #include <stddef.h>
 
-#include "aspoint3.h"
+#include "core/aspoint3/aspoint3.h"
 
 static const char *const names[AP3_DECK] = {
     "AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS",

@@ -2,7 +2,7 @@
 #ifndef TAPIS_ASPOINT3_INTERNAL_H
 #define TAPIS_ASPOINT3_INTERNAL_H
 
-#include "aspoint3.h"
+#include "core/aspoint3/aspoint3.h"
 
 typedef enum ap3_act_type { AP3_ACT_SWAP, AP3_ACT_KEEP, AP3_ACT_PICK } ap3_act_type_t;
 

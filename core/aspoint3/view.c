@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "tapis_alloc.h"
+#include "core/aspoint3/internal.h"
+#include "include/tapis_alloc.h"
 
 static const char *const phase_names[] = {"swap", "pick", "over"};
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/seqnum/internal.h"
 
 static const char *const type_names[] = {"play", "trade", "draw", "pass"};
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "seqnum.h"
+#include "core/seqnum/seqnum.h"
 
 /* ------------------------------------------------------------------ */
 /* The board                                                            */

@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "seqnum.h"
+#include "core/seqnum/seqnum.h"
 
 static const int own_weight[5] = {1, 4, 16, 80, 100000};
 static const int block_weight[5] = {0, 2, 10, 70, 8000};

@@ -2,7 +2,7 @@
 #ifndef TAPIS_SEQNUM_INTERNAL_H
 #define TAPIS_SEQNUM_INTERNAL_H
 
-#include "seqnum.h"
+#include "core/seqnum/seqnum.h"
 
 typedef enum seqnum_act_type {
     SEQNUM_ACT_PLAY,

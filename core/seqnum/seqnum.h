@@ -15,7 +15,7 @@
 #ifndef TAPIS_SEQNUM_SEQNUM_H
 #define TAPIS_SEQNUM_SEQNUM_H
 
-#include "../game.h"
+#include "core/game.h"
 
 #define SEQNUM_MAX_SEATS 6
 #define SEQNUM_SIDE 10

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "tapis_alloc.h"
+#include "core/seqnum/internal.h"
+#include "include/tapis_alloc.h"
 
 /* The kit names a card from its byte; seqnum_card_name() takes an int. */
 static const char *card_name(uint8_t kind)

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "core/slap/internal.h"
 
 static const char *const type_names[] = {"play", "turn", "move", "slap"};
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap.h"
+#include "core/slap/slap.h"
 
 static const char *type_of(const json_t *a)
 {

@@ -2,7 +2,7 @@
 #ifndef TAPIS_SLAP_INTERNAL_H
 #define TAPIS_SLAP_INTERNAL_H
 
-#include "slap.h"
+#include "core/slap/slap.h"
 
 typedef enum slap_act_type {
     SLAP_ACT_PLAY, /* a column's face-up top card onto a discard pile */

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "tapis_alloc.h"
+#include "core/slap/internal.h"
+#include "include/tapis_alloc.h"
 
 /* ------------------------------------------------------------------ */
 /* Cards, events                                                        */

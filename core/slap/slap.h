@@ -19,7 +19,7 @@
 #ifndef TAPIS_SLAP_SLAP_H
 #define TAPIS_SLAP_SLAP_H
 
-#include "../game.h"
+#include "core/game.h"
 
 #define SLAP_COLOURS 4
 #define SLAP_VALUES 11

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "tapis_alloc.h"
+#include "core/slap/internal.h"
+#include "include/tapis_alloc.h"
 
 static const char *const phase_names[] = {"setup", "play", "race", "over"};
 

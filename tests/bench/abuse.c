@@ -86,8 +86,8 @@
 #include <jansson.h>
 #include <uv.h>
 
-#include "bench.h"
-#include "hist.h"
+#include "tests/bench/bench.h"
+#include "tests/bench/hist.h"
 
 #define MS 1000000ULL /* ns */
 #define PROBE_LATE_NS (1000 * MS)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "game.h"
+#include "core/game.h"
 
 static double seconds(void)
 {

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "233/cards.h"
-#include "233/score.h"
-#include "rng.h"
+#include "core/233/cards.h"
+#include "core/233/score.h"
+#include "core/rng.h"
 
 enum { HANDS = 200000, ROUNDS = 5 };
 

@@ -53,8 +53,8 @@
 
 #include <uv.h>
 
-#include "bench.h"
-#include "floor_script.h"
+#include "tests/bench/bench.h"
+#include "tests/bench/floor_script.h"
 
 /* ------------------------------------------------------------------------ */
 /* Serving                                                                   */

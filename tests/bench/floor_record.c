@@ -9,7 +9,7 @@
  * written before a later line's reply, so what comes before each `ping`
  * reply is what tapisd wrote for that request to that connection.
  */
-#include "floor_script.h"
+#include "tests/bench/floor_script.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /*
  * floor_script.c — the floor's script in memory and on file (floor_script.h).
  */
-#include "floor_script.h"
+#include "tests/bench/floor_script.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -56,9 +56,9 @@
 #include <jansson.h>
 #include <uv.h>
 
-#include "bench.h"
-#include "hist.h"
-#include "json_text.h"
+#include "tests/bench/bench.h"
+#include "tests/bench/hist.h"
+#include "json/json_text.h"
 
 /* ------------------------------------------------------------------------ */
 /* Options and global state                                                  */

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "net.h"
+#include "clients/net.h"
 
 static void one_address_and_its_defaults(void **state)
 {

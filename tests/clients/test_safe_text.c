@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "safe_text.h"
+#include "clients/safe_text.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */

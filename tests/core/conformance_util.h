@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "game.h"
-#include "rng.h"
+#include "core/game.h"
+#include "core/rng.h"
 
 /* ------------------------------------------------------------------------ */
 /* Printing and comparing                                                   */

@@ -9,7 +9,7 @@
 
 #include <stdarg.h>
 
-#include "game.h"
+#include "core/game.h"
 
 /*
  * A catalogue of cases: for each pair (text, value) of the NULL-ended list,

@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "233/g233.h"
+#include "core/233/g233.h"
 
-#include "game_test.h"
+#include "tests/core/game_test.h"
 
 /* A table with a plain deal (the first such seed from 7 up): hands start clean. */
 static g233_t *table(int seats)

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "233/g233.h"
+#include "core/233/g233.h"
 
-#include "game_test.h"
+#include "tests/core/game_test.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */

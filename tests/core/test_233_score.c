@@ -17,10 +17,10 @@
 
 #include <cmocka.h>
 
-#include "233/cards.h"
-#include "233/score.h"
-#include "game_test.h"
-#include "rng.h"
+#include "core/233/cards.h"
+#include "core/233/score.h"
+#include "tests/core/game_test.h"
+#include "core/rng.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */

@@ -40,10 +40,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "game.h"
-#include "json_text.h"
-#include "protocol.h"
-#include "tapis_alloc.h"
+#include "core/game.h"
+#include "json/json_text.h"
+#include "protocol/protocol.h"
+#include "include/tapis_alloc.h"
 
 /* ------------------------------------------------------------------ hooks --- */
 

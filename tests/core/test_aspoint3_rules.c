@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "game_test.h"
+#include "tests/core/game_test.h"
 
-#include "aspoint3/aspoint3.h"
+#include "core/aspoint3/aspoint3.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */

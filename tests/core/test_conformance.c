@@ -47,8 +47,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "game.h"
-#include "conformance_util.h"
+#include "core/game.h"
+#include "tests/core/conformance_util.h"
 
 /*
  * Playouts per game: 10,000 (about a minute for 233 at -O2). Under

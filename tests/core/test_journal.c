@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "game.h"
-#include "journal.h"
+#include "core/game.h"
+#include "core/journal.h"
 
 #define STEP_MS 13         /* between two moves of the direct run */
 #define MAX_ENTRIES 4000   /* a direct run stops there if the game has not ended */

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "game.h"
-#include "json_text.h"
+#include "core/game.h"
+#include "json/json_text.h"
 
 extern const game_desc_t g233_desc, aspoint3_desc, seqnum_desc, slap_desc;
 

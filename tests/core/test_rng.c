@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "rng.h"
+#include "core/rng.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

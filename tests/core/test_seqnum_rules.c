@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "game_test.h"
+#include "tests/core/game_test.h"
 
-#include "seqnum/seqnum.h"
+#include "core/seqnum/seqnum.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */

@@ -21,9 +21,9 @@
 
 #include <cmocka.h>
 
-#include "game_test.h"
+#include "tests/core/game_test.h"
 
-#include "slap/slap.h"
+#include "core/slap/slap.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */

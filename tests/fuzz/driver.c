@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 /* Set by sanitizer runtimes, when linked in: called before they exit. */
 extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));

@@ -21,11 +21,11 @@
  *    error, and proto_encode() gives one valid UTF-8 line, "\n" last and only,
  *    that parses back to the same reply, byte for byte jansson's encoding.
  */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
-#include "commands.h"
-#include "envelope.h"
-#include "inline_form.h"
+#include "protocol/commands.h"
+#include "protocol/envelope.h"
+#include "protocol/inline_form.h"
 
 static bool blank(char c)
 {

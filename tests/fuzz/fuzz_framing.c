@@ -30,9 +30,9 @@
  */
 #include <inttypes.h>
 
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
-#include "framing.h"
+#include "protocol/framing.h"
 
 /* ------------------------------------------------------------------------ */
 /* Results, recorded as bytes: 'L' + length + line, or 'T' for too long      */

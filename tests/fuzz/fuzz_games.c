@@ -46,10 +46,10 @@
  */
 #include <inttypes.h>
 
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
-#include "conformance_util.h"
-#include "game.h"
+#include "tests/core/conformance_util.h"
+#include "core/game.h"
 
 #define MAX_STEPS 3000
 #define AFTER_OVER 6 /* steps tried once the game is over: all must be refused */

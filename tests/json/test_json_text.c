@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "json_text.h"
+#include "json/json_text.h"
 
 /* Compare json_text(v) with jansson's encoding of v. */
 static void same_as_jansson(const json_t *v)

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "json_text.h"
-#include "jw.h"
+#include "json/json_text.h"
+#include "json/jw.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 

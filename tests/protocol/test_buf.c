@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
+#include "protocol/buf.h"
 
 static void empty_buffer_holds_nothing_and_allocates_nothing(void **state)
 {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "protocol.h"
+#include "protocol/protocol.h"
 
 /* Parse a line; on PROTO_OK return the request object (new ref), else NULL with *code. */
 static json_t *request(const char *line, const char **code, char *message, size_t msize)

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "protocol.h"
+#include "protocol/protocol.h"
 
 /* Parse a line; return the result and leave the error code (or NULL) in *code. */
 static int parse(const char *line, size_t len, const char **code, char **reply)

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "framing.h"
+#include "protocol/framing.h"
 
 /* Take the next line and check it equals (s, n). */
 static void expect_line(frame_t *f, const char *s, size_t n)

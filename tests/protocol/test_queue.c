@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "queue.h"
+#include "protocol/queue.h"
 
 typedef struct item {
     int value;

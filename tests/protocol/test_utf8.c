@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "utf8.h"
+#include "protocol/utf8.h"
 
 /* s (n bytes) decodes as `want` bytes (0: invalid) of code point cp. */
 typedef struct utf8_case {

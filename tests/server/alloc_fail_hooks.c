@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "tapis_alloc.h"
+#include "include/tapis_alloc.h"
 
 static struct {
     unsigned long calls;   /* allocation calls since the server listens */

@@ -1,5 +1,5 @@
 /*
- * test_http.c — the metrics responder (server/http.h) over real sockets.
+ * test_http.c — the metrics responder (server/metrics/http.h) over real sockets.
  *
  * Each test runs http_start() on 127.0.0.1, port 0, on its own loop in the
  * main thread, while a client thread drives it with blocking sockets and
@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "http.h"
+#include "server/metrics/http.h"
 
 #define BODY "# HELP tapis_up 1 while tapisd runs.\n# TYPE tapis_up gauge\ntapis_up 1\n"
 #define CONTENT_TYPE "Content-Type: text/plain; version=0.0.4; charset=utf-8"

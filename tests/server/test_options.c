@@ -1,5 +1,5 @@
 /*
- * test_options.c — tapisd's options (server/options.c) alone: the defaults,
+ * test_options.c — tapisd's options (server/base/options.c) alone: the defaults,
  * that every default --help states is the value tapisd takes, the bounds of
  * each kind of value, the config file, and what SIGHUP's reload keeps.
  */
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "options.h"
+#include "server/base/log.h"
+#include "server/base/options.h"
 
 /* options_parse() of a NULL-ended argument list after "tapisd". */
 static int parse(server_opts_t *o, ...)

@@ -23,10 +23,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http.h"
-#include "log.h"
-#include "queue.h"
-#include "tapis_alloc.h"
+#include "server/metrics/http.h"
+#include "server/base/log.h"
+#include "protocol/queue.h"
+#include "include/tapis_alloc.h"
 
 #define LINGER_MS 1000      /* after the answer: wait this long at most for the client's EOF */
 #define ACCEPT_RETRY_MS 100 /* out of memory at accept: try the pending connection again */

@@ -13,12 +13,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "journal.h"
-#include "json_text.h"
-#include "log.h"
-#include "room.h"
-#include "session.h"
-#include "store.h"
+#include "core/journal.h"
+#include "json/json_text.h"
+#include "server/base/log.h"
+#include "server/room/room.h"
+#include "server/lobby/session.h"
+#include "server/store/store.h"
 
 /* ------------------------------------------------------------------------ */
 /* Schema                                                                   */

@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "json_text.h"
-#include "log.h"
+#include "json/json_text.h"
+#include "server/base/log.h"
 
 static log_level_t min_level = LOG_INFO;
 static bool json_lines;

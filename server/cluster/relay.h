@@ -21,7 +21,7 @@
 #ifndef TAPIS_SERVER_RELAY_H
 #define TAPIS_SERVER_RELAY_H
 
-#include "server.h"
+#include "server/server.h"
 
 typedef struct relay relay_t;
 

@@ -11,7 +11,7 @@
 #ifndef TAPIS_SERVER_DISPATCH_H
 #define TAPIS_SERVER_DISPATCH_H
 
-#include "server.h"
+#include "server/server.h"
 
 typedef struct request {
     conn_t *conn;

@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
-#include "conn.h"
-#include "envelope.h"
-#include "jw.h"
-#include "log.h"
-#include "room.h"
-#include "session.h"
-#include "store.h"
+#include "server/cluster/cluster.h"
+#include "server/net/conn.h"
+#include "protocol/envelope.h"
+#include "json/jw.h"
+#include "server/base/log.h"
+#include "server/room/room.h"
+#include "server/lobby/session.h"
+#include "server/store/store.h"
 
 static void reschedule(room_t *r);
 static bool attended(const room_t *r);

@@ -1,15 +1,15 @@
 /* relay.c — a client served through the node that hosts its room. See relay.h. */
-#include "relay.h"
+#include "server/cluster/relay.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
-#include "conn.h"
-#include "envelope.h"
-#include "log.h"
-#include "room.h"
+#include "server/cluster/cluster.h"
+#include "server/net/conn.h"
+#include "protocol/envelope.h"
+#include "server/base/log.h"
+#include "server/room/room.h"
 
 #define LINK_MAX_LINE (4 * 1024 * 1024) /* a state event of a large table fits */
 #define RELINK_MS_TTLS 4                /* broken links are opened again for 4 node TTLs */

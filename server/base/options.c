@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "options.h"
+#include "server/base/log.h"
+#include "server/base/options.h"
 
 #ifndef TAPIS_VERSION
 #define TAPIS_VERSION "unknown"

@@ -3,13 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
-#include "conn.h"
-#include "envelope.h"
-#include "log.h"
-#include "room.h"
-#include "session.h"
-#include "store.h"
+#include "server/cluster/cluster.h"
+#include "server/net/conn.h"
+#include "protocol/envelope.h"
+#include "server/base/log.h"
+#include "server/room/room.h"
+#include "server/lobby/session.h"
+#include "server/store/store.h"
 
 /* ------------------------------------------------------------------------ */
 /* Creation and lookup                                                      */

@@ -11,9 +11,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cluster.h"
-#include "metrics.h"
-#include "server.h"
+#include "server/cluster/cluster.h"
+#include "server/metrics/metrics.h"
+#include "server/server.h"
 
 static const double bucket_le[METRICS_BUCKETS] = {
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};

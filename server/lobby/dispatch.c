@@ -7,17 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admin.h"
-#include "cluster.h"
-#include "commands.h"
-#include "conn.h"
-#include "dispatch.h"
-#include "envelope.h"
-#include "log.h"
-#include "relay.h"
-#include "room.h"
-#include "session.h"
-#include "text.h"
+#include "server/lobby/admin.h"
+#include "server/cluster/cluster.h"
+#include "protocol/commands.h"
+#include "server/net/conn.h"
+#include "server/lobby/dispatch.h"
+#include "protocol/envelope.h"
+#include "server/base/log.h"
+#include "server/cluster/relay.h"
+#include "server/room/room.h"
+#include "server/lobby/session.h"
+#include "protocol/text.h"
 
 /* ------------------------------------------------------------------------ */
 /* Replies                                                                  */

@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "protocol/buf.h"
 
 typedef struct server server_t;
 

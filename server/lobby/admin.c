@@ -13,14 +13,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "admin.h"
-#include "conn.h"
-#include "envelope.h"
-#include "log.h"
-#include "metrics.h"
-#include "room.h"
-#include "session.h"
-#include "text.h"
+#include "server/lobby/admin.h"
+#include "server/net/conn.h"
+#include "protocol/envelope.h"
+#include "server/base/log.h"
+#include "server/metrics/metrics.h"
+#include "server/room/room.h"
+#include "server/lobby/session.h"
+#include "protocol/text.h"
 
 int admin_load_token(server_t *srv)
 {

@@ -1,8 +1,8 @@
 /* heap.c — binary min-heap of embedded nodes. See heap.h. */
 #include <stdlib.h>
 
-#include "heap.h"
-#include "tapis_alloc.h"
+#include "server/base/heap.h"
+#include "include/tapis_alloc.h"
 
 static bool less(const heap_node_t *a, const heap_node_t *b)
 {

@@ -24,7 +24,7 @@
 #ifndef TAPIS_SERVER_SCHEDULER_H
 #define TAPIS_SERVER_SCHEDULER_H
 
-#include "server.h"
+#include "server/server.h"
 
 #define SCHED_TURN_BUDGET 1024
 #define SCHED_CONN_LINES 32

@@ -27,16 +27,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
-#include "conn.h"
-#include "dispatch.h"
-#include "envelope.h"
-#include "json_text.h"
-#include "log.h"
-#include "relay.h"
-#include "scheduler.h"
-#include "session.h"
-#include "store.h"
+#include "server/cluster/cluster.h"
+#include "server/net/conn.h"
+#include "server/lobby/dispatch.h"
+#include "protocol/envelope.h"
+#include "json/json_text.h"
+#include "server/base/log.h"
+#include "server/cluster/relay.h"
+#include "server/sched/scheduler.h"
+#include "server/lobby/session.h"
+#include "server/store/store.h"
 
 #define READ_BUF_SIZE (64 * 1024)
 #define FLUSH_TIMEOUT_MS 5000

@@ -19,7 +19,7 @@
 #ifndef TAPIS_SERVER_STORE_H
 #define TAPIS_SERVER_STORE_H
 
-#include "server.h"
+#include "server/server.h"
 
 /*
  * Open (or create) the database at srv->opts.db_path, migrate its schema and

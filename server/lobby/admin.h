@@ -6,9 +6,9 @@
 
 #include <stdbool.h>
 
-#include "commands.h"
-#include "dispatch.h"
-#include "server.h"
+#include "protocol/commands.h"
+#include "server/lobby/dispatch.h"
+#include "server/server.h"
 
 /* Read srv->opts.admin_token_file into srv->admin_token ("" when none is set).
    Returns 0, or -1 after logging why (unreadable, no token on its first line). */

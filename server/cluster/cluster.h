@@ -23,7 +23,7 @@
 #ifndef TAPIS_SERVER_CLUSTER_H
 #define TAPIS_SERVER_CLUSTER_H
 
-#include "server.h"
+#include "server/server.h"
 
 typedef struct cluster cluster_t;
 

@@ -5,15 +5,15 @@
  */
 #include <string.h>
 
-#include "cluster.h"
-#include "conn.h"
-#include "dispatch.h"
-#include "envelope.h"
-#include "log.h"
-#include "room.h"
-#include "session.h"
-#include "store.h"
-#include "text.h"
+#include "server/cluster/cluster.h"
+#include "server/net/conn.h"
+#include "server/lobby/dispatch.h"
+#include "protocol/envelope.h"
+#include "server/base/log.h"
+#include "server/room/room.h"
+#include "server/lobby/session.h"
+#include "server/store/store.h"
+#include "protocol/text.h"
 
 #define ROOMS_PAGE_DEFAULT 50
 #define HISTORY_PAGE_DEFAULT 20

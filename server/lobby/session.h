@@ -16,7 +16,7 @@
 #ifndef TAPIS_SERVER_SESSION_H
 #define TAPIS_SERVER_SESSION_H
 
-#include "server.h"
+#include "server/server.h"
 
 /* A new session named `name`, attached to c. NULL on failure (logged). */
 session_t *session_create(server_t *srv, conn_t *c, const char *name);

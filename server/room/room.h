@@ -19,7 +19,7 @@
 #ifndef TAPIS_SERVER_ROOM_H
 #define TAPIS_SERVER_ROOM_H
 
-#include "server.h"
+#include "server/server.h"
 
 /* room_sit() and friends refuse with a tapis_error_t (tapis_error.h): a TAPIS_E_* code. */
 

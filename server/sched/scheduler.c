@@ -1,10 +1,10 @@
 /* scheduler.c — one turn of work in time order. See scheduler.h. */
-#include "scheduler.h"
+#include "server/sched/scheduler.h"
 
-#include "cluster.h"
-#include "conn.h"
-#include "room.h"
-#include "store.h"
+#include "server/cluster/cluster.h"
+#include "server/net/conn.h"
+#include "server/room/room.h"
+#include "server/store/store.h"
 
 /* ------------------------------------------------------------------------ */
 /* A turn                                                                   */

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "buf.h"
+#include "protocol/buf.h"
 
 #define HTTP_HEAD_MAX 8192    /* bytes of request line and headers, blank line included */
 #define HTTP_MAX_CLIENTS 64   /* connections served at once */

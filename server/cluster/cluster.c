@@ -1,5 +1,5 @@
 /* cluster.c — nodes, directory, shared sessions and journal streams on Redis. See cluster.h. */
-#include "cluster.h"
+#include "server/cluster/cluster.h"
 
 #include <hiredis/adapters/libuv.h>
 #include <hiredis/async.h>
@@ -12,12 +12,12 @@
 #include <strings.h>
 #include <sys/socket.h>
 
-#include "journal.h"
-#include "log.h"
-#include "relay.h"
-#include "room.h"
-#include "session.h"
-#include "store.h"
+#include "core/journal.h"
+#include "server/base/log.h"
+#include "server/cluster/relay.h"
+#include "server/room/room.h"
+#include "server/lobby/session.h"
+#include "server/store/store.h"
 
 /*
  * Keys (docs/CLUSTER.md gives them all):

@@ -16,7 +16,7 @@
 #ifndef TAPIS_SERVER_CONN_H
 #define TAPIS_SERVER_CONN_H
 
-#include "server.h"
+#include "server/server.h"
 
 /* The listener's connection callback. */
 void conn_on_connection(uv_stream_t *listener, int status);
