@@ -54,8 +54,8 @@
  * Playouts per game: 10,000 (about a minute for 233 at -O2). Under
  * AddressSanitizer, where a playout costs six to ten times as much, 2,000 keep
  * the run within a few minutes; TAPIS_CONFORMANCE_GAMES overrides both. The
- * meson suites set it (tests/core/meson.build): 2,000 in the default suite,
- * 10,000 in the suite 'soak'.
+ * meson suites set it (tests/core/meson.build): 2,000 in the default suite
+ * (500 in a sanitizer build), 10,000 in the suite 'soak'.
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define DEFAULT_PLAYOUTS 2000
