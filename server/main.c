@@ -147,6 +147,7 @@ static void server_stop(server_t *srv, const char *why)
         conn_close_after_flush(c, "shutdown");
     }
     json_decref(ev);
+    conn_flush_all(srv); /* the scheduler's handles are closed below: write it now */
     /* Doomed meanwhile (no memory for the event or its write): no check handle
        will close them now. */
     while (!queue_empty(&srv->doomed)) {
@@ -345,6 +346,7 @@ int main(int argc, char **argv)
     queue_init(&srv.rooms);
     queue_init(&srv.graveyard);
     queue_init(&srv.relinking);
+    srv.conn_hooks = &dispatch_conn_hooks;
     uint64_t seed;
     if (srv.opts.seeded)
         seed = splitmix(srv.opts.seed ^ 0x5eed);

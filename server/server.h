@@ -41,6 +41,7 @@ typedef struct session session_t;
 typedef struct room room_t;
 typedef struct peer_count peer_count_t;
 typedef struct store store_t;
+typedef struct conn_hooks conn_hooks_t;
 
 #define TOKEN_LEN 32      /* hex characters of a reconnect token (128 bits) */
 #define TOKEN_HASH_LEN 64 /* hex characters of its hash (BLAKE2b-256): what is stored */
@@ -96,6 +97,7 @@ struct conn {
     bool reading;
     bool saw_line; /* a first line came: HTTP detection is done */
     bool eof;      /* the peer shut down its side: answer, then close */
+    bool shutting; /* CONN_FLUSHING and uv_shutdown() called */
 
     frame_t frame;
     struct {
@@ -116,15 +118,13 @@ struct conn {
     const char *doom_why;
     const char *close_why; /* the first reason given to close it: its metrics cause */
     queue_t doom_node;     /* in srv->doomed while CONN_DOOMED */
-    session_t *session;    /* NULL before hello */
+    session_t *session;    /* the lobby's: NULL before hello (conn.c never reads it) */
 
-    queue_t relays;            /* relay.c: links to the nodes hosting this client's rooms */
-    int relay_wait;            /* relayed requests waiting for their reply: lines wait too */
-    json_t *relay_lost;        /* ids of the rooms whose link broke: linked again when back */
-    uint64_t relay_lost_until; /* ms: ...until then */
-    queue_t relink_node;       /* in srv->relinking while relay_lost has rooms */
-    bool node_link;            /* from a cluster node's address: not capped per address */
-    bool relayed;              /* a node's link (hello "via"): served here, never relayed on */
+    struct relay_client *relay; /* relay.c's (links, lost rooms; opaque to conn.c), or NULL */
+    int lines_held;             /* while > 0 its lines wait (a relayed request awaits its reply) */
+    bool greeted;               /* conn_hello_done() ran */
+    bool node_link; /* from a cluster node's address (hooks.is_node_addr): not capped per address */
+    bool relayed;   /* a node's link (hello "via"): idles as long as its client */
 
     queue_t node; /* in srv->conns */
 };
@@ -252,10 +252,11 @@ struct server {
     queue_t graveyard; /* room_t.node: destroyed rooms, freed at the end of the turn */
     int nrooms;
     uint64_t rooms_created;
-    rng_t rng;               /* bot seeds and delays (seeded from the OS) */
-    store_t *store;          /* the database, or NULL with --db none (store.h) */
-    struct cluster *cluster; /* --redis (cluster.h), or NULL */
-    queue_t relinking;       /* conn_t.relink_node: links broke; open them again (relay.c) */
+    rng_t rng;                      /* bot seeds and delays (seeded from the OS) */
+    store_t *store;                 /* the database, or NULL with --db none (store.h) */
+    struct cluster *cluster;        /* --redis (cluster.h), or NULL */
+    queue_t relinking;              /* relay.c's clients whose links broke: open them again */
+    const conn_hooks_t *conn_hooks; /* what the connections hand up (conn.h), set by main */
 };
 
 /* The server clock: µs and ms since start (monotonic). Room time is server

@@ -27,8 +27,30 @@ struct relay {
     json_t *rooms;   /* the ids of the client's rooms served over this link */
     buf_t out;       /* what waits for the connection */
     frame_t frame;
-    queue_t node_q; /* in client->relays */
+    queue_t node_q; /* in client->relay->links */
 };
+
+/* What relay.c keeps of a client (conn_t.relay), made with its first link. */
+struct relay_client {
+    conn_t *conn;
+    queue_t links;       /* relay_t.node_q: links to the nodes hosting its rooms */
+    json_t *lost;        /* ids of the rooms whose link broke: linked again when back */
+    uint64_t lost_until; /* ms: ...until then */
+    queue_t relink_node; /* in srv->relinking while lost has rooms */
+};
+
+/* c's relay state, made if it has none (NULL when there is no memory). */
+static relay_client_t *client_of(conn_t *c)
+{
+    if (c->relay) return c->relay;
+    relay_client_t *rc = tapis_calloc(1, sizeof *rc);
+    if (!rc) return NULL;
+    rc->conn = c;
+    queue_init(&rc->links);
+    queue_init(&rc->relink_node);
+    c->relay = rc;
+    return rc;
+}
 
 typedef struct link_write {
     uv_write_t req;
@@ -92,7 +114,7 @@ static void fail_waiting(relay_t *l, const char *why)
         snprintf(msg, sizeof msg, "node %s cannot serve this now (%s); try again", l->node, why);
         conn_send_new(c, proto_reply_error(json_string_value(json_array_get(w, 0)),
                                            json_array_get(w, 1), TAPIS_E_UNAVAILABLE, msg));
-        c->relay_wait--;
+        c->lines_held--;
     }
     json_array_clear(l->waiting);
     if (c) conn_update_ready(c);
@@ -112,10 +134,11 @@ static void lose_room(conn_t *c, const char *id)
 {
     server_t *srv = c->srv;
     if (c->state != CONN_OPEN || srv->stopping) return;
-    if (!c->relay_lost && !(c->relay_lost = json_array())) return;
-    if (!has_room(c->relay_lost, id)) json_array_append_new(c->relay_lost, json_string(id));
-    c->relay_lost_until = (uint64_t)server_now_ms(srv) + RELINK_MS_TTLS * srv->opts.node_ttl;
-    if (queue_empty(&c->relink_node)) queue_insert_tail(&srv->relinking, &c->relink_node);
+    relay_client_t *rc = client_of(c);
+    if (!rc || (!rc->lost && !(rc->lost = json_array()))) return;
+    if (!has_room(rc->lost, id)) json_array_append_new(rc->lost, json_string(id));
+    rc->lost_until = (uint64_t)server_now_ms(srv) + RELINK_MS_TTLS * srv->opts.node_ttl;
+    if (queue_empty(&rc->relink_node)) queue_insert_tail(&srv->relinking, &rc->relink_node);
 }
 
 static void link_close(relay_t *l, const char *why)
@@ -200,7 +223,7 @@ static void on_link_line(relay_t *l, const char *line, size_t len)
         if (json_array_size(l->waiting) == 0) return;
         json_array_remove(l->waiting, 0);
         if (len > 14) note_rooms(l, line, len);
-        c->relay_wait--;
+        c->lines_held--;
         conn_send_line(c, line, len);
         conn_update_ready(c);
         return;
@@ -268,7 +291,9 @@ static void on_connect(uv_connect_t *req, int status)
 
 static relay_t *find_link(const conn_t *c, const char *node)
 {
-    for (queue_t *q = queue_head(&c->relays); q != &c->relays; q = queue_next(q)) {
+    if (!c->relay) return NULL;
+    const queue_t *links = &c->relay->links;
+    for (queue_t *q = queue_head(links); q != links; q = queue_next(q)) {
         relay_t *l = queue_data(q, relay_t, node_q);
         if (strcmp(l->node, node) == 0) return l;
     }
@@ -287,6 +312,8 @@ static relay_t *open_link(conn_t *c, const char *node)
     int port;
     struct sockaddr_storage addr;
     if (!c->session || cluster_node_addr(srv, node, ip, &port) < 0) return NULL;
+    relay_client_t *rc = client_of(c);
+    if (!rc) return NULL;
     if ((strchr(ip, ':') ? uv_ip6_addr(ip, port, (struct sockaddr_in6 *)&addr)
                          : uv_ip4_addr(ip, port, (struct sockaddr_in *)&addr)) != 0)
         return NULL;
@@ -307,7 +334,7 @@ static relay_t *open_link(conn_t *c, const char *node)
     l->deadline.data = l;
     l->connect.data = l;
     uv_timer_start(&l->deadline, on_connect_deadline, srv->opts.node_ttl, 0);
-    queue_insert_tail(&c->relays, &l->node_q);
+    queue_insert_tail(&rc->links, &l->node_q);
     srv->metrics.relay_links++;
     json_t *hello = json_pack("{s:s, s:s, s:s, s:s}", "cmd", "hello", "name", c->session->name,
                               "token", c->session->token, "via", cluster_node_id(srv));
@@ -348,7 +375,7 @@ void relay_forward(conn_t *c, const char *node, const char *line, size_t len, co
         conn_note_error(c, TAPIS_E_UNAVAILABLE); /* the server's failure: spends nothing */
         return;
     }
-    c->relay_wait++;
+    c->lines_held++;
     c->srv->metrics.relayed++;
     link_write(l, line, len, true);
 }
@@ -365,7 +392,9 @@ void relay_link(conn_t *c, const char *node, const char *room)
 const char *relay_single_node(const conn_t *c)
 {
     const char *node = NULL;
-    for (queue_t *q = queue_head(&c->relays); q != &c->relays; q = queue_next(q)) {
+    const relay_client_t *rc = c->relay;
+    if (!rc) return NULL;
+    for (queue_t *q = queue_head(&rc->links); q != &rc->links; q = queue_next(q)) {
         const char *n = queue_data(q, relay_t, node_q)->node;
         if (node && strcmp(node, n) != 0) return NULL;
         node = n;
@@ -374,7 +403,7 @@ const char *relay_single_node(const conn_t *c)
        shows them (their requests are answered unavailable there, not refused). */
     size_t i;
     json_t *v;
-    json_array_foreach(c->relay_lost, i, v)
+    json_array_foreach(rc->lost, i, v)
     {
         const char *n = cluster_dir_node(c->srv, json_string_value(v));
         if (!n) continue;
@@ -386,16 +415,18 @@ const char *relay_single_node(const conn_t *c)
 
 void relay_close_all(conn_t *c)
 {
-    while (!queue_empty(&c->relays)) {
-        relay_t *l = queue_data(queue_head(&c->relays), relay_t, node_q);
+    relay_client_t *rc = c->relay;
+    c->lines_held = 0;
+    if (!rc) return;
+    while (!queue_empty(&rc->links)) {
+        relay_t *l = queue_data(queue_head(&rc->links), relay_t, node_q);
         json_array_clear(l->waiting); /* nobody to answer */
         link_close(l, "the client left");
     }
-    c->relay_wait = 0;
-    json_decref(c->relay_lost);
-    c->relay_lost = NULL;
-    queue_remove(&c->relink_node);
-    queue_init(&c->relink_node);
+    json_decref(rc->lost);
+    queue_remove(&rc->relink_node);
+    c->relay = NULL;
+    tapis_free(rc);
 }
 
 /* Open again the links of c's lost rooms that the directory shows on a node
@@ -404,9 +435,10 @@ void relay_close_all(conn_t *c)
 static void relink(conn_t *c, const char *only)
 {
     server_t *srv = c->srv;
+    json_t *lost = c->relay->lost;
     size_t i = 0;
-    while (i < json_array_size(c->relay_lost)) {
-        const char *id = json_string_value(json_array_get(c->relay_lost, i));
+    while (i < json_array_size(lost)) {
+        const char *id = json_string_value(json_array_get(lost, i));
         if (only && strcmp(id, only) != 0) {
             i++;
             continue;
@@ -422,7 +454,7 @@ static void relink(conn_t *c, const char *only)
             continue;
         }
         if (l) add_room(l, id);
-        json_array_remove(c->relay_lost, i);
+        json_array_remove(lost, i);
     }
 }
 
@@ -431,14 +463,14 @@ void relay_retry(server_t *srv)
     uint64_t now = (uint64_t)server_now_ms(srv);
     queue_t *q = queue_head(&srv->relinking);
     while (q != &srv->relinking) {
-        conn_t *c = queue_data(q, conn_t, relink_node);
+        relay_client_t *rc = queue_data(q, relay_client_t, relink_node);
+        conn_t *c = rc->conn;
         q = queue_next(q);
-        if (c->state == CONN_OPEN && c->session && c->relay_lost_until >= now) relink(c, NULL);
-        if (c->state != CONN_OPEN || c->relay_lost_until < now ||
-            json_array_size(c->relay_lost) == 0) {
-            json_array_clear(c->relay_lost); /* given up (relay_single_node() looks here) */
-            queue_remove(&c->relink_node);
-            queue_init(&c->relink_node);
+        if (c->state == CONN_OPEN && c->session && rc->lost_until >= now) relink(c, NULL);
+        if (c->state != CONN_OPEN || rc->lost_until < now || json_array_size(rc->lost) == 0) {
+            json_array_clear(rc->lost); /* given up (relay_single_node() looks here) */
+            queue_remove(&rc->relink_node);
+            queue_init(&rc->relink_node);
         }
     }
 }
@@ -447,7 +479,7 @@ void relay_room_moved(server_t *srv, const char *id)
 {
     if (srv->stopping) return;
     for (queue_t *q = queue_head(&srv->relinking); q != &srv->relinking; q = queue_next(q)) {
-        conn_t *c = queue_data(q, conn_t, relink_node);
+        conn_t *c = queue_data(q, relay_client_t, relink_node)->conn;
         if (c->state == CONN_OPEN && c->session) relink(c, id);
     }
 }

@@ -24,6 +24,7 @@
 #include "server/server.h"
 
 typedef struct relay relay_t;
+typedef struct relay_client relay_client_t; /* conn_t.relay: a client's links */
 
 /* Send c's line (a request `re` with `id`) to node. The reply comes later
    (or at once, `unavailable`, while new links to node wait). */
@@ -35,7 +36,7 @@ void relay_link(conn_t *c, const char *node, const char *room);
 /* The node of c's only link, or of its rooms whose link broke, as the
    directory shows them; NULL when none, or several. */
 const char *relay_single_node(const conn_t *c);
-/* c is closing: close its links. */
+/* c is closing: close its links and free its relay state. */
 void relay_close_all(conn_t *c);
 /* The directory shows room id on a node (again): a link broken before may open again. */
 void relay_room_moved(server_t *srv, const char *id);

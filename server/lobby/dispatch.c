@@ -410,3 +410,20 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
     }
     proto_request_free(&preq);
 }
+
+/* ------------------------------------------------------------------------ */
+/* The connections' hooks                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void on_conn_close(conn_t *c)
+{
+    relay_close_all(c);
+    if (c->session) session_detach(c->session);
+    c->session = NULL;
+}
+
+const conn_hooks_t dispatch_conn_hooks = {
+    .on_line = dispatch_line,
+    .on_close = on_conn_close,
+    .is_node_addr = cluster_is_node_ip,
+};

@@ -31,6 +31,11 @@ typedef struct request {
  */
 void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool limited);
 
+/* The connections' hooks (conn.h): lines to dispatch_line(), a closing
+   connection's links closed and its session detached, the cluster's nodes
+   recognised by address. main.c sets srv->conn_hooks to it. */
+extern const conn_hooks_t dispatch_conn_hooks;
+
 /* True when every command of the table has a handler (main() checks it at start). */
 bool dispatch_handles_every_command(void);
 

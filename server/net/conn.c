@@ -27,16 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/cluster/cluster.h"
 #include "server/net/conn.h"
-#include "server/lobby/dispatch.h"
 #include "protocol/envelope.h"
 #include "json/json_text.h"
 #include "server/base/log.h"
-#include "server/cluster/relay.h"
-#include "server/sched/scheduler.h"
-#include "server/lobby/session.h"
-#include "server/store/store.h"
 
 #define READ_BUF_SIZE (64 * 1024)
 #define FLUSH_TIMEOUT_MS 5000
@@ -104,7 +98,7 @@ static size_t read_pause_bytes(const conn_t *c)
     return n > READ_BUF_SIZE ? n : READ_BUF_SIZE;
 }
 
-static int conn_flush(conn_t *c);
+static void flush_push(conn_t *c);
 static void flush_remove(conn_t *c);
 static void resume_reading(conn_t *c);
 
@@ -162,7 +156,7 @@ void conn_update_ready(conn_t *c)
         ready_remove(c);
         return;
     }
-    if (c->relay_wait > 0) { /* a relayed request waits for its reply: so do the next lines */
+    if (c->lines_held > 0) { /* a request waits for its reply (relay.c): so do the next lines */
         ready_remove(c);
         return;
     }
@@ -208,9 +202,7 @@ void conn_close(conn_t *c, const char *why)
     flush_remove(c);
     buf_reset(&c->out);
     c->state = CONN_CLOSING;
-    relay_close_all(c);
-    if (c->session) session_detach(c->session);
-    c->session = NULL;
+    srv->conn_hooks->on_close(c);
     queue_remove(&c->node);
     srv->nconns--;
     uv_close((uv_handle_t *)&c->tcp, on_close);
@@ -251,19 +243,22 @@ static void on_shutdown(uv_shutdown_t *req, int status)
     if (c->state == CONN_FLUSHING) conn_close(c, "flushed");
 }
 
+/*
+ * Nothing more is read or sent; what was sent so far is written with the
+ * others, after the turn's commit (conn_flush_all()), then the connection is
+ * shut down and closed once that is done, or after FLUSH_TIMEOUT_MS.
+ */
 void conn_close_after_flush(conn_t *c, const char *why)
 {
     if (c->state != CONN_OPEN) return;
     log_debug("conn %llu closing after flush: %s", (unsigned long long)c->id, why);
     if (!c->close_why) c->close_why = why;
     ready_remove(c);
-    if (conn_flush(c) < 0) return; /* doomed: closed at the next check */
     c->state = CONN_FLUSHING;
     if (c->reading) uv_read_stop((uv_stream_t *)&c->tcp);
     c->reading = false;
-    c->shutdown.data = c;
     uv_timer_start(&c->timer, on_flush_timeout, FLUSH_TIMEOUT_MS, 0);
-    if (uv_shutdown(&c->shutdown, (uv_stream_t *)&c->tcp, on_shutdown) < 0) conn_doom(c, why);
+    flush_push(c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -306,19 +301,10 @@ static void on_write(uv_write_t *req, int status)
  * nothing is queued before it, and what the kernel did not take goes to a
  * uv_write() that owns the buffer until its callback (c starts a new one).
  * Returns 0, or -1 when c was doomed (write error, slow reader).
- * Write-ahead: what the store was given so far is committed first (a no-op
- * when nothing is pending), so no output ever runs ahead of the journal.
  */
-static int conn_flush(conn_t *c)
+static int write_out(conn_t *c)
 {
-    flush_remove(c);
     if (c->out.len == 0) return 0;
-    store_commit(c->srv);
-    cluster_commit(c->srv);
-    if (c->state != CONN_OPEN) {
-        buf_reset(&c->out);
-        return -1;
-    }
     size_t off = 0;
     if (c->tcp.write_queue_size == 0) {
         uv_buf_t b = uv_buf_init(c->out.data, (unsigned)c->out.len);
@@ -362,6 +348,30 @@ static int conn_flush(conn_t *c)
     return 0;
 }
 
+/*
+ * Write c's output, and shut a closing connection down once it is queued (a
+ * shutdown waits for the writes before it). Only conn_flush_all() calls it:
+ * write-ahead, nothing goes out before the commit of the turn that made it.
+ */
+static int conn_flush(conn_t *c)
+{
+    flush_remove(c);
+    if (c->state != CONN_OPEN && c->state != CONN_FLUSHING) {
+        buf_reset(&c->out);
+        return -1;
+    }
+    if (write_out(c) < 0) return -1;
+    if (c->state == CONN_FLUSHING && !c->shutting) {
+        c->shutting = true;
+        c->shutdown.data = c;
+        if (uv_shutdown(&c->shutdown, (uv_stream_t *)&c->tcp, on_shutdown) < 0) {
+            conn_doom(c, c->close_why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void conn_flush_all(server_t *srv)
 {
     while (!queue_empty(&srv->flushing))
@@ -369,13 +379,12 @@ void conn_flush_all(server_t *srv)
 }
 
 /*
- * Bytes were appended: flush with the others at the end of the iteration,
- * or at once when the buffer alone passes the cap (the kernel may take it;
- * if not, the slow-reader rule applies).
+ * Bytes were appended: flush with the others once the turn is committed,
+ * never before (write-ahead). A buffer past --out-cap waits too: the kernel
+ * may take it then, and if it does not, the slow-reader rule applies.
  */
 static int out_queued(conn_t *c)
 {
-    if (c->out.len + c->out_pending > c->srv->opts.out_cap) return conn_flush(c);
     flush_push(c);
     return 0;
 }
@@ -542,7 +551,7 @@ void conn_take_line(conn_t *c)
     uint64_t rate = srv->opts.line_rate;
     bool limited = !budget_take(&c->line_budget, stamp, rate ? 1000000 / rate : 0, 2 * rate);
     c->last_line_ms = stamp / 1000;
-    dispatch_line(c, line, len, stamp, limited);
+    srv->conn_hooks->on_line(c, line, len, stamp, limited);
     /* The line is answered: c's next line (if any) takes its place in the heap. */
     conn_update_ready(c);
 }
@@ -554,7 +563,7 @@ void conn_take_line(conn_t *c)
 static void on_hello_timeout(uv_timer_t *t)
 {
     conn_t *c = t->data;
-    if (c->session || c->state != CONN_OPEN) return;
+    if (c->greeted || c->state != CONN_OPEN) return;
     close_with_error(c, TAPIS_E_HELLO_TIMEOUT, "no hello in time; closing");
 }
 
@@ -610,7 +619,8 @@ static const char *count_peer(conn_t *c)
     memcpy(addr, c->peer, n);
     addr[n] = 0;
     if (srv->next_conn_id % PEER_SWEEP_EVERY == 0) peer_sweep(srv);
-    if (cluster_is_node_ip(srv, addr)) { /* another node's links: one per client it serves */
+    const conn_hooks_t *h = srv->conn_hooks;
+    if (h->is_node_addr && h->is_node_addr(srv, addr)) { /* a node's links: one per client */
         c->node_link = true;
         return NULL;
     }
@@ -689,8 +699,6 @@ void conn_on_connection(uv_stream_t *listener, int status)
     frame_init(&c->frame, srv->opts.max_line);
     queue_init(&c->flush_node);
     queue_init(&c->doom_node);
-    queue_init(&c->relays);
-    queue_init(&c->relink_node);
     queue_insert_head(&srv->conns, &c->node);
     srv->nconns++;
     c->open_handles = 2;
@@ -737,6 +745,7 @@ void conn_on_connection(uv_stream_t *listener, int status)
 void conn_hello_done(conn_t *c)
 {
     if (c->state != CONN_OPEN) return;
+    c->greeted = true;
     uv_timer_stop(&c->timer);
     if (c->srv->opts.idle_timeout > 0 && !c->relayed) /* a link idles as long as its client */
         uv_timer_start(&c->timer, on_idle_timeout, c->srv->opts.idle_timeout, 0);

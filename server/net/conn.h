@@ -7,16 +7,34 @@
  * the lines in stamp order from a uv_check handle. See "Stamps" in conn.c.
  *
  * Writing: every message is one line, appended to the connection's output
- * buffer; the buffers are flushed once per loop iteration (after the lines
- * of the iteration are dispatched, and from a uv_prepare handle for what
- * timers sent), each with one write. A connection whose pending output
- * passes --out-cap is dropped (a slow reader must not make the server
- * buffer without end).
+ * buffer; the buffers are flushed by conn_flush_all() alone, which the
+ * scheduler calls once per turn (and from its uv_prepare handle for what
+ * timers sent) right after the turn's durable commit, each with one write:
+ * no output, not even a closing connection's last words, goes out before
+ * the commit of what made it. A connection whose pending output passes
+ * --out-cap is dropped (a slow reader must not make the server buffer
+ * without end).
  */
 #ifndef TAPIS_SERVER_CONN_H
 #define TAPIS_SERVER_CONN_H
 
 #include "server/server.h"
+
+/*
+ * What a connection hands up, filled by the layer above (the lobby) and set in
+ * srv->conn_hooks before the first connection is accepted. conn.c knows no
+ * session, relay, store or cluster: what it needs of them goes through here.
+ */
+struct conn_hooks {
+    /* A complete line, its read stamp, and whether it passed c's line budget
+       (`limited`: it did not). c's next line waits until this returns. */
+    void (*on_line)(conn_t *c, const char *line, size_t len, uint64_t stamp, bool limited);
+    /* c is closing (its output is discarded): detach what the upper layer hung on it. */
+    void (*on_close)(conn_t *c);
+    /* Is ip (numeric) a trusted peer, such as a cluster node? Its connections are
+       not counted per address (--max-conns-per-ip, --conn-rate). May be NULL. */
+    bool (*is_node_addr)(const server_t *srv, const char *ip);
+};
 
 /* The listener's connection callback. */
 void conn_on_connection(uv_stream_t *listener, int status);
@@ -47,7 +65,7 @@ void conn_update_ready(conn_t *c);
    server's own failures: unavailable, internal, server_full, draining);
    closes c when spent. */
 void conn_note_error(conn_t *c, const char *code);
-/* Write the output every connection has waiting (then, also the prepare handle's work). */
+/* Write the output every connection has waiting (the scheduler, after its commit). */
 void conn_flush_all(server_t *srv);
 /* Free the counts of connections per address (at exit, once every connection is closed). */
 void conn_free_peers(server_t *srv);
