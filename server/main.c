@@ -119,8 +119,7 @@ static void server_stop(server_t *srv, const char *why)
     if (srv->stopping) return;
     /* Commit, then write nothing more: rooms and sessions stay as they are in the
        store, to be restored by the next start. */
-    store_commit(srv);
-    cluster_commit(srv);
+    durable_commit(&srv->durable); /* the sink's last commit */
     srv->stopping = true;
     cluster_stop(srv);
     notify("STOPPING=1");
@@ -377,10 +376,15 @@ int main(int argc, char **argv)
     uv_unref((uv_handle_t *)&srv.lag_timer);
     int restored = 0, resessions = 0, quarantined = 0;
     uint64_t restore_ns = uv_hrtime();
-    if (cluster_init(&srv) < 0 ||
-        (srv.opts.db_path[0] &&
-         (store_open(&srv) < 0 ||
-          (restored = store_restore(&srv, &resessions, &quarantined)) < 0))) {
+    if (cluster_init(&srv) < 0 || (srv.opts.db_path[0] && store_open(&srv) < 0)) {
+        cluster_free(&srv);
+        return abandon_start(&srv);
+    }
+    /* The durability sink's backends, the store first: what rooms and sessions
+       write (the restore's too) goes to them in this order. */
+    if (srv.store) durable_add(&srv.durable, &store_durable, &srv);
+    if (srv.cluster) durable_add(&srv.durable, &cluster_durable, &srv);
+    if (srv.store && (restored = store_restore(&srv, &resessions, &quarantined)) < 0) {
         cluster_free(&srv);
         return abandon_start(&srv);
     }

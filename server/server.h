@@ -26,6 +26,7 @@
 #include "server/base/heap.h"
 #include "server/metrics/metrics.h"
 #include "server/base/options.h"
+#include "server/durable/durable.h"
 #include "protocol/queue.h"
 #include "include/tapis_alloc.h"
 
@@ -255,6 +256,8 @@ struct server {
     rng_t rng;                      /* bot seeds and delays (seeded from the OS) */
     store_t *store;                 /* the database, or NULL with --db none (store.h) */
     struct cluster *cluster;        /* --redis (cluster.h), or NULL */
+    const char *node_id;            /* this node's id in the cluster (cluster.c), or NULL alone */
+    durable_t durable;              /* the one durability sink: the store, then the cluster */
     queue_t relinking;              /* relay.c's clients whose links broke: open them again */
     const conn_hooks_t *conn_hooks; /* what the connections hand up (conn.h), set by main */
 };

@@ -17,7 +17,6 @@
 #include "server/cluster/relay.h"
 #include "server/room/room.h"
 #include "server/lobby/session.h"
-#include "server/store/store.h"
 
 /*
  * Keys (docs/CLUSTER.md gives them all):
@@ -318,10 +317,7 @@ static session_t *session_by_id(cluster_t *cl, uint64_t sid)
                *created = field(rep, "created");
     if (name && hash) {
         s = session_restore(cl->srv, sid, name, hash, created ? strtoll(created, NULL, 10) : 0);
-        if (s) {
-            write_session(cl, s); /* this node holds it too now */
-            store_session_new(s);
-        }
+        if (s) durable_session_new(&cl->srv->durable, s); /* this node holds it too now */
     }
     if (rep) freeReplyObject(rep);
     return s;
@@ -1092,6 +1088,94 @@ json_t *cluster_session_rooms(server_t *srv, const session_t *s)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The durability backend                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int d_commit(void *srv)
+{
+    cluster_commit(srv);
+    return 0;
+}
+
+static uint64_t d_next_id(void *srv, const char *what)
+{
+    return cluster_next_id(srv, what);
+}
+
+static void d_session_new(void *srv, const session_t *s)
+{
+    (void)srv;
+    cluster_session_new(s);
+}
+
+static void d_session_end(void *srv, const session_t *s)
+{
+    (void)srv;
+    cluster_session_end(s);
+}
+
+static void d_session_room(void *srv, const session_t *s, const room_t *r, bool in)
+{
+    (void)srv;
+    cluster_session_room(s, r, in);
+}
+
+static void d_room_new(void *srv, room_t *r, const json_t *options, uint64_t seed)
+{
+    (void)srv;
+    cluster_room_new(r, options, seed);
+}
+
+static void d_room_closed(void *srv, room_t *r, bool over)
+{
+    (void)srv;
+    (void)over;
+    cluster_room_gone(r);
+}
+
+static void d_room_changed(void *srv, room_t *r)
+{
+    (void)srv;
+    cluster_room_changed(r);
+}
+
+static void d_room_free(void *srv, room_t *r)
+{
+    (void)srv;
+    cluster_room_free(r);
+}
+
+static void d_watcher(void *srv, room_t *r, const session_t *s, bool watching)
+{
+    (void)srv;
+    cluster_watcher(r, s, watching);
+}
+
+static void d_journal(void *srv, room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
+                      const json_t *data)
+{
+    (void)srv;
+    cluster_journal(r, n, kind, seat, at, data);
+}
+
+/* A rename writes the session's record again, under its new name. */
+const durable_backend_t cluster_durable = {
+    .name = "cluster",
+    .commit = d_commit,
+    .next_id = d_next_id,
+    .session_new = d_session_new,
+    .session_rename = d_session_new,
+    .session_end = d_session_end,
+    .session_room = d_session_room,
+    .room_new = d_room_new,
+    .room_closed = d_room_closed,
+    .room_changed = d_room_changed,
+    .room_free = d_room_free,
+    .watcher = d_watcher,
+    .journal = d_journal,
+};
+
+/* ------------------------------------------------------------------------ */
 /* Start and stop                                                           */
 /* ------------------------------------------------------------------------ */
 
@@ -1108,6 +1192,7 @@ int cluster_init(server_t *srv)
     if (!cl) return -1;
     cl->srv = srv;
     srv->cluster = cl;
+    srv->node_id = cl->id;
     return 0;
 }
 
@@ -1180,5 +1265,6 @@ void cluster_free(server_t *srv)
     }
     if (cl->rc) redisFree(cl->rc);
     srv->cluster = NULL;
+    srv->node_id = NULL;
     tapis_free(cl);
 }

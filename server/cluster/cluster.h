@@ -23,9 +23,15 @@
 #ifndef TAPIS_SERVER_CLUSTER_H
 #define TAPIS_SERVER_CLUSTER_H
 
+#include "server/durable/durable.h"
 #include "server/server.h"
 
 typedef struct cluster cluster_t;
+
+/* The cluster as a backend of the durability sink (durable.h), registered with
+   the server as its ctx after the store: the session and room writes below
+   reach it through the sink. */
+extern const durable_backend_t cluster_durable;
 
 /* With --redis: set srv->cluster before the store restores (no connection yet). */
 int cluster_init(server_t *srv);

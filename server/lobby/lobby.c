@@ -12,7 +12,7 @@
 #include "server/base/log.h"
 #include "server/room/room.h"
 #include "server/lobby/session.h"
-#include "server/store/store.h"
+#include "server/durable/durable.h"
 #include "protocol/text.h"
 
 #define ROOMS_PAGE_DEFAULT 50
@@ -169,7 +169,8 @@ void lobby_history(request_t *req)
                                             : HISTORY_PAGE_DEFAULT;
     long long offset = json_integer_value(json_object_get(m, "offset"));
     long long total = 0;
-    json_t *games = store_history(req->conn->srv, req->session->id, all, limit, offset, &total);
+    json_t *games =
+        durable_history(&req->conn->srv->durable, req->session->id, all, limit, offset, &total);
     if (!games) {
         req_fail(req, TAPIS_E_INTERNAL, "history: the database failed (logged)");
         return;
@@ -188,12 +189,12 @@ void lobby_replay(request_t *req)
 {
     const char *id = json_string_value(json_object_get(req->msg, "game_id"));
     json_t *record = NULL;
-    switch (store_game_record(req->conn->srv, id, req->session->id, &record)) {
-    case STORE_REC_OK: req_ok(req, json_pack("{s:o}", "record", record)); return;
-    case STORE_REC_NOT_FINISHED:
+    switch (durable_game_record(&req->conn->srv->durable, id, req->session->id, &record)) {
+    case DURABLE_REC_OK: req_ok(req, json_pack("{s:o}", "record", record)); return;
+    case DURABLE_REC_NOT_FINISHED:
         req_fail(req, TAPIS_E_NOT_FINISHED, "game %s is not finished", id);
         return;
-    case STORE_REC_NOT_FOUND: req_fail(req, TAPIS_E_NOT_FOUND, "no finished game %s", id); return;
+    case DURABLE_REC_NOT_FOUND: req_fail(req, TAPIS_E_NOT_FOUND, "no finished game %s", id); return;
     default: req_fail(req, TAPIS_E_INTERNAL, "replay: the database failed (logged)"); return;
     }
 }

@@ -9,7 +9,7 @@
 #include "server/base/log.h"
 #include "server/room/room.h"
 #include "server/lobby/session.h"
-#include "server/store/store.h"
+#include "server/durable/durable.h"
 
 /* ------------------------------------------------------------------------ */
 /* Creation and lookup                                                      */
@@ -87,8 +87,7 @@ int session_rename(session_t *s, const char *name)
     bool changed = strcmp(s->name, name) != 0;
     snprintf(s->name, sizeof s->name, "%s", name);
     if (changed) {
-        store_session_rename(s);
-        cluster_session_new(s); /* its record, under the new name */
+        durable_session_rename(&srv->durable, s);
     }
     return 0;
 }
@@ -122,7 +121,7 @@ session_t *session_create(server_t *srv, conn_t *c, const char *name)
         return NULL;
     }
     session_token_hash(s->token, s->token_hash);
-    uint64_t cid = cluster_next_id(srv, "session");
+    uint64_t cid = durable_next_id(&srv->durable, "session");
     s->id = cid ? cid : ++srv->next_session_id;
     if (s->id > srv->next_session_id) srv->next_session_id = s->id;
     s->created = server_wall_ms();
@@ -132,8 +131,7 @@ session_t *session_create(server_t *srv, conn_t *c, const char *name)
     }
     s->conn = c;
     c->session = s;
-    store_session_new(s);
-    cluster_session_new(s);
+    durable_session_new(&srv->durable, s);
     return s;
 }
 
@@ -186,7 +184,7 @@ int session_add_room(session_t *s, room_t *r)
         s->caprooms = cap;
     }
     s->rooms[s->nrooms++] = r;
-    cluster_session_room(s, r, true);
+    durable_session_room(&s->srv->durable, s, r, true);
     return 0;
 }
 
@@ -196,7 +194,7 @@ void session_remove_room(session_t *s, room_t *r)
         if (s->rooms[i] == r) {
             memmove(s->rooms + i, s->rooms + i + 1, (size_t)(s->nrooms - i - 1) * sizeof *s->rooms);
             s->nrooms--;
-            cluster_session_room(s, r, false);
+            durable_session_room(&s->srv->durable, s, r, false);
             return;
         }
 }
@@ -300,8 +298,7 @@ void session_destroy(session_t *s)
     }
     while (s->nrooms > 0)
         room_release(s->rooms[s->nrooms - 1], s);
-    store_session_end(s);
-    cluster_session_end(s);
+    durable_session_end(&srv->durable, s);
     HASH_DELETE(hh, srv->by_token, s);
     if (s->hh_name.tbl) HASH_DELETE(hh_name, srv->by_name, s); /* else a rename lost it */
     queue_remove(&s->node);

@@ -6,14 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/cluster/cluster.h"
 #include "server/net/conn.h"
 #include "protocol/envelope.h"
 #include "json/jw.h"
 #include "server/base/log.h"
 #include "server/room/room.h"
 #include "server/lobby/session.h"
-#include "server/store/store.h"
+#include "server/durable/durable.h"
 
 static void reschedule(room_t *r);
 static bool attended(const room_t *r);
@@ -40,18 +39,17 @@ static int private_code(char *out)
     return 0;
 }
 
-/* Entry n of r's journal: in the store and, with --redis, in the cluster. */
+/* Entry n of r's journal: to the durability sink (the store and, with --redis, the cluster). */
 static void journal(room_t *r, const char *kind, int seat, int64_t at, const json_t *data)
 {
     uint64_t n = ++r->journal_n;
-    store_journal(r, n, kind, seat, at, data);
-    cluster_journal(r, n, kind, seat, at, data);
+    durable_journal(&r->srv->durable, r, n, kind, seat, at, data);
 }
 
 /* Seat i changed (sat, freed, a bot took it): its row, and a "seat" entry saying who. */
 static void seat_changed(room_t *r, int i, int64_t at)
 {
-    if (!r->srv->store && !r->srv->cluster) { /* nothing keeps a journal */
+    if (!durable_any(&r->srv->durable)) { /* nothing keeps a journal */
         r->journal_n++;
         return;
     }
@@ -60,7 +58,7 @@ static void seat_changed(room_t *r, int i, int64_t at)
                   : t->session ? json_pack("{s:s, s:I}", "name", t->session->name, "session",
                                            (json_int_t)t->session->id)
                                : json_object();
-    store_seat(r, i);
+    durable_seat(&r->srv->durable, r, i);
     journal(r, "seat", i, at, who);
     json_decref(who);
 }
@@ -102,7 +100,7 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
         r->seats[i].bot_due = GAME_NO_DEADLINE;
         r->seats[i].wait_since = -1;
     }
-    uint64_t cid = cluster_next_id(srv, "room"); /* in a cluster, numbered by the cluster */
+    uint64_t cid = durable_next_id(&srv->durable, "room"); /* in a cluster, the cluster's */
     r->rid = cid ? cid : ++srv->rooms_created;
     if (r->rid > srv->rooms_created) srv->rooms_created = r->rid;
     if (private_room) {
@@ -131,8 +129,7 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     srv->nrooms++;
     log_info("room %s: created (%s, %d seats%s)", r->id, d->id, nseats,
              private_room ? ", private" : "");
-    store_room_new(r, all, seed);
-    cluster_room_new(r, all, seed);
+    durable_room_new(&srv->durable, r, all, seed);
     json_decref(all);
     return r;
 }
@@ -143,7 +140,7 @@ void room_free_graveyard(server_t *srv)
         room_t *r = queue_data(queue_head(&srv->graveyard), room_t, node);
         queue_remove(&r->node);
         game_free(r->game);
-        cluster_room_free(r);
+        durable_room_free(&srv->durable, r);
         tapis_free(r->watchers);
         tapis_free(r);
     }
@@ -160,8 +157,7 @@ void room_destroy(room_t *r)
         if (r->seats[i].session) session_remove_room(r->seats[i].session, r);
     for (int i = 0; i < r->nwatchers; i++)
         session_remove_room(r->watchers[i], r);
-    if (r->status != ROOM_OVER) store_room_closed(r);
-    cluster_room_gone(r);
+    durable_room_closed(&srv->durable, r, r->status == ROOM_OVER);
     HASH_DEL(srv->by_room_id, r);
     queue_remove(&r->node);
     srv->nrooms--;
@@ -233,7 +229,7 @@ void room_seated(room_t *r)
         r->status = ROOM_PLAYING;
         r->last_now = room_clock(r);
         log_info("room %s: table full, game starts", r->id);
-        store_room_started(r);
+        durable_room_started(&r->srv->durable, r);
         journal(r, "start", -1, r->last_now, NULL);
     }
     room_notify(r); /* the seats, and "playing" when it starts: before the first state */
@@ -248,7 +244,7 @@ static void remove_watcher(room_t *r, session_t *s)
     for (int i = 0; i < r->nwatchers; i++)
         if (r->watchers[i] == s) {
             r->watchers[i] = r->watchers[--r->nwatchers];
-            cluster_watcher(r, s, false);
+            durable_watcher(&r->srv->durable, r, s, false);
             return;
         }
 }
@@ -389,7 +385,7 @@ int room_watch(room_t *r, session_t *s, tapis_error_t *err)
     }
     if (session_add_room(s, r) < 0) return fail(err, TAPIS_E_INTERNAL, "out of memory");
     r->watchers[r->nwatchers++] = s;
-    cluster_watcher(r, s, true);
+    durable_watcher(&r->srv->durable, r, s, true);
     log_info("room %s: %s watches", r->id, s->name);
     reschedule(r);
     return 0;
@@ -487,7 +483,7 @@ json_t *room_summary(const room_t *r)
                             r->desc->id, "title", r->desc->title, "players", r->nseats, "private",
                             r->private_room, "status", room_status_name(r->status), "seats", seats,
                             "spectators", r->nwatchers);
-    if (r->srv->cluster) json_object_set_new(sum, "node", json_string(cluster_node_id(r->srv)));
+    if (r->srv->node_id) json_object_set_new(sum, "node", json_string(r->srv->node_id));
     return game_json_checked(sum, mark);
 }
 
@@ -534,7 +530,7 @@ void room_broadcast(room_t *r, const json_t *ev)
 
 void room_notify(room_t *r)
 {
-    if (!r->closed) cluster_room_changed(r); /* the directory, whoever is connected */
+    if (!r->closed) durable_room_changed(&r->srv->durable, r); /* the directory, in a cluster */
     if (r->closed || !attended(r))
         return; /* (thousands of rooms may lose their last
                     connection at once: build nothing then) */
@@ -711,7 +707,7 @@ void room_changed(room_t *r)
         json_object_set_new(ev, "room", json_string(r->id));
         json_object_set(ev, "result", result);
         ev = game_json_checked(ev, mark);
-        store_room_over(r, result);
+        durable_room_over(&r->srv->durable, r, result);
         char *text = json_dumps(result, JSON_COMPACT);
         log_info("room %s: game over %s", r->id, text ? text : "");
         tapis_free(text);

@@ -1,10 +1,9 @@
 /* scheduler.c — one turn of work in time order. See scheduler.h. */
 #include "server/sched/scheduler.h"
 
-#include "server/cluster/cluster.h"
+#include "server/durable/durable.h"
 #include "server/net/conn.h"
 #include "server/room/room.h"
-#include "server/store/store.h"
 
 /* ------------------------------------------------------------------------ */
 /* A turn                                                                   */
@@ -16,6 +15,20 @@ static void close_doomed(server_t *srv)
         conn_t *c = queue_data(queue_head(&srv->doomed), conn_t, doom_node);
         conn_close(c, c->doom_why);
     }
+}
+
+/*
+ * The one commit point of the server: what the work since the last one
+ * wrote (the journal, rooms, seats, sessions) is made durable by every
+ * backend of the sink, then, and only then, the output is written
+ * (write-ahead: no client sees what a crash could take back). Rooms
+ * destroyed meanwhile are freed last: nothing refers to them any more.
+ */
+static void commit_and_write(server_t *srv)
+{
+    durable_commit(&srv->durable);
+    conn_flush_all(srv);
+    room_free_graveyard(srv);
 }
 
 void sched_turn(server_t *srv)
@@ -49,10 +62,7 @@ void sched_turn(server_t *srv)
     }
     srv->work_us = 0;
     close_doomed(srv);
-    store_commit(srv);   /* write-ahead: the turn's journal is durable before anyone sees it */
-    cluster_commit(srv); /* and, in a cluster, in Redis */
-    conn_flush_all(srv);
-    room_free_graveyard(srv);
+    commit_and_write(srv);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -78,16 +88,15 @@ static void on_wake(uv_timer_t *t)
 }
 
 /*
- * Before each poll: commit and write what was sent outside a turn (timers,
- * signals), then make sure poll returns in time for the next piece of work.
+ * Before each poll: commit and write what was sent outside a turn (timers
+ * such as a reconnect window's bot, signals, a relay's replies: the same
+ * commit point), then make sure poll returns in time for the next piece of
+ * work.
  */
 static void on_prepare(uv_prepare_t *h)
 {
     server_t *srv = h->data;
-    store_commit(srv); /* what timers changed (a reconnect window's bot) first */
-    cluster_commit(srv);
-    conn_flush_all(srv);
-    room_free_graveyard(srv);
+    commit_and_write(srv);
     uint64_t now = server_now_us(srv);
     heap_node_t *due = heap_min(&srv->timers);
     bool busy = heap_min(&srv->ready) || !queue_empty(&srv->doomed) || (due && due->key <= now);

@@ -736,6 +736,98 @@ void store_seat(room_t *r, int seat)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The durability backend                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int d_commit(void *srv)
+{
+    return store_commit(srv);
+}
+
+static void d_session_new(void *srv, const session_t *s)
+{
+    (void)srv;
+    store_session_new(s);
+}
+
+static void d_session_rename(void *srv, const session_t *s)
+{
+    (void)srv;
+    store_session_rename(s);
+}
+
+static void d_session_end(void *srv, const session_t *s)
+{
+    (void)srv;
+    store_session_end(s);
+}
+
+static void d_room_new(void *srv, room_t *r, const json_t *options, uint64_t seed)
+{
+    (void)srv;
+    store_room_new(r, options, seed);
+}
+
+static void d_room_started(void *srv, const room_t *r)
+{
+    (void)srv;
+    store_room_started(r);
+}
+
+static void d_room_over(void *srv, const room_t *r, const json_t *result)
+{
+    (void)srv;
+    store_room_over(r, result);
+}
+
+/* A room that ended keeps its "over" row (its result, for the history). */
+static void d_room_closed(void *srv, room_t *r, bool over)
+{
+    (void)srv;
+    if (!over) store_room_closed(r);
+}
+
+static void d_seat(void *srv, room_t *r, int i)
+{
+    (void)srv;
+    store_seat(r, i);
+}
+
+static void d_journal(void *srv, room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
+                      const json_t *data)
+{
+    (void)srv;
+    store_journal(r, n, kind, seat, at, data);
+}
+
+static json_t *d_history(void *srv, uint64_t viewer, bool all, int limit, long long offset,
+                         long long *total)
+{
+    return store_history(srv, viewer, all, limit, offset, total);
+}
+
+static int d_game_record(void *srv, const char *id, uint64_t viewer, json_t **out)
+{
+    return store_game_record(srv, id, viewer, out);
+}
+
+const durable_backend_t store_durable = {
+    .name = "store",
+    .commit = d_commit,
+    .session_new = d_session_new,
+    .session_rename = d_session_rename,
+    .session_end = d_session_end,
+    .room_new = d_room_new,
+    .room_started = d_room_started,
+    .room_over = d_room_over,
+    .room_closed = d_room_closed,
+    .seat = d_seat,
+    .journal = d_journal,
+    .history = d_history,
+    .game_record = d_game_record,
+};
+
+/* ------------------------------------------------------------------------ */
 /* Restore                                                                  */
 /* ------------------------------------------------------------------------ */
 

@@ -19,7 +19,13 @@
 #ifndef TAPIS_SERVER_STORE_H
 #define TAPIS_SERVER_STORE_H
 
+#include "server/durable/durable.h"
 #include "server/server.h"
+
+/* The store as a backend of the durability sink (durable.h), registered with
+   the server as its ctx: rooms and sessions reach the functions below through
+   it, never directly. */
+extern const durable_backend_t store_durable;
 
 /*
  * Open (or create) the database at srv->opts.db_path, migrate its schema and
@@ -71,11 +77,11 @@ void store_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at
 json_t *store_history(server_t *srv, uint64_t viewer, bool all, int limit, long long offset,
                       long long *total);
 
-#define STORE_REC_OK 0
-#define STORE_REC_NOT_FOUND 1    /* no such game (or a private one viewer does not sit in) */
-#define STORE_REC_NOT_FINISHED 2 /* not over: waiting, playing, closed or quarantined */
-#define STORE_REC_BAD 3          /* its journal does not replay to its stored result */
-#define STORE_REC_ERROR (-1)     /* the database failed (logged) */
+#define STORE_REC_OK DURABLE_REC_OK
+#define STORE_REC_NOT_FOUND DURABLE_REC_NOT_FOUND
+#define STORE_REC_NOT_FINISHED DURABLE_REC_NOT_FINISHED
+#define STORE_REC_BAD DURABLE_REC_BAD
+#define STORE_REC_ERROR DURABLE_REC_ERROR
 /*
  * The record of finished game `id` (docs/STORE.md, "Records"): *out gets
  * {id, game, players, options, seed, seats, actions, result, started, ended}

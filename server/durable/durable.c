@@ -1,0 +1,121 @@
+/* durable.c — the one durability sink: each call to each backend in turn. See durable.h. */
+#include "server/durable/durable.h"
+
+#define EACH(d, fn, ...)                                                                           \
+    do {                                                                                           \
+        for (int i_ = 0; i_ < (d)->n; i_++)                                                        \
+            if ((d)->backends[i_].b->fn)                                                           \
+                (d)->backends[i_].b->fn((d)->backends[i_].ctx, __VA_ARGS__);                       \
+    } while (0)
+
+int durable_add(durable_t *d, const durable_backend_t *b, void *ctx)
+{
+    if (d->n == DURABLE_MAX_BACKENDS) return -1;
+    d->backends[d->n].b = b;
+    d->backends[d->n].ctx = ctx;
+    d->n++;
+    return 0;
+}
+
+int durable_commit(durable_t *d)
+{
+    int r = 0;
+    for (int i = 0; i < d->n; i++)
+        if (d->backends[i].b->commit && d->backends[i].b->commit(d->backends[i].ctx) < 0) r = -1;
+    return r;
+}
+
+uint64_t durable_next_id(durable_t *d, const char *what)
+{
+    for (int i = 0; i < d->n; i++) {
+        uint64_t id =
+            d->backends[i].b->next_id ? d->backends[i].b->next_id(d->backends[i].ctx, what) : 0;
+        if (id) return id;
+    }
+    return 0;
+}
+
+void durable_session_new(durable_t *d, const struct session *s)
+{
+    EACH(d, session_new, s);
+}
+
+void durable_session_rename(durable_t *d, const struct session *s)
+{
+    EACH(d, session_rename, s);
+}
+
+void durable_session_end(durable_t *d, const struct session *s)
+{
+    EACH(d, session_end, s);
+}
+
+void durable_session_room(durable_t *d, const struct session *s, const struct room *r, bool in)
+{
+    EACH(d, session_room, s, r, in);
+}
+
+void durable_room_new(durable_t *d, struct room *r, const json_t *options, uint64_t seed)
+{
+    EACH(d, room_new, r, options, seed);
+}
+
+void durable_room_started(durable_t *d, const struct room *r)
+{
+    EACH(d, room_started, r);
+}
+
+void durable_room_over(durable_t *d, const struct room *r, const json_t *result)
+{
+    EACH(d, room_over, r, result);
+}
+
+void durable_room_closed(durable_t *d, struct room *r, bool over)
+{
+    EACH(d, room_closed, r, over);
+}
+
+void durable_room_changed(durable_t *d, struct room *r)
+{
+    EACH(d, room_changed, r);
+}
+
+void durable_room_free(durable_t *d, struct room *r)
+{
+    EACH(d, room_free, r);
+}
+
+void durable_seat(durable_t *d, struct room *r, int i)
+{
+    EACH(d, seat, r, i);
+}
+
+void durable_watcher(durable_t *d, struct room *r, const struct session *s, bool watching)
+{
+    EACH(d, watcher, r, s, watching);
+}
+
+void durable_journal(durable_t *d, struct room *r, uint64_t n, const char *kind, int seat,
+                     int64_t at, const json_t *data)
+{
+    EACH(d, journal, r, n, kind, seat, at, data);
+}
+
+json_t *durable_history(durable_t *d, uint64_t viewer, bool all, int limit, long long offset,
+                        long long *total)
+{
+    for (int i = 0; i < d->n; i++)
+        if (d->backends[i].b->history)
+            return d->backends[i].b->history(d->backends[i].ctx, viewer, all, limit, offset, total);
+    *total = 0;
+    return json_array();
+}
+
+int durable_game_record(durable_t *d, const char *id, uint64_t viewer, json_t **out)
+{
+    for (int i = 0; i < d->n; i++)
+        if (d->backends[i].b->game_record)
+            return d->backends[i].b->game_record(d->backends[i].ctx, id, viewer, out);
+    *out = NULL;
+    return DURABLE_REC_NOT_FOUND;
+}
