@@ -346,6 +346,7 @@ int main(int argc, char **argv)
     queue_init(&srv.graveyard);
     queue_init(&srv.relinking);
     srv.conn_hooks = &dispatch_conn_hooks;
+    srv.metrics.cluster_health = cluster_health;
     uint64_t seed;
     if (srv.opts.seeded)
         seed = splitmix(srv.opts.seed ^ 0x5eed);

@@ -11,6 +11,7 @@
 #define TAPIS_SERVER_METRICS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "protocol/buf.h"
@@ -79,6 +80,9 @@ typedef struct metrics {
     uint64_t relayed;           /* requests sent over a link */
     uint64_t taken_over;        /* rooms of dead nodes rebuilt here */
     int64_t start_wall_ms;
+    /* Asked at each exposition: the live nodes (this one included) and whether
+       Redis answers. main.c sets it to cluster_health(); NULL counts 0, down. */
+    bool (*cluster_health)(const struct server *srv, int *nodes);
 } metrics_t;
 
 void histogram_observe(histogram_t *h, double seconds);
