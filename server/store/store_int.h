@@ -1,0 +1,89 @@
+/*
+ * store_int.h — what the store's files share (store.c: schema, open, commit,
+ * close; store_write.c: a turn's writes and the durability backend;
+ * store_restore.c: the restore; store_games.c: finished games). Not for use
+ * outside server/store/.
+ */
+#ifndef TAPIS_SERVER_STORE_INT_H
+#define TAPIS_SERVER_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "server/room/room.h" /* room_record_t */
+#include "server/store/store.h"
+
+#define TAIL_PARTS 4
+
+enum {
+    S_SESSION_NEW,
+    S_SESSION_RENAME,
+    S_SESSION_END,
+    S_ROOM_NEW,
+    S_ROOM_STATUS,
+    S_ROOM_END,
+    S_SEAT,
+    S_JOURNAL,
+    S_BEGIN, /* a turn's transaction: prepared once, not parsed a thousand times a second */
+    S_COMMIT,
+    S_COUNT,
+};
+
+#define TAIL_MIN_ENTRIES 16
+#define TAIL_ROUND_MS 1000
+
+struct store {
+    server_t *srv;
+    sqlite3 *db;
+    sqlite3_stmt *stmt[S_COUNT];
+    bool in_txn;     /* BEGIN ran: store_commit() has work */
+    bool failed_txn; /* a write of this transaction failed (logged once) */
+
+    sqlite3_stmt *tail_put[TAIL_PARTS];   /* INSERT INTO journal_tailK */
+    sqlite3_stmt *tail_move[TAIL_PARTS];  /* INSERT INTO journal SELECT ... FROM journal_tailK */
+    sqlite3_stmt *tail_clear[TAIL_PARTS]; /* DELETE FROM journal_tailK (the truncate) */
+    unsigned tail_rows[TAIL_PARTS];       /* put since the part was last moved */
+    struct pending {                      /* the turn's journal entries, written at commit */
+        uint64_t rid, n;
+        int64_t at;
+        int seat;
+        char kind[8];
+        size_t text, len; /* data: its JSON text in texts; len SIZE_MAX: NULL */
+    } * pend;
+    size_t npend, cappend;
+    char *texts;
+    size_t ntexts, captexts;
+    int tail_next;         /* the part the next move moves */
+    uint64_t tail_next_ns; /* when (uv_hrtime) */
+    int lock_fd;           /* flock()ed: one server per database */
+
+    uv_thread_t ckpt_thread;
+    bool ckpt_running;
+    uv_mutex_t ckpt_mu;
+    uv_cond_t ckpt_cv;
+    bool ckpt_wanted, ckpt_stop; /* under ckpt_mu */
+    sqlite3 *ckpt_db;            /* the thread's own connection */
+};
+
+/* One row of rooms to restore, read before any of them is touched. */
+typedef struct room_row {
+    uint64_t rid;
+    char code[ROOM_ID_LEN + 1];
+    char game[32];
+    int players;
+    char *options;
+    uint64_t seed;
+    bool private_room, playing;
+    uint64_t seq;
+} room_row_t;
+
+/* Between the files (store__ names are the store's own). */
+void store__write_pending(store_t *st); /* the turn's journal entries (store_write.c) */
+void store__room_end(store_t *st, uint64_t rid, const char *status, const json_t *result,
+                     const char *note);
+const char *store__col_text(sqlite3_stmt *s, int i); /* store_restore.c */
+int store__prepare_journal(sqlite3 *db, sqlite3_stmt **s);
+/* Replay row's journal through the core (store_restore.c, which says more). */
+game_t *store__replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, room_record_t *rec,
+                      json_t *collect, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,350 @@
+/* store_write.c — a turn's writes, in its one transaction; the store as a
+   backend of the durability sink. See store.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "core/journal.h"
+#include "json/json_text.h"
+#include "server/base/log.h"
+#include "server/room/room.h"
+#include "server/lobby/session.h"
+#include "server/store/store_int.h"
+
+/* ------------------------------------------------------------------------ */
+/* Writes                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Open the turn's transaction if it is not open yet. False: nothing is written. */
+static bool open_txn(store_t *st)
+{
+    if (!st || st->srv->stopping) return false;
+    if (!st->in_txn) {
+        int rc = sqlite3_step(st->stmt[S_BEGIN]);
+        sqlite3_reset(st->stmt[S_BEGIN]);
+        if (rc != SQLITE_DONE) {
+            log_error("store %s: BEGIN: %s", st->srv->opts.db_path, sqlite3_errmsg(st->db));
+            return false;
+        }
+        st->in_txn = true;
+    }
+    return true;
+}
+
+/* The statement `which`, reset, inside the turn's transaction; NULL when nothing is written. */
+static sqlite3_stmt *begin(store_t *st, int which)
+{
+    if (!open_txn(st)) return NULL;
+    sqlite3_stmt *s = st->stmt[which];
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return s;
+}
+
+static void run(store_t *st, sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_DONE && !st->failed_txn) {
+        st->failed_txn = true;
+        log_error("store %s: write failed: %s", st->srv->opts.db_path, sqlite3_errmsg(st->db));
+    }
+    sqlite3_reset(s);
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *text)
+{
+    if (text)
+        sqlite3_bind_text(s, i, text, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+/* Bind j's compact JSON text (NULL: SQL NULL): json_text(), the same bytes as
+   json_dumps(), in a stack buffer when it fits (an action always does). */
+static void bind_json(sqlite3_stmt *s, int i, const json_t *j)
+{
+    char small[1024];
+    size_t n = j ? json_text(j, small, sizeof small) : 0;
+    if (!j) {
+        sqlite3_bind_null(s, i);
+    } else if (n <= sizeof small) {
+        sqlite3_bind_text(s, i, small, (int)n, SQLITE_TRANSIENT);
+    } else {
+        char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+        bind_text(s, i, text);
+        tapis_free(text);
+    }
+}
+
+void store_session_new(const session_t *s)
+{
+    store_t *st = s->srv->store;
+    sqlite3_stmt *q = begin(st, S_SESSION_NEW);
+    if (!q) return;
+    sqlite3_bind_int64(q, 1, (sqlite3_int64)s->id);
+    bind_text(q, 2, s->name);
+    bind_text(q, 3, s->token_hash);
+    sqlite3_bind_int64(q, 4, s->created);
+    run(st, q);
+}
+
+void store_session_rename(const session_t *s)
+{
+    store_t *st = s->srv->store;
+    sqlite3_stmt *q = begin(st, S_SESSION_RENAME);
+    if (!q) return;
+    sqlite3_bind_int64(q, 1, (sqlite3_int64)s->id);
+    bind_text(q, 2, s->name);
+    run(st, q);
+}
+
+void store_session_end(const session_t *s)
+{
+    store_t *st = s->srv->store;
+    sqlite3_stmt *q = begin(st, S_SESSION_END);
+    if (!q) return;
+    sqlite3_bind_int64(q, 1, (sqlite3_int64)s->id);
+    run(st, q);
+}
+
+void store_room_new(const room_t *r, const json_t *options, uint64_t seed)
+{
+    store_t *st = r->srv->store;
+    sqlite3_stmt *q = begin(st, S_ROOM_NEW);
+    if (!q) return;
+    sqlite3_bind_int64(q, 1, (sqlite3_int64)r->rid);
+    bind_text(q, 2, r->id);
+    bind_text(q, 3, r->desc->id);
+    sqlite3_bind_int(q, 4, r->nseats);
+    bind_json(q, 5, options);
+    sqlite3_bind_int64(q, 6, (sqlite3_int64)seed);
+    sqlite3_bind_int(q, 7, r->private_room);
+    bind_text(q, 8, r->desc->title);
+    sqlite3_bind_int64(q, 9, server_wall_ms());
+    run(st, q);
+}
+
+static void room_status(const room_t *r, const char *status)
+{
+    store_t *st = r->srv->store;
+    sqlite3_stmt *q = begin(st, S_ROOM_STATUS);
+    if (!q) return;
+    sqlite3_bind_int64(q, 1, (sqlite3_int64)r->rid);
+    bind_text(q, 2, status);
+    run(st, q);
+}
+
+void store_room_started(const room_t *r)
+{
+    room_status(r, "playing");
+}
+
+void store__room_end(store_t *st, uint64_t rid, const char *status, const json_t *result,
+                     const char *note)
+{
+    sqlite3_stmt *q = begin(st, S_ROOM_END);
+    if (!q) return;
+    sqlite3_bind_int64(q, 1, (sqlite3_int64)rid);
+    bind_text(q, 2, status);
+    sqlite3_bind_int64(q, 3, server_wall_ms());
+    bind_json(q, 4, result);
+    bind_text(q, 5, note);
+    run(st, q);
+}
+
+void store_room_over(const room_t *r, const json_t *result)
+{
+    store__room_end(r->srv->store, r->rid, "over", result, NULL);
+}
+
+void store_room_closed(const room_t *r)
+{
+    store__room_end(r->srv->store, r->rid, "closed", NULL, NULL);
+}
+
+void store_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
+                   const json_t *data)
+{
+    store_t *st = r->srv->store;
+    if (!open_txn(st)) return;
+    if (st->npend == st->cappend) {
+        size_t cap = st->cappend ? 2 * st->cappend : 64;
+        struct pending *v = tapis_realloc(st->pend, cap * sizeof *v);
+        if (!v) goto oom;
+        st->pend = v;
+        st->cappend = cap;
+    }
+    struct pending *e = &st->pend[st->npend];
+    *e = (struct pending){.rid = r->rid, .n = n, .at = at, .seat = seat, .len = SIZE_MAX};
+    snprintf(e->kind, sizeof e->kind, "%s", kind);
+    if (data) {
+        /* Most actions fit in what is left; a longer one is written again. */
+        size_t room = st->captexts - st->ntexts;
+        size_t len = json_text(data, room ? st->texts + st->ntexts : NULL, room);
+        if (len > room) {
+            size_t cap = st->captexts ? st->captexts : 4096;
+            while (cap - st->ntexts < len)
+                cap *= 2;
+            char *t = tapis_realloc(st->texts, cap);
+            if (!t) goto oom;
+            st->texts = t;
+            st->captexts = cap;
+            json_text(data, st->texts + st->ntexts, cap - st->ntexts);
+        }
+        e->text = st->ntexts;
+        e->len = len;
+        st->ntexts += len;
+    }
+    st->npend++;
+    return;
+oom:
+    if (!st->failed_txn) {
+        st->failed_txn = true;
+        log_error("store %s: out of memory for the journal", st->srv->opts.db_path);
+    }
+}
+
+/* Write the turn's journal entries: into journal, or with many, into the tail. */
+void store__write_pending(store_t *st)
+{
+    bool tail = st->npend >= TAIL_MIN_ENTRIES;
+    for (size_t i = 0; i < st->npend; i++) {
+        const struct pending *e = &st->pend[i];
+        int k = (int)(e->rid % TAIL_PARTS);
+        sqlite3_stmt *q = tail ? st->tail_put[k] : st->stmt[S_JOURNAL];
+        sqlite3_clear_bindings(q);
+        sqlite3_bind_int64(q, 1, (sqlite3_int64)e->rid);
+        sqlite3_bind_int64(q, 2, (sqlite3_int64)e->n);
+        sqlite3_bind_text(q, 3, e->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_int(q, 4, e->seat);
+        sqlite3_bind_int64(q, 5, e->at);
+        if (e->len != SIZE_MAX)
+            sqlite3_bind_text(q, 6, st->texts + e->text, (int)e->len, SQLITE_STATIC);
+        run(st, q);
+        if (tail) st->tail_rows[k]++;
+    }
+    st->npend = st->ntexts = 0;
+}
+
+void store_seat(room_t *r, int seat)
+{
+    store_t *st = r->srv->store;
+    sqlite3_stmt *q = begin(st, S_SEAT);
+    if (!q) return;
+    const seat_t *t = &r->seats[seat];
+    sqlite3_bind_int64(q, 1, (sqlite3_int64)r->rid);
+    sqlite3_bind_int(q, 2, seat);
+    if (t->bot) {
+        bind_text(q, 3, "bot");
+        sqlite3_bind_int(q, 5, 1);
+        bind_text(q, 6, t->bot_strategy);
+        bind_text(q, 7, t->bot_name);
+        sqlite3_bind_int64(q, 8, t->bot_delay_min);
+        sqlite3_bind_int64(q, 9, t->bot_delay_max);
+    } else if (t->session) {
+        bind_text(q, 3, t->session->name);
+        sqlite3_bind_int64(q, 4, (sqlite3_int64)t->session->id);
+        sqlite3_bind_int(q, 5, 0);
+    } else {
+        sqlite3_bind_int(q, 5, 0);
+    }
+    run(st, q);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The durability backend                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int d_commit(void *srv)
+{
+    return store_commit(srv);
+}
+
+static void d_session_new(void *srv, const session_t *s)
+{
+    (void)srv;
+    store_session_new(s);
+}
+
+static void d_session_rename(void *srv, const session_t *s)
+{
+    (void)srv;
+    store_session_rename(s);
+}
+
+static void d_session_end(void *srv, const session_t *s)
+{
+    (void)srv;
+    store_session_end(s);
+}
+
+static void d_room_new(void *srv, room_t *r, const json_t *options, uint64_t seed)
+{
+    (void)srv;
+    store_room_new(r, options, seed);
+}
+
+static void d_room_started(void *srv, const room_t *r)
+{
+    (void)srv;
+    store_room_started(r);
+}
+
+static void d_room_over(void *srv, const room_t *r, const json_t *result)
+{
+    (void)srv;
+    store_room_over(r, result);
+}
+
+/* A room that ended keeps its "over" row (its result, for the history). */
+static void d_room_closed(void *srv, room_t *r, bool over)
+{
+    (void)srv;
+    if (!over) store_room_closed(r);
+}
+
+static void d_seat(void *srv, room_t *r, int i)
+{
+    (void)srv;
+    store_seat(r, i);
+}
+
+static void d_journal(void *srv, room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
+                      const json_t *data)
+{
+    (void)srv;
+    store_journal(r, n, kind, seat, at, data);
+}
+
+static json_t *d_history(void *srv, uint64_t viewer, bool all, int limit, long long offset,
+                         long long *total)
+{
+    return store_history(srv, viewer, all, limit, offset, total);
+}
+
+static int d_game_record(void *srv, const char *id, uint64_t viewer, json_t **out)
+{
+    return store_game_record(srv, id, viewer, out);
+}
+
+const durable_backend_t store_durable = {
+    .name = "store",
+    .commit = d_commit,
+    .session_new = d_session_new,
+    .session_rename = d_session_rename,
+    .session_end = d_session_end,
+    .room_new = d_room_new,
+    .room_started = d_room_started,
+    .room_over = d_room_over,
+    .room_closed = d_room_closed,
+    .seat = d_seat,
+    .journal = d_journal,
+    .history = d_history,
+    .game_record = d_game_record,
+};
