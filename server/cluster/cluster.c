@@ -212,8 +212,19 @@ static cluster_t *of(const server_t *srv)
 /* Sessions                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* A session ends for a node: when no node holds it any more, its token and name go. */
+/* A session ends for a node: when no node holds it any more, its token and name go.
+   With ARGV[3] (node ARGV[2] died, and node ARGV[3] ends what it held), one that
+   sits or watches in a room that another living node owns is kept: that node
+   claimed the room and restores the session from Redis (its rebuild may be
+   under way right now). It stays in the dead node's set, so that the claimer's
+   own pass, after its rebuilds, still ends it if it did not restore it. */
 static const char *const DROP_SESSION =
+    "if ARGV[3] then "
+    "  redis.call('SREM', 'tapis:session:'..ARGV[1]..':nodes', ARGV[2]) "
+    "  if redis.call('SCARD', 'tapis:session:'..ARGV[1]..':nodes') == 0 then "
+    "    for _, room in ipairs(redis.call('SMEMBERS', 'tapis:session:'..ARGV[1]..':rooms')) do "
+    "      local o = redis.call('HGET', 'tapis:owner', room) "
+    "      if o and o ~= ARGV[2] and o ~= ARGV[3] then return 0 end end end end "
     "redis.call('SREM', 'tapis:session:'..ARGV[1]..':nodes', ARGV[2]) "
     "redis.call('SREM', 'tapis:node:'..ARGV[2]..':sessions', ARGV[1]) "
     "if redis.call('SCARD', 'tapis:session:'..ARGV[1]..':nodes') > 0 then return 0 end "
@@ -651,10 +662,11 @@ static void take_over(cluster_t *cl, const char *dead)
     }
     cl->srv->metrics.taken_over += (uint64_t)taken;
     if (rooms) freeReplyObject(rooms);
-    /* Its sessions: this node holds those it restored; the others end with it. */
+    /* Its sessions: this node holds those it restored, the node that claimed a
+       room those of that room (maybe restoring them now); the others end with it. */
     redisReply *ses = command(cl, "SMEMBERS tapis:node:%s:sessions", dead);
     for (size_t i = 0; ses && i < ses->elements; i++)
-        append(cl, "EVAL %s 0 %s %s", DROP_SESSION, ses->element[i]->str, dead);
+        append(cl, "EVAL %s 0 %s %s %s", DROP_SESSION, ses->element[i]->str, dead, cl->id);
     if (ses) freeReplyObject(ses);
     append(cl, "SREM tapis:nodes %s", dead);
     drain(cl);

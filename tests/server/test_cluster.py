@@ -7,7 +7,9 @@ persistence) and three nodes joined through it (--redis, --node-id a/b/c,
 client of node a (relayed) and one of b; `rooms` lists the same rooms on
 every node; names and tokens are the cluster's; a node killed with SIGKILL
 mid-game has its room taken over by a or c, and every player carries on
-with its token (on any node) from the view it had; players a living node
+with its token (on any node) from the view it had, and so does every
+player and spectator of the dead node when two nodes see it die at the
+same moment and race to take it over; players a living node
 relays for, asking `state` once a second while the room's node is dead,
 keep their connection and their game (no storm of links, no error budget
 spent); Redis killed and started again empty mid-game loses no table.
@@ -26,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (Client, Player, Server, is_ev, play, pump, quiesce,  # noqa: E402
-                     run_tests, test)
+                     run_tests, test, wait_for)
 
 TTL = "2s"
 
@@ -154,6 +156,9 @@ def clustered(*extra):
                 fn(cl)
                 ok = True
             finally:
+                if not ok:  # what each node said last (which one did what)
+                    for i, node in cl.nodes.items():
+                        print("".join("  %s: %s" % (i, l) for l in node.log[-30:]), end="")
                 cl.close(clean=ok)
         return test(run)
     return register
@@ -387,6 +392,61 @@ def a_node_killed_mid_game_its_room_resumes_elsewhere(cl):
     cyd.ok("say", text="gg")  # chat follows the room too
     assert dee2.event(is_ev("chat", room))["text"] == "gg"
     print("  room %s back on %s %.1fs after the kill; played to the end" % (room, host, took))
+
+
+def kill_and_race(cl, dead, others):
+    """SIGKILL node `dead`, and have the `others` see it dead at one moment:
+    they are stopped (SIGSTOP) just before its heartbeat key expires and
+    continued together once Redis has dropped it, so that their overdue
+    heartbeats run at once and both take the dead node over at the same time
+    (one wins each room's claim; what the other does meanwhile must not undo
+    it). Stopped well under --node-ttl: their own keys stay."""
+    cl.nodes[dead].proc.send_signal(signal.SIGKILL)
+    cl.nodes[dead].proc.wait()
+    key = "tapis:node:" + dead
+
+    def pttl():
+        return int(cl.redis.command("PTTL", key).strip().lstrip(":"))
+    wait_for(lambda: pttl() < 300, "the heartbeat key of node %s near its end" % dead, timeout=5)
+    for i in others:
+        cl.nodes[i].proc.send_signal(signal.SIGSTOP)
+    try:
+        wait_for(lambda: pttl() == -2, "the heartbeat key of node %s gone" % dead, timeout=5)
+    finally:
+        for i in others:
+            cl.nodes[i].proc.send_signal(signal.SIGCONT)
+
+
+@clustered("--turn-timer", "0")
+def spectators_of_the_dead_node_only_keep_their_sessions_when_two_nodes_race(cl):
+    # ann (seated) and four spectators are connected to b only; bob, on a,
+    # sits there through a link. a and c see b die at the same moment: the
+    # one that claims the room restores its watchers' sessions from Redis
+    # while the other, which claimed nothing, ends the sessions b held. Each
+    # of b's clients must say hello with its token on a or c and be back in
+    # the room.
+    room, players, _ = cross_node_table(cl, 5)
+    ann, bob = (p.c for p in players)
+    watchers = [cl.nodes["b"].connect("w%d" % i) for i in range(4)]
+    for w in watchers:
+        w.ok("watch", room=room)
+    look = lookers(cl)
+    del look["b"]
+    kill_and_race(cl, "b", ("a", "c"))
+    listed = same_rooms_everywhere(
+        cl, look, lambda l: any(r[0] == room and r[1] in ("a", "c") for r in l), timeout=15)
+    host = [r[1] for r in listed if r[0] == room][0]
+    for i, old in enumerate([ann] + watchers):
+        c = cl.nodes["ac"[i % 2]].connect()
+        r = c.request("hello", name=old.name, token=old.token)
+        assert r["ok"] and r["resumed"] and room in r["rooms"], (old.name, r)
+        st = c.event(is_ev("state", room), timeout=15)
+        assert ("hand" in st["view"]) == (old is ann), (old.name, st)
+    # what b held and no room needs ends all the same: lookb's name is free
+    wait_for(lambda: cl.redis.command("EXISTS", "tapis:node:b:sessions").startswith(":0"),
+             "the sessions of node b ended or held elsewhere")
+    assert "lookb" not in cl.redis.command("HKEYS", "tapis:names")
+    print("  room %s back on %s; ann and the 4 spectators of b back on a and c" % (room, host))
 
 
 class Resumed(Player):
