@@ -4,8 +4,8 @@
  *
  * All allocation of core/ and protocol/ goes through tapis_alloc.h, and this
  * test routes jansson through the same hooks (json_set_alloc_funcs). The
- * hooks count allocation calls, make the Nth one fail, and count the blocks
- * alive. Each part below is a fixed script; it runs once with no failure (the
+ * hooks (tests/lib/alloc_fail.c, shared with tapisd_allocfail) count
+ * allocation calls, make the Nth one fail, and count the blocks alive. Each part below is a fixed script; it runs once with no failure (the
  * reference), then for N = 1, 2, 3, ... with the Nth allocation failing, until
  * a run reaches its end without having failed any. Every run must:
  *  - not crash (and, in the sanitizer build, touch no freed or unowned memory);
@@ -44,55 +44,16 @@
 #include "json/json_text.h"
 #include "protocol/protocol.h"
 #include "include/tapis_alloc.h"
+#include "tests/lib/alloc_fail.h"
 
 /* ------------------------------------------------------------------ hooks --- */
 
-static struct {
-    long calls;   /* allocation calls counted (not while paused) */
-    long fail_at; /* the call that fails (1-based), 0: none */
-    long failed;  /* failures made */
-    long live;    /* blocks alive */
-    int paused;   /* > 0: no counting, no failure (the test's own checks) */
-} A;
-
-static bool alloc_fails(void)
-{
-    if (A.paused) return false;
-    if (++A.calls != A.fail_at) return false;
-    A.failed++;
-    return true;
-}
-
-static void *t_malloc(size_t size)
-{
-    if (alloc_fails()) return NULL;
-    void *p = malloc(size ? size : 1);
-    if (p) A.live++;
-    return p;
-}
-
-static void *t_realloc(void *p, size_t size)
-{
-    if (alloc_fails()) return NULL;
-    void *q = realloc(p, size ? size : 1);
-    if (q && !p) A.live++;
-    return q;
-}
-
-static void t_free(void *p)
-{
-    if (!p) return;
-    A.live--;
-    free(p);
-}
-
-static const tapis_alloc_hooks_t hooks = {t_malloc, t_realloc, t_free};
-
+/* tests/lib/alloc_fail.c counts and fails; jansson goes through the same wrapper. */
 static int install(void **state)
 {
     (void)state;
-    tapis_alloc_set(&hooks);
-    json_set_alloc_funcs(tapis_malloc, tapis_free); /* jansson through the same wrapper */
+    alloc_fail_install(true);
+    json_set_alloc_funcs(tapis_malloc, tapis_free);
     return 0;
 }
 
@@ -100,18 +61,8 @@ static int uninstall(void **state)
 {
     (void)state;
     json_set_alloc_funcs(malloc, free);
-    tapis_alloc_set(NULL);
+    alloc_fail_install(false);
     return 0;
-}
-
-static void pause_failures(void)
-{
-    A.paused++;
-}
-
-static void resume_failures(void)
-{
-    A.paused--;
 }
 
 /* ---------------------------------------------------------------- scripts --- */
@@ -130,18 +81,18 @@ typedef struct script {
     int nref;
     int step;     /* steps taken in this run */
     long errors;  /* mismatches over all runs */
-    long at_step; /* A.failed when the current step began */
+    unsigned long at_step; /* alloc_fail.failed when the current step began */
 } script_t;
 
 static void script_begin_step(script_t *s)
 {
-    s->at_step = A.failed;
+    s->at_step = alloc_fail.failed;
 }
 
 /* True if an allocation failed since script_begin_step(). */
 static bool script_failed_in_step(const script_t *s)
 {
-    return A.failed != s->at_step;
+    return alloc_fail.failed != s->at_step;
 }
 
 /*
@@ -152,7 +103,7 @@ static bool script_failed_in_step(const script_t *s)
 static bool script_outcome(script_t *s, const char *out, bool oom)
 {
     int i = s->step;
-    if (A.fail_at == 0) {
+    if (alloc_fail.fail_at == 0) {
         if (i >= MAX_STEPS) fail_msg("%s: more than %d steps", s->part, MAX_STEPS);
         if (oom) fail_msg("%s step %d: out of memory without a failure: %s", s->part, i, out);
         snprintf(s->ref[i], OUT_SIZE, "%s", out);
@@ -166,8 +117,8 @@ static bool script_outcome(script_t *s, const char *out, bool oom)
     snprintf(got, sizeof got, "%s", out);
     if (i < s->nref && strcmp(got, s->ref[i]) == 0) return false;
     if (s->errors++ < 20)
-        print_error("%s N=%ld step %d%s: %s\n    got:      %s\n    expected: %s\n", s->part,
-                    A.fail_at, i, failed ? " (allocation failed in it)" : "",
+        print_error("%s N=%lu step %d%s: %s\n    got:      %s\n    expected: %s\n", s->part,
+                    alloc_fail.fail_at, i, failed ? " (allocation failed in it)" : "",
                     oom ? "out of memory reported without a failure" : "failure not reported", got,
                     i < s->nref ? s->ref[i] : "(no such step)");
     return false;
@@ -176,10 +127,10 @@ static bool script_outcome(script_t *s, const char *out, bool oom)
 /* Compact text of v (paused), cut to fit an outcome. */
 static void text_of(const json_t *v, char *buf, size_t size)
 {
-    pause_failures();
+    alloc_fail_pause();
     size_t n = json_text(v, buf, size - 1);
     buf[n < size - 1 ? n : size - 1] = '\0';
-    resume_failures();
+    alloc_fail_resume();
 }
 
 /*
@@ -188,7 +139,7 @@ static void text_of(const json_t *v, char *buf, size_t size)
  */
 static void digest_of(const json_t *v, char *buf, size_t size)
 {
-    pause_failures();
+    alloc_fail_pause();
     size_t n = json_text(v, NULL, 0);
     char *t = malloc(n + 1); /* the test's own memory: libc */
     assert_non_null(t);
@@ -199,36 +150,35 @@ static void digest_of(const json_t *v, char *buf, size_t size)
         h = (h ^ (unsigned char)t[i]) * 1099511628211ULL;
     snprintf(buf, size, "%zu:%016llx:%.60s", n, (unsigned long long)h, t);
     free(t);
-    resume_failures();
+    alloc_fail_resume();
 }
 
 /*
  * Run `part` with the Nth allocation failing, N = 1, 2, ... until a run makes
  * no failure; every run must end with no block alive. Returns the largest N.
  */
-static long run_all(script_t *s, void (*part)(script_t *))
+static unsigned long run_all(script_t *s, void (*part)(script_t *))
 {
     static char ref[MAX_STEPS][OUT_SIZE];
     s->ref = ref;
-    memset(&A, 0, sizeof A);
+    alloc_fail_reset(0);
     s->step = 0;
     part(s);
-    assert_int_equal(A.live, 0);
-    long total = A.calls;
-    long n;
+    assert_int_equal(alloc_fail.live, 0);
+    unsigned long total = alloc_fail.calls;
+    unsigned long n;
     for (n = 1;; n++) {
-        memset(&A, 0, sizeof A);
-        A.fail_at = n;
+        alloc_fail_reset(n);
         s->step = 0;
         part(s);
-        if (A.live != 0 && s->errors++ < 20)
-            print_error("%s N=%ld: %ld blocks leaked\n", s->part, n, A.live);
-        if (A.failed == 0) break;
+        if (alloc_fail.live != 0 && s->errors++ < 20)
+            print_error("%s N=%lu: %ld blocks leaked\n", s->part, n, alloc_fail.live);
+        if (alloc_fail.failed == 0) break;
         if (s->step != s->nref && s->errors++ < 20)
-            print_error("%s N=%ld: %d steps, the reference has %d\n", s->part, n, s->step, s->nref);
+            print_error("%s N=%lu: %d steps, the reference has %d\n", s->part, n, s->step, s->nref);
     }
     if (getenv("TAPIS_ALLOC_VERBOSE"))
-        print_message("%s: %ld allocations, %d steps, N up to %ld\n", s->part, total, s->nref, n);
+        print_message("%s: %lu allocations, %d steps, N up to %lu\n", s->part, total, s->nref, n);
     assert_int_equal(n, total + 1);
     return n;
 }
@@ -290,7 +240,7 @@ static bool is_oom_code(const char *code)
 /* True (in a failing run) unless the reference gave `out` at this step: a NULL is out of memory. */
 static bool null_is_oom(const script_t *s, const char *out)
 {
-    return A.fail_at != 0 && !(s->step < s->nref && strcmp(s->ref[s->step], out) == 0);
+    return alloc_fail.fail_at != 0 && !(s->step < s->nref && strcmp(s->ref[s->step], out) == 0);
 }
 
 /* Step: encode msg (or report NULL) and record it. Consumes msg. Returns: retry. */
@@ -421,29 +371,29 @@ static void protocol_part(script_t *s)
 
     /* Actions rendered as words: whatever road, they must parse back equal. */
     for (size_t i = 0; i < sizeof actions / sizeof actions[0]; i++) {
-        pause_failures();
+        alloc_fail_pause();
         json_t *a = json_loads(actions[i], 0, NULL);
-        resume_failures();
+        alloc_fail_resume();
         assert_non_null(a);
         do {
             script_begin_step(s);
             char *w = inline_render_action(a);
             bool back = false;
             if (w) {
-                pause_failures();
+                alloc_fail_pause();
                 tapis_error_t e3;
                 json_t *m = inline_parse(w, strlen(w), &e3);
                 back = m && json_equal(json_object_get(m, "action"), a);
                 json_decref(m);
-                resume_failures();
+                alloc_fail_resume();
             }
             snprintf(out, sizeof out, "render %zu %s", i, w ? (back ? "parses back" : w) : "NULL");
             retry = script_outcome(s, out, !w);
             tapis_free(w);
         } while (retry);
-        pause_failures();
+        alloc_fail_pause();
         json_decref(a);
-        resume_failures();
+        alloc_fail_resume();
     }
 }
 
@@ -489,9 +439,9 @@ static json_t *text_view(const game_t *g, int seat)
     jw_text(&w, buf, sizeof buf);
     game_write_view(g, seat, &w);
     if (!jw_ok(&w)) return NULL;
-    pause_failures();
+    alloc_fail_pause();
     json_t *v = json_loadb(buf, jw_len(&w), 0, NULL);
-    resume_failures();
+    alloc_fail_resume();
     return v;
 }
 
@@ -520,7 +470,7 @@ static void look(script_t *s, const game_t *g)
 /* The first seat with a legal action and that action (paused: the test's choice), or -1. */
 static int choose(const game_t *g, json_t **action)
 {
-    pause_failures();
+    alloc_fail_pause();
     int found = -1;
     for (int seat = 0; seat < g->seats && found < 0; seat++) {
         json_t *legal = game_legal(g, seat);
@@ -530,25 +480,25 @@ static int choose(const game_t *g, json_t **action)
         }
         json_decref(legal);
     }
-    resume_failures();
+    alloc_fail_resume();
     return found;
 }
 
 /* The state's dump, taken with failures paused (an allocation of the test's own). */
 static json_t *dump_paused(const game_t *g)
 {
-    pause_failures();
+    alloc_fail_pause();
     json_t *d = g->desc->dump(g);
-    resume_failures();
+    alloc_fail_resume();
     return d;
 }
 
 /* json_decref() with failures paused. */
 static void decref_paused(json_t *j)
 {
-    pause_failures();
+    alloc_fail_pause();
     json_decref(j);
-    resume_failures();
+    alloc_fail_resume();
 }
 
 /*
@@ -566,9 +516,9 @@ static void change(script_t *s, game_t *g, int seat, json_t *action, int64_t now
         game_error_t err = {0};
         int r = action ? game_apply(g, seat, action, now, &err) : game_tick(g, now);
         json_t *after = dump_paused(g);
-        pause_failures();
+        alloc_fail_pause();
         bool same = json_equal(before, after);
-        resume_failures();
+        alloc_fail_resume();
         char out[OUT_SIZE], d[200];
         digest_of(after, d, sizeof d);
         bool oom;
@@ -576,11 +526,11 @@ static void change(script_t *s, game_t *g, int seat, json_t *action, int64_t now
             snprintf(out, sizeof out, "apply %d %s %s", r, r < 0 ? err.code : "-", d);
             oom = r < 0 && is_oom_code(err.code);
             if (oom && !same && s->errors++ < 20)
-                print_error("%s N=%ld step %d: apply refused (%s) but changed the state\n", s->part,
-                            A.fail_at, s->step, err.code);
+                print_error("%s N=%lu step %d: apply refused (%s) but changed the state\n", s->part,
+                            alloc_fail.fail_at, s->step, err.code);
         } else {
             snprintf(out, sizeof out, "tick %d %s", r, d);
-            oom = !r && same && A.fail_at != 0 && script_failed_in_step(s);
+            oom = !r && same && alloc_fail.fail_at != 0 && script_failed_in_step(s);
         }
         retry = script_outcome(s, out, oom);
         decref_paused(before);
@@ -611,9 +561,9 @@ static void game_part(script_t *s)
 {
     const game_desc_t *d = current_game;
     int seats = d->min_seats;
-    pause_failures();
+    alloc_fail_pause();
     json_t *opts = game_default_options(d);
-    resume_failures();
+    alloc_fail_resume();
 
     game_t *g;
     game_error_t err;
@@ -626,9 +576,9 @@ static void game_part(script_t *s)
         snprintf(out, sizeof out, "new %s", g ? "ok" : err.code);
         retry = script_outcome(s, out, !g && is_oom_code(err.code));
     } while (retry);
-    pause_failures();
+    alloc_fail_pause();
     json_decref(opts);
-    resume_failures();
+    alloc_fail_resume();
     assert_non_null(g);
 
     int64_t now = 0;
@@ -642,7 +592,7 @@ static void game_part(script_t *s)
     }
 
     /* To the end without failures: the first legal action, or the next deadline. */
-    pause_failures();
+    alloc_fail_pause();
     for (int steps = 0; steps < 20000 && !game_is_over(g) && next_change(g, &now, &seat, &a);
          steps++) {
         if (!a) {
@@ -654,7 +604,7 @@ static void game_part(script_t *s)
         json_decref(a);
         if (r < 0) fail_msg("%s: the first legal action refused: %s", d->id, e.code);
     }
-    resume_failures();
+    alloc_fail_resume();
 
     do
         script_begin_step(s);

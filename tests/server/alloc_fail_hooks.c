@@ -1,7 +1,8 @@
 /*
  * alloc_fail_hooks.c — the allocation hooks of tapisd_allocfail, a test build
- * of tapisd (tests/server/meson.build): tapisd's own sources plus this file.
- * The normal tapisd has no hook.
+ * of tapisd (tests/server/meson.build): tapisd's own sources plus this file
+ * and the tests' failing allocator (tests/lib/alloc_fail.c). The normal
+ * tapisd has no hook.
  *
  * tapisd routes every allocation through tapis_alloc.h (its own, core/'s,
  * protocol/'s, jansson's, uthash's and libuv's; main.c). The hooks installed
@@ -31,59 +32,20 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "include/tapis_alloc.h"
-
-static struct {
-    unsigned long calls;   /* allocation calls since the server listens */
-    unsigned long fail_at; /* the call that fails (1-based), 0: none */
-    unsigned long failed;  /* failures made */
-    long alive;            /* blocks allocated and not freed */
-    bool counting;         /* the server listens */
-} A;
-
-static bool alloc_fails(void)
-{
-    if (!A.counting) return false;
-    if (++A.calls != A.fail_at) return false;
-    A.failed++;
-    return true;
-}
-
-static void *hook_malloc(size_t size)
-{
-    if (alloc_fails()) return NULL;
-    void *p = malloc(size ? size : 1);
-    if (p) A.alive++;
-    return p;
-}
-
-static void *hook_realloc(void *p, size_t size)
-{
-    if (alloc_fails()) return NULL;
-    void *q = realloc(p, size ? size : 1);
-    if (q && !p) A.alive++;
-    return q;
-}
-
-static void hook_free(void *p)
-{
-    if (!p) return;
-    A.alive--;
-    free(p);
-}
-
-static const tapis_alloc_hooks_t hooks = {hook_malloc, hook_realloc, hook_free};
+#include "tests/lib/alloc_fail.h"
 
 static void report(void)
 {
-    fprintf(stderr, "allocations: %lu failed: %lu alive: %ld\n", A.calls, A.failed, A.alive);
+    fprintf(stderr, "allocations: %lu failed: %lu alive: %ld\n", alloc_fail.calls,
+            alloc_fail.failed, alloc_fail.live);
 }
 
 __attribute__((constructor)) static void install(void)
 {
     const char *n = getenv("TAPIS_ALLOC_FAIL_AT");
-    A.fail_at = n ? strtoul(n, NULL, 10) : 0;
-    tapis_alloc_set(&hooks);
+    alloc_fail_reset(n ? strtoul(n, NULL, 10) : 0);
+    alloc_fail_pause(); /* until the server listens (__wrap_uv_listen) */
+    alloc_fail_install(true);
     atexit(report);
 }
 
@@ -127,9 +89,13 @@ int __wrap_uv_listen(uv_stream_t *stream, int backlog, uv_connection_cb cb)
     /* Counting starts once the server listens on every address it was given:
        TAPIS_ALLOC_LISTENS of them (2 with --metrics; default 1). */
     static int listens;
+    static bool counting;
     const char *want = getenv("TAPIS_ALLOC_LISTENS");
     if (r == 0 && listens == 0 && uv_fileno((uv_handle_t *)stream, &fd) == 0)
         grow_watchers(stream->loop, fd);
-    if (++listens >= (want ? atoi(want) : 1)) A.counting = true;
+    if (++listens >= (want ? atoi(want) : 1) && !counting) {
+        counting = true;
+        alloc_fail_resume();
+    }
     return r;
 }
