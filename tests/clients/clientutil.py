@@ -1,7 +1,8 @@
 """clientutil.py — shared by the client tests (standard library only).
 
-Server(exe) starts tapisd on a free port (--listen 127.0.0.1:0; the port is
-read from its "listening on" log line); Proxy(port) relays one TCP port to
+Server(exe) starts tapisd on a free port, free_port() names a port nobody
+listens on and end_process() stops a program: tests/server/harness.py's, the
+one launcher of every suite; Proxy(port) relays one TCP port to
 another and can cut every connection (to test reconnection); Tty(exe, args)
 runs the terminal client in a pseudo-terminal; tapis_session() runs it
 against a server for the length of a `with` block; ends_on_stop_signals()
@@ -30,49 +31,9 @@ import traceback
 
 TIMEOUT = float(os.environ.get("TAPIS_TEST_TIMEOUT", "20"))
 
-
-
-def end_process(proc):
-    """SIGTERM, then SIGKILL if it does not exit within TIMEOUT."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-class Server:
-    def __init__(self, exe, *args):
-        self.log = []
-        if not any(a == "--db" or str(a).startswith("--db=") for a in args):
-            args = ("--db", "none") + tuple(args)  # no tapis.db shared by the tests
-        self.proc = subprocess.Popen([exe, "--listen", "127.0.0.1:0"] + list(args),
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True, errors="replace")
-        self.port = None
-        ready = threading.Event()
-
-        def read_log():
-            for line in self.proc.stderr:
-                self.log.append(line)
-                if os.environ.get("TAPIS_TEST_VERBOSE"):
-                    sys.stderr.write("  tapisd: " + line)
-                m = re.search(r"listening on (\S+):(\d+)$", line.strip())
-                if m and self.port is None:
-                    self.port = int(m.group(2))
-                    ready.set()
-            ready.set()
-
-        self.reader = threading.Thread(target=read_log, daemon=True)
-        self.reader.start()
-        if not ready.wait(TIMEOUT) or self.port is None:
-            self.stop()
-            raise RuntimeError("tapisd did not start: " + "".join(self.log[-20:]))
-        self.address = "127.0.0.1:%d" % self.port
-
-    def stop(self):
-        end_process(self.proc)
+# tapisd is started, watched and stopped by the server tests' launcher.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
+from harness import Server, end_process, free_port  # noqa: E402,F401
 
 
 class Proxy:

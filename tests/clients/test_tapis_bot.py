@@ -6,12 +6,11 @@ plays 20, about 70 s).
 """
 import os
 import re
-import socket
 import subprocess
 import tempfile
 import time
 
-from clientutil import TIMEOUT, Server, check, run
+from clientutil import TIMEOUT, Server, check, free_port, run
 
 TAPISD = os.environ["TAPISD"]
 TAPIS_BOT = os.environ["TAPIS_BOT"]
@@ -107,12 +106,6 @@ def slap_games_in_real_time_without_a_protocol_error():
                                    "--option", "stall_ms=20", "--option", "max_rounds=2")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @check
 def it_takes_its_seats_back_after_a_restart_and_a_kill_9():
     """The server stops (SIGTERM, "restart": true), then dies (kill -9) in the
@@ -165,11 +158,8 @@ def without_reconnect_a_restart_is_an_error():
     bot = subprocess.Popen([TAPIS_BOT, server.address, "--game", "seqnum", "--players", "2",
                             "--bots", "1", "--reconnect", "0", "--strategy", "greedy:1200"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + TIMEOUT
-    while not any("game starts" in line for line in list(server.log)):
-        assert time.monotonic() < deadline and bot.poll() is None, \
-            "no game started: %s" % "".join(server.log[-5:])
-        time.sleep(0.02)
+    assert server.wait_log("game starts", TIMEOUT), \
+        "no game started: %s" % "".join(server.log[-5:])
     server.stop()
     out, err = bot.communicate(timeout=30)
     assert bot.returncode == 1 and "shutdown event" in err, (bot.returncode, out, err)

@@ -29,7 +29,8 @@ import tempfile
 import termios
 import time
 
-from clientutil import FakeServer, Server, TIMEOUT, Tty, check, ends_on_stop_signals, run
+from clientutil import (FakeServer, Server, TIMEOUT, Tty, check, ends_on_stop_signals, free_port,
+                        run)
 
 TAPISD = os.environ["TAPISD"]
 TAPIS = os.environ["TAPIS"]
@@ -201,10 +202,7 @@ def refusals_of_the_server_exit_1_with_its_message():
                        timeout=TIMEOUT)
     assert p.returncode == 2 and "which game?" in p.stderr, p
     # no server there
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
+    port = free_port()
     rc, steps, end, err = replay_json("127.0.0.1:%d" % port, "1")
     assert rc == 1 and end is None and "tapis: cannot connect to 127.0.0.1:%d" % port in err, err
 

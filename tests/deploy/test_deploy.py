@@ -41,17 +41,15 @@ installs them, and a weaker check in their place would pass what they fail.
   the unit and PROTOCOL.md under the prefix (so `--prefix=$HOME/x` needs no
   root), and the unit's ExecStart names the installed tapisd.
 """
+import contextlib
 import json
 import os
 import re
 import shlex
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 ENV = os.environ
 SRC = ENV.get('SOURCE_ROOT') or os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
@@ -62,6 +60,10 @@ PROGRAMS = {  # program -> (executable, man page in deploy/man/)
     'tapis-bot': (ENV.get('TAPIS_BOT', os.path.join(BUILD, 'clients', 'tapis-bot')), 'tapis-bot.1'),
 }
 FAILURES = []
+
+# tapisd is started and stopped by the server tests' launcher.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'server'))
+from harness import Server, free_port  # noqa: E402
 
 
 def check(cond, what):
@@ -250,41 +252,13 @@ def dig(obj, *path):
 # A real tapisd for the health checks.
 # --------------------------------------------------------------------------
 
-class Server:
-    """tapisd on a free port, in a directory of its own (whatever it keeps
-    in its working directory is thrown away)."""
-    def __enter__(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.proc = subprocess.Popen([os.path.abspath(PROGRAMS['tapisd'][0]), '--listen',
-                                      '127.0.0.1:0'], cwd=self.tmp.name,
-                                     stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            line = self.proc.stderr.readline()
-            m = re.search(r'listening on 127\.0\.0\.1:(\d+)', line)
-            if m:
-                self.port = int(m.group(1))
-                return self
-            if not line and self.proc.poll() is not None:
-                break
-        self.proc.kill()
-        self.tmp.cleanup()
-        raise SystemExit('tapisd did not start')
-
-    def __exit__(self, *exc):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        self.proc.stderr.close()
-        self.tmp.cleanup()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
+@contextlib.contextmanager
+def live_tapisd():
+    """tapisd on a free port (the server tests' launcher), in a directory of
+    its own: whatever it keeps in its working directory is thrown away."""
+    with tempfile.TemporaryDirectory() as d:
+        with Server(PROGRAMS['tapisd'][0], cwd=d, default_db=True) as srv:
+            yield srv
 
 
 def health_command_works(cmd, what):
@@ -292,7 +266,7 @@ def health_command_works(cmd, what):
     PATH: 0 against a live tapisd, non-zero against a closed port."""
     env = dict(ENV)
     env['PATH'] = os.path.dirname(PROGRAMS['tapis'][0]) + os.pathsep + env.get('PATH', '')
-    with Server() as srv:
+    with live_tapisd() as srv:
         r = run(['sh', '-c', cmd.replace('7233', str(srv.port))], env=env)
         check(r.returncode == 0, '%s: fails against a live server (%d, %s)'
               % (what, r.returncode, r.stderr.strip()))

@@ -2,7 +2,9 @@
 
 Server(exe, *args) starts tapisd on a free port (--listen 127.0.0.1:0; the
 port is read from its "listening on" log line), with --db none unless args
-name a --db, and keeps its log; Client is
+name a --db, and keeps its log: the one launcher of tapisd for every suite
+(tests/clients/clientutil.py and tests/deploy/test_deploy.py import it too),
+with free_port() and end_process(); Client is
 one connection speaking the JSON-lines protocol; run_tests() runs the
 functions registered with @test and prints "N passed, M failed" last.
 """
@@ -21,7 +23,35 @@ import traceback
 TIMEOUT = float(os.environ.get("TAPIS_TEST_TIMEOUT", "10"))
 
 
+def free_port(host="127.0.0.1"):
+    """A port nobody listens on now (the kernel's pick, released): for a
+    program that must be told its port, or for "no server there". Another
+    process may take it meanwhile; tapisd itself is started on port 0."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def end_process(proc, sig=signal.SIGTERM, timeout=TIMEOUT):
+    """Send sig to proc (unless it has exited) and wait up to `timeout` s;
+    SIGKILL it if it is still there. Returns its exit code, or None when it
+    had to be killed."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    try:
+        return proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return None
+
+
 class Server:
+    """tapisd on a free port, its log kept in self.log (one line an item, read
+    by a thread of its own). The server tests, the client tests and the
+    packaging tests all start tapisd through this class. With `with`, it is
+    stopped (SIGTERM) at the end of the block."""
+
     def __init__(self, exe, *args, wrapper=(), start_timeout=TIMEOUT, cwd=None,
                  default_db=False):
         self.exe = exe
@@ -32,30 +62,55 @@ class Server:
                                       for a in self.args):
             self.args = ["--db", "none"] + self.args
         self.log = []
+        self._logged = threading.Condition()  # notified at each line and at the end
+        self._log_ended = False
         if cwd:
             exe = os.path.abspath(exe)
         self.proc = subprocess.Popen(list(wrapper) + [exe, "--listen", "127.0.0.1:0"] + self.args,
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, errors="replace", cwd=cwd)
-        self._port = None
-        self._ready = threading.Event()
-        self._reader = threading.Thread(target=self._read_log, daemon=True)
-        self._reader.start()
-        if not self._ready.wait(start_timeout) or self._port is None:
+        self.reader = threading.Thread(target=self._read_log, daemon=True)
+        self.reader.start()
+        m = self._wait_line(r"listening on (\S+):(\d+)\b", start_timeout)
+        if not m:
             self.kill()
             raise RuntimeError("tapisd did not start: " + "".join(self.log[-20:]))
-        self.port = self._port
+        self.port = int(m.group(2))
+        self.address = "127.0.0.1:%d" % self.port
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
 
     def _read_log(self):
         for line in self.proc.stderr:
-            self.log.append(line)
             if os.environ.get("TAPIS_TEST_VERBOSE"):
                 sys.stderr.write("  tapisd: " + line)
-            m = re.search(r"listening on (\S+):(\d+)\b", line.strip())
-            if m and self._port is None:
-                self._port = int(m.group(2))
-                self._ready.set()
-        self._ready.set()
+            with self._logged:
+                self.log.append(line)
+                self._logged.notify_all()
+        with self._logged:
+            self._log_ended = True
+            self._logged.notify_all()
+
+    def _wait_line(self, pattern, timeout):
+        """The match of the first line of the log matching pattern, waiting up
+        to `timeout` s for it to be written; None if it is not (or the log ends)."""
+        deadline = time.monotonic() + timeout
+        seen = 0
+        with self._logged:
+            while True:
+                for line in self.log[seen:]:
+                    m = re.search(pattern, line)
+                    if m:
+                        return m
+                seen = len(self.log)
+                left = deadline - time.monotonic()
+                if self._log_ended or left <= 0:
+                    return None
+                self._logged.wait(left)
 
     def connect(self, name=None, **kw):
         c = Client(self.port, **kw)
@@ -72,24 +127,14 @@ class Server:
     def wait_log(self, pattern, timeout=TIMEOUT):
         """Wait for a line of the log (read by a thread of its own, so a line
         written just after "listening on" may not be here yet)."""
-        deadline = time.monotonic() + timeout
-        while not self.log_has(pattern):
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.02)
-        return True
+        return self._wait_line(pattern, timeout) is not None
 
     def stop(self, sig=signal.SIGTERM, timeout=TIMEOUT):
         """Signal tapisd and wait; returns its exit code."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            rc = self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            rc = self.proc.wait()
+        rc = end_process(self.proc, sig, timeout)
+        if rc is None:
             raise AssertionError("tapisd did not exit after signal %d" % sig)
-        self._reader.join(TIMEOUT)
+        self.reader.join(TIMEOUT)
         return rc
 
     def finish(self):

@@ -27,18 +27,10 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (Client, Player, Server, is_ev, play, pump, quiesce,  # noqa: E402
-                     run_tests, test, wait_for)
+from harness import (Client, Player, Server, free_port, is_ev, play, pump,  # noqa: E402
+                     quiesce, run_tests, test, wait_for)
 
 TTL = "2s"
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class Redis:
@@ -126,9 +118,9 @@ class Cluster:
             for j in ids:
                 if i == j:
                     continue
-                while not self.nodes[i].log_has(r"cluster: node %s at " % j):
-                    assert time.monotonic() < deadline, "node %s never saw node %s" % (i, j)
-                    time.sleep(0.05)
+                assert self.nodes[i].wait_log(r"cluster: node %s at " % j,
+                                              max(0, deadline - time.monotonic())), \
+                    "node %s never saw node %s" % (i, j)
 
     def close(self, clean=False):
         """Stop the nodes (with clean=True: SIGTERM, each must exit 0, which under
@@ -179,10 +171,7 @@ def cross_node_table(cl, seed, target=40, names=("ann", "bob")):
 def metrics(node):
     """GET /metrics of a node started with --metrics 127.0.0.1:0: {name: value}
     for the samples without labels."""
-    deadline = time.monotonic() + 5
-    while not node.log_has(r"metrics on "):
-        assert time.monotonic() < deadline, "no 'metrics on' line"
-        time.sleep(0.05)
+    assert node.wait_log(r"metrics on ", 5), "no 'metrics on' line"
     port = [re.search(r"metrics on \S+:(\d+)", l) for l in node.log if "metrics on" in l][0]
     with socket.create_connection(("127.0.0.1", int(port.group(1))), timeout=5) as s:
         s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
@@ -669,10 +658,8 @@ def a_node_restarted_in_time_takes_its_tables_back(exe):
         # at once on another port, within its TTL, it takes them back.
         assert cl.nodes["b"].stop() == 0
         b = cl.start("b")
-        deadline = time.monotonic() + 5  # (logged after "listening on": read by a thread)
-        while not b.log_has(r"store .*: 1 tables"):
-            assert time.monotonic() < deadline, "".join(b.log)
-            time.sleep(0.05)
+        # (logged after "listening on": read by a thread)
+        assert b.wait_log(r"store .*: 1 tables", 5), "".join(b.log)
         look = lookers(cl)
         same_rooms_everywhere(cl, look, lambda l: any(r[0] == room and r[1] == "b" for r in l))
         assert not any(s.log_has(r"taken over from node b") for s in cl.nodes.values())
