@@ -11,6 +11,7 @@ window, a slap kill during a round, a corrupt or cut journal refused with a
 clear log line while the other rooms load, --db none (nothing written, a
 restart loses the tables) and the token never in the database in clear.
 Usage: test_durable.py PATH/TO/tapisd"""
+import contextlib
 import json
 import os
 import random
@@ -36,6 +37,14 @@ class TempDir:
 
     def __exit__(self, *exc):
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def temp_db(name="tapis.db"):
+    """The path of a database `name` (not created) in a new temporary
+    directory, removed with all it holds after the block."""
+    with TempDir() as d:
+        yield os.path.join(d, name)
 
 
 def kill(srv, players):
@@ -65,17 +74,30 @@ def check_same_view(before, st, name):
                        json.dumps(st["view"], sort_keys=True))
 
 
-def resume_all(srv, players, room):
-    """Reconnect every player; check each view; return new Players ready to go on."""
+def resume_all(srv, players, room, player=Player):
+    """Reconnect every player; check each view; return new players (of the
+    class `player`) ready to go on."""
     out = []
     for p in players:
         c, st = resume(srv, p, room)
         check_same_view((p.seq, p.view), st, p.c.name)
-        np = Player(c, room)
+        np = player(c, room)
         np.seq, np.view = st["seq"], st["view"]
         c.events = [m for m in c.events if m.get("ev") != "state" or m["seq"] > np.seq]
         out.append(np)
     return out
+
+
+def seated(srv, names, game="233", players=None, options=None):
+    """Each of `names` connects; the first creates a table of `game` for
+    `players` (default: one seat each) and the others join it. Returns the
+    room and the clients, in the order of names."""
+    clients = [srv.connect(n) for n in names]
+    room = clients[0].ok("create", game=game, players=players or len(names),
+                         options=options or {})["room"]
+    for c in clients[1:]:
+        c.ok("join", room=room)
+    return room, clients
 
 
 def kill_and_resume(exe, game, options, people, bots, until_seq, strategy=None, srv_args=(),
@@ -83,17 +105,12 @@ def kill_and_resume(exe, game, options, people, bots, until_seq, strategy=None, 
     """The common test: play, kill -9, restart, compare, play to the end. The
     game must still be on at the kill, for every deal: `options`, `until_seq`
     and `declares` (the people's, before the kill) make sure of it."""
-    with TempDir() as d:
-        db = os.path.join(d, "tapis.db")
+    with temp_db() as db:
         args = ("--db", db, "--bot-delay", BOT_DELAY) + tuple(srv_args)
         srv = Server(exe, *args)
         try:
-            names = ["ann", "bob", "cyd", "dee"][:people]
-            clients = [srv.connect(n) for n in names]
-            room = clients[0].ok("create", game=game, players=people + bots,
-                                 options=options)["room"]
-            for c in clients[1:]:
-                c.ok("join", room=room)
+            room, clients = seated(srv, ["ann", "bob", "cyd", "dee"][:people], game,
+                                   people + bots, options)
             for _ in range(bots):
                 a = {"strategy": strategy} if strategy else {}
                 clients[0].ok("addbot", room=room, **a)
@@ -178,16 +195,11 @@ def claim_in(p):
 
 @test
 def claims_pending_in_a_233_dispute_window_survive_a_kill(exe):
-    with TempDir() as d:
-        db = os.path.join(d, "tapis.db")
+    with temp_db() as db:
         srv = Server(exe, "--db", db, "--seed", CLAIM_SEED)  # a deal with an early claim
         try:
-            names = ("ann", "bob", "cyd")
-            clients = [srv.connect(n) for n in names]
-            room = clients[0].ok("create", game="233", players=3,
-                                 options={"target": 1, "dispute_ms": 3000})["room"]
-            for c in clients[1:]:
-                c.ok("join", room=room)
+            room, clients = seated(srv, ("ann", "bob", "cyd"),
+                                   options={"target": 1, "dispute_ms": 3000})
             players = [NoClaimPlayer(c, room) for c in clients]
             rng = random.Random(5)
             claimed = None
@@ -214,15 +226,7 @@ def claims_pending_in_a_233_dispute_window_survive_a_kill(exe):
         t_restart = time.monotonic()
         srv = Server(exe, "--db", db)
         try:
-            old = players
-            players = []
-            for p in old:
-                c, st = resume(srv, p, room)
-                check_same_view((p.seq, p.view), st, p.c.name)
-                np = NoClaimPlayer(c, room)
-                np.seq, np.view = st["seq"], st["view"]
-                c.events = [m for m in c.events if m.get("ev") != "state" or m["seq"] > np.seq]
-                players.append(np)
+            players = resume_all(srv, players, room, NoClaimPlayer)
             assert players[0].view["claims"], players[0].view
             # the window resumes where it stopped: it closes about 3 s after the restart
             e = players[0].c.event(lambda m: m.get("ev") == "state" and m["room"] == room,
@@ -253,10 +257,7 @@ def play_a_little(srv, names, seq=8, target=1):
     they declare nothing (HELD), so no round ends, whatever the deal (at target
     1, a winning hand dealt ended the game at once and the room was not one to
     restore). Players made later (resume_all) declare and end the game."""
-    clients = [srv.connect(n) for n in names]
-    room = clients[0].ok("create", game="233", players=2,
-                         options=dict(HELD, target=target))["room"]
-    clients[1].ok("join", room=room)
+    room, clients = seated(srv, names, options=dict(HELD, target=target))
     players = [Player(c, room, declares=False) for c in clients]
     play(players, random.Random(len(names[0])), until=lambda ps: min(p.seq for p in ps) >= seq)
     quiesce(players, quiet=0.3)
@@ -266,8 +267,7 @@ def play_a_little(srv, names, seq=8, target=1):
 
 @test
 def corrupt_or_cut_journal_is_refused_and_the_other_rooms_load(exe):
-    with TempDir() as d:
-        db = os.path.join(d, "tapis.db")
+    with temp_db() as db:
         srv = Server(exe, "--db", db)
         try:
             r1, p1 = play_a_little(srv, ("ann", "bob"))
@@ -333,8 +333,7 @@ def a_storm_of_tables_goes_through_the_tail_and_every_table_resumes(exe):
     assert os.access(loadgen, os.X_OK), "no load generator at %s" % loadgen
     budgets = ("--line-rate", "1000000", "--conn-rate", "1000000", "--create-rate", "100000",
                "--max-conns-per-ip", "0")
-    with TempDir() as d:
-        db = os.path.join(d, "tapis.db")
+    with temp_db() as db:
         srv = Server(exe, "--db", db, *budgets)
         storm = None
         try:
@@ -379,8 +378,7 @@ def a_tail_that_cannot_be_moved_stays_and_the_server_starts(exe):
     """An entry in the tail that journal already has (a duplicate): the move
     fails and says so, the part stays, tapisd starts, and the room whose
     journal now has entry n twice is quarantined, not half-loaded."""
-    with TempDir() as d:
-        db = os.path.join(d, "tapis.db")
+    with temp_db() as db:
         srv = Server(exe, "--db", db)
         try:
             # both unfinished
@@ -448,8 +446,7 @@ def one_server_per_database_and_checkpoints_off_the_loop(exe):
     checkpointed by its thread (the database file grows while it runs) and
     sqlite3-style readers may read it meanwhile."""
     import sqlite3
-    with TempDir() as d:
-        db = os.path.join(d, "t.db")
+    with temp_db("t.db") as db:
         srv = Server(exe, "--db", db, "--bot-delay", "0-1", "--turn-timer", "0")
         try:
             try:
@@ -502,8 +499,7 @@ def a_version_1_database_is_migrated_and_a_newer_one_refused(exe):
     player takes the seat back with the token; a file of a newer version
     than this tapisd knows is refused, unchanged."""
     import hashlib
-    with TempDir() as d:
-        db = os.path.join(d, "v1.db")
+    with temp_db("v1.db") as db:
         token = "0123456789abcdef0123456789abcdef"
         con = sqlite3.connect(db)
         con.executescript(schema_v1_sql())
@@ -556,8 +552,7 @@ def a_version_1_database_is_migrated_and_a_newer_one_refused(exe):
 
 @test
 def sigterm_keeps_the_tables_and_says_restart(exe):
-    with TempDir() as d:
-        db = os.path.join(d, "tapis.db")
+    with temp_db() as db:
         srv = Server(exe, "--db", db)
         try:
             room, players = play_a_little(srv, ("ann", "bob"))
@@ -579,8 +574,7 @@ def sigterm_keeps_the_tables_and_says_restart(exe):
 
 @test
 def token_is_not_in_the_database_in_clear(exe):
-    with TempDir() as d:
-        db = os.path.join(d, "tapis.db")
+    with temp_db() as db:
         srv = Server(exe, "--db", db)
         try:
             room, players = play_a_little(srv, ("ann", "bob"), seq=3)
@@ -589,6 +583,7 @@ def token_is_not_in_the_database_in_clear(exe):
             srv.proc.wait()
         finally:
             srv.kill()
+        d = os.path.dirname(db)
         files = [f for f in os.listdir(d) if f.startswith("tapis.db")]
         data = b"".join(open(os.path.join(d, f), "rb").read() for f in files)
         assert b"ann" in data, "the sessions are not in %r" % files
@@ -650,8 +645,7 @@ def error_code(r):
 
 @test
 def history_lists_finished_games_newest_first_and_replay_serves_them(exe):
-    with TempDir() as d:
-        db = os.path.join(d, "tapis.db")
+    with temp_db() as db:
         srv = Server(exe, "--db", db, "--bot-delay", HISTORY_BOT_DELAY)
         try:
             ann, bob, cyd = srv.connect("ann"), srv.connect("bob"), srv.connect("cyd")
@@ -723,15 +717,15 @@ def history_lists_finished_games_newest_first_and_replay_serves_them(exe):
         for bad_id, why in (("999", "no game 999"), (waiting, "not finished")):
             r = export(exe, db, bad_id)
             assert r.returncode == 1 and r.stdout == "" and why in r.stderr, (bad_id, r)
-        r = export(exe, os.path.join(d, "missing.db"), g1)
+        missing = os.path.join(os.path.dirname(db), "missing.db")
+        r = export(exe, missing, g1)
         assert r.returncode == 1 and "cannot open" in r.stderr, r
-        assert not os.path.exists(os.path.join(d, "missing.db"))
+        assert not os.path.exists(missing)
 
 
 @test
 def every_finished_game_exports_and_a_tampered_journal_does_not(exe):
-    with TempDir() as d:
-        db = os.path.join(d, "tapis.db")
+    with temp_db() as db:
         srv = Server(exe, "--db", db, "--bot-delay", HISTORY_BOT_DELAY)
         try:
             ann = srv.connect("ann")
