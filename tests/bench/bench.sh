@@ -2,6 +2,8 @@
 # bench.sh — sourced by the bench scripts (run_bench.sh, run_abuse.sh,
 # compare_redis.sh; POSIX sh): what they share.
 #
+# $budgets: tapisd's options that lift its rate and per-address budgets, which
+#   a load generator's thousands of connections from one address would meet.
 # need_args N USAGE "$@": exit 2 with "usage: SCRIPT USAGE" unless there are N
 #   arguments or more.
 # running PID: true while PID runs (a zombie does not).
@@ -23,6 +25,8 @@
 #   still run (involuntary context switches; 0 once it is gone).
 # steal_ticks CPU: the time the hypervisor kept core CPU (all cores when CPU
 #   is empty) from running, from /proc/stat, in clock ticks (0 without it).
+
+budgets="--line-rate 1000000 --conn-rate 1000000 --create-rate 100000 --max-conns-per-ip 0"
 
 need_args() {
     if [ $(($# - 2)) -lt "$1" ]; then

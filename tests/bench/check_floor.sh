@@ -15,7 +15,6 @@ set -u
 need_args 2 "TAPISD FLOOR" "$@"
 tapisd=$1
 floor=$2
-budgets="--line-rate 1000000 --conn-rate 1000000 --create-rate 100000 --max-conns-per-ip 0"
 make_tmp check-floor
 pin_cores
 server_pin="" # no pinning: a test, not a measure

@@ -17,7 +17,6 @@
 # The load generator is one address opening up to 1,000 connections at once
 # and sending thousands of lines a second on each: the budgets are raised out
 # of its way, not turned off, so that their cost is in the figures.
-budgets="--line-rate 1000000 --conn-rate 1000000 --create-rate 100000 --max-conns-per-ip 0"
 set -u
 # shellcheck source=tests/bench/bench.sh
 . "$(dirname "$0")/bench.sh"

@@ -25,7 +25,6 @@ need_args 2 "TAPISD LOADGEN [TABLES]" "$@"
 tapisd=$1
 loadgen=$2
 tables=${3:-500}
-budgets="--line-rate 1000000 --conn-rate 1000000 --create-rate 100000 --max-conns-per-ip 0"
 common="$budgets --db none --turn-timer 0 --reconnect-window 10m --log-level info"
 raise_nofile 16384
 make_tmp tapisd-cluster

@@ -35,7 +35,6 @@
 # tapisd options), BENCH_SERVER_CPU and BENCH_CLIENT_CPU (run_bench.sh).
 # Exit status: 0 when every run completed (aims met or not), 77 when the
 # baseline is missing, 1 otherwise.
-budgets="--line-rate 1000000 --conn-rate 1000000 --create-rate 100000 --max-conns-per-ip 0"
 set -u
 # shellcheck source=tests/bench/bench.sh
 . "$(dirname "$0")/bench.sh"

@@ -18,7 +18,6 @@ need_args 2 "TAPISD LOADGEN [TABLES]" "$@"
 tapisd=$1
 loadgen=$2
 tables=${3:-1000}
-budgets="--line-rate 1000000 --conn-rate 1000000 --create-rate 100000 --max-conns-per-ip 0"
 raise_nofile 16384
 pin_cores
 make_tmp tapisd-restart
