@@ -1,6 +1,7 @@
 """clientutil.py — shared by the client tests (standard library only).
 
-Server(exe) starts tapisd on a free port, free_port() names a port nobody
+Server(exe) starts tapisd on a free port (srv.connect(name) is a protocol
+client, is_ev(name) matches its events), free_port() names a port nobody
 listens on and end_process() stops a program: tests/server/harness.py's, the
 one launcher of every suite; Proxy(port) relays one TCP port to
 another and can cut every connection (to test reconnection); Tty(exe, args)
@@ -33,7 +34,7 @@ TIMEOUT = float(os.environ.get("TAPIS_TEST_TIMEOUT", "20"))
 
 # tapisd is started, watched and stopped by the server tests' launcher.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
-from harness import Server, end_process, free_port  # noqa: E402,F401
+from harness import Server, end_process, free_port, is_ev  # noqa: E402,F401
 
 
 class Proxy:

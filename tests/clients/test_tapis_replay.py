@@ -20,67 +20,17 @@ import atexit
 import json
 import os
 import re
-import select
 import shutil
-import socket
 import sqlite3
 import subprocess
 import tempfile
 import termios
-import time
 
 from clientutil import (FakeServer, Server, TIMEOUT, Tty, check, ends_on_stop_signals, free_port,
-                        run)
+                        is_ev, run)
 
 TAPISD = os.environ["TAPISD"]
 TAPIS = os.environ["TAPIS"]
-
-
-class Client:
-    """A protocol connection: request() sends JSON and returns the reply; the
-    events read meanwhile are kept in self.events."""
-
-    def __init__(self, port, name):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
-        self.buf = b""
-        self.events = []
-        self.ok("hello", name=name)
-
-    def recv(self, timeout=TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            r, _, _ = select.select([self.sock], [], [], max(left, 0))
-            if not r:
-                raise AssertionError("no line from tapisd")
-            d = self.sock.recv(1 << 20)
-            if not d:
-                raise AssertionError("tapisd closed the connection")
-            self.buf += d
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def request(self, cmd, **args):
-        self.sock.sendall((json.dumps(dict(args, cmd=cmd)) + "\n").encode())
-        while True:
-            m = self.recv()
-            if "re" in m:
-                return m
-            self.events.append(m)
-
-    def ok(self, cmd, **args):
-        r = self.request(cmd, **args)
-        assert r["ok"], r
-        return r
-
-    def wait_event(self, ev, timeout=90):
-        deadline = time.monotonic() + timeout
-        while not any(m.get("ev") == ev for m in self.events):
-            self.events.append(self.recv(deadline - time.monotonic()))
-        return next(m for m in self.events if m.get("ev") == ev)
-
-    def close(self):
-        self.sock.close()
 
 
 class Fixture:
@@ -91,15 +41,15 @@ class Fixture:
         self.dir = tempfile.mkdtemp(prefix="tapis-replay-")
         self.db = os.path.join(self.dir, "tapis.db")
         self.server = Server(TAPISD, "--db", self.db, "--bot-delay", "0-1", "--turn-timer", "0")
-        self.ann = Client(self.server.port, "ann")
-        self.wes = Client(self.server.port, "wes")
+        self.ann = self.server.connect("ann")
+        self.wes = self.server.connect("wes")
         self.seqnum = self.finish("seqnum", {"teams": 2, "max_turns": 8})
         self.aspoint3 = self.finish("aspoint3", {"rounds": 2, "target": 0})
         # slap's countdowns run out: `tick` entries
         self.slap = self.finish("slap", {"go_ms": 50, "stall_ms": 300, "max_stalls": 3,
                                          "max_rounds": 1})
         # A game in play: its creator never moves (no turn timer).
-        cyd = Client(self.server.port, "cyd")
+        cyd = self.server.connect("cyd")
         self.playing = cyd.ok("create", game="233", players=2)["room"]
         cyd.ok("addbot", room=self.playing)
 
@@ -111,7 +61,7 @@ class Fixture:
         self.wes.ok("watch", room=room)
         self.ann.ok("addbot", room=room)
         self.ann.ok("leave", room=room)
-        over = self.wes.wait_event("game_over")
+        over = self.wes.event(is_ev("game_over"), timeout=90, keep=True)
         assert over["room"] == room, over
         self.wes.ok("leave", room=room)
         states = {m["seq"]: m["view"] for m in self.wes.events
