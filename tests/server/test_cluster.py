@@ -297,14 +297,15 @@ def new_rooms_go_to_the_least_loaded_node(cl):
 def back_with_the_same_views(node, ann, bob, room, before):
     """ann says hello with her token on `node`; bob stayed where he was. Both
     get the room's state again, with the seq and view they had `before`.
-    Returns (ann's new client, her state event, bob's)."""
+    Returns (ann's new client, her state event, bob's). (Their names are
+    those table_still_on() gave: ann1, bob1... after a quick game.)"""
     ann2 = node.connect()
-    r = ann2.hello("ann", token=ann.token)
+    r = ann2.hello(ann.name, token=ann.token)
     assert r["resumed"] and room in r["rooms"], r
     st = ann2.event(is_ev("state", room), keep=True)
-    assert (st["seq"], st["view"]) == before["ann"], (st, before["ann"])
+    assert (st["seq"], st["view"]) == before[ann.name], (st, before[ann.name])
     bst = bob.event(is_ev("state", room), keep=True, timeout=15)
-    assert (bst["seq"], bst["view"]) == before["bob"], (bst, before["bob"])
+    assert (bst["seq"], bst["view"]) == before[bob.name], (bst, before[bob.name])
     return ann2, st, bst
 
 
