@@ -118,7 +118,11 @@ static unsigned waiting_mask(const room_t *r)
 /* The room's clock: server time plus the room's offset, never before the game's. */
 int64_t room__clock(const room_t *r)
 {
-    int64_t now = server_now_ms(r->srv) + r->clock_offset;
+    /* In a turn, the time of the work in hand (the line's stamp, the deadline):
+       everything one line or deadline causes sees one time, however long the
+       work takes, so a turn timer started and told in the same event agree. */
+    uint64_t us = r->srv->work_us ? r->srv->work_us : server_now_us(r->srv);
+    int64_t now = (int64_t)(us / 1000) + r->clock_offset;
     return now < r->last_now ? r->last_now : now;
 }
 
