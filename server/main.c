@@ -15,6 +15,7 @@
 #endif
 
 #include "server/lobby/admin.h"
+#include "server/lobby/restore.h"
 #include "server/cluster/cluster.h"
 #include "server/net/conn.h"
 #include "protocol/envelope.h"
@@ -385,7 +386,8 @@ int main(int argc, char **argv)
        write (the restore's too) goes to them in this order. */
     if (srv.store) durable_add(&srv.durable, &store_durable, &srv);
     if (srv.cluster) durable_add(&srv.durable, &cluster_durable, &srv);
-    if (srv.store && (restored = store_restore(&srv, &resessions, &quarantined)) < 0) {
+    cluster_set_hooks(&srv, &lobby_cluster_hooks, &srv);
+    if (srv.store && (restored = lobby_restore(&srv, &resessions, &quarantined)) < 0) {
         cluster_free(&srv);
         return abandon_start(&srv);
     }

@@ -12,7 +12,6 @@
 #include <strings.h>
 #include <sys/socket.h>
 
-#include "core/journal.h"
 #include "server/base/log.h"
 #include "server/cluster/relay.h"
 #include "server/room/room.h"
@@ -80,6 +79,8 @@ struct cluster {
     uv_timer_t beat;
     dir_room_t *dir;
     node_t *nodes;
+    const cluster_hooks_t *hooks; /* the lobby's: rooms taken over, rooms moved (main.c) */
+    void *hooks_ctx;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -309,44 +310,32 @@ void cluster_session_end(const session_t *s)
     append(cl, "EVAL %s 0 %llu %s", DROP_SESSION, (unsigned long long)s->id, cl->id);
 }
 
-static session_t *local_session(server_t *srv, uint64_t id)
+int cluster_session_record(server_t *srv, uint64_t sid, durable_session_rec_t *out)
 {
-    for (queue_t *q = queue_head(&srv->sessions); q != &srv->sessions; q = queue_next(q)) {
-        session_t *s = queue_data(q, session_t, node);
-        if (s->id == id) return s;
-    }
-    return NULL;
-}
-
-/* Session sid as Redis keeps it, restored here (held), or the local one. */
-static session_t *session_by_id(cluster_t *cl, uint64_t sid)
-{
-    session_t *s = local_session(cl->srv, sid);
-    if (s) return s;
+    cluster_t *cl = of(srv);
+    if (!cl) return -1;
     redisReply *rep = command(cl, "HGETALL tapis:session:%llu", (unsigned long long)sid);
     const char *name = field(rep, "name"), *hash = field(rep, "hash"),
                *created = field(rep, "created");
-    if (name && hash) {
-        s = session_restore(cl->srv, sid, name, hash, created ? strtoll(created, NULL, 10) : 0);
-        if (s) durable_session_new(&cl->srv->durable, s); /* this node holds it too now */
+    int rc = -1;
+    if (name && hash && strlen(hash) == DURABLE_TOKEN_HASH_LEN) {
+        memset(out, 0, sizeof *out);
+        out->id = sid;
+        snprintf(out->name, sizeof out->name, "%s", name);
+        snprintf(out->token_hash, sizeof out->token_hash, "%s", hash);
+        out->created = created ? strtoll(created, NULL, 10) : 0;
+        rc = 0;
     }
     if (rep) freeReplyObject(rep);
-    return s;
+    return rc;
 }
 
-session_t *cluster_session_fetch(server_t *srv, const char *token)
+uint64_t cluster_token_session(server_t *srv, const char *token_hash)
 {
     cluster_t *cl = of(srv);
-    if (!cl) return NULL;
-    char hash[TOKEN_HASH_LEN + 1];
-    session_token_hash(token, hash);
-    long long sid = reply_int(command(cl, "GET tapis:token:%s", hash), 0);
-    if (sid <= 0) return NULL;
-    session_t *s = session_by_id(cl, (uint64_t)sid);
-    if (!s || strcmp(s->token_hash, hash) != 0) return NULL;
-    if (!s->token[0] && strlen(token) == TOKEN_LEN) /* its links greet other nodes with it */
-        memcpy(s->token, token, TOKEN_LEN + 1);
-    return s;
+    if (!cl) return 0;
+    long long sid = reply_int(command(cl, "GET tapis:token:%s", token_hash), 0);
+    return sid > 0 ? (uint64_t)sid : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -497,7 +486,7 @@ static bool adopt_room(cluster_t *cl, room_t *r)
                  rep->type == REDIS_REPLY_STRING ? rep->str : "?");
         freeReplyObject(rep);
         r->cluster_moved = true;
-        room_close(r, "moved to another node of the cluster; reconnect");
+        if (cl->hooks) cl->hooks->room_moved(cl->hooks_ctx, r); /* the lobby closes it */
         return false;
     }
     freeReplyObject(rep);
@@ -545,108 +534,106 @@ static const char *const CLAIM =
     "redis.call('SMOVE', 'tapis:node:'..ARGV[2]..':rooms', 'tapis:node:'..ARGV[3]..':rooms', "
     "ARGV[1]) return 1";
 
-/* Rebuild room id from its stream. Returns the room, or NULL (logged; forgotten). */
-static room_t *rebuild(cluster_t *cl, const char *id, const char *dead)
+/* Room id's record from Redis: meta, journal stream (its seats from the "seat"
+   entries), watchers. Returns 0, or -1 with why. */
+static int read_room(cluster_t *cl, const char *id, durable_room_rec_t *rec, char *why,
+                     size_t whylen)
 {
-    server_t *srv = cl->srv;
-    char why[400] = "";
     redisReply *meta = command(cl, "HGETALL tapis:room:%s", id);
     redisReply *ents = meta ? command(cl, "XRANGE tapis:journal:%s - +", id) : NULL;
     const char *game = field(meta, "game"), *players = field(meta, "players"),
                *options = field(meta, "options"), *seed = field(meta, "seed"),
                *priv = field(meta, "private"), *rid = field(meta, "rid");
-    const game_desc_t *d = game ? game_find(game) : NULL;
-    room_record_t rec = {0};
-    journal_replay_t jr = {0};
-    uint64_t sids[GAME_MAX_SEATS] = {0};
-    json_t *journal = json_array();
-    room_t *r = NULL;
-    bool over = false;
-    int n = players ? atoi(players) : 0;
+    int rc = -1;
     if (!meta || !ents || !options || !seed || !rid) {
-        snprintf(why, sizeof why, "its record is not in Redis");
-    } else if (!d) {
-        snprintf(why, sizeof why, "this node has no game \"%s\"", game ? game : "?");
-    } else if (n < d->min_seats || n > d->max_seats || n > GAME_MAX_SEATS) {
-        snprintf(why, sizeof why, "%d players is not a table of %s", n, d->id);
-    } else if (journal_replay_start(&jr, d, n, options, strtoull(seed, NULL, 10), why,
-                                    sizeof why) == 0) {
-        bool ok = true;
-        for (size_t i = 0; ok && i < ents->elements; i++) {
-            redisReply *e = ents->element[i];
-            if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) continue;
-            const char *dash = strchr(e->element[0]->str, '-');
-            uint64_t en = dash ? strtoull(dash + 1, NULL, 10) : 0;
-            const char *kind = field(e->element[1], "kind"), *data = field(e->element[1], "data");
-            const char *seat_s = field(e->element[1], "seat"), *at_s = field(e->element[1], "at");
-            int seat = seat_s ? atoi(seat_s) : -1;
-            int64_t at = at_s ? strtoll(at_s, NULL, 10) : 0;
-            if (!kind) kind = "?";
-            ok = journal_replay_entry(&jr, en, kind, seat, at, data, why, sizeof why) == 0;
-            json_array_append_new(journal, json_pack("[I, s, i, I, s?]", (json_int_t)en, kind, seat,
-                                                     (json_int_t)at, data));
-            if (strcmp(kind, "start") == 0) rec.playing = true;
-            if (ok && strcmp(kind, "seat") == 0 && seat >= 0 && seat < n) {
-                json_t *who = data ? json_loads(data, 0, NULL) : NULL;
-                const char *bot = json_string_value(json_object_get(who, "bot"));
-                rec.seats[seat].bot = bot != NULL;
-                snprintf(rec.seats[seat].strategy, sizeof rec.seats[seat].strategy, "%s",
-                         bot ? bot : "");
-                sids[seat] = (uint64_t)json_integer_value(json_object_get(who, "session"));
-                json_decref(who);
-            }
+        snprintf(why, whylen, "its record is not in Redis");
+        goto out;
+    }
+    snprintf(rec->id, sizeof rec->id, "%s", id);
+    snprintf(rec->game, sizeof rec->game, "%s", game ? game : "?");
+    rec->players = players ? atoi(players) : 0;
+    rec->rid = strtoull(rid, NULL, 10);
+    rec->seed = strtoull(seed, NULL, 10);
+    rec->private_room = priv && atoi(priv) != 0;
+    if (!(rec->options = tapis_strdup(options))) {
+        snprintf(why, whylen, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < ents->elements; i++) {
+        redisReply *e = ents->element[i];
+        if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) continue;
+        const char *dash = strchr(e->element[0]->str, '-');
+        uint64_t en = dash ? strtoull(dash + 1, NULL, 10) : 0;
+        const char *kind = field(e->element[1], "kind"), *data = field(e->element[1], "data");
+        const char *seat_s = field(e->element[1], "seat"), *at_s = field(e->element[1], "at");
+        int seat = seat_s ? atoi(seat_s) : -1;
+        if (!kind) kind = "?";
+        if (durable_rec_add_entry(rec, en, kind, seat, at_s ? strtoll(at_s, NULL, 10) : 0, data) <
+            0) {
+            snprintf(rec->error, sizeof rec->error, "out of memory");
+            break;
         }
-        if (!ok) {
-            journal_replay_abandon(&jr);
-        } else if (game_is_over(jr.g)) {
-            over = true;
-            journal_replay_abandon(&jr);
+        if (strcmp(kind, "start") == 0) rec->playing = true;
+        if (strcmp(kind, "seat") == 0 && seat >= 0 && seat < rec->players &&
+            seat < GAME_MAX_SEATS) {
+            json_t *who = data ? json_loads(data, 0, NULL) : NULL;
+            const char *bot = json_string_value(json_object_get(who, "bot"));
+            rec->seats[seat].bot = bot != NULL;
+            snprintf(rec->seats[seat].strategy, sizeof rec->seats[seat].strategy, "%s",
+                     bot ? bot : "");
+            rec->seats[seat].session =
+                (uint64_t)json_integer_value(json_object_get(who, "session"));
+            json_decref(who);
         }
     }
-    if (jr.g) {
-        rec.rid = strtoull(rid, NULL, 10);
-        snprintf(rec.id, sizeof rec.id, "%s", id);
-        rec.private_room = priv && atoi(priv) != 0;
-        rec.seq = jr.changes;
-        rec.last_at = jr.last_at;
-        rec.journal_n = jr.n;
-        rec.nseats = n;
-        rec.options = options;
-        rec.seed = strtoull(seed, NULL, 10);
-        rec.journal = journal;
-        for (int i = 0; i < n; i++)
-            if (sids[i]) rec.seats[i].session = session_by_id(cl, sids[i]);
-        r = room_restore(srv, d, jr.g, &rec);
-        if (!r) snprintf(why, sizeof why, "no room for it here (--max-rooms, or nobody in it)");
+    redisReply *w = command(cl, "SMEMBERS tapis:watchers:%s", id);
+    for (size_t i = 0; w && i < w->elements; i++)
+        durable_rec_add_watcher(rec, strtoull(w->element[i]->str, NULL, 10));
+    if (w) freeReplyObject(w);
+    rc = 0;
+out:
+    if (meta) freeReplyObject(meta);
+    if (ents) freeReplyObject(ents);
+    return rc;
+}
+
+/* Rebuild room id from its record: the lobby replays and hosts it (its hook).
+   Returns true when it is hosted here (logged; else forgotten). */
+static bool rebuild(cluster_t *cl, const char *id, const char *dead)
+{
+    char why[400] = "";
+    durable_room_rec_t rec = {0};
+    struct room *r = NULL;
+    json_t *result = NULL;
+    durable_verdict_t v = DURABLE_ROOM_BAD;
+    if (read_room(cl, id, &rec, why, sizeof why) == 0) {
+        if (cl->hooks)
+            v = cl->hooks->room(cl->hooks_ctx, &rec, &r, &result, why, sizeof why);
+        else
+            snprintf(why, sizeof why, "this node rebuilds no rooms");
     }
-    if (r) {
+    json_decref(result);
+    if (v == DURABLE_ROOM_REBUILT) {
         log_notice("cluster: room %s taken over from node %s (%llu entries replayed)", id, dead,
-                   (unsigned long long)jr.n);
-        redisReply *w = command(cl, "SMEMBERS tapis:watchers:%s", id);
-        for (size_t i = 0; w && i < w->elements; i++) {
-            session_t *s = session_by_id(cl, strtoull(w->element[i]->str, NULL, 10));
-            tapis_error_t ignored;
-            if (s && room_seat_of(r, s) < 0) room_watch(r, s, &ignored);
-        }
-        if (w) freeReplyObject(w);
-        /* Members connected to this node see the room come back at once. */
-        for (int i = 0; i < r->nseats; i++)
-            if (r->seats[i].session && r->seats[i].session->conn)
-                room_member_reconnected(r, r->seats[i].session);
-        for (int i = 0; i < r->nwatchers; i++)
-            if (r->watchers[i]->conn) room_member_reconnected(r, r->watchers[i]);
+                   (unsigned long long)rec.nentries);
         write_directory(cl, r);
-    } else if (over) {
+    } else if (v == DURABLE_ROOM_OVER) {
         log_notice("cluster: room %s of node %s had ended; forgotten", id, dead);
         forget_room(cl, id, cl->id);
     } else {
         log_error("cluster: room %s of node %s cannot be rebuilt: %s; left out", id, dead, why);
         forget_room(cl, id, cl->id);
     }
-    json_decref(journal);
-    if (meta) freeReplyObject(meta);
-    if (ents) freeReplyObject(ents);
-    return r;
+    durable_rec_clear(&rec);
+    return v == DURABLE_ROOM_REBUILT;
+}
+
+void cluster_set_hooks(server_t *srv, const cluster_hooks_t *h, void *ctx)
+{
+    cluster_t *cl = srv->cluster;
+    if (!cl) return;
+    cl->hooks = h;
+    cl->hooks_ctx = ctx;
 }
 
 static void take_over(cluster_t *cl, const char *dead)

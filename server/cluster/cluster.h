@@ -43,6 +43,17 @@ void cluster_stop(server_t *srv);
 void cluster_free(server_t *srv);
 /* Send the turn's commands and wait for Redis to take them (write-ahead). */
 void cluster_commit(server_t *srv);
+/*
+ * What the cluster hands up (main.c sets the lobby's, restore.h): room(), a
+ * dead node's room as its record, to rebuild here (durable.h says the
+ * verdicts); room_moved(), a restored room another node hosts now, to close.
+ */
+typedef struct cluster_hooks {
+    durable_verdict_t (*room)(void *ctx, durable_room_rec_t *rec, struct room **out,
+                              json_t **result, char *why, size_t whylen);
+    void (*room_moved)(void *ctx, struct room *r);
+} cluster_hooks_t;
+void cluster_set_hooks(server_t *srv, const cluster_hooks_t *h, void *ctx);
 /* After the store restored this node's rooms: keep those still ours, drop the others. */
 void cluster_adopt_restored(server_t *srv);
 
@@ -60,8 +71,10 @@ bool cluster_name_free(session_t *s, const char *name);
 void cluster_session_room(const session_t *s, const room_t *r, bool in);
 /* [[room, node]...]: the rooms other nodes host where s sits or watches (NULL without --redis). */
 json_t *cluster_session_rooms(server_t *srv, const session_t *s);
-/* The session of a token another node made: restored here (held), or NULL. */
-session_t *cluster_session_fetch(server_t *srv, const char *token);
+/* Session sid's record as Redis keeps it: 0 and *out, or -1 (none, or no Redis). */
+int cluster_session_record(server_t *srv, uint64_t sid, durable_session_rec_t *out);
+/* The number of the session whose token hashes to token_hash, or 0. */
+uint64_t cluster_token_session(server_t *srv, const char *token_hash);
 
 /* Rooms: created (its complete options and seed), a journal entry, its summary changed, gone. */
 void cluster_room_new(room_t *r, const json_t *options, uint64_t seed);

@@ -1,6 +1,11 @@
 /* durable.c — the one durability sink: each call to each backend in turn. See durable.h. */
 #include "server/durable/durable.h"
 
+#include <stdio.h>
+#include <string.h>
+
+#include "include/tapis_alloc.h"
+
 #define EACH(d, fn, ...)                                                                           \
     do {                                                                                           \
         for (int i_ = 0; i_ < (d)->n; i_++)                                                        \
@@ -118,4 +123,62 @@ int durable_game_record(durable_t *d, const char *id, uint64_t viewer, json_t **
             return d->backends[i].b->game_record(d->backends[i].ctx, id, viewer, out);
     *out = NULL;
     return DURABLE_REC_NOT_FOUND;
+}
+
+int durable_restore(durable_t *d, const durable_restore_hooks_t *h, int *sessions_kept,
+                    int *quarantined)
+{
+    *sessions_kept = *quarantined = 0;
+    for (int i = 0; i < d->n; i++)
+        if (d->backends[i].b->restore)
+            return d->backends[i].b->restore(d->backends[i].ctx, h, sessions_kept, quarantined);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records                                                                  */
+/* ------------------------------------------------------------------------ */
+
+int durable_rec_add_entry(durable_room_rec_t *rec, uint64_t n, const char *kind, int seat,
+                          int64_t at, const char *data)
+{
+    if (rec->nentries == rec->capentries) {
+        size_t cap = rec->capentries ? 2 * rec->capentries : 64;
+        durable_entry_t *v = tapis_realloc(rec->entries, cap * sizeof *v);
+        if (!v) return -1;
+        rec->entries = v;
+        rec->capentries = cap;
+    }
+    durable_entry_t *e = &rec->entries[rec->nentries];
+    e->n = n;
+    snprintf(e->kind, sizeof e->kind, "%s", kind);
+    e->seat = seat;
+    e->at = at;
+    e->data = NULL;
+    if (data && !(e->data = tapis_strdup(data))) return -1;
+    rec->nentries++;
+    return 0;
+}
+
+int durable_rec_add_watcher(durable_room_rec_t *rec, uint64_t session)
+{
+    if (rec->nwatchers == rec->capwatchers) {
+        size_t cap = rec->capwatchers ? 2 * rec->capwatchers : 8;
+        uint64_t *v = tapis_realloc(rec->watchers, cap * sizeof *v);
+        if (!v) return -1;
+        rec->watchers = v;
+        rec->capwatchers = cap;
+    }
+    rec->watchers[rec->nwatchers++] = session;
+    return 0;
+}
+
+void durable_rec_clear(durable_room_rec_t *rec)
+{
+    for (size_t i = 0; i < rec->nentries; i++)
+        tapis_free(rec->entries[i].data);
+    tapis_free(rec->entries);
+    tapis_free(rec->watchers);
+    tapis_free(rec->options);
+    memset(rec, 0, sizeof *rec);
 }

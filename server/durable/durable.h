@@ -20,7 +20,10 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "core/game.h" /* GAME_MAX_SEATS */
 
 struct room;
 struct session;
@@ -33,6 +36,91 @@ struct session;
 #define DURABLE_REC_NOT_FINISHED 2 /* not over: waiting, playing, closed or quarantined */
 #define DURABLE_REC_BAD 3          /* its journal does not replay to its stored result */
 #define DURABLE_REC_ERROR (-1)     /* the backend failed (logged) */
+
+/* ------------------------------------------------------------------------ */
+/* Records: what a backend kept, handed up as plain data at a restore        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A backend never rebuilds a room or a session itself: at a restart (the
+ * store) and at a takeover (the cluster) it reads its records and hands them
+ * up through durable_restore_hooks_t, and the room and lobby side rebuilds
+ * them, replaying the journal through core/journal.c in one place
+ * (room_rebuild(), room.h).
+ */
+#define DURABLE_TOKEN_HASH_LEN 64 /* hex characters of a token's hash (session.h) */
+#define DURABLE_ROOM_ID_LEN 16
+
+typedef struct durable_session_rec {
+    uint64_t id;
+    char name[64];
+    char token_hash[DURABLE_TOKEN_HASH_LEN + 1];
+    int64_t created; /* wall time, ms since the epoch */
+} durable_session_rec_t;
+
+/* One journal entry as kept (docs/STORE.md): data is its JSON text, or NULL. */
+typedef struct durable_entry {
+    uint64_t n;
+    char kind[16];
+    int seat;
+    int64_t at;
+    char *data;
+} durable_entry_t;
+
+typedef struct durable_room_rec {
+    uint64_t rid;
+    char id[DURABLE_ROOM_ID_LEN + 1];
+    char game[32];
+    int players;
+    char *options; /* its complete options, JSON text */
+    uint64_t seed;
+    bool private_room;
+    bool playing; /* else waiting */
+    uint64_t seq; /* state events sent, as the backend knows it (0: the journal says) */
+    struct {
+        uint64_t session; /* the person's session number, or 0 */
+        bool bot;         /* else free when no session */
+        char strategy[33];
+        char name[64]; /* for the log, when the session is gone */
+    } seats[GAME_MAX_SEATS];
+    durable_entry_t *entries; /* in order of n */
+    size_t nentries, capentries;
+    uint64_t *watchers; /* session numbers (the cluster's; the store keeps none) */
+    size_t nwatchers, capwatchers;
+    char error[400]; /* not empty: the backend could not read it all (why) */
+} durable_room_rec_t;
+
+/* Append an entry (data copied; NULL is kept NULL). Returns 0, or -1 out of memory. */
+int durable_rec_add_entry(durable_room_rec_t *rec, uint64_t n, const char *kind, int seat,
+                          int64_t at, const char *data);
+int durable_rec_add_watcher(durable_room_rec_t *rec, uint64_t session);
+/* Free what rec holds (options, entries, watchers) and clear it. */
+void durable_rec_clear(durable_room_rec_t *rec);
+
+/* What became of a room record handed up. */
+typedef enum durable_verdict {
+    DURABLE_ROOM_REBUILT, /* hosted here again */
+    DURABLE_ROOM_OVER,    /* its journal ends the game (killed before it was marked so) */
+    DURABLE_ROOM_BAD,     /* it does not replay: `why` says where */
+    DURABLE_ROOM_NO_ROOM, /* it replays, but is not hosted (--max-rooms, nobody in it) */
+} durable_verdict_t;
+
+/*
+ * What the room and lobby side registers to be handed records (lobby.h).
+ * session(): rebuild a session (held for --reconnect-window); false when it
+ * cannot be (out of memory, its name is taken). room(): rebuild a room from
+ * rec, resolving its seats' and watchers' sessions; returns the verdict,
+ * with *result (OVER: the game's result, the caller's) or `why` (BAD,
+ * NO_ROOM), and *out the room (REBUILT). done(): every record was handed:
+ * the sessions that sit nowhere end; returns how many are kept.
+ */
+typedef struct durable_restore_hooks {
+    void *ctx;
+    bool (*session)(void *ctx, const durable_session_rec_t *rec);
+    durable_verdict_t (*room)(void *ctx, durable_room_rec_t *rec, struct room **out,
+                              json_t **result, char *why, size_t whylen);
+    int (*done)(void *ctx);
+} durable_restore_hooks_t;
 
 /* A backend: every entry may be NULL; `ctx` is what it was registered with. */
 typedef struct durable_backend {
@@ -72,6 +160,12 @@ typedef struct durable_backend {
     json_t *(*history)(void *ctx, uint64_t viewer, bool all, int limit, long long offset,
                        long long *total);
     int (*game_record)(void *ctx, const char *id, uint64_t viewer, json_t **out);
+
+    /* The restart: hand every session, then every unfinished room, to h, and
+       act on each verdict (a bad journal is quarantined). Returns the rooms
+       rebuilt, or -1 (logged); *quarantined counts the bad ones. */
+    int (*restore)(void *ctx, const durable_restore_hooks_t *h, int *sessions_kept,
+                   int *quarantined);
 } durable_backend_t;
 
 typedef struct durable {
@@ -116,5 +210,8 @@ void durable_journal(durable_t *d, struct room *r, uint64_t n, const char *kind,
 json_t *durable_history(durable_t *d, uint64_t viewer, bool all, int limit, long long offset,
                         long long *total);
 int durable_game_record(durable_t *d, const char *id, uint64_t viewer, json_t **out);
+/* The restart, from the first backend that restores (the store): see above. 0 with none. */
+int durable_restore(durable_t *d, const durable_restore_hooks_t *h, int *sessions_kept,
+                    int *quarantined);
 
 #endif

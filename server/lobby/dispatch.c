@@ -9,6 +9,7 @@
 
 #include "server/lobby/admin.h"
 #include "server/cluster/cluster.h"
+#include "server/lobby/restore.h"
 #include "protocol/commands.h"
 #include "server/net/conn.h"
 #include "server/lobby/dispatch.h"
@@ -95,7 +96,7 @@ static void on_hello(request_t *req)
     }
     if (token) {
         s = session_find(c->srv, token);
-        if (!s) s = cluster_session_fetch(c->srv, token); /* made on another node */
+        if (!s) s = lobby_session_fetch(c->srv, token); /* made on another node */
         if (!s) {
             req_fail(req, TAPIS_E_NOT_FOUND, "unknown or expired token; say hello without one");
             return;

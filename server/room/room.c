@@ -14,6 +14,7 @@
 #include "server/room/room_int.h"
 #include "server/lobby/session.h"
 #include "server/durable/durable.h"
+#include "core/journal.h"
 
 /* ------------------------------------------------------------------------ */
 /* Creation, lookup, destruction                                            */
@@ -448,7 +449,7 @@ void room_member_reconnected(room_t *r, session_t *s)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Restoring (store.c replays the journal, then hands the game here)        */
+/* Restoring: a backend's record replayed here, then hosted                 */
 /* ------------------------------------------------------------------------ */
 
 room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_record_t *rec)
@@ -519,4 +520,94 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
     }
     room__reschedule(r);
     return r;
+}
+
+/*
+ * The one replay of a restore: the store's at a restart and the cluster's at
+ * a takeover both come here with their record (see room.h).
+ */
+durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const char *here,
+                               bool keep_journal, room_find_session_fn find, void *ctx,
+                               room_t **out, json_t **result, char *why, size_t whylen)
+{
+    *out = NULL;
+    *result = NULL;
+    const game_desc_t *d = game_find(rec->game);
+    int n = rec->players;
+    if (!d) {
+        snprintf(why, whylen, "this %s has no game \"%s\"", here, rec->game);
+        return DURABLE_ROOM_BAD;
+    }
+    if (n < d->min_seats || n > d->max_seats || n > GAME_MAX_SEATS) {
+        snprintf(why, whylen, "%d players is not a table of %s", n, d->id);
+        return DURABLE_ROOM_BAD;
+    }
+    journal_replay_t jr;
+    if (journal_replay_start(&jr, d, n, rec->options, rec->seed, why, whylen) < 0)
+        return DURABLE_ROOM_BAD;
+    json_t *journal = keep_journal ? json_array() : NULL;
+    int ok = 0;
+    for (size_t i = 0; ok == 0 && i < rec->nentries; i++) {
+        const durable_entry_t *e = &rec->entries[i];
+        ok = journal_replay_entry(&jr, e->n, e->kind, e->seat, e->at, e->data, why, whylen);
+        if (journal) /* the cluster keeps a copy to write to Redis again */
+            json_array_append_new(journal, json_pack("[I, s, i, I, s?]", (json_int_t)e->n, e->kind,
+                                                     e->seat, (json_int_t)e->at, e->data));
+    }
+    if (ok == 0 && rec->error[0]) { /* the backend could not read it all */
+        snprintf(why, whylen, "%s", rec->error);
+        ok = -1;
+    }
+    if (ok < 0) {
+        journal_replay_abandon(&jr);
+        json_decref(journal);
+        return DURABLE_ROOM_BAD;
+    }
+    if (game_is_over(jr.g)) {
+        *result = d->result(jr.g);
+        journal_replay_abandon(&jr);
+        json_decref(journal);
+        return DURABLE_ROOM_OVER;
+    }
+    room_record_t rr = {.rid = rec->rid,
+                        .private_room = rec->private_room,
+                        .playing = rec->playing,
+                        .seq = rec->seq,
+                        .last_at = jr.last_at,
+                        .journal_n = jr.n,
+                        .options = rec->options,
+                        .seed = rec->seed,
+                        .journal = journal,
+                        .nseats = n};
+    snprintf(rr.id, sizeof rr.id, "%s", rec->id);
+    /* Each change of a room is one journal entry and one state event: the count
+       is the room's seq (the store's rooms.seq, kept by databases of schema 2
+       written before this counted, is never more). */
+    if (jr.changes > rr.seq) rr.seq = jr.changes;
+    for (int i = 0; i < n; i++) {
+        rr.seats[i].bot = rec->seats[i].bot;
+        snprintf(rr.seats[i].strategy, sizeof rr.seats[i].strategy, "%s", rec->seats[i].strategy);
+        if (!rec->seats[i].bot && rec->seats[i].session)
+            rr.seats[i].session = find(ctx, rec, i, rec->seats[i].session);
+    }
+    room_t *r = room_restore(srv, d, jr.g, &rr);
+    json_decref(journal);
+    if (!r) {
+        snprintf(why, whylen, "no room for it here (--max-rooms, or nobody in it)");
+        return DURABLE_ROOM_NO_ROOM;
+    }
+    for (size_t i = 0; i < rec->nwatchers; i++) {
+        session_t *s = find(ctx, rec, -1, rec->watchers[i]);
+        tapis_error_t ignored;
+        if (s && room_seat_of(r, s) < 0) room_watch(r, s, &ignored);
+    }
+    /* Members connected to this node see the room come back at once (a takeover:
+       at a restart nobody is connected yet). */
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].session && r->seats[i].session->conn)
+            room_member_reconnected(r, r->seats[i].session);
+    for (int i = 0; i < r->nwatchers; i++)
+        if (r->watchers[i]->conn) room_member_reconnected(r, r->watchers[i]);
+    *out = r;
+    return DURABLE_ROOM_REBUILT;
 }

@@ -25,7 +25,7 @@
 
 room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
                     bool private_room, tapis_error_t *err);
-/* A room as the store kept it, its game already replayed (store_restore). */
+/* A room as a record gave it, its game already replayed (room_rebuild()). */
 typedef struct room_record {
     uint64_t rid;
     char id[ROOM_ID_LEN + 1];
@@ -51,6 +51,20 @@ typedef struct room_record {
  * timers start afresh. Returns NULL when out of memory or over --max-rooms.
  */
 room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_record_t *rec);
+/*
+ * Rebuild a room from a backend's record (durable.h): check its game and
+ * table, replay its journal through core/journal.c, then host it as
+ * room_restore() does, its seats' and watchers' sessions found by `find`
+ * (seat -1: a watcher; NULL when the session is gone). `here` words the
+ * refusal of an unknown game ("server", "node"); with keep_journal the room
+ * keeps a copy of its journal for the cluster. Returns the verdict: REBUILT
+ * (*out), OVER (*result, the caller's), BAD or NO_ROOM (why).
+ */
+typedef session_t *(*room_find_session_fn)(void *ctx, const durable_room_rec_t *rec, int seat,
+                                           uint64_t id);
+durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const char *here,
+                               bool keep_journal, room_find_session_fn find, void *ctx,
+                               room_t **out, json_t **result, char *why, size_t whylen);
 /* Take the room out of the server; its memory is freed by room_free_graveyard(). */
 void room_destroy(room_t *r);
 /* Tell everyone in r `{"ev":"closed","room","reason"}`, then room_destroy() it. */

@@ -39,12 +39,12 @@ void store_close(server_t *srv);
 int store_commit(server_t *srv);
 
 /*
- * Rebuild every unfinished room (replaying its journal) and the sessions
- * seated in them; set the room and session counters past the stored ones.
- * A room whose journal does not replay is logged and quarantined, never
- * half-loaded. Returns the number of rooms restored, or -1.
+ * The restart is the sink's (durable_restore(), through the store's backend):
+ * the store hands every session and unfinished room up as records, and the
+ * lobby rebuilds them; it sets the room and session counters past the stored
+ * ones, and quarantines a room whose journal does not replay (logged, never
+ * half-loaded).
  */
-int store_restore(server_t *srv, int *sessions_restored, int *quarantined);
 
 /* Sessions. */
 void store_session_new(const session_t *s);

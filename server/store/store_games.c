@@ -198,7 +198,6 @@ static int game_record(sqlite3 *db, const char *id, bool any_viewer, uint64_t vi
     if (check) {
         row.options = (char *)store__col_text(s, 4);
         const game_desc_t *d = game_find(row.game);
-        room_record_t rec = {0};
         game_t *g = NULL;
         if (!d)
             snprintf(why, whylen, "this server has no game \"%s\"", row.game);
@@ -206,7 +205,7 @@ static int game_record(sqlite3 *db, const char *id, bool any_viewer, uint64_t vi
                  row.players > GAME_MAX_SEATS)
             snprintf(why, whylen, "%d players is not a table of %s", row.players, d->id);
         else
-            g = store__replay(db, &row, d, &rec, NULL, why, whylen);
+            g = store__replay(db, &row, d, why, whylen);
         if (!g) {
             rc = STORE_REC_BAD;
         } else {

@@ -9,7 +9,6 @@
 
 #include <sqlite3.h>
 
-#include "server/room/room.h" /* room_record_t */
 #include "server/store/store.h"
 
 #define TAIL_PARTS 4
@@ -67,7 +66,7 @@ struct store {
 /* One row of rooms to restore, read before any of them is touched. */
 typedef struct room_row {
     uint64_t rid;
-    char code[ROOM_ID_LEN + 1];
+    char code[DURABLE_ROOM_ID_LEN + 1];
     char game[32];
     int players;
     char *options;
@@ -83,7 +82,10 @@ void store__room_end(store_t *st, uint64_t rid, const char *status, const json_t
 const char *store__col_text(sqlite3_stmt *s, int i); /* store_restore.c */
 int store__prepare_journal(sqlite3 *db, sqlite3_stmt **s);
 /* Replay row's journal through the core (store_restore.c, which says more). */
-game_t *store__replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, room_record_t *rec,
-                      json_t *collect, char *why, size_t whylen);
+game_t *store__replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, char *why,
+                      size_t whylen);
+/* The restart: the sink's restore (store_restore.c; durable.h says what it does). */
+int store__restore(store_t *st, const durable_restore_hooks_t *h, int *sessions_kept,
+                   int *quarantined);
 
 #endif

@@ -1,5 +1,6 @@
-/* store_restore.c — rebuilding every unfinished room (replaying its journal)
-   and the sessions seated in them at a start. See store.h. */
+/* store_restore.c — at a start, the records of every stored session and
+   unfinished room, handed up to be rebuilt (durable.h), and what becomes of
+   each (quarantined, over); and the journal query. See store.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -13,8 +14,6 @@
 #include "core/journal.h"
 #include "json/json_text.h"
 #include "server/base/log.h"
-#include "server/room/room.h"
-#include "server/lobby/session.h"
 #include "server/store/store_int.h"
 
 /* ------------------------------------------------------------------------ */
@@ -52,12 +51,12 @@ int store__prepare_journal(sqlite3 *db, sqlite3_stmt **s)
 }
 
 /*
- * Replay the journal of `row` into a new game. Returns it, or NULL with `why`
- * filled (the entry that does not replay and the reason). Sets the room time
- * of the last entry and the number of entries in rec.
+ * Replay the journal of finished game `row` into a new game (store_games.c
+ * checks a record with it). Returns it, or NULL with `why` filled (the entry
+ * that does not replay and the reason).
  */
-game_t *store__replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, room_record_t *rec,
-                      json_t *collect, char *why, size_t whylen)
+game_t *store__replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, char *why,
+                      size_t whylen)
 {
     journal_replay_t jr;
     if (journal_replay_start(&jr, d, row->players, row->options, row->seed, why, whylen) < 0)
@@ -70,16 +69,10 @@ game_t *store__replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, 
     }
     sqlite3_bind_int64(s, 1, (sqlite3_int64)row->rid);
     int rc, ok = 0;
-    while (ok == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-        uint64_t n = (uint64_t)sqlite3_column_int64(s, 0);
-        const char *kind = store__col_text(s, 1), *data = (const char *)sqlite3_column_text(s, 4);
-        int seat = sqlite3_column_int(s, 2);
-        int64_t at = sqlite3_column_int64(s, 3);
-        ok = journal_replay_entry(&jr, n, kind, seat, at, data, why, whylen);
-        if (collect) /* the cluster keeps a copy to write to Redis again */
-            json_array_append_new(collect, json_pack("[I, s, i, I, s?]", (json_int_t)n, kind, seat,
-                                                     (json_int_t)at, data));
-    }
+    while (ok == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW)
+        ok = journal_replay_entry(&jr, (uint64_t)sqlite3_column_int64(s, 0), store__col_text(s, 1),
+                                  sqlite3_column_int(s, 2), sqlite3_column_int64(s, 3),
+                                  (const char *)sqlite3_column_text(s, 4), why, whylen);
     if (ok == 0 && rc != SQLITE_DONE) {
         snprintf(why, whylen, "cannot read its journal: %s", sqlite3_errmsg(db));
         ok = -1;
@@ -89,31 +82,11 @@ game_t *store__replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, 
         journal_replay_abandon(&jr);
         return NULL;
     }
-    rec->last_at = jr.last_at;
-    rec->journal_n = jr.n;
-    /* Each change of a room is one journal entry and one state event: the count
-       is the room's seq (rooms.seq, kept by databases of schema 2 written before
-       this counted, is never more). */
-    if (jr.changes > rec->seq) rec->seq = jr.changes;
     return jr.g;
 }
 
-/* The restored session numbered id (sessions sorted by id), or NULL. */
-static session_t *find_session(session_t **v, int n, uint64_t id)
-{
-    int lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (v[mid]->id == id) return v[mid];
-        if (v[mid]->id < id)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return NULL;
-}
-
-static int read_seats(store_t *st, room_record_t *rec, session_t **sessions, int nsessions)
+/* The seats of rec (their session numbers: the lobby finds the sessions). */
+static int read_seats(store_t *st, durable_room_rec_t *rec)
 {
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(st->db,
@@ -123,67 +96,78 @@ static int read_seats(store_t *st, room_record_t *rec, session_t **sessions, int
     sqlite3_bind_int64(s, 1, (sqlite3_int64)rec->rid);
     while (sqlite3_step(s) == SQLITE_ROW) {
         int i = sqlite3_column_int(s, 0);
-        if (i < 0 || i >= rec->nseats) continue;
+        if (i < 0 || i >= rec->players || i >= GAME_MAX_SEATS) continue;
         if (sqlite3_column_int(s, 2)) {
             rec->seats[i].bot = true;
             snprintf(rec->seats[i].strategy, sizeof rec->seats[i].strategy, "%s",
                      store__col_text(s, 3));
         } else if (sqlite3_column_type(s, 1) != SQLITE_NULL) {
-            rec->seats[i].session =
-                find_session(sessions, nsessions, (uint64_t)sqlite3_column_int64(s, 1));
-            if (!rec->seats[i].session)
-                log_warn("room %s: seat %d: session %lld (%s) is gone", rec->id, i,
-                         (long long)sqlite3_column_int64(s, 1), store__col_text(s, 4));
+            rec->seats[i].session = (uint64_t)sqlite3_column_int64(s, 1);
+            snprintf(rec->seats[i].name, sizeof rec->seats[i].name, "%s", store__col_text(s, 4));
         }
     }
     sqlite3_finalize(s);
     return 0;
 }
 
-static void quarantine(store_t *st, const room_row_t *row, const char *why)
-{
-    log_error("room %s (%s): its journal does not replay: %s; quarantined, not loaded", row->code,
-              row->game, why);
-    store__room_end(st, row->rid, "quarantined", NULL, why);
-}
-
-/* Read the sessions (sorted by id) into *out. Returns their number, or -1. */
-static int restore_sessions(store_t *st, session_t ***out)
+/* rec's journal, in order of n; a read that fails leaves its reason in rec->error. */
+static void read_journal(store_t *st, durable_room_rec_t *rec)
 {
     sqlite3_stmt *s;
-    int n = 0, cap = 0;
-    session_t **v = NULL;
+    if (store__prepare_journal(st->db, &s) != SQLITE_OK) {
+        snprintf(rec->error, sizeof rec->error, "cannot read its journal: %s",
+                 sqlite3_errmsg(st->db));
+        return;
+    }
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)rec->rid);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (durable_rec_add_entry(rec, (uint64_t)sqlite3_column_int64(s, 0), store__col_text(s, 1),
+                                  sqlite3_column_int(s, 2), sqlite3_column_int64(s, 3),
+                                  (const char *)sqlite3_column_text(s, 4)) < 0) {
+            snprintf(rec->error, sizeof rec->error, "cannot read its journal: out of memory");
+            break;
+        }
+    if (!rec->error[0] && rc != SQLITE_DONE)
+        snprintf(rec->error, sizeof rec->error, "cannot read its journal: %s",
+                 sqlite3_errmsg(st->db));
+    sqlite3_finalize(s);
+}
+
+static void quarantine(store_t *st, const durable_room_rec_t *rec, const char *why)
+{
+    log_error("room %s (%s): its journal does not replay: %s; quarantined, not loaded", rec->id,
+              rec->game, why);
+    store__room_end(st, rec->rid, "quarantined", NULL, why);
+}
+
+/* Hand every stored session to h (sorted by id). Returns 0, or -1. */
+static int restore_sessions(store_t *st, const durable_restore_hooks_t *h)
+{
+    sqlite3_stmt *s;
     if (sqlite3_prepare_v2(st->db, "SELECT id, name, token_hash, created FROM sessions ORDER BY id",
                            -1, &s, NULL) != SQLITE_OK)
         return -1;
     while (sqlite3_step(s) == SQLITE_ROW) {
-        session_t *ses =
-            session_restore(st->srv, (uint64_t)sqlite3_column_int64(s, 0), store__col_text(s, 1),
-                            store__col_text(s, 2), sqlite3_column_int64(s, 3));
-        if (!ses) {
-            log_warn("session %lld (%s): cannot be restored", (long long)sqlite3_column_int64(s, 0),
+        durable_session_rec_t rec = {.id = (uint64_t)sqlite3_column_int64(s, 0),
+                                     .created = sqlite3_column_int64(s, 3)};
+        snprintf(rec.name, sizeof rec.name, "%s", store__col_text(s, 1));
+        snprintf(rec.token_hash, sizeof rec.token_hash, "%s", store__col_text(s, 2));
+        if (strlen(store__col_text(s, 2)) != DURABLE_TOKEN_HASH_LEN || !h->session(h->ctx, &rec))
+            log_warn("session %lld (%s): cannot be restored", (long long)rec.id,
                      store__col_text(s, 1));
-            continue;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            session_t **nv = tapis_realloc(v, (size_t)cap * sizeof *nv);
-            if (!nv) break;
-            v = nv;
-        }
-        v[n++] = ses;
     }
     sqlite3_finalize(s);
-    *out = v;
-    return n;
+    return 0;
 }
 
-/* The rooms to restore, read whole before any is touched. Returns their number, or -1. */
-static int read_rooms(store_t *st, room_row_t **out)
+/* The rooms to restore, read whole before any is touched (their journals are
+   read one room at a time). Returns their number, or -1. */
+static int read_rooms(store_t *st, durable_room_rec_t **out)
 {
     sqlite3_stmt *s;
     int n = 0, cap = 0;
-    room_row_t *v = NULL;
+    durable_room_rec_t *v = NULL;
     if (sqlite3_prepare_v2(st->db,
                            "SELECT rid, code, game, players, options, seed, private, status, seq "
                            "FROM rooms WHERE status IN ('waiting', 'playing') ORDER BY rid",
@@ -192,14 +176,14 @@ static int read_rooms(store_t *st, room_row_t **out)
     while (sqlite3_step(s) == SQLITE_ROW) {
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
-            room_row_t *nv = tapis_realloc(v, (size_t)cap * sizeof *nv);
+            durable_room_rec_t *nv = tapis_realloc(v, (size_t)cap * sizeof *nv);
             if (!nv) break;
             v = nv;
         }
-        room_row_t *r = &v[n];
+        durable_room_rec_t *r = &v[n];
         memset(r, 0, sizeof *r);
         r->rid = (uint64_t)sqlite3_column_int64(s, 0);
-        snprintf(r->code, sizeof r->code, "%s", store__col_text(s, 1));
+        snprintf(r->id, sizeof r->id, "%s", store__col_text(s, 1));
         snprintf(r->game, sizeof r->game, "%s", store__col_text(s, 2));
         r->players = sqlite3_column_int(s, 3);
         r->options = tapis_strdup(store__col_text(s, 4));
@@ -215,74 +199,53 @@ static int read_rooms(store_t *st, room_row_t **out)
     return n;
 }
 
-int store_restore(server_t *srv, int *sessions_restored, int *quarantined)
+int store__restore(store_t *st, const durable_restore_hooks_t *h, int *sessions_kept,
+                   int *quarantined)
 {
-    store_t *st = srv->store;
-    *sessions_restored = *quarantined = 0;
-    if (!st) return 0;
+    server_t *srv = st->srv;
+    *sessions_kept = *quarantined = 0;
     srv->rooms_created = (uint64_t)query_int(st, "SELECT max(rid) FROM rooms");
     int64_t a = query_int(st, "SELECT max(id) FROM sessions");
     int64_t b = query_int(st, "SELECT max(session) FROM seats");
     srv->next_session_id = (uint64_t)(a > b ? a : b);
 
-    session_t **sessions = NULL;
-    int nsessions = restore_sessions(st, &sessions);
-    room_row_t *rows = NULL;
-    int nrows = read_rooms(st, &rows);
-    if (nsessions < 0 || nrows < 0) {
+    int sessions_ok = restore_sessions(st, h);
+    durable_room_rec_t *recs = NULL;
+    int nrecs = read_rooms(st, &recs);
+    if (sessions_ok < 0 || nrecs < 0) {
         log_error("store %s: cannot read: %s", srv->opts.db_path, sqlite3_errmsg(st->db));
-        tapis_free(sessions);
-        tapis_free(rows);
+        tapis_free(recs);
+        *sessions_kept = h->done(h->ctx);
         return -1;
     }
     int restored = 0;
-    for (int i = 0; i < nrows; i++) {
-        room_row_t *row = &rows[i];
+    for (int i = 0; i < nrecs; i++) {
+        durable_room_rec_t *rec = &recs[i];
         char why[400];
-        const game_desc_t *d = game_find(row->game);
-        room_record_t rec = {.rid = row->rid,
-                             .private_room = row->private_room,
-                             .playing = row->playing,
-                             .seq = row->seq,
-                             .nseats = row->players};
-        snprintf(rec.id, sizeof rec.id, "%s", row->code);
-        game_t *g = NULL;
-        if (!d) {
-            snprintf(why, sizeof why, "this server has no game \"%s\"", row->game);
-        } else if (row->players < d->min_seats || row->players > d->max_seats ||
-                   row->players > GAME_MAX_SEATS) {
-            snprintf(why, sizeof why, "%d players is not a table of %s", row->players, d->id);
-        } else {
-            if (srv->cluster) rec.journal = json_array();
-            rec.options = row->options;
-            rec.seed = row->seed;
-            g = store__replay(st->db, row, d, &rec, rec.journal, why, sizeof why);
+        struct room *r;
+        json_t *result;
+        read_journal(st, rec);
+        if (read_seats(st, rec) < 0) {
+            durable_rec_clear(rec);
+            continue;
         }
-        if (!g) {
-            quarantine(st, row, why);
-            (*quarantined)++;
-        } else if (game_is_over(g)) { /* over, and killed before it was marked so */
-            json_t *result = d->result(g);
-            store__room_end(st, row->rid, "over", result, NULL);
+        switch (h->room(h->ctx, rec, &r, &result, why, sizeof why)) {
+        case DURABLE_ROOM_REBUILT: restored++; break;
+        case DURABLE_ROOM_OVER: /* over, and killed before it was marked so */
+            store__room_end(st, rec->rid, "over", result, NULL);
             json_decref(result);
-            game_free(g);
-        } else if (read_seats(st, &rec, sessions, nsessions) < 0) {
-            game_free(g);
-        } else if (room_restore(srv, d, g, &rec)) {
-            restored++;
+            break;
+        case DURABLE_ROOM_BAD:
+            quarantine(st, rec, why);
+            (*quarantined)++;
+            break;
+        case DURABLE_ROOM_NO_ROOM: break;
         }
-        json_decref(rec.journal);
-        tapis_free(row->options);
+        durable_rec_clear(rec);
     }
-    tapis_free(rows);
+    tapis_free(recs);
     /* Sessions that sit nowhere any more are not worth holding. */
-    for (int i = 0; i < nsessions; i++)
-        if (sessions[i]->nrooms == 0) {
-            session_destroy(sessions[i]);
-        } else {
-            (*sessions_restored)++;
-        }
-    tapis_free(sessions);
+    *sessions_kept = h->done(h->ctx);
     store_commit(srv);
     return restored;
 }

@@ -333,6 +333,17 @@ static int d_game_record(void *srv, const char *id, uint64_t viewer, json_t **ou
     return store_game_record(srv, id, viewer, out);
 }
 
+static int d_restore(void *srv, const durable_restore_hooks_t *h, int *sessions_kept,
+                     int *quarantined)
+{
+    store_t *st = ((server_t *)srv)->store;
+    if (!st) {
+        *sessions_kept = *quarantined = 0;
+        return 0;
+    }
+    return store__restore(st, h, sessions_kept, quarantined);
+}
+
 const durable_backend_t store_durable = {
     .name = "store",
     .commit = d_commit,
@@ -347,4 +358,5 @@ const durable_backend_t store_durable = {
     .journal = d_journal,
     .history = d_history,
     .game_record = d_game_record,
+    .restore = d_restore,
 };
