@@ -26,7 +26,8 @@
 #include "server/room/room.h"
 #include "server/sched/scheduler.h"
 #include "server/server.h"
-#include "server/lobby/session.h"
+#include "server/lobby/sessions.h"
+#include "server/session/session.h"
 #include "server/store/store.h"
 
 #define STOP_GRACE_MS 2000
@@ -107,7 +108,7 @@ static void on_stop_grace(uv_timer_t *t)
 static void free_tables(server_t *srv)
 {
     while (!queue_empty(&srv->sessions))
-        session_destroy(queue_data(queue_head(&srv->sessions), session_t, node));
+        lobby_session_destroy(queue_data(queue_head(&srv->sessions), session_t, node));
     while (!queue_empty(&srv->rooms))
         room_destroy(queue_data(queue_head(&srv->rooms), room_t, node));
     room_free_graveyard(srv);

@@ -141,12 +141,13 @@ struct session {
     char token_hash[TOKEN_HASH_LEN + 1];
     int64_t created; /* wall time, ms since the epoch */
     char name[64];
-    conn_t *conn;    /* NULL while disconnected (seats held) */
-    uv_timer_t hold; /* the reconnect window */
-    bool hold_open;  /* hold handle initialised and not yet closed */
-    bool gone;       /* session_destroy() ran */
-    bool admin;      /* said `admin TOKEN` (admin.c) */
-    room_t **rooms;  /* rooms seated in or watched */
+    conn_t *conn;                     /* NULL while disconnected (seats held) */
+    uv_timer_t hold;                  /* the reconnect window */
+    void (*on_expired)(session_t *s); /* when it passes (session_hold()) */
+    bool hold_open;                   /* hold handle initialised and not yet closed */
+    bool gone;                        /* session_close() ran, or is under way */
+    bool admin;                       /* said `admin TOKEN` (admin.c) */
+    room_t **rooms;                   /* rooms seated in or watched */
     int nrooms, caprooms;
     budget_t chat_budget, create_budget;
     char name_key[64];      /* the name folded to lower case: names are unique by it */

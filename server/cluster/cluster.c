@@ -15,7 +15,7 @@
 #include "server/base/log.h"
 #include "server/cluster/relay.h"
 #include "server/room/room.h"
-#include "server/lobby/session.h"
+#include "server/session/session.h"
 
 /*
  * Keys (docs/CLUSTER.md gives them all):

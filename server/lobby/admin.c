@@ -19,7 +19,8 @@
 #include "server/base/log.h"
 #include "server/metrics/metrics.h"
 #include "server/room/room.h"
-#include "server/lobby/session.h"
+#include "server/lobby/sessions.h"
+#include "server/session/session.h"
 #include "protocol/text.h"
 
 int admin_load_token(server_t *srv)
@@ -164,7 +165,7 @@ void admin_kick(request_t *req)
     }
     log_notice("admin: %s kicks %s (session %llu)", who(req), s->name, (unsigned long long)s->id);
     if (req_ok(req, json_pack("{s:s}", "name", s->name)) == 0)
-        session_kick(s, "the operator closed your session");
+        lobby_session_kick(s, "the operator closed your session");
 }
 
 void admin_stats(request_t *req)

@@ -17,7 +17,8 @@
 #include "server/base/log.h"
 #include "server/cluster/relay.h"
 #include "server/room/room.h"
-#include "server/lobby/session.h"
+#include "server/lobby/sessions.h"
+#include "server/session/session.h"
 #include "protocol/text.h"
 
 /* ------------------------------------------------------------------------ */
@@ -120,11 +121,11 @@ static void on_hello(request_t *req)
         return;
     }
     if (!cluster_name_free(s, name)) { /* another node has a session of that name */
-        if (created) session_destroy(s);
+        if (created) lobby_session_destroy(s);
         req_fail(req, TAPIS_E_NAME_TAKEN, "someone here is already called \"%s\"", name);
         return;
     }
-    if (session_rename(s, name) < 0) {
+    if (lobby_session_rename(s, name) < 0) {
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
@@ -153,7 +154,7 @@ static void on_hello(request_t *req)
         return;
     }
     if (resumed && s->conn != c) {
-        session_attach(s, c); /* sends the current state of every room at once */
+        lobby_session_attach(s, c); /* sends the current state of every room at once */
     } else {
         log_info("conn %llu: hello %s (session %llu)", (unsigned long long)c->id, s->name,
                  (unsigned long long)s->id);
@@ -419,7 +420,7 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
 static void on_conn_close(conn_t *c)
 {
     relay_close_all(c);
-    if (c->session) session_detach(c->session);
+    if (c->session) lobby_session_detach(c->session);
     c->session = NULL;
 }
 

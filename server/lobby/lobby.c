@@ -11,7 +11,7 @@
 #include "protocol/envelope.h"
 #include "server/base/log.h"
 #include "server/room/room.h"
-#include "server/lobby/session.h"
+#include "server/session/session.h"
 #include "server/durable/durable.h"
 #include "protocol/text.h"
 

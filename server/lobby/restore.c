@@ -5,7 +5,8 @@
 #include "server/base/log.h"
 #include "server/durable/durable.h"
 #include "server/lobby/restore.h"
-#include "server/lobby/session.h"
+#include "server/lobby/sessions.h"
+#include "server/session/session.h"
 #include "server/room/room.h"
 
 /* ------------------------------------------------------------------------ */
@@ -23,6 +24,7 @@ static bool on_session(void *ctx, const durable_session_rec_t *rec)
     restoring_t *rs = ctx;
     session_t *s = session_restore(rs->srv, rec->id, rec->name, rec->token_hash, rec->created);
     if (!s) return false;
+    lobby_session_hold(s);
     if (rs->n == rs->cap) {
         int cap = rs->cap ? 2 * rs->cap : 64;
         session_t **nv = tapis_realloc(rs->v, (size_t)cap * sizeof *nv);
@@ -67,7 +69,7 @@ static int on_done(void *ctx)
     int kept = 0;
     for (int i = 0; i < rs->n; i++)
         if (rs->v[i]->nrooms == 0)
-            session_destroy(rs->v[i]);
+            lobby_session_destroy(rs->v[i]);
         else
             kept++;
     return kept;
@@ -103,7 +105,9 @@ session_t *lobby_session_by_id(server_t *srv, uint64_t sid)
     durable_session_rec_t rec;
     if (cluster_session_record(srv, sid, &rec) < 0) return NULL;
     s = session_restore(srv, rec.id, rec.name, rec.token_hash, rec.created);
-    if (s) durable_session_new(&srv->durable, s); /* this node holds it too now */
+    if (!s) return NULL;
+    lobby_session_hold(s);
+    durable_session_new(&srv->durable, s); /* this node holds it too now */
     return s;
 }
 

@@ -12,7 +12,7 @@
 #include "json/jw.h"
 #include "server/base/log.h"
 #include "server/room/room_int.h"
-#include "server/lobby/session.h"
+#include "server/session/session.h"
 #include "server/durable/durable.h"
 #include "core/journal.h"
 

@@ -14,7 +14,7 @@
 #include "json/json_text.h"
 #include "server/base/log.h"
 #include "server/room/room.h"
-#include "server/lobby/session.h"
+#include "server/session/session.h"
 #include "server/store/store_int.h"
 
 /* ------------------------------------------------------------------------ */

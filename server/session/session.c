@@ -1,14 +1,11 @@
-/* session.c — identities, reconnect tokens and the reconnect window. */
+/* session.c — identities, reconnect tokens, names, the rooms of a session, its hold. */
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/cluster/cluster.h"
 #include "server/net/conn.h"
-#include "protocol/envelope.h"
 #include "server/base/log.h"
-#include "server/room/room.h"
-#include "server/lobby/session.h"
+#include "server/session/session.h"
 #include "server/durable/durable.h"
 
 /* ------------------------------------------------------------------------ */
@@ -45,8 +42,7 @@ static void on_hold_close(uv_handle_t *h)
     tapis_free(s);
 }
 
-/* The lookup key of a name: ASCII letters folded to lower case. */
-static void name_key(char out[64], const char *name)
+void session_name_key(char out[64], const char *name)
 {
     size_t i = 0;
     for (; name[i] && i < 63; i++)
@@ -57,7 +53,7 @@ static void name_key(char out[64], const char *name)
 session_t *session_find_name(server_t *srv, const char *name)
 {
     char key[64];
-    name_key(key, name);
+    session_name_key(key, name);
     session_t *s;
     HASH_FIND(hh_name, srv->by_name, key, strlen(key), s);
     return s;
@@ -67,14 +63,12 @@ int session_rename(session_t *s, const char *name)
 {
     server_t *srv = s->srv;
     char key[64];
-    name_key(key, name);
+    session_name_key(key, name);
     if (strcmp(key, s->name_key) != 0) {
         session_t *same = session_find_name(srv, name);
         if (same && same != s) return -1;
         char old[sizeof s->name_key];
         memcpy(old, s->name_key, sizeof old);
-        if (cluster_claim_name(srv, key, s->id) < 0) return -1;
-        cluster_release_name(srv, old, s->id);
         HASH_DELETE(hh_name, srv->by_name, s);
         snprintf(s->name_key, sizeof s->name_key, "%s", key);
         HASH_ADD(hh_name, srv->by_name, name_key[0], strlen(s->name_key), s);
@@ -97,7 +91,7 @@ static int session_insert(server_t *srv, session_t *s, const char *name)
 {
     s->srv = srv;
     snprintf(s->name, sizeof s->name, "%s", name);
-    name_key(s->name_key, name);
+    session_name_key(s->name_key, name);
     HASH_ADD(hh, srv->by_token, token_hash[0], strlen(s->token_hash), s);
     if (!s->hh.tbl) return -1;
     HASH_ADD(hh_name, srv->by_name, name_key[0], strlen(s->name_key), s);
@@ -135,8 +129,6 @@ session_t *session_create(server_t *srv, conn_t *c, const char *name)
     return s;
 }
 
-static void on_hold_expired(uv_timer_t *t);
-
 session_t *session_restore(server_t *srv, uint64_t id, const char *name, const char *token_hash,
                            int64_t created)
 {
@@ -152,8 +144,6 @@ session_t *session_restore(server_t *srv, uint64_t id, const char *name, const c
         tapis_free(s);
         return NULL;
     }
-    /* Held from the restart: seats of people not back in time go to bots. */
-    uv_timer_start(&s->hold, on_hold_expired, srv->opts.reconnect_window, 0);
     return s;
 }
 
@@ -172,13 +162,13 @@ session_t *session_find(server_t *srv, const char *token)
 /* Membership                                                               */
 /* ------------------------------------------------------------------------ */
 
-int session_add_room(session_t *s, room_t *r)
+int session_add_room(session_t *s, struct room *r)
 {
     for (int i = 0; i < s->nrooms; i++)
         if (s->rooms[i] == r) return 0;
     if (s->nrooms == s->caprooms) {
         int cap = s->caprooms ? 2 * s->caprooms : 4;
-        room_t **n = tapis_realloc(s->rooms, (size_t)cap * sizeof *n);
+        struct room **n = tapis_realloc(s->rooms, (size_t)cap * sizeof *n);
         if (!n) return -1;
         s->rooms = n;
         s->caprooms = cap;
@@ -188,7 +178,7 @@ int session_add_room(session_t *s, room_t *r)
     return 0;
 }
 
-void session_remove_room(session_t *s, room_t *r)
+void session_remove_room(session_t *s, struct room *r)
 {
     for (int i = 0; i < s->nrooms; i++)
         if (s->rooms[i] == r) {
@@ -199,105 +189,40 @@ void session_remove_room(session_t *s, room_t *r)
         }
 }
 
-room_t *session_single_room(const session_t *s)
+struct room *session_single_room(const session_t *s)
 {
     return s->nrooms == 1 ? s->rooms[0] : NULL;
 }
 
 /* ------------------------------------------------------------------------ */
-/* Disconnect, hold, reconnect                                              */
+/* Hold and end                                                             */
 /* ------------------------------------------------------------------------ */
-
-static bool holds_a_seat(const session_t *s)
-{
-    for (int i = 0; i < s->nrooms; i++)
-        if (room_holds_seat(s->rooms[i], s)) return true;
-    return false;
-}
-
-/* Leave every room (bots take the seats of games in play), then destroy s. */
-static void session_end(session_t *s)
-{
-    while (s->nrooms > 0) /* leaving a room edits s->rooms */
-        room_release(s->rooms[s->nrooms - 1], s);
-    session_destroy(s);
-}
 
 static void on_hold_expired(uv_timer_t *t)
 {
     session_t *s = t->data;
-    log_info("session %llu (%s): reconnect window passed; bots take the seats",
-             (unsigned long long)s->id, s->name);
-    session_end(s);
+    if (s->on_expired) s->on_expired(s);
 }
 
-void session_kick(session_t *s, const char *message)
+void session_hold(session_t *s, uint64_t ms, session_expired_fn on_expired)
 {
-    conn_t *c = s->conn;
-    if (c) {
-        s->conn = NULL;
-        c->session = NULL;
-        json_t *ev = proto_event("kicked");
-        json_object_set_new(ev, "message", json_string(message));
-        conn_send_new(c, ev);
-        conn_close_after_flush(c, "kicked");
-    }
-    uv_timer_stop(&s->hold);
-    session_end(s);
+    s->on_expired = on_expired;
+    uv_timer_start(&s->hold, on_hold_expired, ms, 0);
 }
 
-void session_detach(session_t *s)
+void session_unhold(session_t *s)
+{
+    uv_timer_stop(&s->hold);
+}
+
+void session_close(session_t *s)
 {
     server_t *srv = s->srv;
-    s->conn = NULL;
-    if (s->gone) return;
-    if (srv->stopping || !holds_a_seat(s)) {
-        session_destroy(s);
-        return;
-    }
-    log_info("session %llu (%s): disconnected; seats held for %llu ms", (unsigned long long)s->id,
-             s->name, (unsigned long long)srv->opts.reconnect_window);
-    /* Watching needs a connection; seats wait for the player. */
-    for (int i = s->nrooms - 1; i >= 0; i--) {
-        room_t *r = s->rooms[i];
-        if (room_holds_seat(r, s))
-            room_member_disconnected(r, s);
-        else
-            room_release(r, s);
-    }
-    uv_timer_start(&s->hold, on_hold_expired, srv->opts.reconnect_window, 0);
-}
-
-void session_attach(session_t *s, conn_t *c)
-{
-    if (s->conn && s->conn != c) {
-        conn_t *old = s->conn;
-        old->session = NULL;
-        json_t *ev = json_pack("{s:s, s:s}", "ev", "replaced", "message",
-                               "this session was taken over by a new connection");
-        conn_send_new(old, ev);
-        conn_close_after_flush(old, "session taken over");
-    }
-    uv_timer_stop(&s->hold);
-    s->conn = c;
-    c->session = s;
-    log_info("session %llu (%s): back on conn %llu", (unsigned long long)s->id, s->name,
-             (unsigned long long)c->id);
-    for (int i = 0; i < s->nrooms; i++)
-        room_member_reconnected(s->rooms[i], s);
-}
-
-void session_destroy(session_t *s)
-{
-    server_t *srv = s->srv;
-    if (s->gone) return;
     s->gone = true;
     if (s->conn) {
         s->conn->session = NULL;
         s->conn = NULL;
     }
-    while (s->nrooms > 0)
-        room_release(s->rooms[s->nrooms - 1], s);
     durable_session_end(&srv->durable, s);
     HASH_DELETE(hh, srv->by_token, s);
     if (s->hh_name.tbl) HASH_DELETE(hh_name, srv->by_name, s); /* else a rename lost it */
