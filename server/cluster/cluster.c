@@ -1,4 +1,7 @@
-/* cluster.c — nodes, directory, shared sessions and journal streams on Redis. See cluster.h. */
+/* cluster.c — the Redis link (the synchronous context and its pipeline), the
+   directory through the channel, the nodes and their heartbeat, routing and
+   links, start and stop. Sessions, rooms, adoption, takeover and the sink's
+   backend are in cluster_rooms.c. See cluster.h. */
 #include "server/cluster/cluster.h"
 
 #include <hiredis/adapters/libuv.h>
@@ -15,73 +18,8 @@
 #include "server/base/log.h"
 #include "server/cluster/relay.h"
 #include "server/room/room.h"
-#include "server/session/session.h"
 
-/*
- * Keys (docs/CLUSTER.md gives them all):
- *   tapis:nodes                 SET   every node id that joined and was not reaped
- *   tapis:node:ID               STRING {"id","addr","rooms","conns"} with a TTL (the heartbeat)
- *   tapis:node:ID:rooms         SET   the rooms ID hosts
- *   tapis:node:ID:sessions      SET   the sessions ID holds
- *   tapis:seq:room, tapis:seq:session   counters
- *   tapis:names                 HASH  name (folded) -> session id
- *   tapis:token:HASH            STRING session id
- *   tapis:session:SID           HASH  name, name_key, hash, created
- *   tapis:session:SID:nodes     SET   the nodes holding it (it ends when none does)
- *   tapis:owner                 HASH  room -> node
- *   tapis:rooms                 HASH  room -> its summary with "node" and "rid" (the directory)
- *   tapis:room:ID               HASH  game, players, options, seed, private, rid
- *   tapis:journal:ID            STREAM entry n has the id 0-n: kind, seat, at, [data]
- *   tapis:watchers:ID           SET   the sessions watching
- * and the channel tapis:rooms, where each directory change is published.
- */
-#define CHANNEL "tapis:rooms"
-/* Redis answers a loopback or LAN command in well under a millisecond: a slower
-   one is a Redis in trouble, and the loop waits for it this long at most. */
-#define CONNECT_TIMEOUT_US 100000
-#define COMMAND_TIMEOUT_US 100000
-#define RETRY_MAX_MS 8000 /* reconnects back off up to this */
-
-typedef struct dir_room { /* a room of another node, as the directory says */
-    char id[ROOM_ID_LEN + 1];
-    char node[33];
-    uint64_t rid;
-    json_t *summary;
-    UT_hash_handle hh;
-} dir_room_t;
-
-typedef struct node {
-    char id[33];
-    char addr[300]; /* as it advertises itself */
-    char host[256];
-    int port;
-    char ip[64]; /* host resolved (once) */
-    int rooms;
-    bool seen;
-    int link_fails;        /* links to it refused or broken in a row (relay.c) */
-    int64_t link_retry_at; /* ms: no new link to it before */
-    UT_hash_handle hh;
-} node_t;
-
-struct cluster {
-    server_t *srv;
-    char id[33];
-    char addr[300];
-    redisContext *rc;
-    int pending;      /* commands appended to rc, replies not yet read */
-    bool resync;      /* Redis may lack what this node wrote: write it all again */
-    bool said_down;   /* the loss of Redis was logged */
-    bool joined;      /* the node key was set once */
-    int fails;        /* connections lost or refused in a row */
-    int64_t retry_at; /* ms: no reconnect before (a Redis that hangs costs a stall each try) */
-    redisAsyncContext *sub;
-    bool sub_ready;
-    uv_timer_t beat;
-    dir_room_t *dir;
-    node_t *nodes;
-    const cluster_hooks_t *hooks; /* the lobby's: rooms taken over, rooms moved (main.c) */
-    void *hooks_ctx;
-};
+#include "server/cluster/cluster_int.h"
 
 /* ------------------------------------------------------------------------ */
 /* Redis: the synchronous context and its pipeline                          */
@@ -131,7 +69,7 @@ static bool connect_sync(cluster_t *cl)
 }
 
 /* Read the replies of the pipeline. Returns 0, or -1 when Redis was lost. */
-static int drain(cluster_t *cl)
+int cluster__drain(cluster_t *cl)
 {
     while (cl->rc && cl->pending > 0) {
         redisReply *rep = NULL;
@@ -149,7 +87,7 @@ static int drain(cluster_t *cl)
 }
 
 /* Queue a command for the turn's pipeline. */
-static void append(cluster_t *cl, const char *fmt, ...)
+void cluster__append(cluster_t *cl, const char *fmt, ...)
 {
     if (!cl->rc) {
         cl->resync = true;
@@ -166,9 +104,9 @@ static void append(cluster_t *cl, const char *fmt, ...)
 }
 
 /* Run one command now (after the pipeline). The reply is the caller's, or NULL. */
-static redisReply *command(cluster_t *cl, const char *fmt, ...)
+redisReply *cluster__command(cluster_t *cl, const char *fmt, ...)
 {
-    if (!cl->rc || drain(cl) < 0) return NULL;
+    if (!cl->rc || cluster__drain(cl) < 0) return NULL;
     va_list ap;
     va_start(ap, fmt);
     redisReply *rep = redisvCommand(cl->rc, fmt, ap);
@@ -185,7 +123,7 @@ static redisReply *command(cluster_t *cl, const char *fmt, ...)
     return rep;
 }
 
-static long long reply_int(redisReply *rep, long long dflt)
+long long cluster__reply_int(redisReply *rep, long long dflt)
 {
     long long v = dflt;
     if (rep && rep->type == REDIS_REPLY_INTEGER) v = rep->integer;
@@ -195,7 +133,7 @@ static long long reply_int(redisReply *rep, long long dflt)
 }
 
 /* The value of field `name` in a HGETALL or stream-entry array, or NULL. */
-static const char *field(const redisReply *a, const char *name)
+const char *cluster__field(const redisReply *a, const char *name)
 {
     for (size_t i = 0; a && i + 1 < a->elements; i += 2)
         if (a->element[i]->type == REDIS_REPLY_STRING && strcmp(a->element[i]->str, name) == 0 &&
@@ -204,462 +142,9 @@ static const char *field(const redisReply *a, const char *name)
     return NULL;
 }
 
-static cluster_t *of(const server_t *srv)
+cluster_t *cluster__of(const server_t *srv)
 {
     return srv->stopping ? NULL : srv->cluster;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Sessions                                                                 */
-/* ------------------------------------------------------------------------ */
-
-/* A session ends for a node: when no node holds it any more, its token and name go.
-   With ARGV[3] (node ARGV[2] died, and node ARGV[3] ends what it held), one that
-   sits or watches in a room that another living node owns is kept: that node
-   claimed the room and restores the session from Redis (its rebuild may be
-   under way right now). It stays in the dead node's set, so that the claimer's
-   own pass, after its rebuilds, still ends it if it did not restore it. */
-static const char *const DROP_SESSION =
-    "if ARGV[3] then "
-    "  redis.call('SREM', 'tapis:session:'..ARGV[1]..':nodes', ARGV[2]) "
-    "  if redis.call('SCARD', 'tapis:session:'..ARGV[1]..':nodes') == 0 then "
-    "    for _, room in ipairs(redis.call('SMEMBERS', 'tapis:session:'..ARGV[1]..':rooms')) do "
-    "      local o = redis.call('HGET', 'tapis:owner', room) "
-    "      if o and o ~= ARGV[2] and o ~= ARGV[3] then return 0 end end end end "
-    "redis.call('SREM', 'tapis:session:'..ARGV[1]..':nodes', ARGV[2]) "
-    "redis.call('SREM', 'tapis:node:'..ARGV[2]..':sessions', ARGV[1]) "
-    "if redis.call('SCARD', 'tapis:session:'..ARGV[1]..':nodes') > 0 then return 0 end "
-    "local h = redis.call('HMGET', 'tapis:session:'..ARGV[1], 'hash', 'name_key') "
-    "if h[1] then redis.call('DEL', 'tapis:token:'..h[1]) end "
-    "if h[2] and redis.call('HGET', 'tapis:names', h[2]) == ARGV[1] then "
-    "  redis.call('HDEL', 'tapis:names', h[2]) end "
-    "redis.call('DEL', 'tapis:session:'..ARGV[1], 'tapis:session:'..ARGV[1]..':rooms') return 1";
-
-static const char *const RELEASE_NAME =
-    "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then "
-    "  return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
-
-uint64_t cluster_next_id(server_t *srv, const char *what)
-{
-    cluster_t *cl = of(srv);
-    if (!cl) return 0;
-    long long v = reply_int(command(cl, "INCR tapis:seq:%s", what), 0);
-    return v > 0 ? (uint64_t)v : 0;
-}
-
-int cluster_claim_name(server_t *srv, const char *name_key, uint64_t sid)
-{
-    cluster_t *cl = of(srv);
-    if (!cl) return 0;
-    redisReply *rep = command(cl, "HSETNX tapis:names %s %llu", name_key, (unsigned long long)sid);
-    if (!rep) return 0; /* Redis is away: the node decides alone (written again later) */
-    long long set = reply_int(rep, 0);
-    if (set) return 0;
-    long long owner = reply_int(command(cl, "HGET tapis:names %s", name_key), 0);
-    return owner == 0 || (uint64_t)owner == sid ? 0 : -1;
-}
-
-bool cluster_name_free(session_t *s, const char *name)
-{
-    char key[64];
-    size_t i = 0;
-    for (; name[i] && i < sizeof key - 1; i++)
-        key[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] - 'A' + 'a') : name[i];
-    key[i] = 0;
-    return cluster_claim_name(s->srv, key, s->id) == 0;
-}
-
-void cluster_release_name(server_t *srv, const char *name_key, uint64_t sid)
-{
-    cluster_t *cl = of(srv);
-    if (!cl) return;
-    append(cl, "EVAL %s 1 tapis:names %s %llu", RELEASE_NAME, name_key, (unsigned long long)sid);
-}
-
-static void write_session(cluster_t *cl, const session_t *s)
-{
-    unsigned long long id = (unsigned long long)s->id;
-    append(cl, "HSET tapis:session:%llu name %s name_key %s hash %s created %lld", id, s->name,
-           s->name_key, s->token_hash, (long long)s->created);
-    append(cl, "SET tapis:token:%s %llu", s->token_hash, id);
-    append(cl, "HSETNX tapis:names %s %llu", s->name_key, id);
-    append(cl, "SADD tapis:session:%llu:nodes %s", id, cl->id);
-    append(cl, "SADD tapis:node:%s:sessions %llu", cl->id, id);
-    for (int i = 0; i < s->nrooms; i++)
-        append(cl, "SADD tapis:session:%llu:rooms %s", id, s->rooms[i]->id);
-}
-
-void cluster_session_room(const session_t *s, const room_t *r, bool in)
-{
-    cluster_t *cl = of(s->srv);
-    if (!cl || r->cluster_moved) return; /* a room that moved is the other node's now */
-    append(cl, "%s tapis:session:%llu:rooms %s", in ? "SADD" : "SREM", (unsigned long long)s->id,
-           r->id);
-}
-
-void cluster_session_new(const session_t *s)
-{
-    cluster_t *cl = of(s->srv);
-    if (cl) write_session(cl, s);
-}
-
-void cluster_session_end(const session_t *s)
-{
-    cluster_t *cl = of(s->srv);
-    if (!cl) return;
-    append(cl, "EVAL %s 0 %llu %s", DROP_SESSION, (unsigned long long)s->id, cl->id);
-}
-
-int cluster_session_record(server_t *srv, uint64_t sid, durable_session_rec_t *out)
-{
-    cluster_t *cl = of(srv);
-    if (!cl) return -1;
-    redisReply *rep = command(cl, "HGETALL tapis:session:%llu", (unsigned long long)sid);
-    const char *name = field(rep, "name"), *hash = field(rep, "hash"),
-               *created = field(rep, "created");
-    int rc = -1;
-    if (name && hash && strlen(hash) == DURABLE_TOKEN_HASH_LEN) {
-        memset(out, 0, sizeof *out);
-        out->id = sid;
-        snprintf(out->name, sizeof out->name, "%s", name);
-        snprintf(out->token_hash, sizeof out->token_hash, "%s", hash);
-        out->created = created ? strtoll(created, NULL, 10) : 0;
-        rc = 0;
-    }
-    if (rep) freeReplyObject(rep);
-    return rc;
-}
-
-uint64_t cluster_token_session(server_t *srv, const char *token_hash)
-{
-    cluster_t *cl = of(srv);
-    if (!cl) return 0;
-    long long sid = reply_int(command(cl, "GET tapis:token:%s", token_hash), 0);
-    return sid > 0 ? (uint64_t)sid : 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Rooms                                                                    */
-/* ------------------------------------------------------------------------ */
-
-static void write_meta(cluster_t *cl, room_t *r)
-{
-    json_t *m = r->cluster_meta;
-    append(cl, "HSET tapis:room:%s game %s players %d options %s seed %s private %d rid %llu",
-           r->id, r->desc->id, r->nseats, json_string_value(json_object_get(m, "options")),
-           json_string_value(json_object_get(m, "seed")), r->private_room ? 1 : 0,
-           (unsigned long long)r->rid);
-}
-
-static void write_entry(cluster_t *cl, const char *room, const json_t *e)
-{
-    /* [n, kind, seat, at, data-or-null] */
-    unsigned long long n = (unsigned long long)json_integer_value(json_array_get(e, 0));
-    const char *kind = json_string_value(json_array_get(e, 1));
-    long long seat = json_integer_value(json_array_get(e, 2));
-    long long at = json_integer_value(json_array_get(e, 3));
-    const char *data = json_string_value(json_array_get(e, 4));
-    if (data)
-        append(cl, "XADD tapis:journal:%s 0-%llu kind %s seat %lld at %lld data %s", room, n, kind,
-               seat, at, data);
-    else
-        append(cl, "XADD tapis:journal:%s 0-%llu kind %s seat %lld at %lld", room, n, kind, seat,
-               at);
-}
-
-static void write_directory(cluster_t *cl, room_t *r)
-{
-    json_t *s = room_summary(r);
-    json_object_set_new(s, "node", json_string(cl->id));
-    json_object_set_new(s, "rid", json_integer((json_int_t)r->rid));
-    char *text = json_dumps(s, JSON_COMPACT);
-    json_decref(s);
-    if (!text) return;
-    append(cl, "HSET tapis:rooms %s %s", r->id, text);
-    append(cl, "PUBLISH " CHANNEL " %s", text);
-    free(text);
-}
-
-void cluster_room_new(room_t *r, const json_t *options, uint64_t seed)
-{
-    cluster_t *cl = r->srv->cluster;
-    if (!cl) return;
-    char *o = json_dumps(options, JSON_COMPACT);
-    char sd[24];
-    snprintf(sd, sizeof sd, "%llu", (unsigned long long)seed);
-    r->cluster_meta = json_pack("{s:s, s:s}", "options", o ? o : "{}", "seed", sd);
-    free(o);
-    r->cluster_journal = json_array();
-    if (r->srv->stopping) return;
-    write_meta(cl, r);
-    append(cl, "HSET tapis:owner %s %s", r->id, cl->id);
-    append(cl, "SADD tapis:node:%s:rooms %s", cl->id, r->id);
-}
-
-void cluster_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
-                     const json_t *data)
-{
-    cluster_t *cl = r->srv->cluster;
-    if (!cl) return;
-    char *text = data ? json_dumps(data, JSON_COMPACT) : NULL;
-    json_t *e = json_pack("[I, s, i, I, s?]", (json_int_t)n, kind, seat, (json_int_t)at, text);
-    free(text);
-    if (!e) return;
-    if (!r->cluster_journal) r->cluster_journal = json_array();
-    json_array_append(r->cluster_journal, e);
-    if (!r->srv->stopping) write_entry(cl, r->id, e);
-    json_decref(e);
-}
-
-void cluster_room_changed(room_t *r)
-{
-    cluster_t *cl = of(r->srv);
-    if (cl && !r->closed) write_directory(cl, r);
-}
-
-void cluster_watcher(room_t *r, const session_t *s, bool watching)
-{
-    cluster_t *cl = of(r->srv);
-    if (!cl) return;
-    append(cl, "%s tapis:watchers:%s %llu", watching ? "SADD" : "SREM", r->id,
-           (unsigned long long)s->id);
-}
-
-static void publish_gone(cluster_t *cl, const char *id)
-{
-    json_t *m = json_pack("{s:s, s:b, s:s}", "room", id, "gone", 1, "node", cl->id);
-    char *text = json_dumps(m, JSON_COMPACT);
-    json_decref(m);
-    if (text) append(cl, "PUBLISH " CHANNEL " %s", text);
-    free(text);
-}
-
-/* Forget room id everywhere in Redis (it ended, or cannot be rebuilt). */
-static void forget_room(cluster_t *cl, const char *id, const char *node)
-{
-    append(cl, "HDEL tapis:rooms %s", id);
-    append(cl, "HDEL tapis:owner %s", id);
-    append(cl, "SREM tapis:node:%s:rooms %s", node, id);
-    append(cl, "DEL tapis:room:%s tapis:journal:%s tapis:watchers:%s", id, id, id);
-    publish_gone(cl, id);
-}
-
-void cluster_room_gone(room_t *r)
-{
-    cluster_t *cl = of(r->srv);
-    if (!cl || r->cluster_moved) return; /* a room that moved is the other node's now */
-    forget_room(cl, r->id, cl->id);
-}
-
-void cluster_room_free(room_t *r)
-{
-    json_decref(r->cluster_meta);
-    json_decref(r->cluster_journal);
-    r->cluster_meta = r->cluster_journal = NULL;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Writing again what Redis lost; adopting rooms at a start                 */
-/* ------------------------------------------------------------------------ */
-
-/* Own room r if nobody else does. */
-static const char *const ADOPT =
-    "local o = redis.call('HGET', 'tapis:owner', ARGV[1]) "
-    "if o and o ~= ARGV[2] then return o end "
-    "redis.call('HSET', 'tapis:owner', ARGV[1], ARGV[2]) "
-    "redis.call('SADD', 'tapis:node:'..ARGV[2]..':rooms', ARGV[1]) return ARGV[2]";
-
-/* Counters never go back below what the nodes have handed out. */
-static const char *const RAISE =
-    "if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then "
-    "  redis.call('SET', KEYS[1], ARGV[1]) end return 0";
-
-/* Write room r again (meta, owner, journal, watchers, directory), or drop it when
-   another node owns it now. Returns false when it was dropped. */
-static bool adopt_room(cluster_t *cl, room_t *r)
-{
-    redisReply *rep = command(cl, "EVAL %s 0 %s %s", ADOPT, r->id, cl->id);
-    if (!rep) return true; /* Redis away: keep it; the next resync asks again */
-    bool ours = rep->type == REDIS_REPLY_STRING && strcmp(rep->str, cl->id) == 0;
-    if (!ours) {
-        log_warn("room %s: node %s hosts it now; dropped here", r->id,
-                 rep->type == REDIS_REPLY_STRING ? rep->str : "?");
-        freeReplyObject(rep);
-        r->cluster_moved = true;
-        if (cl->hooks) cl->hooks->room_moved(cl->hooks_ctx, r); /* the lobby closes it */
-        return false;
-    }
-    freeReplyObject(rep);
-    if (r->cluster_meta) write_meta(cl, r);
-    size_t i;
-    json_t *e;
-    json_array_foreach(r->cluster_journal, i, e) write_entry(cl, r->id, e);
-    for (int w = 0; w < r->nwatchers; w++)
-        append(cl, "SADD tapis:watchers:%s %llu", r->id, (unsigned long long)r->watchers[w]->id);
-    write_directory(cl, r);
-    return true;
-}
-
-static void adopt_all(cluster_t *cl)
-{
-    server_t *srv = cl->srv;
-    append(cl, "EVAL %s 1 tapis:seq:room %llu", RAISE, (unsigned long long)srv->rooms_created);
-    append(cl, "EVAL %s 1 tapis:seq:session %llu", RAISE, (unsigned long long)srv->next_session_id);
-    for (queue_t *q = queue_head(&srv->sessions); q != &srv->sessions; q = queue_next(q))
-        write_session(cl, queue_data(q, session_t, node));
-    queue_t *q = queue_head(&srv->rooms);
-    while (q != &srv->rooms) {
-        room_t *r = queue_data(q, room_t, node);
-        q = queue_next(q); /* r may be dropped */
-        adopt_room(cl, r);
-    }
-    drain(cl);
-}
-
-void cluster_adopt_restored(server_t *srv)
-{
-    cluster_t *cl = srv->cluster;
-    if (!cl || !cl->rc) return;
-    adopt_all(cl);
-    cl->resync = cl->rc == NULL;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Taking over the rooms of a dead node                                     */
-/* ------------------------------------------------------------------------ */
-
-static const char *const CLAIM =
-    "if redis.call('HGET', 'tapis:owner', ARGV[1]) ~= ARGV[2] then return 0 end "
-    "redis.call('HSET', 'tapis:owner', ARGV[1], ARGV[3]) "
-    "redis.call('SMOVE', 'tapis:node:'..ARGV[2]..':rooms', 'tapis:node:'..ARGV[3]..':rooms', "
-    "ARGV[1]) return 1";
-
-/* Room id's record from Redis: meta, journal stream (its seats from the "seat"
-   entries), watchers. Returns 0, or -1 with why. */
-static int read_room(cluster_t *cl, const char *id, durable_room_rec_t *rec, char *why,
-                     size_t whylen)
-{
-    redisReply *meta = command(cl, "HGETALL tapis:room:%s", id);
-    redisReply *ents = meta ? command(cl, "XRANGE tapis:journal:%s - +", id) : NULL;
-    const char *game = field(meta, "game"), *players = field(meta, "players"),
-               *options = field(meta, "options"), *seed = field(meta, "seed"),
-               *priv = field(meta, "private"), *rid = field(meta, "rid");
-    int rc = -1;
-    if (!meta || !ents || !options || !seed || !rid) {
-        snprintf(why, whylen, "its record is not in Redis");
-        goto out;
-    }
-    snprintf(rec->id, sizeof rec->id, "%s", id);
-    snprintf(rec->game, sizeof rec->game, "%s", game ? game : "?");
-    rec->players = players ? atoi(players) : 0;
-    rec->rid = strtoull(rid, NULL, 10);
-    rec->seed = strtoull(seed, NULL, 10);
-    rec->private_room = priv && atoi(priv) != 0;
-    if (!(rec->options = tapis_strdup(options))) {
-        snprintf(why, whylen, "out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < ents->elements; i++) {
-        redisReply *e = ents->element[i];
-        if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) continue;
-        const char *dash = strchr(e->element[0]->str, '-');
-        uint64_t en = dash ? strtoull(dash + 1, NULL, 10) : 0;
-        const char *kind = field(e->element[1], "kind"), *data = field(e->element[1], "data");
-        const char *seat_s = field(e->element[1], "seat"), *at_s = field(e->element[1], "at");
-        int seat = seat_s ? atoi(seat_s) : -1;
-        if (!kind) kind = "?";
-        if (durable_rec_add_entry(rec, en, kind, seat, at_s ? strtoll(at_s, NULL, 10) : 0, data) <
-            0) {
-            snprintf(rec->error, sizeof rec->error, "out of memory");
-            break;
-        }
-        if (strcmp(kind, "start") == 0) rec->playing = true;
-        if (strcmp(kind, "seat") == 0 && seat >= 0 && seat < rec->players &&
-            seat < GAME_MAX_SEATS) {
-            json_t *who = data ? json_loads(data, 0, NULL) : NULL;
-            const char *bot = json_string_value(json_object_get(who, "bot"));
-            rec->seats[seat].bot = bot != NULL;
-            snprintf(rec->seats[seat].strategy, sizeof rec->seats[seat].strategy, "%s",
-                     bot ? bot : "");
-            rec->seats[seat].session =
-                (uint64_t)json_integer_value(json_object_get(who, "session"));
-            json_decref(who);
-        }
-    }
-    redisReply *w = command(cl, "SMEMBERS tapis:watchers:%s", id);
-    for (size_t i = 0; w && i < w->elements; i++)
-        durable_rec_add_watcher(rec, strtoull(w->element[i]->str, NULL, 10));
-    if (w) freeReplyObject(w);
-    rc = 0;
-out:
-    if (meta) freeReplyObject(meta);
-    if (ents) freeReplyObject(ents);
-    return rc;
-}
-
-/* Rebuild room id from its record: the lobby replays and hosts it (its hook).
-   Returns true when it is hosted here (logged; else forgotten). */
-static bool rebuild(cluster_t *cl, const char *id, const char *dead)
-{
-    char why[400] = "";
-    durable_room_rec_t rec = {0};
-    struct room *r = NULL;
-    json_t *result = NULL;
-    durable_verdict_t v = DURABLE_ROOM_BAD;
-    if (read_room(cl, id, &rec, why, sizeof why) == 0) {
-        if (cl->hooks)
-            v = cl->hooks->room(cl->hooks_ctx, &rec, &r, &result, why, sizeof why);
-        else
-            snprintf(why, sizeof why, "this node rebuilds no rooms");
-    }
-    json_decref(result);
-    if (v == DURABLE_ROOM_REBUILT) {
-        log_notice("cluster: room %s taken over from node %s (%llu entries replayed)", id, dead,
-                   (unsigned long long)rec.nentries);
-        write_directory(cl, r);
-    } else if (v == DURABLE_ROOM_OVER) {
-        log_notice("cluster: room %s of node %s had ended; forgotten", id, dead);
-        forget_room(cl, id, cl->id);
-    } else {
-        log_error("cluster: room %s of node %s cannot be rebuilt: %s; left out", id, dead, why);
-        forget_room(cl, id, cl->id);
-    }
-    durable_rec_clear(&rec);
-    return v == DURABLE_ROOM_REBUILT;
-}
-
-void cluster_set_hooks(server_t *srv, const cluster_hooks_t *h, void *ctx)
-{
-    cluster_t *cl = srv->cluster;
-    if (!cl) return;
-    cl->hooks = h;
-    cl->hooks_ctx = ctx;
-}
-
-static void take_over(cluster_t *cl, const char *dead)
-{
-    uint64_t t0 = uv_hrtime();
-    redisReply *rooms = command(cl, "SMEMBERS tapis:node:%s:rooms", dead);
-    int taken = 0, total = rooms ? (int)rooms->elements : 0;
-    for (int i = 0; i < total; i++) {
-        const char *id = rooms->element[i]->str;
-        if (reply_int(command(cl, "EVAL %s 0 %s %s %s", CLAIM, id, dead, cl->id), 0) != 1)
-            continue; /* another node claimed it */
-        if (rebuild(cl, id, dead)) taken++;
-    }
-    cl->srv->metrics.taken_over += (uint64_t)taken;
-    if (rooms) freeReplyObject(rooms);
-    /* Its sessions: this node holds those it restored, the node that claimed a
-       room those of that room (maybe restoring them now); the others end with it. */
-    redisReply *ses = command(cl, "SMEMBERS tapis:node:%s:sessions", dead);
-    for (size_t i = 0; ses && i < ses->elements; i++)
-        append(cl, "EVAL %s 0 %s %s %s", DROP_SESSION, ses->element[i]->str, dead, cl->id);
-    if (ses) freeReplyObject(ses);
-    append(cl, "SREM tapis:nodes %s", dead);
-    drain(cl);
-    log_notice("cluster: node %s is gone; %d of its %d rooms taken over here in %.0f ms", dead,
-               taken, total, (double)(uv_hrtime() - t0) / 1e6);
-    cluster_commit(cl->srv);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -730,7 +215,7 @@ static void dir_apply(cluster_t *cl, const char *text, size_t len)
 
 static void dir_load(cluster_t *cl)
 {
-    redisReply *rep = command(cl, "HGETALL tapis:rooms");
+    redisReply *rep = cluster__command(cl, "HGETALL tapis:rooms");
     dir_clear(cl);
     for (size_t i = 0; rep && i + 1 < rep->elements; i += 2)
         dir_apply(cl, rep->element[i + 1]->str, rep->element[i + 1]->len);
@@ -854,15 +339,15 @@ static void beat(cluster_t *cl)
     snprintf(rec, sizeof rec, "{\"id\":\"%s\",\"addr\":\"%s\",\"rooms\":%d,\"conns\":%d}", cl->id,
              cl->addr, srv->nrooms, srv->nconns);
     /* GET: a node whose key had expired was taken for dead; what it holds may be gone. */
-    redisReply *was = command(cl, "SET tapis:node:%s %s PX %llu GET", cl->id, rec,
-                              (unsigned long long)srv->opts.node_ttl);
+    redisReply *was = cluster__command(cl, "SET tapis:node:%s %s PX %llu GET", cl->id, rec,
+                                       (unsigned long long)srv->opts.node_ttl);
     if (!was) return;
     cl->fails = 0; /* Redis answers again */
     if (cl->said_down) log_notice("cluster: Redis is back");
     cl->said_down = false;
     bool expired = was->type == REDIS_REPLY_NIL;
     freeReplyObject(was);
-    append(cl, "SADD tapis:nodes %s", cl->id);
+    cluster__append(cl, "SADD tapis:nodes %s", cl->id);
     if (cl->joined && expired) {
         log_warn("cluster: this node's heartbeat had expired; checking what it still hosts");
         cl->resync = true;
@@ -870,20 +355,20 @@ static void beat(cluster_t *cl)
     cl->joined = true;
     if (cl->resync) {
         cl->resync = false;
-        adopt_all(cl);
+        cluster__adopt_all(cl);
     }
     if (!cl->sub) subscribe(cl);
-    redisReply *ids = command(cl, "SMEMBERS tapis:nodes");
+    redisReply *ids = cluster__command(cl, "SMEMBERS tapis:nodes");
     node_t *n, *tmp;
     HASH_ITER(hh, cl->nodes, n, tmp) n->seen = false;
     for (size_t i = 0; ids && i < ids->elements; i++) {
         const char *id = ids->element[i]->str;
         if (strcmp(id, cl->id) == 0) continue;
-        redisReply *r = command(cl, "GET tapis:node:%s", id);
+        redisReply *r = cluster__command(cl, "GET tapis:node:%s", id);
         if (r && r->type == REDIS_REPLY_STRING)
             node_seen(cl, id, r->str);
         else if (r)
-            take_over(cl, id);
+            cluster__take_over(cl, id);
         if (r) freeReplyObject(r);
     }
     if (ids) freeReplyObject(ids);
@@ -893,7 +378,7 @@ static void beat(cluster_t *cl)
         HASH_DEL(cl->nodes, n);
         tapis_free(n);
     }
-    drain(cl);
+    cluster__drain(cl);
     relay_retry(srv); /* links to rooms back on a node: a message may have come too early */
 }
 
@@ -920,7 +405,7 @@ const char *cluster_node_id(const server_t *srv)
 
 const char *cluster_dir_node(server_t *srv, const char *id)
 {
-    cluster_t *cl = of(srv);
+    cluster_t *cl = cluster__of(srv);
     dir_room_t *e = NULL;
     if (cl) HASH_FIND_STR(cl->dir, id, e);
     return e ? e->node : NULL;
@@ -928,7 +413,7 @@ const char *cluster_dir_node(server_t *srv, const char *id)
 
 const char *cluster_room_node(server_t *srv, const char *id)
 {
-    cluster_t *cl = of(srv);
+    cluster_t *cl = cluster__of(srv);
     if (!cl) return NULL;
     dir_room_t *e;
     HASH_FIND_STR(cl->dir, id, e);
@@ -936,7 +421,7 @@ const char *cluster_room_node(server_t *srv, const char *id)
     /* Not in the copy yet (its node's message may still be on its way: a room
        created a moment ago on another node): ask Redis, which had it before
        its creator had the reply. */
-    redisReply *rep = command(cl, "HGET tapis:owner %s", id);
+    redisReply *rep = cluster__command(cl, "HGET tapis:owner %s", id);
     node_t *n = NULL;
     if (rep && rep->type == REDIS_REPLY_STRING) HASH_FIND_STR(cl->nodes, rep->str, n);
     if (rep) freeReplyObject(rep);
@@ -945,7 +430,7 @@ const char *cluster_room_node(server_t *srv, const char *id)
 
 const char *cluster_place_room(server_t *srv)
 {
-    cluster_t *cl = of(srv);
+    cluster_t *cl = cluster__of(srv);
     if (!cl || !cl->rc) return NULL;
     node_t *best = NULL, *n, *tmp;
     int least = srv->nrooms;
@@ -1046,7 +531,7 @@ static bool seated(const json_t *s, const char *name)
 int cluster_remote_rooms(server_t *srv, const char *viewer_name, const char *game, int status,
                          cluster_room_ref_t **out)
 {
-    cluster_t *cl = of(srv);
+    cluster_t *cl = cluster__of(srv);
     *out = NULL;
     if (!cl || !cl->dir) return 0;
     cluster_room_ref_t *v = tapis_malloc(HASH_COUNT(cl->dir) * sizeof *v);
@@ -1073,10 +558,11 @@ int cluster_remote_rooms(server_t *srv, const char *viewer_name, const char *gam
 
 json_t *cluster_session_rooms(server_t *srv, const session_t *s)
 {
-    cluster_t *cl = of(srv);
+    cluster_t *cl = cluster__of(srv);
     if (!cl) return NULL;
     json_t *list = json_array();
-    redisReply *rep = command(cl, "SMEMBERS tapis:session:%llu:rooms", (unsigned long long)s->id);
+    redisReply *rep =
+        cluster__command(cl, "SMEMBERS tapis:session:%llu:rooms", (unsigned long long)s->id);
     for (size_t i = 0; rep && i < rep->elements; i++) {
         const char *id = rep->element[i]->str;
         const char *node = room_find(srv, id) ? NULL : cluster_room_node(srv, id);
@@ -1087,101 +573,13 @@ json_t *cluster_session_rooms(server_t *srv, const session_t *s)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The durability backend                                                   */
-/* ------------------------------------------------------------------------ */
-
-static int d_commit(void *srv)
-{
-    cluster_commit(srv);
-    return 0;
-}
-
-static uint64_t d_next_id(void *srv, const char *what)
-{
-    return cluster_next_id(srv, what);
-}
-
-static void d_session_new(void *srv, const session_t *s)
-{
-    (void)srv;
-    cluster_session_new(s);
-}
-
-static void d_session_end(void *srv, const session_t *s)
-{
-    (void)srv;
-    cluster_session_end(s);
-}
-
-static void d_session_room(void *srv, const session_t *s, const room_t *r, bool in)
-{
-    (void)srv;
-    cluster_session_room(s, r, in);
-}
-
-static void d_room_new(void *srv, room_t *r, const json_t *options, uint64_t seed)
-{
-    (void)srv;
-    cluster_room_new(r, options, seed);
-}
-
-static void d_room_closed(void *srv, room_t *r, bool over)
-{
-    (void)srv;
-    (void)over;
-    cluster_room_gone(r);
-}
-
-static void d_room_changed(void *srv, room_t *r)
-{
-    (void)srv;
-    cluster_room_changed(r);
-}
-
-static void d_room_free(void *srv, room_t *r)
-{
-    (void)srv;
-    cluster_room_free(r);
-}
-
-static void d_watcher(void *srv, room_t *r, const session_t *s, bool watching)
-{
-    (void)srv;
-    cluster_watcher(r, s, watching);
-}
-
-static void d_journal(void *srv, room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
-                      const json_t *data)
-{
-    (void)srv;
-    cluster_journal(r, n, kind, seat, at, data);
-}
-
-/* A rename writes the session's record again, under its new name. */
-const durable_backend_t cluster_durable = {
-    .name = "cluster",
-    .commit = d_commit,
-    .next_id = d_next_id,
-    .session_new = d_session_new,
-    .session_rename = d_session_new,
-    .session_end = d_session_end,
-    .session_room = d_session_room,
-    .room_new = d_room_new,
-    .room_closed = d_room_closed,
-    .room_changed = d_room_changed,
-    .room_free = d_room_free,
-    .watcher = d_watcher,
-    .journal = d_journal,
-};
-
-/* ------------------------------------------------------------------------ */
 /* Start and stop                                                           */
 /* ------------------------------------------------------------------------ */
 
 void cluster_commit(server_t *srv)
 {
     cluster_t *cl = srv->cluster;
-    if (cl && cl->pending) drain(cl);
+    if (cl && cl->pending) cluster__drain(cl);
 }
 
 int cluster_init(server_t *srv)
@@ -1242,7 +640,7 @@ void cluster_stop(server_t *srv)
 {
     cluster_t *cl = srv->cluster;
     if (!cl) return;
-    drain(cl);
+    cluster__drain(cl);
     uv_close((uv_handle_t *)&cl->beat, NULL);
     if (cl->sub) {
         redisAsyncContext *ac = cl->sub;

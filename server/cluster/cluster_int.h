@@ -1,0 +1,99 @@
+/*
+ * cluster_int.h — what the cluster's files share (cluster.c: the Redis link,
+ * directory, nodes, routing, start and stop; cluster_rooms.c: sessions,
+ * rooms, adoption, takeover, the sink's backend). Not for use outside
+ * server/cluster/.
+ */
+#ifndef TAPIS_SERVER_CLUSTER_INT_H
+#define TAPIS_SERVER_CLUSTER_INT_H
+
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+
+#include "server/cluster/cluster.h"
+
+/*
+ * Keys (docs/CLUSTER.md gives them all):
+ *   tapis:nodes                 SET   every node id that joined and was not reaped
+ *   tapis:node:ID               STRING {"id","addr","rooms","conns"} with a TTL (the heartbeat)
+ *   tapis:node:ID:rooms         SET   the rooms ID hosts
+ *   tapis:node:ID:sessions      SET   the sessions ID holds
+ *   tapis:seq:room, tapis:seq:session   counters
+ *   tapis:names                 HASH  name (folded) -> session id
+ *   tapis:token:HASH            STRING session id
+ *   tapis:session:SID           HASH  name, name_key, hash, created
+ *   tapis:session:SID:nodes     SET   the nodes holding it (it ends when none does)
+ *   tapis:owner                 HASH  room -> node
+ *   tapis:rooms                 HASH  room -> its summary with "node" and "rid" (the directory)
+ *   tapis:room:ID               HASH  game, players, options, seed, private, rid
+ *   tapis:journal:ID            STREAM entry n has the id 0-n: kind, seat, at, [data]
+ *   tapis:watchers:ID           SET   the sessions watching
+ * and the channel tapis:rooms, where each directory change is published.
+ */
+#define CHANNEL "tapis:rooms"
+/* Redis answers a loopback or LAN command in well under a millisecond: a slower
+   one is a Redis in trouble, and the loop waits for it this long at most. */
+#define CONNECT_TIMEOUT_US 100000
+#define COMMAND_TIMEOUT_US 100000
+#define RETRY_MAX_MS 8000 /* reconnects back off up to this */
+
+typedef struct dir_room { /* a room of another node, as the directory says */
+    char id[ROOM_ID_LEN + 1];
+    char node[33];
+    uint64_t rid;
+    json_t *summary;
+    UT_hash_handle hh;
+} dir_room_t;
+
+typedef struct node {
+    char id[33];
+    char addr[300]; /* as it advertises itself */
+    char host[256];
+    int port;
+    char ip[64]; /* host resolved (once) */
+    int rooms;
+    bool seen;
+    int link_fails;        /* links to it refused or broken in a row (relay.c) */
+    int64_t link_retry_at; /* ms: no new link to it before */
+    UT_hash_handle hh;
+} node_t;
+
+struct cluster {
+    server_t *srv;
+    char id[33];
+    char addr[300];
+    redisContext *rc;
+    int pending;      /* commands appended to rc, replies not yet read */
+    bool resync;      /* Redis may lack what this node wrote: write it all again */
+    bool said_down;   /* the loss of Redis was logged */
+    bool joined;      /* the node key was set once */
+    int fails;        /* connections lost or refused in a row */
+    int64_t retry_at; /* ms: no reconnect before (a Redis that hangs costs a stall each try) */
+    redisAsyncContext *sub;
+    bool sub_ready;
+    uv_timer_t beat;
+    dir_room_t *dir;
+    node_t *nodes;
+    const cluster_hooks_t *hooks; /* the lobby's: rooms taken over, rooms moved (main.c) */
+    void *hooks_ctx;
+};
+
+/* Between the files (cluster__ names are the cluster's own; cluster.c). */
+/* The cluster, or NULL without --redis or once the server is stopping. */
+cluster_t *cluster__of(const server_t *srv);
+/* Read the replies of the pipeline. Returns 0, or -1 when Redis was lost. */
+int cluster__drain(cluster_t *cl);
+/* Queue a command for the turn's pipeline. */
+void cluster__append(cluster_t *cl, const char *fmt, ...);
+/* Run one command now (after the pipeline). The reply is the caller's, or NULL. */
+redisReply *cluster__command(cluster_t *cl, const char *fmt, ...);
+/* The integer of rep (freed), or dflt. */
+long long cluster__reply_int(redisReply *rep, long long dflt);
+/* The value of field `name` in a HGETALL or stream-entry array, or NULL. */
+const char *cluster__field(const redisReply *a, const char *name);
+/* cluster_rooms.c: write everything this node holds again (a resync); take
+   over the rooms of node `dead`, which is gone. */
+void cluster__adopt_all(cluster_t *cl);
+void cluster__take_over(cluster_t *cl, const char *dead);
+
+#endif

@@ -1,0 +1,562 @@
+/* cluster_rooms.c — what the cluster keeps of sessions and rooms in Redis,
+   writing it all again when Redis lost it (adoption), taking over the rooms
+   of a dead node (their records handed up to the lobby), and the cluster as
+   a backend of the durability sink. See cluster.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/base/log.h"
+#include "server/cluster/cluster_int.h"
+#include "server/room/room.h"
+#include "server/session/session.h"
+
+/* ------------------------------------------------------------------------ */
+/* Sessions                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A session ends for a node: when no node holds it any more, its token and name go.
+   With ARGV[3] (node ARGV[2] died, and node ARGV[3] ends what it held), one that
+   sits or watches in a room that another living node owns is kept: that node
+   claimed the room and restores the session from Redis (its rebuild may be
+   under way right now). It stays in the dead node's set, so that the claimer's
+   own pass, after its rebuilds, still ends it if it did not restore it. */
+static const char *const DROP_SESSION =
+    "if ARGV[3] then "
+    "  redis.call('SREM', 'tapis:session:'..ARGV[1]..':nodes', ARGV[2]) "
+    "  if redis.call('SCARD', 'tapis:session:'..ARGV[1]..':nodes') == 0 then "
+    "    for _, room in ipairs(redis.call('SMEMBERS', 'tapis:session:'..ARGV[1]..':rooms')) do "
+    "      local o = redis.call('HGET', 'tapis:owner', room) "
+    "      if o and o ~= ARGV[2] and o ~= ARGV[3] then return 0 end end end end "
+    "redis.call('SREM', 'tapis:session:'..ARGV[1]..':nodes', ARGV[2]) "
+    "redis.call('SREM', 'tapis:node:'..ARGV[2]..':sessions', ARGV[1]) "
+    "if redis.call('SCARD', 'tapis:session:'..ARGV[1]..':nodes') > 0 then return 0 end "
+    "local h = redis.call('HMGET', 'tapis:session:'..ARGV[1], 'hash', 'name_key') "
+    "if h[1] then redis.call('DEL', 'tapis:token:'..h[1]) end "
+    "if h[2] and redis.call('HGET', 'tapis:names', h[2]) == ARGV[1] then "
+    "  redis.call('HDEL', 'tapis:names', h[2]) end "
+    "redis.call('DEL', 'tapis:session:'..ARGV[1], 'tapis:session:'..ARGV[1]..':rooms') return 1";
+
+static const char *const RELEASE_NAME =
+    "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then "
+    "  return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
+
+uint64_t cluster_next_id(server_t *srv, const char *what)
+{
+    cluster_t *cl = cluster__of(srv);
+    if (!cl) return 0;
+    long long v = cluster__reply_int(cluster__command(cl, "INCR tapis:seq:%s", what), 0);
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+int cluster_claim_name(server_t *srv, const char *name_key, uint64_t sid)
+{
+    cluster_t *cl = cluster__of(srv);
+    if (!cl) return 0;
+    redisReply *rep =
+        cluster__command(cl, "HSETNX tapis:names %s %llu", name_key, (unsigned long long)sid);
+    if (!rep) return 0; /* Redis is away: the node decides alone (written again later) */
+    long long set = cluster__reply_int(rep, 0);
+    if (set) return 0;
+    long long owner = cluster__reply_int(cluster__command(cl, "HGET tapis:names %s", name_key), 0);
+    return owner == 0 || (uint64_t)owner == sid ? 0 : -1;
+}
+
+bool cluster_name_free(session_t *s, const char *name)
+{
+    char key[64];
+    size_t i = 0;
+    for (; name[i] && i < sizeof key - 1; i++)
+        key[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] - 'A' + 'a') : name[i];
+    key[i] = 0;
+    return cluster_claim_name(s->srv, key, s->id) == 0;
+}
+
+void cluster_release_name(server_t *srv, const char *name_key, uint64_t sid)
+{
+    cluster_t *cl = cluster__of(srv);
+    if (!cl) return;
+    cluster__append(cl, "EVAL %s 1 tapis:names %s %llu", RELEASE_NAME, name_key,
+                    (unsigned long long)sid);
+}
+
+static void write_session(cluster_t *cl, const session_t *s)
+{
+    unsigned long long id = (unsigned long long)s->id;
+    cluster__append(cl, "HSET tapis:session:%llu name %s name_key %s hash %s created %lld", id,
+                    s->name, s->name_key, s->token_hash, (long long)s->created);
+    cluster__append(cl, "SET tapis:token:%s %llu", s->token_hash, id);
+    cluster__append(cl, "HSETNX tapis:names %s %llu", s->name_key, id);
+    cluster__append(cl, "SADD tapis:session:%llu:nodes %s", id, cl->id);
+    cluster__append(cl, "SADD tapis:node:%s:sessions %llu", cl->id, id);
+    for (int i = 0; i < s->nrooms; i++)
+        cluster__append(cl, "SADD tapis:session:%llu:rooms %s", id, s->rooms[i]->id);
+}
+
+void cluster_session_room(const session_t *s, const room_t *r, bool in)
+{
+    cluster_t *cl = cluster__of(s->srv);
+    if (!cl || r->cluster_moved) return; /* a room that moved is the other node's now */
+    cluster__append(cl, "%s tapis:session:%llu:rooms %s", in ? "SADD" : "SREM",
+                    (unsigned long long)s->id, r->id);
+}
+
+void cluster_session_new(const session_t *s)
+{
+    cluster_t *cl = cluster__of(s->srv);
+    if (cl) write_session(cl, s);
+}
+
+void cluster_session_end(const session_t *s)
+{
+    cluster_t *cl = cluster__of(s->srv);
+    if (!cl) return;
+    cluster__append(cl, "EVAL %s 0 %llu %s", DROP_SESSION, (unsigned long long)s->id, cl->id);
+}
+
+int cluster_session_record(server_t *srv, uint64_t sid, durable_session_rec_t *out)
+{
+    cluster_t *cl = cluster__of(srv);
+    if (!cl) return -1;
+    redisReply *rep = cluster__command(cl, "HGETALL tapis:session:%llu", (unsigned long long)sid);
+    const char *name = cluster__field(rep, "name"), *hash = cluster__field(rep, "hash"),
+               *created = cluster__field(rep, "created");
+    int rc = -1;
+    if (name && hash && strlen(hash) == DURABLE_TOKEN_HASH_LEN) {
+        memset(out, 0, sizeof *out);
+        out->id = sid;
+        snprintf(out->name, sizeof out->name, "%s", name);
+        snprintf(out->token_hash, sizeof out->token_hash, "%s", hash);
+        out->created = created ? strtoll(created, NULL, 10) : 0;
+        rc = 0;
+    }
+    if (rep) freeReplyObject(rep);
+    return rc;
+}
+
+uint64_t cluster_token_session(server_t *srv, const char *token_hash)
+{
+    cluster_t *cl = cluster__of(srv);
+    if (!cl) return 0;
+    long long sid = cluster__reply_int(cluster__command(cl, "GET tapis:token:%s", token_hash), 0);
+    return sid > 0 ? (uint64_t)sid : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rooms                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void write_meta(cluster_t *cl, room_t *r)
+{
+    json_t *m = r->cluster_meta;
+    cluster__append(cl,
+                    "HSET tapis:room:%s game %s players %d options %s seed %s private %d rid %llu",
+                    r->id, r->desc->id, r->nseats, json_string_value(json_object_get(m, "options")),
+                    json_string_value(json_object_get(m, "seed")), r->private_room ? 1 : 0,
+                    (unsigned long long)r->rid);
+}
+
+static void write_entry(cluster_t *cl, const char *room, const json_t *e)
+{
+    /* [n, kind, seat, at, data-or-null] */
+    unsigned long long n = (unsigned long long)json_integer_value(json_array_get(e, 0));
+    const char *kind = json_string_value(json_array_get(e, 1));
+    long long seat = json_integer_value(json_array_get(e, 2));
+    long long at = json_integer_value(json_array_get(e, 3));
+    const char *data = json_string_value(json_array_get(e, 4));
+    if (data)
+        cluster__append(cl, "XADD tapis:journal:%s 0-%llu kind %s seat %lld at %lld data %s", room,
+                        n, kind, seat, at, data);
+    else
+        cluster__append(cl, "XADD tapis:journal:%s 0-%llu kind %s seat %lld at %lld", room, n, kind,
+                        seat, at);
+}
+
+static void write_directory(cluster_t *cl, room_t *r)
+{
+    json_t *s = room_summary(r);
+    json_object_set_new(s, "node", json_string(cl->id));
+    json_object_set_new(s, "rid", json_integer((json_int_t)r->rid));
+    char *text = json_dumps(s, JSON_COMPACT);
+    json_decref(s);
+    if (!text) return;
+    cluster__append(cl, "HSET tapis:rooms %s %s", r->id, text);
+    cluster__append(cl, "PUBLISH " CHANNEL " %s", text);
+    free(text);
+}
+
+void cluster_room_new(room_t *r, const json_t *options, uint64_t seed)
+{
+    cluster_t *cl = r->srv->cluster;
+    if (!cl) return;
+    char *o = json_dumps(options, JSON_COMPACT);
+    char sd[24];
+    snprintf(sd, sizeof sd, "%llu", (unsigned long long)seed);
+    r->cluster_meta = json_pack("{s:s, s:s}", "options", o ? o : "{}", "seed", sd);
+    free(o);
+    r->cluster_journal = json_array();
+    if (r->srv->stopping) return;
+    write_meta(cl, r);
+    cluster__append(cl, "HSET tapis:owner %s %s", r->id, cl->id);
+    cluster__append(cl, "SADD tapis:node:%s:rooms %s", cl->id, r->id);
+}
+
+void cluster_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
+                     const json_t *data)
+{
+    cluster_t *cl = r->srv->cluster;
+    if (!cl) return;
+    char *text = data ? json_dumps(data, JSON_COMPACT) : NULL;
+    json_t *e = json_pack("[I, s, i, I, s?]", (json_int_t)n, kind, seat, (json_int_t)at, text);
+    free(text);
+    if (!e) return;
+    if (!r->cluster_journal) r->cluster_journal = json_array();
+    json_array_append(r->cluster_journal, e);
+    if (!r->srv->stopping) write_entry(cl, r->id, e);
+    json_decref(e);
+}
+
+void cluster_room_changed(room_t *r)
+{
+    cluster_t *cl = cluster__of(r->srv);
+    if (cl && !r->closed) write_directory(cl, r);
+}
+
+void cluster_watcher(room_t *r, const session_t *s, bool watching)
+{
+    cluster_t *cl = cluster__of(r->srv);
+    if (!cl) return;
+    cluster__append(cl, "%s tapis:watchers:%s %llu", watching ? "SADD" : "SREM", r->id,
+                    (unsigned long long)s->id);
+}
+
+static void publish_gone(cluster_t *cl, const char *id)
+{
+    json_t *m = json_pack("{s:s, s:b, s:s}", "room", id, "gone", 1, "node", cl->id);
+    char *text = json_dumps(m, JSON_COMPACT);
+    json_decref(m);
+    if (text) cluster__append(cl, "PUBLISH " CHANNEL " %s", text);
+    free(text);
+}
+
+/* Forget room id everywhere in Redis (it ended, or cannot be rebuilt). */
+static void forget_room(cluster_t *cl, const char *id, const char *node)
+{
+    cluster__append(cl, "HDEL tapis:rooms %s", id);
+    cluster__append(cl, "HDEL tapis:owner %s", id);
+    cluster__append(cl, "SREM tapis:node:%s:rooms %s", node, id);
+    cluster__append(cl, "DEL tapis:room:%s tapis:journal:%s tapis:watchers:%s", id, id, id);
+    publish_gone(cl, id);
+}
+
+void cluster_room_gone(room_t *r)
+{
+    cluster_t *cl = cluster__of(r->srv);
+    if (!cl || r->cluster_moved) return; /* a room that moved is the other node's now */
+    forget_room(cl, r->id, cl->id);
+}
+
+void cluster_room_free(room_t *r)
+{
+    json_decref(r->cluster_meta);
+    json_decref(r->cluster_journal);
+    r->cluster_meta = r->cluster_journal = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing again what Redis lost; adopting rooms at a start                 */
+/* ------------------------------------------------------------------------ */
+
+/* Own room r if nobody else does. */
+static const char *const ADOPT =
+    "local o = redis.call('HGET', 'tapis:owner', ARGV[1]) "
+    "if o and o ~= ARGV[2] then return o end "
+    "redis.call('HSET', 'tapis:owner', ARGV[1], ARGV[2]) "
+    "redis.call('SADD', 'tapis:node:'..ARGV[2]..':rooms', ARGV[1]) return ARGV[2]";
+
+/* Counters never go back below what the nodes have handed out. */
+static const char *const RAISE =
+    "if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then "
+    "  redis.call('SET', KEYS[1], ARGV[1]) end return 0";
+
+/* Write room r again (meta, owner, journal, watchers, directory), or drop it when
+   another node owns it now. Returns false when it was dropped. */
+static bool adopt_room(cluster_t *cl, room_t *r)
+{
+    redisReply *rep = cluster__command(cl, "EVAL %s 0 %s %s", ADOPT, r->id, cl->id);
+    if (!rep) return true; /* Redis away: keep it; the next resync asks again */
+    bool ours = rep->type == REDIS_REPLY_STRING && strcmp(rep->str, cl->id) == 0;
+    if (!ours) {
+        log_warn("room %s: node %s hosts it now; dropped here", r->id,
+                 rep->type == REDIS_REPLY_STRING ? rep->str : "?");
+        freeReplyObject(rep);
+        r->cluster_moved = true;
+        if (cl->hooks) cl->hooks->room_moved(cl->hooks_ctx, r); /* the lobby closes it */
+        return false;
+    }
+    freeReplyObject(rep);
+    if (r->cluster_meta) write_meta(cl, r);
+    size_t i;
+    json_t *e;
+    json_array_foreach(r->cluster_journal, i, e) write_entry(cl, r->id, e);
+    for (int w = 0; w < r->nwatchers; w++)
+        cluster__append(cl, "SADD tapis:watchers:%s %llu", r->id,
+                        (unsigned long long)r->watchers[w]->id);
+    write_directory(cl, r);
+    return true;
+}
+
+void cluster__adopt_all(cluster_t *cl)
+{
+    server_t *srv = cl->srv;
+    cluster__append(cl, "EVAL %s 1 tapis:seq:room %llu", RAISE,
+                    (unsigned long long)srv->rooms_created);
+    cluster__append(cl, "EVAL %s 1 tapis:seq:session %llu", RAISE,
+                    (unsigned long long)srv->next_session_id);
+    for (queue_t *q = queue_head(&srv->sessions); q != &srv->sessions; q = queue_next(q))
+        write_session(cl, queue_data(q, session_t, node));
+    queue_t *q = queue_head(&srv->rooms);
+    while (q != &srv->rooms) {
+        room_t *r = queue_data(q, room_t, node);
+        q = queue_next(q); /* r may be dropped */
+        adopt_room(cl, r);
+    }
+    cluster__drain(cl);
+}
+
+void cluster_adopt_restored(server_t *srv)
+{
+    cluster_t *cl = srv->cluster;
+    if (!cl || !cl->rc) return;
+    cluster__adopt_all(cl);
+    cl->resync = cl->rc == NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Taking over the rooms of a dead node                                     */
+/* ------------------------------------------------------------------------ */
+
+static const char *const CLAIM =
+    "if redis.call('HGET', 'tapis:owner', ARGV[1]) ~= ARGV[2] then return 0 end "
+    "redis.call('HSET', 'tapis:owner', ARGV[1], ARGV[3]) "
+    "redis.call('SMOVE', 'tapis:node:'..ARGV[2]..':rooms', 'tapis:node:'..ARGV[3]..':rooms', "
+    "ARGV[1]) return 1";
+
+/* Room id's record from Redis: meta, journal stream (its seats from the "seat"
+   entries), watchers. Returns 0, or -1 with why. */
+static int read_room(cluster_t *cl, const char *id, durable_room_rec_t *rec, char *why,
+                     size_t whylen)
+{
+    redisReply *meta = cluster__command(cl, "HGETALL tapis:room:%s", id);
+    redisReply *ents = meta ? cluster__command(cl, "XRANGE tapis:journal:%s - +", id) : NULL;
+    const char *game = cluster__field(meta, "game"), *players = cluster__field(meta, "players"),
+               *options = cluster__field(meta, "options"), *seed = cluster__field(meta, "seed"),
+               *priv = cluster__field(meta, "private"), *rid = cluster__field(meta, "rid");
+    int rc = -1;
+    if (!meta || !ents || !options || !seed || !rid) {
+        snprintf(why, whylen, "its record is not in Redis");
+        goto out;
+    }
+    snprintf(rec->id, sizeof rec->id, "%s", id);
+    snprintf(rec->game, sizeof rec->game, "%s", game ? game : "?");
+    rec->players = players ? atoi(players) : 0;
+    rec->rid = strtoull(rid, NULL, 10);
+    rec->seed = strtoull(seed, NULL, 10);
+    rec->private_room = priv && atoi(priv) != 0;
+    if (!(rec->options = tapis_strdup(options))) {
+        snprintf(why, whylen, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < ents->elements; i++) {
+        redisReply *e = ents->element[i];
+        if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) continue;
+        const char *dash = strchr(e->element[0]->str, '-');
+        uint64_t en = dash ? strtoull(dash + 1, NULL, 10) : 0;
+        const char *kind = cluster__field(e->element[1], "kind"),
+                   *data = cluster__field(e->element[1], "data");
+        const char *seat_s = cluster__field(e->element[1], "seat"),
+                   *at_s = cluster__field(e->element[1], "at");
+        int seat = seat_s ? atoi(seat_s) : -1;
+        if (!kind) kind = "?";
+        if (durable_rec_add_entry(rec, en, kind, seat, at_s ? strtoll(at_s, NULL, 10) : 0, data) <
+            0) {
+            snprintf(rec->error, sizeof rec->error, "out of memory");
+            break;
+        }
+        if (strcmp(kind, "start") == 0) rec->playing = true;
+        if (strcmp(kind, "seat") == 0 && seat >= 0 && seat < rec->players &&
+            seat < GAME_MAX_SEATS) {
+            json_t *who = data ? json_loads(data, 0, NULL) : NULL;
+            const char *bot = json_string_value(json_object_get(who, "bot"));
+            rec->seats[seat].bot = bot != NULL;
+            snprintf(rec->seats[seat].strategy, sizeof rec->seats[seat].strategy, "%s",
+                     bot ? bot : "");
+            rec->seats[seat].session =
+                (uint64_t)json_integer_value(json_object_get(who, "session"));
+            json_decref(who);
+        }
+    }
+    redisReply *w = cluster__command(cl, "SMEMBERS tapis:watchers:%s", id);
+    for (size_t i = 0; w && i < w->elements; i++)
+        durable_rec_add_watcher(rec, strtoull(w->element[i]->str, NULL, 10));
+    if (w) freeReplyObject(w);
+    rc = 0;
+out:
+    if (meta) freeReplyObject(meta);
+    if (ents) freeReplyObject(ents);
+    return rc;
+}
+
+/* Rebuild room id from its record: the lobby replays and hosts it (its hook).
+   Returns true when it is hosted here (logged; else forgotten). */
+static bool rebuild(cluster_t *cl, const char *id, const char *dead)
+{
+    char why[400] = "";
+    durable_room_rec_t rec = {0};
+    struct room *r = NULL;
+    json_t *result = NULL;
+    durable_verdict_t v = DURABLE_ROOM_BAD;
+    if (read_room(cl, id, &rec, why, sizeof why) == 0) {
+        if (cl->hooks)
+            v = cl->hooks->room(cl->hooks_ctx, &rec, &r, &result, why, sizeof why);
+        else
+            snprintf(why, sizeof why, "this node rebuilds no rooms");
+    }
+    json_decref(result);
+    if (v == DURABLE_ROOM_REBUILT) {
+        log_notice("cluster: room %s taken over from node %s (%llu entries replayed)", id, dead,
+                   (unsigned long long)rec.nentries);
+        write_directory(cl, r);
+    } else if (v == DURABLE_ROOM_OVER) {
+        log_notice("cluster: room %s of node %s had ended; forgotten", id, dead);
+        forget_room(cl, id, cl->id);
+    } else {
+        log_error("cluster: room %s of node %s cannot be rebuilt: %s; left out", id, dead, why);
+        forget_room(cl, id, cl->id);
+    }
+    durable_rec_clear(&rec);
+    return v == DURABLE_ROOM_REBUILT;
+}
+
+void cluster_set_hooks(server_t *srv, const cluster_hooks_t *h, void *ctx)
+{
+    cluster_t *cl = srv->cluster;
+    if (!cl) return;
+    cl->hooks = h;
+    cl->hooks_ctx = ctx;
+}
+
+void cluster__take_over(cluster_t *cl, const char *dead)
+{
+    uint64_t t0 = uv_hrtime();
+    redisReply *rooms = cluster__command(cl, "SMEMBERS tapis:node:%s:rooms", dead);
+    int taken = 0, total = rooms ? (int)rooms->elements : 0;
+    for (int i = 0; i < total; i++) {
+        const char *id = rooms->element[i]->str;
+        if (cluster__reply_int(cluster__command(cl, "EVAL %s 0 %s %s %s", CLAIM, id, dead, cl->id),
+                               0) != 1)
+            continue; /* another node claimed it */
+        if (rebuild(cl, id, dead)) taken++;
+    }
+    cl->srv->metrics.taken_over += (uint64_t)taken;
+    if (rooms) freeReplyObject(rooms);
+    /* Its sessions: this node holds those it restored, the node that claimed a
+       room those of that room (maybe restoring them now); the others end with it. */
+    redisReply *ses = cluster__command(cl, "SMEMBERS tapis:node:%s:sessions", dead);
+    for (size_t i = 0; ses && i < ses->elements; i++)
+        cluster__append(cl, "EVAL %s 0 %s %s %s", DROP_SESSION, ses->element[i]->str, dead, cl->id);
+    if (ses) freeReplyObject(ses);
+    cluster__append(cl, "SREM tapis:nodes %s", dead);
+    cluster__drain(cl);
+    log_notice("cluster: node %s is gone; %d of its %d rooms taken over here in %.0f ms", dead,
+               taken, total, (double)(uv_hrtime() - t0) / 1e6);
+    cluster_commit(cl->srv);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The durability backend                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int d_commit(void *srv)
+{
+    cluster_commit(srv);
+    return 0;
+}
+
+static uint64_t d_next_id(void *srv, const char *what)
+{
+    return cluster_next_id(srv, what);
+}
+
+static void d_session_new(void *srv, const session_t *s)
+{
+    (void)srv;
+    cluster_session_new(s);
+}
+
+static void d_session_end(void *srv, const session_t *s)
+{
+    (void)srv;
+    cluster_session_end(s);
+}
+
+static void d_session_room(void *srv, const session_t *s, const room_t *r, bool in)
+{
+    (void)srv;
+    cluster_session_room(s, r, in);
+}
+
+static void d_room_new(void *srv, room_t *r, const json_t *options, uint64_t seed)
+{
+    (void)srv;
+    cluster_room_new(r, options, seed);
+}
+
+static void d_room_closed(void *srv, room_t *r, bool over)
+{
+    (void)srv;
+    (void)over;
+    cluster_room_gone(r);
+}
+
+static void d_room_changed(void *srv, room_t *r)
+{
+    (void)srv;
+    cluster_room_changed(r);
+}
+
+static void d_room_free(void *srv, room_t *r)
+{
+    (void)srv;
+    cluster_room_free(r);
+}
+
+static void d_watcher(void *srv, room_t *r, const session_t *s, bool watching)
+{
+    (void)srv;
+    cluster_watcher(r, s, watching);
+}
+
+static void d_journal(void *srv, room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
+                      const json_t *data)
+{
+    (void)srv;
+    cluster_journal(r, n, kind, seat, at, data);
+}
+
+/* A rename writes the session's record again, under its new name. */
+const durable_backend_t cluster_durable = {
+    .name = "cluster",
+    .commit = d_commit,
+    .next_id = d_next_id,
+    .session_new = d_session_new,
+    .session_rename = d_session_new,
+    .session_end = d_session_end,
+    .session_room = d_session_room,
+    .room_new = d_room_new,
+    .room_closed = d_room_closed,
+    .room_changed = d_room_changed,
+    .room_free = d_room_free,
+    .watcher = d_watcher,
+    .journal = d_journal,
+};
