@@ -211,7 +211,25 @@ static void on_lag_tick(uv_timer_t *t)
 
 static int render_metrics(void *data, buf_t *body)
 {
-    return metrics_text(data, body);
+    server_t *srv = data;
+    return metrics_text(&srv->metrics, srv, body);
+}
+
+/* What metrics.c asks at each exposition: the connections, sessions and rooms. */
+static void census(const server_t *srv, metrics_census_t *c)
+{
+    c->draining = srv->draining;
+    c->conns = srv->nconns;
+    for (queue_t *q = queue_head(&srv->sessions); q != &srv->sessions; q = queue_next(q)) {
+        if (queue_data(q, session_t, node)->conn)
+            c->sessions_connected++;
+        else
+            c->sessions_held++;
+    }
+    for (queue_t *q = queue_head(&srv->rooms); q != &srv->rooms; q = queue_next(q)) {
+        room_t *r = queue_data(q, room_t, node);
+        c->rooms[metrics_game_index(r->desc->id)][r->status]++;
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -349,6 +367,7 @@ int main(int argc, char **argv)
     queue_init(&srv.relinking);
     srv.conn_hooks = &dispatch_conn_hooks;
     srv.metrics.cluster_health = cluster_health;
+    srv.metrics.census = census;
     uint64_t seed;
     if (srv.opts.seeded)
         seed = splitmix(srv.opts.seed ^ 0x5eed);

@@ -38,7 +38,7 @@
 #define RETRY_MAX_MS 8000 /* reconnects back off up to this */
 
 typedef struct dir_room { /* a room of another node, as the directory says */
-    char id[ROOM_ID_LEN + 1];
+    char id[DURABLE_ROOM_ID_LEN + 1];
     char node[33];
     uint64_t rid;
     json_t *summary;

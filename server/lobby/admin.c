@@ -170,7 +170,7 @@ void admin_kick(request_t *req)
 
 void admin_stats(request_t *req)
 {
-    json_t *stats = metrics_json(req->conn->srv);
+    json_t *stats = metrics_json(&req->conn->srv->metrics, req->conn->srv);
     if (!stats) {
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;

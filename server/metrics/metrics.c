@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "server/metrics/metrics.h"
-#include "server/server.h"
+#include "core/game.h"
+#include "include/tapis_error.h"
 
 static const double bucket_le[METRICS_BUCKETS] = {
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
@@ -240,9 +241,10 @@ static double open_fds(void)
     return n - 1; /* the directory's own descriptor */
 }
 
-static void collect(server_t *srv, writer_t *w)
+static void collect(const metrics_t *m, const struct server *srv, writer_t *w)
 {
-    const metrics_t *m = &srv->metrics;
+    metrics_census_t c = {0};
+    if (m->census) m->census(srv, &c);
     int ngames;
     const game_desc_t *const *games = game_registry(&ngames);
     if (ngames > METRICS_GAMES) ngames = METRICS_GAMES;
@@ -252,9 +254,9 @@ static void collect(server_t *srv, writer_t *w)
     gauge(w, "tapis_start_time_seconds", "When this tapisd started, in Unix time.",
           (double)m->start_wall_ms / 1000.0);
     gauge(w, "tapis_draining", "1 while the server drains (no new rooms), else 0.",
-          srv->draining ? 1 : 0);
+          c.draining ? 1 : 0);
 
-    gauge(w, "tapis_connections_open", "Connections open now.", srv->nconns);
+    gauge(w, "tapis_connections_open", "Connections open now.", c.conns);
     counter(w, "tapis_connections_accepted_total", "Connections accepted.", m->accepted);
     family(w, "tapis_connections_refused_total", "counter",
            "Connections refused at accept, by the limit that refused them.");
@@ -264,28 +266,16 @@ static void collect(server_t *srv, writer_t *w)
     for (int i = 0; i < CLOSE__COUNT; i++)
         sample(w, "", "cause", cause_names[i], NULL, NULL, (double)m->closed[i]);
 
-    int connected = 0, held = 0;
-    for (queue_t *q = queue_head(&srv->sessions); q != &srv->sessions; q = queue_next(q)) {
-        if (queue_data(q, session_t, node)->conn)
-            connected++;
-        else
-            held++;
-    }
     family(w, "tapis_sessions", "gauge",
            "Sessions: connected, or held for a player who may reconnect.");
-    sample(w, "", "state", "connected", NULL, NULL, connected);
-    sample(w, "", "state", "held", NULL, NULL, held);
+    sample(w, "", "state", "connected", NULL, NULL, c.sessions_connected);
+    sample(w, "", "state", "held", NULL, NULL, c.sessions_held);
 
-    int rooms[METRICS_GAMES][3] = {{0}};
-    for (queue_t *q = queue_head(&srv->rooms); q != &srv->rooms; q = queue_next(q)) {
-        room_t *r = queue_data(q, room_t, node);
-        rooms[metrics_game_index(r->desc->id)][r->status]++;
-    }
     static const char *const status[3] = {"waiting", "playing", "over"};
     family(w, "tapis_rooms", "gauge", "Rooms now, by game and status.");
     for (int g = 0; g < ngames; g++)
         for (int s = 0; s < 3; s++)
-            sample(w, "", "game", games[g]->id, "status", status[s], rooms[g][s]);
+            sample(w, "", "game", games[g]->id, "status", status[s], c.rooms[g][s]);
 
     family(w, "tapis_actions_applied_total", "counter", "Actions the games took, by game.");
     for (int g = 0; g < ngames; g++)
@@ -333,18 +323,18 @@ static void collect(server_t *srv, writer_t *w)
           (double)m->start_wall_ms / 1000.0);
 }
 
-int metrics_text(server_t *srv, buf_t *out)
+int metrics_text(const metrics_t *m, const struct server *srv, buf_t *out)
 {
     writer_t w = {.text = out};
-    collect(srv, &w);
+    collect(m, srv, &w);
     return w.failed ? -1 : 0;
 }
 
-json_t *metrics_json(server_t *srv)
+json_t *metrics_json(const metrics_t *m, const struct server *srv)
 {
     writer_t w = {.json = json_object()};
     if (!w.json) return NULL;
-    collect(srv, &w);
+    collect(m, srv, &w);
     if (w.failed) {
         json_decref(w.json);
         return NULL;

@@ -60,6 +60,14 @@ typedef enum budget_kind { BUDGET_LINE, BUDGET_CHAT, BUDGET_CREATE, BUDGET__COUN
 #define METRICS_GAMES 16    /* games counted apart (more share the last slot) */
 #define METRICS_REFUSALS 64 /* (game, code) pairs counted apart; more go to code "other" */
 
+/* What the server holds at an exposition (metrics_t.census fills it). */
+typedef struct metrics_census {
+    bool draining;
+    int conns;
+    int sessions_connected, sessions_held;
+    int rooms[METRICS_GAMES][3]; /* by game index and status: waiting, playing, over */
+} metrics_census_t;
+
 typedef struct metrics {
     uint64_t accepted;
     uint64_t refused[REFUSE__COUNT];
@@ -83,6 +91,8 @@ typedef struct metrics {
     /* Asked at each exposition: the live nodes (this one included) and whether
        Redis answers. main.c sets it to cluster_health(); NULL counts 0, down. */
     bool (*cluster_health)(const struct server *srv, int *nodes);
+    /* Asked at each exposition too: what the server holds now (main.c's). */
+    void (*census)(const struct server *srv, struct metrics_census *out);
 } metrics_t;
 
 void histogram_observe(histogram_t *h, double seconds);
@@ -94,8 +104,8 @@ int metrics_game_index(const char *game_id);
 void metrics_refused(metrics_t *m, int game, const char *code);
 
 /* The whole exposition in Prometheus text format 0.0.4. Returns 0, -1 on no memory. */
-int metrics_text(server_t *srv, buf_t *out);
+int metrics_text(const metrics_t *m, const struct server *srv, buf_t *out);
 /* The same numbers as one JSON object ({family: value or [{labels..., "value"}]}). */
-json_t *metrics_json(server_t *srv);
+json_t *metrics_json(const metrics_t *m, const struct server *srv);
 
 #endif

@@ -20,6 +20,63 @@
 
 #include "server/server.h"
 
+#define CONN_STAMPS 16 /* reads remembered per connection to stamp its lines */
+
+/* ------------------------------------------------------------------------ */
+/* Connection                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef enum conn_state {
+    CONN_OPEN,     /* reading and answering */
+    CONN_FLUSHING, /* read nothing more; close once the output is flushed */
+    CONN_DOOMED,   /* failed while sending: closed from the check handle */
+    CONN_CLOSING,  /* uv_close() called; waiting for the close callbacks */
+} conn_state_t;
+
+struct conn {
+    uv_tcp_t tcp;     /* first: a uv_stream_t * is a conn_t * */
+    uv_timer_t timer; /* hello timeout, then the flush deadline */
+    uv_shutdown_t shutdown;
+    server_t *srv;
+    uint64_t id;
+    char peer[64];
+    conn_state_t state;
+    int open_handles; /* freed when the last handle's close callback ran */
+    bool reading;
+    bool saw_line; /* a first line came: HTTP detection is done */
+    bool eof;      /* the peer shut down its side: answer, then close */
+    bool shutting; /* CONN_FLUSHING and uv_shutdown() called */
+
+    frame_t frame;
+    struct {
+        uint64_t end;     /* stream position (frame_t.fed) after this read */
+        uint64_t us;      /* when it was read */
+    } reads[CONN_STAMPS]; /* oldest first: the reads whose bytes are not all taken */
+    int nreads;
+    heap_node_t ready;     /* in srv->ready, keyed by its next line's stamp */
+    uint64_t turn;         /* the scheduler turn turn_lines counts in */
+    int turn_lines;        /* lines taken in that turn */
+    uint64_t last_line_ms; /* for the idle timeout */
+    budget_t line_budget, error_budget;
+    peer_count_t *peer_count; /* connections from the same address */
+
+    buf_t out;          /* output not yet handed to the kernel or libuv (see conn.c) */
+    size_t out_pending; /* bytes handed to libuv and not yet written */
+    queue_t flush_node; /* in srv->flushing while `out` waits (else unlinked) */
+    const char *doom_why;
+    const char *close_why; /* the first reason given to close it: its metrics cause */
+    queue_t doom_node;     /* in srv->doomed while CONN_DOOMED */
+    session_t *session;    /* the lobby's: NULL before hello (conn.c never reads it) */
+
+    struct relay_client *relay; /* relay.c's (links, lost rooms; opaque to conn.c), or NULL */
+    int lines_held;             /* while > 0 its lines wait (a relayed request awaits its reply) */
+    bool greeted;               /* conn_hello_done() ran */
+    bool node_link; /* from a cluster node's address (hooks.is_node_addr): not capped per address */
+    bool relayed;   /* a node's link (hello "via"): idles as long as its client */
+
+    queue_t node; /* in srv->conns */
+};
+
 /*
  * What a connection hands up, filled by the layer above (the lobby) and set in
  * srv->conn_hooks before the first connection is accepted. conn.c knows no

@@ -20,6 +20,60 @@
 #define TAPIS_SERVER_ROOM_H
 
 #include "server/server.h"
+#include "server/session/session.h"
+
+#define ROOM_ID_LEN 16
+
+/* ------------------------------------------------------------------------ */
+/* Room                                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef enum room_status {
+    ROOM_WAITING, /* seats still free */
+    ROOM_PLAYING,
+    ROOM_OVER,
+} room_status_t;
+
+typedef struct seat {
+    session_t *session;    /* a person (connected or held), or NULL */
+    bool bot;              /* a built-in bot sits here */
+    char bot_strategy[33]; /* as given: "normal", "greedy:250", "fast:100-400" */
+    char bot_name[33];     /* the level's strategy, passed to the game's bot */
+    int64_t bot_delay_min; /* ms: the bot's reaction time, drawn in [min, max] */
+    int64_t bot_delay_max;
+    rng_t bot_rng;
+    int64_t bot_due;         /* ms when the bot acts next, or GAME_NO_DEADLINE */
+    uint64_t bot_passed_seq; /* the bot had nothing to play at this seq */
+    int64_t wait_since;      /* ms since which the game waits on this seat, or -1 */
+} seat_t;
+
+struct room {
+    server_t *srv;
+    char id[ROOM_ID_LEN + 1];
+    uint64_t rid;         /* its number (the store's key; a public room's id) */
+    int64_t clock_offset; /* ms: room time = server time + offset (0 unless restored) */
+    uint64_t journal_n;   /* journal entries written (the next one's number) */
+    bool private_room;
+    const game_desc_t *desc;
+    int nseats;
+    seat_t seats[GAME_MAX_SEATS];
+    session_t **watchers;
+    int nwatchers, capwatchers;
+    game_t *game; /* created with the room, played once full */
+    room_status_t status;
+    bool closed;             /* room_destroy() ran: freed at the end of the turn */
+    uint64_t seq;            /* state events sent */
+    int64_t last_now;        /* the game's clock never goes back */
+    heap_node_t due;         /* in srv->timers while timer_at is set */
+    int64_t timer_at;        /* ms: the earliest of game deadline, turn timer, bots, or
+                                GAME_NO_DEADLINE */
+    int64_t unattended_at;   /* ms since which a waiting room has no connected person, or -1 */
+    json_t *cluster_meta;    /* cluster.c: {"options","seed"} as text (NULL without --redis) */
+    json_t *cluster_journal; /* cluster.c: the journal's entries, to write again */
+    bool cluster_moved;      /* another node hosts it now: Redis is not told it closed */
+    UT_hash_handle hh;       /* srv->by_room_id */
+    queue_t node;            /* in srv->rooms, newest first; then in srv->graveyard */
+};
 
 /* room_sit() and friends refuse with a tapis_error_t (tapis_error.h): a TAPIS_E_* code. */
 

@@ -22,6 +22,36 @@
 
 #include "server/server.h"
 
+#define TOKEN_LEN 32         /* hex characters of a reconnect token (128 bits) */
+#define TOKEN_HASH_LEN 64    /* hex characters of its hash (BLAKE2b-256): what is stored */
+#define SESSION_MAX_ROOMS 64 /* rooms one session may sit or watch in at once */
+
+/* ------------------------------------------------------------------------ */
+/* Session                                                                  */
+/* ------------------------------------------------------------------------ */
+
+struct session {
+    server_t *srv;
+    uint64_t id;               /* for logs: the token is a secret and is never logged */
+    char token[TOKEN_LEN + 1]; /* empty for a restored session until its hello */
+    char token_hash[TOKEN_HASH_LEN + 1];
+    int64_t created; /* wall time, ms since the epoch */
+    char name[64];
+    conn_t *conn;                     /* NULL while disconnected (seats held) */
+    uv_timer_t hold;                  /* the reconnect window */
+    void (*on_expired)(session_t *s); /* when it passes (session_hold()) */
+    bool hold_open;                   /* hold handle initialised and not yet closed */
+    bool gone;                        /* session_close() ran, or is under way */
+    bool admin;                       /* said `admin TOKEN` (admin.c) */
+    struct room **rooms;              /* rooms seated in or watched */
+    int nrooms, caprooms;
+    budget_t chat_budget, create_budget;
+    char name_key[64];      /* the name folded to lower case: names are unique by it */
+    UT_hash_handle hh;      /* srv->by_token, keyed by token_hash */
+    UT_hash_handle hh_name; /* srv->by_name */
+    queue_t node;           /* in srv->sessions */
+};
+
 /* A new session named `name`, attached to c. NULL on failure (logged). */
 session_t *session_create(server_t *srv, conn_t *c, const char *name);
 /*
