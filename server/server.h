@@ -10,8 +10,9 @@
  * else holds pointers across these objects, so closing a connection only
  * detaches its session, and destroying a session only leaves its rooms.
  *
- * Time: the server clock is uv_hrtime() since start, kept in microseconds
- * (stamps) and handed to games in milliseconds (`now`).
+ * Time: the server clock (srv->clock, server/base/clock.h) is uv_hrtime()
+ * since start, or what a test set it to, kept in microseconds (stamps) and
+ * handed to games in milliseconds (`now`).
  */
 #ifndef TAPIS_SERVER_SERVER_H
 #define TAPIS_SERVER_SERVER_H
@@ -24,6 +25,8 @@
 #include "protocol/buf.h"
 #include "protocol/framing.h"
 #include "core/game.h"
+#include "server/base/budget.h"
+#include "server/base/clock.h"
 #include "server/base/heap.h"
 #include "server/metrics/metrics.h"
 #include "server/base/options.h"
@@ -45,30 +48,11 @@ typedef struct peer_count peer_count_t;
 typedef struct store store_t;
 typedef struct conn_hooks conn_hooks_t;
 
-/*
- * A budget that refills one unit every `interval` µs and holds at most
- * `burst` units (GCRA: one number per budget, one comparison per use).
- * budget_take() is true when a unit was there; interval 0 means no limit.
- */
-typedef struct budget {
-    uint64_t tat; /* µs: when the budget is full again ("theoretical arrival time") */
-} budget_t;
-
-static inline bool budget_take(budget_t *b, uint64_t now, uint64_t interval, uint64_t burst)
-{
-    if (interval == 0) return true;
-    uint64_t tat = b->tat > now ? b->tat : now;
-    if (tat - now > (burst ? burst - 1 : 0) * interval) return false;
-    b->tat = tat + interval;
-    return true;
-}
-
-/* Spend `units` more without asking (work already done): later takes wait for them. */
-static inline void budget_charge(budget_t *b, uint64_t now, uint64_t interval, uint64_t units)
-{
-    if (interval == 0) return;
-    b->tat = (b->tat > now ? b->tat : now) + units * interval;
-}
+#define TOKEN_LEN 32      /* hex characters of a reconnect token (128 bits) */
+#define TOKEN_HASH_LEN 64 /* hex characters of its hash (BLAKE2b-256): what is stored */
+#define ROOM_ID_LEN 16
+#define SESSION_MAX_ROOMS 64 /* rooms one session may sit or watch in at once */
+#define CONN_STAMPS 16       /* reads remembered per connection to stamp its lines */
 
 /* ------------------------------------------------------------------------ */
 /* Server                                                                   */
@@ -91,7 +75,7 @@ struct server {
     uv_timer_t wake;          /* wakes the loop for the earliest room deadline */
     uint64_t wake_at;         /* µs the wake timer is armed for, or UINT64_MAX */
     uv_timer_t stop_timer;    /* shutdown: force-close connections still flushing */
-    uint64_t start_ns;
+    server_clock_t clock;     /* the server clock (clock.h): set by main, or by a test */
     bool stopping;
     bool draining;         /* admin drain: no new rooms; stop when the last game ends */
     char admin_token[128]; /* from --admin-token-file; "" = no admin */
@@ -126,13 +110,6 @@ struct server {
     const conn_hooks_t *conn_hooks; /* what the connections hand up (conn.h), set by main */
 };
 
-/* The server clock: µs and ms since start (monotonic). Room time is server
-   time plus the room's clock_offset (room.c). */
-uint64_t server_now_us(const server_t *srv);
-static inline int64_t server_now_ms(const server_t *srv)
-{
-    return (int64_t)(server_now_us(srv) / 1000);
-}
 /* n random bytes from the OS (getrandom). Returns 0 or -1. */
 int server_random(void *buf, size_t n);
 /* A seed for a new game: from the OS, or derived from --seed. */

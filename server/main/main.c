@@ -48,13 +48,8 @@ static void notify(const char *state)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Clock and randomness                                                     */
+/* Randomness                                                               */
 /* ------------------------------------------------------------------------ */
-
-uint64_t server_now_us(const server_t *srv)
-{
-    return (uv_hrtime() - srv->start_ns) / 1000;
-}
 
 int server_random(void *buf, size_t n)
 {
@@ -357,7 +352,7 @@ int main(int argc, char **argv)
         return 1;
     }
     srv.loop = &loop;
-    srv.start_ns = uv_hrtime();
+    clock_start(&srv.clock);
     queue_init(&srv.conns);
     queue_init(&srv.doomed);
     queue_init(&srv.flushing);

@@ -1,8 +1,9 @@
 /*
  * conn.c — connections: accept, read, frame, stamp, write, close.
  *
- * Stamps (the race rules of DESIGN.md). Every read is stamped with
- * uv_hrtime() when its callback runs (µs since start), and a line carries
+ * Stamps (the race rules of DESIGN.md). Every read is stamped with the
+ * server clock (server/base/clock.h: µs since start, or what a test set)
+ * when its callback runs, and a line carries
  * the stamp of the read that brought its "\n": a line never inherits an
  * older line's stamp, however many lines wait before it. A connection keeps
  * the stamps of its last CONN_STAMPS reads whose bytes are not all taken;

@@ -35,6 +35,8 @@ void sched_turn(server_t *srv)
 {
     close_doomed(srv);
     srv->turn++;
+    /* What is due is asked of the server clock (a test sets it); the turn's
+       work budget is real time spent, so it stays on uv_hrtime(). */
     uint64_t now = server_now_us(srv);
     uint64_t until = uv_hrtime() + SCHED_TURN_NS;
     for (int budget = SCHED_TURN_BUDGET; budget > 0;) {
