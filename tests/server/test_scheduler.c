@@ -1,0 +1,392 @@
+/*
+ * test_scheduler.c — the scheduler (server/sched) alone, on the set clock.
+ *
+ * The real scheduler and the real connections (server/net) run on a real
+ * loop: clients are blocking loopback sockets, and each read is stamped
+ * with the clock the test set before the loop read it. The check and
+ * prepare handles are stopped, so a turn (and its commit and write) runs
+ * only when the test calls sched_turn(). What lies
+ * above the wire is the test's: the connections' hooks record each line and
+ * its stamp; a room is a bare room_t in srv->timers, and room_run_due()
+ * (the room part is not linked) records when its deadline ran; a durability
+ * backend records the commit and checks that nothing was written before
+ * it. Linked: sched, net, durable, metrics, base.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "server/base/log.h"
+#include "server/net/conn.h"
+#include "server/room/room.h"
+#include "server/sched/scheduler.h"
+#include "server/server.h"
+
+/* ------------------------------------------------------------------------ */
+/* What the scheduler did                                                   */
+/* ------------------------------------------------------------------------ */
+
+#define MAX_EVENTS 2048
+
+typedef struct event {
+    char what[32]; /* the line, or "room N" */
+    uint64_t at;   /* its stamp, or the deadline (srv->work_us) */
+    uint64_t turn;
+} event_t;
+
+static server_t srv;
+static event_t events[MAX_EVENTS];
+static int nevents;
+static int commits;
+static int reply_fd = -1; /* the client whose reply must not come before the commit */
+static bool reply_each_line;
+
+static void note(const char *what, size_t len, uint64_t at)
+{
+    assert_true(nevents < MAX_EVENTS);
+    event_t *e = &events[nevents++];
+    if (len >= sizeof e->what) len = sizeof e->what - 1;
+    memcpy(e->what, what, len);
+    e->what[len] = 0;
+    e->at = at;
+    e->turn = srv.turn;
+}
+
+static void on_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool limited)
+{
+    (void)limited;
+    assert_int_equal(srv.work_us, stamp);
+    note(line, len, stamp);
+    if (reply_each_line) conn_send_line(c, line, len);
+}
+
+static void on_close(conn_t *c)
+{
+    (void)c;
+}
+
+static const conn_hooks_t hooks = {.on_line = on_line, .on_close = on_close};
+
+/* The room part is not linked: a room is a deadline in srv->timers. */
+#define NROOMS 1100
+static room_t rooms[NROOMS];
+
+void room_run_due(room_t *r)
+{
+    char what[32];
+    int n = snprintf(what, sizeof what, "room %d", (int)(r - rooms));
+    assert_int_equal(srv.work_us, r->due.key);
+    note(what, (size_t)n, r->due.key);
+    heap_remove(&srv.timers, &r->due);
+}
+
+void room_free_graveyard(server_t *s)
+{
+    (void)s;
+}
+
+static void add_deadline(int i, uint64_t at)
+{
+    rooms[i].srv = &srv;
+    assert_int_equal(heap_set(&srv.timers, &rooms[i].due, at), 0);
+}
+
+/* The sink's commit: the turn's replies are queued, none is written yet. */
+static int on_commit(void *ctx)
+{
+    (void)ctx;
+    commits++;
+    if (reply_fd >= 0) {
+        char b;
+        assert_int_equal(recv(reply_fd, &b, 1, MSG_DONTWAIT), -1);
+        assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+        int queued = 0;
+        for (queue_t *q = queue_head(&srv.conns); q != &srv.conns; q = queue_next(q))
+            queued += queue_data(q, conn_t, node)->out.len > 0;
+        assert_true(queued > 0);
+    }
+    return 0;
+}
+
+static const durable_backend_t recorder = {.name = "recorder", .commit = on_commit};
+
+/* ------------------------------------------------------------------------ */
+/* A server on loopback, its clients                                        */
+/* ------------------------------------------------------------------------ */
+
+static int port;
+
+/* Run the loop until cond() holds (a real-time bound, for a broken build only). */
+static void run_until(bool (*cond)(void *), void *arg)
+{
+    uint64_t give_up = uv_hrtime() + 10ull * 1000000000;
+    while (!cond(arg)) {
+        assert_true(uv_hrtime() < give_up);
+        uv_run(srv.loop, UV_RUN_NOWAIT);
+    }
+}
+
+static bool has_conns(void *n)
+{
+    return srv.nconns >= *(int *)n;
+}
+
+/* A new client, and the server's connection for it. */
+static int client(conn_t **out)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    int want = srv.nconns + 1;
+    run_until(has_conns, &want);
+    *out = queue_data(queue_head(&srv.conns), conn_t, node); /* newest first */
+    return fd;
+}
+
+typedef struct fed {
+    conn_t *c;
+    uint64_t want;
+} fed_t;
+
+static bool has_read(void *arg)
+{
+    fed_t *f = arg;
+    return f->c->frame.fed >= f->want;
+}
+
+/* c's client writes s, and the server reads it at `us` on the server clock. */
+static void send_at(int fd, conn_t *c, const char *s, uint64_t us)
+{
+    clock_set(&srv.clock, us);
+    size_t n = strlen(s);
+    assert_int_equal(send(fd, s, n, 0), (ssize_t)n);
+    fed_t f = {c, c->frame.fed + n};
+    run_until(has_read, &f);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    static uv_loop_t loop;
+    memset(&srv, 0, sizeof srv);
+    memset(rooms, 0, sizeof rooms);
+    nevents = commits = 0;
+    reply_fd = -1;
+    reply_each_line = false;
+    log_set_level(LOG_ERROR);
+    char *argv[] = {"tapisd", "--line-rate", "0", "--conn-rate", "0", NULL};
+    assert_int_equal(options_parse(&srv.opts, 5, argv), 0);
+    assert_int_equal(uv_loop_init(&loop), 0);
+    srv.loop = &loop;
+    clock_set(&srv.clock, 0);
+    queue_init(&srv.conns);
+    queue_init(&srv.doomed);
+    queue_init(&srv.flushing);
+    queue_init(&srv.sessions);
+    queue_init(&srv.rooms);
+    queue_init(&srv.graveyard);
+    queue_init(&srv.relinking);
+    srv.conn_hooks = &hooks;
+    durable_add(&srv.durable, &recorder, NULL);
+    sched_init(&srv);
+    uv_check_stop(&srv.check);     /* a turn runs when the test says */
+    uv_prepare_stop(&srv.prepare); /* and so does its commit and write */
+    struct sockaddr_in a;
+    uv_ip4_addr("127.0.0.1", 0, &a);
+    uv_tcp_init(&loop, &srv.listener);
+    srv.listener.data = &srv;
+    assert_int_equal(uv_tcp_bind(&srv.listener, (struct sockaddr *)&a, 0), 0);
+    assert_int_equal(uv_listen((uv_stream_t *)&srv.listener, 16, conn_on_connection), 0);
+    int n = sizeof a;
+    uv_tcp_getsockname(&srv.listener, (struct sockaddr *)&a, &n);
+    port = ntohs(a.sin_port);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    while (!queue_empty(&srv.conns))
+        conn_close(queue_data(queue_head(&srv.conns), conn_t, node), "test over");
+    uv_close((uv_handle_t *)&srv.listener, NULL);
+    sched_close(&srv);
+    uv_run(srv.loop, UV_RUN_DEFAULT);
+    conn_free_peers(&srv);
+    assert_int_equal(uv_loop_close(srv.loop), 0);
+    return 0;
+}
+
+static void assert_event(int i, const char *what, uint64_t at)
+{
+    assert_true(i < nevents);
+    assert_string_equal(events[i].what, what);
+    assert_int_equal(events[i].at, at);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A reads at 100 and 300, B at 200, deadlines at 150, 250, 300 and 2000:
+ * one turn at 1000 applies them by time (A's second line does not follow
+ * its first), the line before the deadline of the same µs, and leaves the
+ * deadline still to come.
+ */
+static void lines_and_deadlines_go_in_time_order(void **state)
+{
+    (void)state;
+    conn_t *a, *b;
+    int fa = client(&a), fb = client(&b);
+    send_at(fa, a, "a1\n", 100);
+    send_at(fb, b, "b1\n", 200);
+    send_at(fa, a, "a2\n", 300);
+    add_deadline(0, 300);
+    add_deadline(1, 250);
+    add_deadline(2, 150);
+    add_deadline(3, 2000);
+    clock_set(&srv.clock, 1000);
+    sched_turn(&srv);
+    assert_int_equal(nevents, 6);
+    assert_event(0, "a1", 100);
+    assert_event(1, "room 2", 150);
+    assert_event(2, "b1", 200);
+    assert_event(3, "room 1", 250);
+    assert_event(4, "a2", 300); /* the line first at the same µs */
+    assert_event(5, "room 0", 300);
+    assert_int_equal(commits, 1);
+    assert_true(heap_contains(&rooms[3].due));
+    clock_set(&srv.clock, 1999);
+    sched_turn(&srv);
+    assert_int_equal(nevents, 6); /* 1 µs before: not due */
+    clock_set(&srv.clock, 2000);
+    sched_turn(&srv);
+    assert_event(6, "room 3", 2000);
+    close(fa);
+    close(fb);
+}
+
+/* Lines read in one callback share its stamp; a later read is later, even
+   when B's line arrives between A's two reads. */
+static void a_line_takes_the_stamp_of_the_read_that_ended_it(void **state)
+{
+    (void)state;
+    conn_t *a, *b;
+    int fa = client(&a), fb = client(&b);
+    send_at(fa, a, "x1\nx2\nx", 10);
+    send_at(fb, b, "y1\n", 20);
+    send_at(fa, a, "3\n", 30);
+    sched_turn(&srv);
+    assert_int_equal(nevents, 4);
+    assert_event(0, "x1", 10);
+    assert_event(1, "x2", 10);
+    assert_event(2, "y1", 20);
+    assert_event(3, "x3", 30); /* its "\n" came at 30 */
+    close(fa);
+    close(fb);
+}
+
+/* 40 lines of A at 100, one of B at 200: a turn takes 32 of A and ends
+   there (A's 33rd is the earliest work, and nothing may pass it); the next
+   turn takes A's last 8, then B's. */
+static void a_connection_gets_32_lines_a_turn_and_no_one_overtakes(void **state)
+{
+    (void)state;
+    conn_t *a, *b;
+    int fa = client(&a), fb = client(&b);
+    char burst[40 * 4 + 1] = "";
+    for (int i = 0; i < 40; i++)
+        snprintf(burst + strlen(burst), sizeof burst - strlen(burst), "%02d\n", i);
+    send_at(fa, a, burst, 100);
+    send_at(fb, b, "b\n", 200);
+    sched_turn(&srv);
+    assert_int_equal(nevents, SCHED_CONN_LINES);
+    assert_event(SCHED_CONN_LINES - 1, "31", 100);
+    sched_turn(&srv);
+    assert_int_equal(nevents, 41);
+    assert_event(39, "39", 100);
+    assert_event(40, "b", 200);
+    assert_true(events[39].turn == events[40].turn && events[39].turn == events[32].turn);
+    assert_int_equal(commits, 2);
+    close(fa);
+    close(fb);
+}
+
+/*
+ * 1,100 deadlines due: a turn does at most SCHED_TURN_BUDGET units (exactly
+ * that many when it took less than its 1 ms of real time, fewer only when
+ * it ran out of time), and the turns that follow run the rest in order.
+ */
+static void a_turn_does_at_most_its_budget(void **state)
+{
+    (void)state;
+    for (int i = 0; i < NROOMS; i++)
+        add_deadline(i, 1000 + (uint64_t)i);
+    clock_set(&srv.clock, 5000);
+    uint64_t t0 = uv_hrtime();
+    sched_turn(&srv);
+    uint64_t took = uv_hrtime() - t0;
+    assert_true(nevents >= 8 && nevents <= SCHED_TURN_BUDGET);
+    if (took < SCHED_TURN_NS) assert_int_equal(nevents, SCHED_TURN_BUDGET);
+    int turns = 1;
+    while (nevents < NROOMS) {
+        int before = nevents;
+        sched_turn(&srv);
+        assert_true(nevents > before && nevents - before <= SCHED_TURN_BUDGET);
+        assert_true(++turns <= NROOMS / 8 + 1);
+    }
+    for (int i = 0; i < NROOMS; i++)
+        assert_int_equal(events[i].at, 1000 + (uint64_t)i);
+    assert_int_equal(commits, turns);
+}
+
+/* The turn's replies are written after its one commit, not before. */
+static void the_commit_comes_before_any_output(void **state)
+{
+    (void)state;
+    conn_t *a;
+    int fa = client(&a);
+    reply_each_line = true;
+    reply_fd = fa;
+    send_at(fa, a, "ping\nping\n", 100);
+    sched_turn(&srv);
+    assert_int_equal(commits, 1); /* on_commit saw the replies queued, unwritten */
+    char got[16];
+    size_t n = 0;
+    uint64_t give_up = uv_hrtime() + 10ull * 1000000000;
+    while (n < 10) {
+        assert_true(uv_hrtime() < give_up);
+        uv_run(srv.loop, UV_RUN_NOWAIT);
+        ssize_t k = recv(fa, got + n, sizeof got - n, MSG_DONTWAIT);
+        if (k > 0) n += (size_t)k;
+    }
+    assert_memory_equal(got, "ping\nping\n", 10);
+    close(fa);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(lines_and_deadlines_go_in_time_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_line_takes_the_stamp_of_the_read_that_ended_it, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_connection_gets_32_lines_a_turn_and_no_one_overtakes,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_turn_does_at_most_its_budget, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_commit_comes_before_any_output, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
