@@ -1,0 +1,456 @@
+/*
+ * test_room.c — a room of 233 (server/room) driven by the real scheduler on
+ * the set clock: the dispute window and the turn timer, deterministically.
+ *
+ * The server is the smallest that hosts a room: a server_t of the test's,
+ * the room, scheduler, net, durable, metrics and base parts linked, and
+ * core's games. The four players are sessions of the test's with no
+ * connection (the lobby is not linked: session_add_room() and
+ * session_remove_room() are the test's, and so are the seeds, fixed). An
+ * action reaches the room as a line would, through room_apply() with the
+ * stamp the test chose; deadlines run through sched_turn() at the µs the
+ * clock is set to. A durability backend records the room's journal: what
+ * the game was given, by whom and at what room time.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "server/base/log.h"
+#include "server/room/room.h"
+#include "server/sched/scheduler.h"
+#include "server/server.h"
+
+#define WINDOW_MS 200 /* 233's dispute_ms */
+#define TURN_MS 1000  /* --turn-timer 1s: the turn timer test */
+
+/* ------------------------------------------------------------------------ */
+/* The parts not linked                                                     */
+/* ------------------------------------------------------------------------ */
+
+int session_add_room(session_t *s, room_t *r)
+{
+    (void)r;
+    s->nrooms++;
+    return 0;
+}
+
+void session_remove_room(session_t *s, room_t *r)
+{
+    (void)r;
+    s->nrooms--;
+}
+
+static uint64_t game_seed;
+
+uint64_t server_game_seed(server_t *srv)
+{
+    (void)srv;
+    return game_seed;
+}
+
+int server_random(void *buf, size_t n)
+{
+    static unsigned char next;
+    for (size_t i = 0; i < n; i++)
+        ((unsigned char *)buf)[i] = next++;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The journal                                                              */
+/* ------------------------------------------------------------------------ */
+
+#define MAX_ENTRIES 20000
+
+typedef struct entry {
+    char kind[8];
+    int seat;
+    int64_t at;
+} entry_t;
+
+static entry_t journal[MAX_ENTRIES];
+static int njournal;
+
+static void on_journal(void *ctx, struct room *r, uint64_t n, const char *kind, int seat,
+                       int64_t at, const json_t *data)
+{
+    (void)ctx;
+    (void)r;
+    (void)n;
+    (void)data;
+    assert_true(njournal < MAX_ENTRIES);
+    entry_t *e = &journal[njournal++];
+    snprintf(e->kind, sizeof e->kind, "%s", kind);
+    e->seat = seat;
+    e->at = at;
+}
+
+static const durable_backend_t recorder = {.name = "recorder", .journal = on_journal};
+
+/* ------------------------------------------------------------------------ */
+/* A table of four                                                          */
+/* ------------------------------------------------------------------------ */
+
+static server_t srv;
+static uv_loop_t loop;
+static session_t players[4];
+static room_t *room;
+static json_t *views[4];
+
+static void start_table(uint64_t seed, const char *turn_timer)
+{
+    memset(&srv, 0, sizeof srv);
+    memset(players, 0, sizeof players);
+    njournal = 0;
+    game_seed = seed;
+    log_set_level(LOG_ERROR);
+    char *argv[] = {"tapisd", "--turn-timer", (char *)turn_timer, NULL};
+    assert_int_equal(options_parse(&srv.opts, 3, argv), 0);
+    assert_true(srv.opts.turn_timer == 0 || srv.opts.turn_timer == TURN_MS);
+    assert_int_equal(uv_loop_init(&loop), 0);
+    srv.loop = &loop;
+    clock_set(&srv.clock, 1000000); /* 1 s after the start */
+    queue_init(&srv.conns);
+    queue_init(&srv.doomed);
+    queue_init(&srv.flushing);
+    queue_init(&srv.sessions);
+    queue_init(&srv.rooms);
+    queue_init(&srv.graveyard);
+    assert_int_equal(durable_add(&srv.durable, &recorder, NULL), 0);
+    tapis_error_t err = {0};
+    json_t *opts = json_pack("{s:i}", "dispute_ms", WINDOW_MS);
+    room = room_create(&srv, game_find("233"), 4, opts, false, &err);
+    json_decref(opts);
+    assert_non_null(room);
+    for (int i = 0; i < 4; i++) {
+        players[i].srv = &srv;
+        players[i].id = (uint64_t)i + 1;
+        snprintf(players[i].name, sizeof players[i].name, "s%d", i);
+        assert_int_equal(room_sit(room, &players[i], -1, &err), i);
+        room_seated(room);
+    }
+    assert_int_equal(room->status, ROOM_PLAYING);
+}
+
+static void end_table(void)
+{
+    for (int i = 0; i < 4; i++) {
+        json_decref(views[i]);
+        views[i] = NULL;
+    }
+    room_destroy(room);
+    sched_turn(&srv); /* frees the room */
+    heap_free(&srv.timers);
+    heap_free(&srv.ready);
+    assert_int_equal(uv_loop_close(&loop), 0);
+}
+
+static json_t *sync_views(void)
+{
+    for (int i = 0; i < 4; i++) {
+        json_decref(views[i]);
+        views[i] = room_state_event(room, i);
+    }
+    return json_object_get(views[0], "view");
+}
+
+static json_t *view(int seat)
+{
+    return json_object_get(views[seat], "view");
+}
+
+static json_int_t score(int seat)
+{
+    return json_integer_value(json_object_get(
+        json_array_get(json_object_get(view(0), "players"), (size_t)seat), "score"));
+}
+
+static uint64_t now_us(void)
+{
+    return clock_now_us(&srv.clock);
+}
+
+/* Scheduler turns until nothing is due by now: the scheduler decides what is. */
+static void run_due(void)
+{
+    for (int i = 0; i < 100; i++) {
+        sched_turn(&srv);
+        heap_node_t *due = heap_min(&srv.timers);
+        if (!due || due->key > now_us()) return;
+    }
+    fail_msg("deadlines keep coming");
+}
+
+/* An action of `type` legal for seat, or NULL (a new reference). */
+static json_t *legal_of(int seat, const char *type)
+{
+    json_t *legal = json_object_get(view(seat), "legal"), *a;
+    size_t i;
+    json_array_foreach(legal, i, a)
+    {
+        if (strcmp(json_string_value(json_object_get(a, "type")), type) == 0) return json_incref(a);
+    }
+    return NULL;
+}
+
+/* seat plays `action` read at `us`: what room_apply() says (as the lobby does after it). */
+static int act_at(int seat, json_t *action, uint64_t us, tapis_error_t *err)
+{
+    clock_set(&srv.clock, us);
+    run_due();
+    srv.work_us = us;
+    int rc = room_apply(room, seat, action, us, err);
+    if (rc == 0) room_changed(room);
+    srv.work_us = 0;
+    sync_views();
+    return rc;
+}
+
+/*
+ * Play plain actions (no take, no claim), 1 ms apart, until the turn
+ * player may take the discard and another seat may claim it, with scores
+ * equal or not as asked (the same search as test_races.py).
+ */
+static void find_race(bool equal_scores, int *turn, json_t **take, int *other, json_t **claim)
+{
+    uint32_t pick = 12345;
+    sync_views();
+    for (int step = 0; step < 20000; step++) {
+        json_t *v = view(0);
+        assert_string_not_equal(json_string_value(json_object_get(v, "phase")), "over");
+        int t = (int)json_integer_value(json_object_get(v, "turn"));
+        json_t *tk = legal_of(t, "take");
+        for (int o = 0; tk && o < 4; o++) {
+            json_t *cl = o != t ? legal_of(o, "claim") : NULL;
+            if (cl && (score(t) == score(o)) == equal_scores) {
+                *turn = t, *take = tk, *other = o, *claim = cl;
+                return;
+            }
+            json_decref(cl);
+        }
+        json_decref(tk);
+        bool acted = false;
+        for (int seat = 0; seat < 4 && !acted; seat++) {
+            json_t *legal = json_object_get(view(seat), "legal"), *plain = json_array();
+            size_t i;
+            json_t *a;
+            json_array_foreach(legal, i, a)
+            {
+                const char *type = json_string_value(json_object_get(a, "type"));
+                if (strcmp(type, "take") && strcmp(type, "claim")) json_array_append(plain, a);
+            }
+            if (json_array_size(plain)) {
+                pick = pick * 1103515245u + 12345u;
+                json_t *chosen =
+                    json_incref(json_array_get(plain, (pick >> 8) % json_array_size(plain)));
+                tapis_error_t err = {0};
+                assert_int_equal(act_at(seat, chosen, now_us() + 1000, &err), 0);
+                json_decref(chosen);
+                acted = true;
+            }
+            json_decref(plain);
+        }
+        if (!acted) { /* the game waits on a deadline of its own (a deal): let it come */
+            heap_node_t *due = heap_min(&srv.timers);
+            assert_non_null(due);
+            clock_set(&srv.clock, due->key > now_us() ? due->key : now_us() + 1000);
+            run_due();
+            sync_views();
+        }
+    }
+    fail_msg("the position never arose");
+}
+
+/* The event of the settled race (the last take or claim of the view). */
+static json_t *settled(void)
+{
+    json_t *v = sync_views();
+    assert_int_equal(json_array_size(json_object_get(v, "claims")), 0);
+    json_t *events = json_object_get(v, "events");
+    for (size_t i = json_array_size(events); i-- > 0;) {
+        json_t *e = json_array_get(events, i);
+        const char *did = json_string_value(json_object_get(e, "did"));
+        if (did && (!strcmp(did, "take") || !strcmp(did, "claim"))) return e;
+    }
+    fail_msg("no take or claim among the events");
+    return NULL;
+}
+
+static json_int_t int_of(json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+/* ------------------------------------------------------------------------ */
+/* The dispute window                                                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Two claims stamped WINDOW_MS apart, the second at the window's last ms
+ * (the window includes first + dispute_ms): a dispute, which the lower
+ * score wins although it came second. Settled by the deadline at the
+ * window's end, run by the scheduler: not 1 µs before it.
+ */
+static void claims_within_the_window_go_to_the_lower_score(void **state)
+{
+    (void)state;
+    start_table(3, "0");
+    int turn, o;
+    json_t *take, *claim;
+    find_race(false, &turn, &take, &o, &claim);
+    int first = score(turn) > score(o) ? turn : o, second = first == turn ? o : turn;
+    json_t *acts[4] = {0};
+    acts[turn] = take, acts[o] = claim;
+    uint64_t t0 = (now_us() / 1000 + 10) * 1000; /* on a ms */
+    tapis_error_t err = {0};
+    assert_int_equal(act_at(first, acts[first], t0, &err), 0);
+    assert_int_equal(act_at(second, acts[second], t0 + WINDOW_MS * 1000 + 999, &err), 0);
+    assert_int_equal(json_array_size(json_object_get(view(0), "claims")), 2);
+    /* the window closes at t0 + WINDOW_MS ms: settled at the first µs after it */
+    heap_node_t *due = heap_min(&srv.timers);
+    assert_non_null(due);
+    assert_int_equal(due->key, t0 + (WINDOW_MS + 1) * 1000);
+    clock_set(&srv.clock, due->key - 1);
+    run_due();
+    assert_int_equal(json_array_size(json_object_get(sync_views(), "claims")), 2);
+    clock_set(&srv.clock, due->key);
+    run_due();
+    json_t *e = settled();
+    assert_int_equal(int_of(e, "seat"), second);
+    assert_int_equal(int_of(e, "contenders"), 2);
+    json_decref(take);
+    json_decref(claim);
+    end_table();
+}
+
+/* Equal scores within the window: the earlier stamp wins, whoever's
+   callback ran first (the claim is stamped 1 µs before the take). */
+static void claims_within_the_window_with_equal_scores_go_to_the_earlier(void **state)
+{
+    (void)state;
+    start_table(4, "0");
+    int turn, o;
+    json_t *take, *claim;
+    find_race(true, &turn, &take, &o, &claim);
+    uint64_t t0 = now_us() + 5000;
+    tapis_error_t err = {0};
+    assert_int_equal(act_at(o, claim, t0, &err), 0);
+    assert_int_equal(act_at(turn, take, t0 + 1, &err), 0);
+    clock_set(&srv.clock, t0 + (WINDOW_MS + 1) * 1000);
+    run_due();
+    json_t *e = settled();
+    assert_int_equal(int_of(e, "seat"), o);
+    assert_string_equal(json_string_value(json_object_get(e, "did")), "claim");
+    assert_int_equal(int_of(e, "contenders"), 2);
+    json_decref(take);
+    json_decref(claim);
+    end_table();
+}
+
+/* One ms beyond the window the first claim has won: the second is too late,
+   even with the lower score, and even before any deadline ran. */
+static void claims_beyond_the_window_go_to_the_earlier(void **state)
+{
+    (void)state;
+    start_table(3, "0");
+    int turn, o;
+    json_t *take, *claim;
+    find_race(false, &turn, &take, &o, &claim);
+    int first = score(turn) > score(o) ? turn : o, second = first == turn ? o : turn;
+    json_t *acts[4] = {0};
+    acts[turn] = take, acts[o] = claim;
+    uint64_t t0 = (now_us() / 1000 + 10) * 1000;
+    tapis_error_t err = {0};
+    assert_int_equal(act_at(first, acts[first], t0, &err), 0);
+    /* room_apply() settles what is due first: no sched_turn() in between */
+    srv.work_us = t0 + (WINDOW_MS + 1) * 1000;
+    clock_set(&srv.clock, srv.work_us);
+    assert_int_equal(room_apply(room, second, acts[second], srv.work_us, &err), -1);
+    srv.work_us = 0;
+    assert_string_equal(err.code, "too_late");
+    json_t *e = settled();
+    assert_int_equal(int_of(e, "seat"), first);
+    assert_int_equal(int_of(e, "contenders"), 1);
+    json_decref(take);
+    json_decref(claim);
+    end_table();
+}
+
+/* ------------------------------------------------------------------------ */
+/* The turn timer                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* The earliest turn-timer deadline (room ms) and its seat, or -1. */
+static int64_t turn_deadline(int *seat)
+{
+    int64_t best = -1;
+    for (int i = 0; i < room->nseats; i++) {
+        int64_t since = room->seats[i].wait_since;
+        if (since >= 0 && (best < 0 || since + TURN_MS < best)) {
+            best = since + TURN_MS;
+            *seat = i;
+        }
+    }
+    return best;
+}
+
+static int acts_of(int seat)
+{
+    int n = 0;
+    for (int i = 0; i < njournal; i++)
+        n += !strcmp(journal[i].kind, "act") && journal[i].seat == seat;
+    return n;
+}
+
+/*
+ * A seat waited on for TURN_MS: nothing at its deadline minus 1 µs; at the
+ * deadline's µs, its default action, journalled at the deadline's room time.
+ */
+static void a_turn_timer_plays_the_default_action_at_its_deadline_not_before(void **state)
+{
+    (void)state;
+    start_table(7, "1s");
+    int seat = -1;
+    int64_t at = turn_deadline(&seat);
+    assert_true(at > 0);
+    /* a game deadline of its own (a deal) may come first: run it, and look again */
+    for (int k = 0; k < 10; k++) {
+        clock_set(&srv.clock, (uint64_t)at * 1000 - 1);
+        run_due();
+        for (int i = 0; i < njournal; i++) /* nobody's time ran out yet */
+            assert_string_not_equal(journal[i].kind, "act");
+        int s2 = -1;
+        int64_t again = turn_deadline(&s2);
+        if (again == at && s2 == seat) break;
+        at = again, seat = s2;
+    }
+    assert_int_equal(acts_of(seat), 0);
+    uint64_t seq = room->seq;
+    int mark = njournal;
+    clock_set(&srv.clock, (uint64_t)at * 1000);
+    run_due();
+    assert_int_equal(acts_of(seat), 1);
+    assert_true(room->seq > seq);
+    /* every seat whose time ran out then played at the deadline's room time */
+    for (int i = mark; i < njournal; i++)
+        if (!strcmp(journal[i].kind, "act")) assert_int_equal(journal[i].at, at);
+    end_table();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(claims_within_the_window_go_to_the_lower_score),
+        cmocka_unit_test(claims_within_the_window_with_equal_scores_go_to_the_earlier),
+        cmocka_unit_test(claims_beyond_the_window_go_to_the_earlier),
+        cmocka_unit_test(a_turn_timer_plays_the_default_action_at_its_deadline_not_before),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
