@@ -326,6 +326,37 @@ static void a_connection_gets_32_lines_a_turn_and_no_one_overtakes(void **state)
 }
 
 /*
+ * test_races.py's backlog, at set times: A has 2,000 lines waiting (read
+ * at 100) when B's claim is read at 200, then A's take at 300. The take
+ * carries the stamp of its own read, not of A's oldest waiting line, so
+ * B's claim goes first, however many turns A's backlog takes.
+ */
+static void a_backlog_cannot_overtake_an_earlier_line(void **state)
+{
+    (void)state;
+    conn_t *a, *b;
+    int fa = client(&a), fb = client(&b);
+    static char backlog[2000 * 2 + 1];
+    for (int i = 0; i < 2000; i++)
+        memcpy(backlog + 2 * i, "s\n", 2);
+    send_at(fa, a, backlog, 100);
+    sched_turn(&srv); /* a first turn takes some of it */
+    send_at(fb, b, "claim\n", 200);
+    send_at(fa, a, "take\n", 300);
+    for (int turns = 0; heap_min(&srv.ready); turns++) {
+        assert_true(turns < 2000);
+        sched_turn(&srv);
+    }
+    assert_int_equal(nevents, 2002);
+    for (int i = 0; i < 2000; i++)
+        assert_event(i, "s", 100);
+    assert_event(2000, "claim", 200);
+    assert_event(2001, "take", 300);
+    close(fa);
+    close(fb);
+}
+
+/*
  * 1,100 deadlines due: a turn does at most SCHED_TURN_BUDGET units (exactly
  * that many when it took less than its 1 ms of real time, fewer only when
  * it ran out of time), and the turns that follow run the rest in order.
@@ -385,6 +416,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(a_connection_gets_32_lines_a_turn_and_no_one_overtakes,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(a_backlog_cannot_overtake_an_earlier_line, setup, teardown),
         cmocka_unit_test_setup_teardown(a_turn_does_at_most_its_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(the_commit_comes_before_any_output, setup, teardown),
     };
