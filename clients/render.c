@@ -84,6 +84,16 @@ void render_player_head(const render_ctx_t *ctx, int seat, bool marked, bool bol
             you ? " (you)" : "      ");
 }
 
+bool render_turn_head(const render_ctx_t *ctx, const json_t *p, size_t i, int turn, bool over,
+                      int me, int *seat)
+{
+    int s = render_int(p, "seat", (int)i);
+    bool here = s == turn && !over;
+    render_player_head(ctx, s, here, here, s == me);
+    *seat = s;
+    return here;
+}
+
 size_t render_seat_list(const render_ctx_t *ctx, const json_t *seats, const char *before)
 {
     char name[64];
@@ -103,6 +113,17 @@ void render_seat_values(const render_ctx_t *ctx, const json_t *values)
     json_array_foreach(values, i, v)
         fprintf(ctx->out, " %s %d", render_seat_name(ctx, (int)i, name, sizeof name),
                 (int)json_integer_value(v));
+}
+
+void render_rounds_result(const render_ctx_t *ctx, const json_t *result, const char *none,
+                          const char *label, const char *key)
+{
+    render_game_over(ctx, "%d rounds", render_int(result, "rounds", 0));
+    if (!render_seat_list(ctx, json_object_get(result, "winners"), " winner ") && none)
+        fputs(none, ctx->out);
+    fprintf(ctx->out, " . %s", label);
+    render_seat_values(ctx, json_object_get(result, key));
+    fputc('\n', ctx->out);
 }
 
 void render_event_head(const render_ctx_t *ctx, const json_t *ev, const char *did,

@@ -87,12 +87,29 @@ void render_game_over(const render_ctx_t *ctx, const char *fmt, ...)
  */
 void render_player_head(const render_ctx_t *ctx, int seat, bool marked, bool bold, bool you);
 
+/*
+ * render_player_head() for the i-th entry `p` of a view's "players" in a turn
+ * game: its seat (p's "seat", else i) in *seat, marked and bold when it is its
+ * turn (`turn`) and the game is not over, " (you)" for `me`. Returns whether
+ * it is that seat's turn: then the caller turns bold off.
+ */
+bool render_turn_head(const render_ctx_t *ctx, const json_t *p, size_t i, int turn, bool over,
+                      int me, int *seat);
+
 /* `before`, then the names of the seats of the array `seats` joined by ", ";
    nothing when it is empty. Returns the number of seats. */
 size_t render_seat_list(const render_ctx_t *ctx, const json_t *seats, const char *before);
 
 /* " name N" for every seat, N its value in the array `values` (scores, cards held). */
 void render_seat_values(const render_ctx_t *ctx, const json_t *values);
+
+/*
+ * A result counted in rounds, on one line: "game over ... after N rounds:",
+ * " winner A, B" (or `none` when nobody won and `none` is not NULL), then
+ * " . <label>" and " name N" for each seat of result[key].
+ */
+void render_rounds_result(const render_ctx_t *ctx, const json_t *result, const char *none,
+                          const char *label, const char *key);
 
 /* A game's card writer: the card (escaped, maybe coloured); returns its width. */
 typedef int render_card_fn(const render_ctx_t *ctx, const char *card);

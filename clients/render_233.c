@@ -176,9 +176,8 @@ static void table_233(const render_ctx_t *ctx, const json_t *view)
     json_t *p;
     json_array_foreach(json_object_get(view, "players"), i, p)
     {
-        int s = render_int(p, "seat", (int)i);
-        bool turn_here = s == turn && !over;
-        render_player_head(ctx, s, turn_here, turn_here, s == me);
+        int s;
+        bool turn_here = render_turn_head(ctx, p, i, turn, over, me, &s);
         fprintf(o, " %2d cards  score %4d", render_int(p, "cards", 0), render_int(p, "score", 0));
         if (turn_here) fputs(render_sgr(ctx, RENDER_OFF), o);
         json_t *melds = json_object_get(p, "melds");
@@ -297,11 +296,7 @@ static char *translate_233(const json_t *view, const char *line)
 
 static void result_233(const render_ctx_t *ctx, const json_t *result)
 {
-    render_game_over(ctx, "%d rounds", render_int(result, "rounds", 0));
-    render_seat_list(ctx, json_object_get(result, "winners"), " winner ");
-    fputs(" . scores", ctx->out);
-    render_seat_values(ctx, json_object_get(result, "scores"));
-    fputc('\n', ctx->out);
+    render_rounds_result(ctx, result, NULL, "scores", "scores");
 }
 
 const renderer_t render_233 = {

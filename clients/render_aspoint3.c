@@ -148,9 +148,8 @@ static void table_aspoint3(const render_ctx_t *ctx, const json_t *view)
     json_t *p;
     json_array_foreach(json_object_get(view, "players"), i, p)
     {
-        int s = render_int(p, "seat", (int)i);
-        bool here = s == turn && !over;
-        render_player_head(ctx, s, here, here, s == me);
+        int s;
+        bool here = render_turn_head(ctx, p, i, turn, over, me, &s);
         if (packs && by_manche(view))
             fprintf(o, "  deals won %3d  packs won %2d", render_int(p, "score", 0),
                     render_int(p, "total", 0));

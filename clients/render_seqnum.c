@@ -167,9 +167,8 @@ static void table_seqnum(const render_ctx_t *ctx, const json_t *view)
     json_t *p;
     json_array_foreach(json_object_get(view, "players"), i, p)
     {
-        int s = render_int(p, "seat", (int)i), t = render_int(p, "team", 0);
-        bool here = s == turn && !over;
-        render_player_head(ctx, s, here, here, s == me);
+        int s, t = render_int(p, "team", 0);
+        bool here = render_turn_head(ctx, p, i, turn, over, me, &s);
         fprintf(o, "  team %s%c%s  %d/%d cards", render_sgr(ctx, team_sgr[t % 6]), team_letter(t),
                 render_sgr(ctx, RENDER_OFF), render_int(p, "cards", 0),
                 render_int(p, "max_cards", 0));

@@ -189,12 +189,7 @@ static void table_slap(const render_ctx_t *ctx, const json_t *view)
 
 static void result_slap(const render_ctx_t *ctx, const json_t *result)
 {
-    render_game_over(ctx, "%d rounds", render_int(result, "rounds", 0));
-    if (!render_seat_list(ctx, json_object_get(result, "winners"), " winner "))
-        fputs(" no winner", ctx->out);
-    fputs(" . cards held", ctx->out);
-    render_seat_values(ctx, json_object_get(result, "cards"));
-    fputc('\n', ctx->out);
+    render_rounds_result(ctx, result, " no winner", "cards held", "cards");
 }
 
 const renderer_t render_slap = {
