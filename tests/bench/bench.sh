@@ -6,6 +6,8 @@
 #   a load generator's thousands of connections from one address would meet.
 # need_args N USAGE "$@": exit 2 with "usage: SCRIPT USAGE" unless there are N
 #   arguments or more.
+# take_args USAGE NAME... -- "$@": need_args for as many arguments as NAMEs,
+#   then the first arguments in those variables, in order (the caller shifts).
 # running PID: true while PID runs (a zombie does not).
 # raise_nofile N: the limit on open files raised to N, or as far as it goes.
 # pin_cores: sets $server_pin and $client_pin, the taskset prefixes that pin
@@ -33,6 +35,24 @@ need_args() {
         echo "usage: $0 $2" >&2
         exit 2
     fi
+}
+
+take_args() {
+    _usage=$1
+    shift
+    _names=""
+    _n=0
+    while [ "$1" != -- ]; do
+        _names="$_names $1"
+        _n=$((_n + 1))
+        shift
+    done
+    shift
+    [ $# -ge $_n ] || need_args "$_n" "$_usage"
+    for _name in $_names; do
+        eval "$_name=\$1"
+        shift
+    done
 }
 
 running() {

@@ -12,9 +12,7 @@
 set -u
 # shellcheck source=tests/bench/bench.sh
 . "$(dirname "$0")/bench.sh"
-need_args 2 "TAPISD FLOOR" "$@"
-tapisd=$1
-floor=$2
+take_args "TAPISD FLOOR" tapisd floor -- "$@"
 make_tmp check-floor
 pin_cores
 server_pin="" # no pinning: a test, not a measure

@@ -22,10 +22,7 @@
 set -u
 # shellcheck source=tests/bench/bench.sh
 . "$(dirname "$0")/bench.sh"
-need_args 3 "TAPISD ABUSE ATTACK [abuse options...]" "$@"
-tapisd=$1
-abuse=$2
-attack=$3
+take_args "TAPISD ABUSE ATTACK [abuse options...]" tapisd abuse attack -- "$@"
 shift 3
 duration=${ABUSE_DURATION:-5}
 

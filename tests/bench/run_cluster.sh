@@ -21,9 +21,7 @@
 set -u
 # shellcheck source=tests/bench/bench.sh
 . "$(dirname "$0")/bench.sh"
-need_args 2 "TAPISD LOADGEN [TABLES]" "$@"
-tapisd=$1
-loadgen=$2
+take_args "TAPISD LOADGEN [TABLES]" tapisd loadgen -- "$@"
 tables=${3:-500}
 common="$budgets --db none --turn-timer 0 --reconnect-window 10m --log-level info"
 raise_nofile 16384

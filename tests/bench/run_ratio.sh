@@ -38,11 +38,7 @@
 set -u
 # shellcheck source=tests/bench/bench.sh
 . "$(dirname "$0")/bench.sh"
-need_args 4 "TAPISD BASELINE LOADGEN MODE [loadgen options...]" "$@"
-tapisd=$1
-baseline=$2
-loadgen=$3
-mode=$4
+take_args "TAPISD BASELINE LOADGEN MODE [loadgen options...]" tapisd baseline loadgen mode -- "$@"
 shift 4
 pairs=${RATIO_PAIRS:-3}
 

@@ -14,9 +14,7 @@
 set -u
 # shellcheck source=tests/bench/bench.sh
 . "$(dirname "$0")/bench.sh"
-need_args 2 "TAPISD LOADGEN [TABLES]" "$@"
-tapisd=$1
-loadgen=$2
+take_args "TAPISD LOADGEN [TABLES]" tapisd loadgen -- "$@"
 tables=${3:-1000}
 raise_nofile 16384
 pin_cores
