@@ -102,7 +102,8 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\r|\x07"
 
 
 class Tty:
-    """tapis on a pty: send() types a line, expect() waits for text on screen."""
+    """tapis on a pty: send() types a line, expect() waits for text on screen;
+    closed by close(), or at the end of a `with` block."""
 
     def __init__(self, exe, *args, env=None):
         self.master, slave = pty.openpty()
@@ -157,6 +158,12 @@ class Tty:
     def close(self):
         end_process(self.proc)
         os.close(self.master)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 @contextlib.contextmanager

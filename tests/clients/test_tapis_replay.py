@@ -166,8 +166,7 @@ def the_viewer_steps_with_single_keys_on_a_terminal():
     f = fixture()
     room, record, _ = f.seqnum
     last = len(changes(record))
-    tty = Tty(TAPIS, f.server.address, "replay", room)
-    try:
+    with Tty(TAPIS, f.server.address, "replay", room) as tty:
         tty.expect(heading(r"the game starts", 0, last))
         tty.expect(r"-- room %s \. seqnum \." % room)
         tty.expect(r"n/Enter/→ next")
@@ -207,8 +206,6 @@ def the_viewer_steps_with_single_keys_on_a_terminal():
         # the terminal is put back: line editing and echo again
         lflag = termios.tcgetattr(tty.master)[3]
         assert lflag & termios.ICANON and lflag & termios.ECHO, lflag
-    finally:
-        tty.close()
 
 
 @check
@@ -220,8 +217,7 @@ def r_goes_to_the_first_step_of_a_round():
     round2 = next(s["step"] for s in steps if s["view"].get("round") == 2)
     assert round2 > 0 and steps[round2 - 1]["view"]["round"] == 1
     last = len(steps) - 1
-    tty = Tty(TAPIS, f.server.address, "replay", room)
-    try:
+    with Tty(TAPIS, f.server.address, "replay", room) as tty:
         tty.expect(heading(r"the game starts", 0, last))
         tty.expect(r"round 1/2")
         os.write(tty.master, b"r 2\r")
@@ -232,8 +228,6 @@ def r_goes_to_the_first_step_of_a_round():
         tty.expect(r"no round 9: the rounds go from 1 to 2")
         os.write(tty.master, b"\x04")  # Ctrl-D
         assert tty.proc.wait(TIMEOUT) == 0
-    finally:
-        tty.close()
 
 
 @check
