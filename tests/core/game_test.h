@@ -1,8 +1,8 @@
 /*
  * game_test.h — what every game's rule tests need, over the generic game
  * interface: create a table, apply a JSON action, check a refusal changes
- * nothing, look for an action in a legal list (or any JSON list). Include
- * after <cmocka.h>. With "233/g233.h" included first: 233's plain deals.
+ * nothing, look for an action in a legal list (or any JSON list); the same
+ * under short names over a game's own state. Include after <cmocka.h>. With "233/g233.h" included first: 233's plain deals.
  */
 #ifndef TAPIS_TESTS_GAME_TEST_H
 #define TAPIS_TESTS_GAME_TEST_H
@@ -139,6 +139,28 @@ static inline size_t gt_legal_count(game_t *g, int seat)
     json_decref(legal);
     return n;
 }
+
+/*
+ * The same over a game's own state `g` (a struct that starts with
+ * `game_t base`), under the short names the rule tests use: act(), OK(),
+ * refused(), forbidden() take the time of the action, `now`; a game without
+ * time defines GT_UNTIMED before including this file, and its actions take
+ * none (they happen at 0).
+ */
+#ifdef GT_UNTIMED
+#define act(g, seat, action) gt_act(&(g)->base, seat, action, 0)
+#define OK(g, seat, action) assert_string_equal(act(g, seat, action), "ok")
+#define refused(g, seat, action, code) gt_refused(&(g)->base, seat, action, 0, code)
+#define forbidden(g, seat, action, code) gt_forbidden(&(g)->base, seat, action, 0, code)
+#else
+#define act(g, seat, action, now) gt_act(&(g)->base, seat, action, now)
+#define OK(g, seat, action, now) assert_string_equal(act(g, seat, action, now), "ok")
+#define refused(g, seat, action, now, code) gt_refused(&(g)->base, seat, action, now, code)
+#define forbidden(g, seat, action, now, code) gt_forbidden(&(g)->base, seat, action, now, code)
+#endif
+#define audit_ok(g) gt_audit_ok(&(g)->base)
+#define legal_has(g, seat, action) gt_legal_has(&(g)->base, seat, action)
+#define legal_count(g, seat) gt_legal_count(&(g)->base, seat)
 
 #ifdef TAPIS_233_G233_H
 /* Did the deal leave the table plain: no gift laid or to give, no stop in a hand? */

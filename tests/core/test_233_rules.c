@@ -66,23 +66,6 @@ static unsigned waiting(g233_t *g)
     return g233_desc.waiting(&g->base);
 }
 
-static void audit_ok(g233_t *g)
-{
-    gt_audit_ok(&g->base);
-}
-
-static const char *act(g233_t *g, int seat, const char *action, int64_t now)
-{
-    return gt_act(&g->base, seat, action, now);
-}
-
-#define OK(g, seat, a, now) assert_string_equal(act(g, seat, a, now), "ok")
-
-static void refused(g233_t *g, int seat, const char *a, int64_t now, const char *code)
-{
-    gt_refused(&g->base, seat, a, now, code);
-}
-
 static void hand(g233_t *g, int seat, const char *names)
 {
     assert_int_equal(g233_give_hand(g, seat, names), 0);
@@ -98,11 +81,6 @@ static void top(g233_t *g, const char *name, int discarder)
     assert_int_equal(g233_stack_discard(g, name, discarder), 0);
 }
 
-static bool legal_has(g233_t *g, int seat, const char *action)
-{
-    return gt_legal_has(&g->base, seat, action);
-}
-
 static int held(g233_t *g, int seat)
 {
     return g233_hand_size(&g->p[seat].hand);
@@ -116,11 +94,6 @@ static void draws(g233_t *g, int seat, const char *card, int64_t now)
 }
 
 /* `seat`'s action is neither listed nor accepted: refused with `code`. */
-static void forbidden(g233_t *g, int seat, const char *a, int64_t now, const char *code)
-{
-    gt_forbidden(&g->base, seat, a, now, code);
-}
-
 /* Seat 0 (dealer) draws `drawn` and discards `discarded`. */
 static void turn0(g233_t *g, const char *drawn, const char *discarded, int64_t now)
 {

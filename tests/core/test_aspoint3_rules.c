@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#define GT_UNTIMED
 #include "tests/core/game_test.h"
 
 #include "core/aspoint3/aspoint3.h"
@@ -26,34 +27,12 @@
 
 static ap3_t *table(const char *opts)
 {
-    game_error_t err = {0};
-    json_t *o = opts ? json_loads(opts, 0, NULL) : NULL;
-    game_t *g = game_new(&aspoint3_desc, 2, o, 42, &err);
-    json_decref(o);
-    if (!g) fail_msg("create: %s %s", err.code, err.message);
-    return (ap3_t *)g;
+    return (ap3_t *)gt_table(&aspoint3_desc, 2, opts, 42);
 }
-
-static void audit_ok(ap3_t *g)
-{
-    gt_audit_ok(&g->base);
-}
-
-static const char *act(ap3_t *g, int seat, const char *action)
-{
-    return gt_act(&g->base, seat, action, 0);
-}
-
-#define OK(g, seat, a) assert_string_equal(act(g, seat, a), "ok")
 
 static const char *const KEEP = "{\"type\":\"keep\"}";
 static const char *const DOWN = "{\"type\":\"pick\",\"card\":\"down\"}";
 static const char *const UP = "{\"type\":\"pick\",\"card\":\"up\"}";
-
-static void refused(ap3_t *g, int seat, const char *a, const char *code)
-{
-    gt_refused(&g->base, seat, a, 0, code);
-}
 
 static void deal(ap3_t *g, const char *h0, const char *h1, const char *up, const char *down)
 {
@@ -88,16 +67,6 @@ static void play_the_small_deal(ap3_t *g, int score0, int score1)
     g->score[1] = score1;
     deal(g, "2S 9H", "4D 2C", "5S", "3H");
     keep_and_take_down(g);
-}
-
-static bool legal_has(ap3_t *g, int seat, const char *action)
-{
-    return gt_legal_has(&g->base, seat, action);
-}
-
-static size_t nlegal(ap3_t *g, int seat)
-{
-    return gt_legal_count(&g->base, seat);
 }
 
 static int points_of(const char *names)
@@ -314,7 +283,7 @@ static void only_the_starter_swaps_then_only_the_other_picks(void **state)
     refused(g, 0, UP, "wrong_step");
     refused(g, 0, "{\"type\":\"swap\",\"card\":\"KD\"}", "not_in_hand");
     refused(g, GAME_SPECTATOR, KEEP, "not_seated");
-    assert_int_equal(nlegal(g, 1), 0);
+    assert_int_equal(legal_count(g, 1), 0);
     OK(g, 0, KEEP);
     refused(g, 0, KEEP, "not_your_turn");
     refused(g, 1, KEEP, "wrong_step");
@@ -498,7 +467,7 @@ static void game_of_three_rounds_the_larger_sum_wins(void **state)
     json_decref(want);
     json_decref(res);
     assert_int_equal(aspoint3_desc.waiting(&g->base), 0u);
-    assert_int_equal(nlegal(g, 0), 0);
+    assert_int_equal(legal_count(g, 0), 0);
     refused(g, 0, KEEP, "game_over");
     audit_ok(g);
     game_free(&g->base);
@@ -803,7 +772,7 @@ static void packs_by_manche_first_to_win_n_packs_wins_the_game(void **state)
     assert_int_equal(json_array_size(gt_log(&g->history)), 4);
     json_decref(want);
     json_decref(res);
-    assert_int_equal(nlegal(g, 0) + nlegal(g, 1), 0);
+    assert_int_equal(legal_count(g, 0) + legal_count(g, 1), 0);
     refused(g, 1, KEEP, "game_over");
     audit_ok(g);
     game_free(&g->base);

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#define GT_UNTIMED
 #include "tests/core/game_test.h"
 
 #include "core/seqnum/seqnum.h"
@@ -48,32 +49,10 @@ static seqnum_t *dealt(const deal_t *d)
     return g;
 }
 
-static void audit_ok(seqnum_t *g)
-{
-    gt_audit_ok(&g->base);
-}
-
-static const char *act(seqnum_t *g, int seat, const char *action)
-{
-    return gt_act(&g->base, seat, action, 0);
-}
-
-#define OK(g, seat, a) assert_string_equal(act(g, seat, a), "ok")
-
-static void refused(seqnum_t *g, int seat, const char *a, const char *code)
-{
-    gt_refused(&g->base, seat, a, 0, code);
-}
-
 static void hand(seqnum_t *g, int seat, const char *names)
 {
     assert_int_equal(seqnum_give_hand(g, seat, names), 0);
     audit_ok(g);
-}
-
-static bool legal_has(seqnum_t *g, int seat, const char *action)
-{
-    return gt_legal_has(&g->base, seat, action);
 }
 
 static void play(seqnum_t *g, int seat, const char *card, int cell)

@@ -29,19 +29,10 @@
 /* Helpers                                                              */
 /* ------------------------------------------------------------------ */
 
-static void audit_ok(slap_t *g)
-{
-    gt_audit_ok(&g->base);
-}
-
 /* A table whose clock started at 0: the go is due at go_ms. */
 static slap_t *table(int seats, const char *opts)
 {
-    game_error_t err = {0};
-    json_t *o = opts ? json_loads(opts, 0, NULL) : NULL;
-    game_t *g = game_new(&slap_desc, seats, o, 42, &err);
-    json_decref(o);
-    if (!g) fail_msg("create: %s %s", err.code, err.message);
+    game_t *g = gt_table(&slap_desc, seats, opts, 42);
     assert_int_equal(game_next_deadline(g), 0);
     assert_true(game_tick(g, 0));
     audit_ok((slap_t *)g);
@@ -55,28 +46,6 @@ static slap_t *playing(int seats, const char *opts)
     assert_true(game_tick(&g->base, g->go_ms));
     assert_int_equal(g->phase, SLAP_PLAY);
     return g;
-}
-
-static const char *act(slap_t *g, int seat, const char *action, int64_t now)
-{
-    return gt_act(&g->base, seat, action, now);
-}
-
-#define OK(g, seat, a, now) assert_string_equal(act(g, seat, a, now), "ok")
-
-static void refused(slap_t *g, int seat, const char *a, int64_t now, const char *code)
-{
-    gt_refused(&g->base, seat, a, now, code);
-}
-
-static bool legal_has(slap_t *g, int seat, const char *action)
-{
-    return gt_legal_has(&g->base, seat, action);
-}
-
-static size_t legal_count(slap_t *g, int seat)
-{
-    return gt_legal_count(&g->base, seat);
 }
 
 static void pile(slap_t *g, int k, const char *names)
