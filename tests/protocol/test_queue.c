@@ -25,6 +25,15 @@ static void number(item_t *it, int n)
     }
 }
 
+/* h, a new list of it[0..n-1] (numbered by number()) in that order. */
+static void queued(queue_t *h, item_t *it, int n)
+{
+    number(it, n);
+    queue_init(h);
+    for (int i = 0; i < n; i++)
+        queue_insert_tail(h, &it[i].node);
+}
+
 /* The values of the list at h, head to tail, into out; returns how many. */
 static int values(queue_t *h, int *out, int max)
 {
@@ -80,11 +89,8 @@ static void remove_anywhere_keeps_the_others_in_order(void **state)
 {
     (void)state;
     item_t it[5];
-    number(it, 5);
     queue_t h;
-    queue_init(&h);
-    for (int i = 0; i < 5; i++)
-        queue_insert_tail(&h, &it[i].node);
+    queued(&h, it, 5);
     queue_remove(&it[2].node); /* middle */
     queue_remove(&it[0].node); /* head */
     queue_remove(&it[4].node); /* tail */
@@ -128,11 +134,8 @@ static void draining_from_the_head_visits_each_once(void **state)
 {
     (void)state;
     item_t it[3];
-    number(it, 3);
     queue_t h;
-    queue_init(&h);
-    for (int i = 0; i < 3; i++)
-        queue_insert_tail(&h, &it[i].node);
+    queued(&h, it, 3);
     int n = 0;
     while (!queue_empty(&h)) {
         item_t *x = queue_data(queue_head(&h), item_t, node);
@@ -146,11 +149,8 @@ static void walking_with_the_next_taken_first_may_remove(void **state)
 {
     (void)state;
     item_t it[4];
-    number(it, 4);
     queue_t h;
-    queue_init(&h);
-    for (int i = 0; i < 4; i++)
-        queue_insert_tail(&h, &it[i].node);
+    queued(&h, it, 4);
     for (queue_t *q = queue_head(&h), *next; q != &h; q = next) {
         next = queue_next(q);
         if (queue_data(q, item_t, node)->value % 2 == 0) queue_remove(q);
