@@ -117,4 +117,17 @@ uint64_t server_game_seed(server_t *srv);
 /* The wall clock in ms since the epoch (created/ended times in the store). */
 int64_t server_wall_ms(void);
 
+/* The server's empty lists, on `loop`: what tapisd and a test's server start from. */
+static inline void server_lists_init(server_t *srv, uv_loop_t *loop)
+{
+    srv->loop = loop;
+    queue_init(&srv->conns);
+    queue_init(&srv->doomed);
+    queue_init(&srv->flushing);
+    queue_init(&srv->sessions);
+    queue_init(&srv->rooms);
+    queue_init(&srv->graveyard);
+    queue_init(&srv->relinking);
+}
+
 #endif

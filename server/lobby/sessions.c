@@ -102,10 +102,9 @@ int lobby_session_rename(session_t *s, const char *name)
 {
     server_t *srv = s->srv;
     char key[64];
-    session_name_key(key, name);
-    if (strcmp(key, s->name_key) != 0) {
-        session_t *same = session_find_name(srv, name);
-        if (same && same != s) return -1;
+    int change = session_name_change(s, name, key);
+    if (change < 0) return -1;
+    if (change > 0) {
         if (cluster_claim_name(srv, key, s->id) < 0) return -1;
         cluster_release_name(srv, s->name_key, s->id);
     }

@@ -351,15 +351,8 @@ int main(int argc, char **argv)
         log_error("cannot create the event loop");
         return 1;
     }
-    srv.loop = &loop;
+    server_lists_init(&srv, &loop);
     clock_start(&srv.clock);
-    queue_init(&srv.conns);
-    queue_init(&srv.doomed);
-    queue_init(&srv.flushing);
-    queue_init(&srv.sessions);
-    queue_init(&srv.rooms);
-    queue_init(&srv.graveyard);
-    queue_init(&srv.relinking);
     srv.conn_hooks = &dispatch_conn_hooks;
     srv.metrics.cluster_health = cluster_health;
     srv.metrics.census = census;

@@ -59,14 +59,21 @@ session_t *session_find_name(server_t *srv, const char *name)
     return s;
 }
 
+int session_name_change(session_t *s, const char *name, char key[64])
+{
+    session_name_key(key, name);
+    if (strcmp(key, s->name_key) == 0) return 0;
+    session_t *same = session_find_name(s->srv, name);
+    return same && same != s ? -1 : 1;
+}
+
 int session_rename(session_t *s, const char *name)
 {
     server_t *srv = s->srv;
     char key[64];
-    session_name_key(key, name);
-    if (strcmp(key, s->name_key) != 0) {
-        session_t *same = session_find_name(srv, name);
-        if (same && same != s) return -1;
+    int change = session_name_change(s, name, key);
+    if (change < 0) return -1;
+    if (change > 0) {
         char old[sizeof s->name_key];
         memcpy(old, s->name_key, sizeof old);
         HASH_DELETE(hh_name, srv->by_name, s);

@@ -69,6 +69,9 @@ session_t *session_find(server_t *srv, const char *token);
 session_t *session_find_name(server_t *srv, const char *name);
 /* The lookup key of a name: ASCII letters folded to lower case. */
 void session_name_key(char out[64], const char *name);
+/* The key of `name` into `key`; 1 when it is not s's own and no other session
+   here holds it, 0 when it is s's own, -1 when another session holds it. */
+int session_name_change(session_t *s, const char *name, char key[64]);
 /* Rename s here (the cluster's claim of the name is the caller's). Returns 0,
    or -1 when the name is another's or out of memory (s keeps its old name). */
 int session_rename(session_t *s, const char *name);

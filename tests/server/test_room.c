@@ -115,14 +115,8 @@ static void start_table(uint64_t seed, const char *turn_timer)
     assert_int_equal(options_parse(&srv.opts, 3, argv), 0);
     assert_true(srv.opts.turn_timer == 0 || srv.opts.turn_timer == TURN_MS);
     assert_int_equal(uv_loop_init(&loop), 0);
-    srv.loop = &loop;
+    server_lists_init(&srv, &loop);
     clock_set(&srv.clock, 1000000); /* 1 s after the start */
-    queue_init(&srv.conns);
-    queue_init(&srv.doomed);
-    queue_init(&srv.flushing);
-    queue_init(&srv.sessions);
-    queue_init(&srv.rooms);
-    queue_init(&srv.graveyard);
     assert_int_equal(durable_add(&srv.durable, &recorder, NULL), 0);
     tapis_error_t err = {0};
     json_t *opts = json_pack("{s:i}", "dispute_ms", WINDOW_MS);
@@ -292,6 +286,30 @@ static json_int_t int_of(json_t *o, const char *key)
 /* The dispute window                                                       */
 /* ------------------------------------------------------------------------ */
 
+/* A race set up on a new table: the turn player's take and another seat's
+   claim, the higher score first (first/second) and each seat's action. */
+typedef struct race {
+    int turn, o, first, second;
+    json_t *take, *claim, *acts[4];
+} race_t;
+
+static void race_begin(race_t *rc, int seed, bool equal_scores)
+{
+    start_table(seed, "0");
+    memset(rc, 0, sizeof *rc);
+    find_race(equal_scores, &rc->turn, &rc->take, &rc->o, &rc->claim);
+    rc->first = score(rc->turn) > score(rc->o) ? rc->turn : rc->o;
+    rc->second = rc->first == rc->turn ? rc->o : rc->turn;
+    rc->acts[rc->turn] = rc->take, rc->acts[rc->o] = rc->claim;
+}
+
+static void race_end(race_t *rc)
+{
+    json_decref(rc->take);
+    json_decref(rc->claim);
+    end_table();
+}
+
 /*
  * Two claims stamped WINDOW_MS apart, the second at the window's last ms
  * (the window includes first + dispute_ms): a dispute, which the lower
@@ -301,17 +319,12 @@ static json_int_t int_of(json_t *o, const char *key)
 static void claims_within_the_window_go_to_the_lower_score(void **state)
 {
     (void)state;
-    start_table(3, "0");
-    int turn, o;
-    json_t *take, *claim;
-    find_race(false, &turn, &take, &o, &claim);
-    int first = score(turn) > score(o) ? turn : o, second = first == turn ? o : turn;
-    json_t *acts[4] = {0};
-    acts[turn] = take, acts[o] = claim;
+    race_t rc;
+    race_begin(&rc, 3, false);
     uint64_t t0 = (now_us() / 1000 + 10) * 1000; /* on a ms */
     tapis_error_t err = {0};
-    assert_int_equal(act_at(first, acts[first], t0, &err), 0);
-    assert_int_equal(act_at(second, acts[second], t0 + WINDOW_MS * 1000 + 999, &err), 0);
+    assert_int_equal(act_at(rc.first, rc.acts[rc.first], t0, &err), 0);
+    assert_int_equal(act_at(rc.second, rc.acts[rc.second], t0 + WINDOW_MS * 1000 + 999, &err), 0);
     assert_int_equal(json_array_size(json_object_get(view(0), "claims")), 2);
     /* the window closes at t0 + WINDOW_MS ms: settled at the first µs after it */
     heap_node_t *due = heap_min(&srv.timers);
@@ -323,11 +336,9 @@ static void claims_within_the_window_go_to_the_lower_score(void **state)
     clock_set(&srv.clock, due->key);
     run_due();
     json_t *e = settled();
-    assert_int_equal(int_of(e, "seat"), second);
+    assert_int_equal(int_of(e, "seat"), rc.second);
     assert_int_equal(int_of(e, "contenders"), 2);
-    json_decref(take);
-    json_decref(claim);
-    end_table();
+    race_end(&rc);
 }
 
 /* Equal scores within the window: the earlier stamp wins, whoever's
@@ -335,23 +346,19 @@ static void claims_within_the_window_go_to_the_lower_score(void **state)
 static void claims_within_the_window_with_equal_scores_go_to_the_earlier(void **state)
 {
     (void)state;
-    start_table(4, "0");
-    int turn, o;
-    json_t *take, *claim;
-    find_race(true, &turn, &take, &o, &claim);
+    race_t rc;
+    race_begin(&rc, 4, true);
     uint64_t t0 = now_us() + 5000;
     tapis_error_t err = {0};
-    assert_int_equal(act_at(o, claim, t0, &err), 0);
-    assert_int_equal(act_at(turn, take, t0 + 1, &err), 0);
+    assert_int_equal(act_at(rc.o, rc.claim, t0, &err), 0);
+    assert_int_equal(act_at(rc.turn, rc.take, t0 + 1, &err), 0);
     clock_set(&srv.clock, t0 + (WINDOW_MS + 1) * 1000);
     run_due();
     json_t *e = settled();
-    assert_int_equal(int_of(e, "seat"), o);
+    assert_int_equal(int_of(e, "seat"), rc.o);
     assert_string_equal(json_string_value(json_object_get(e, "did")), "claim");
     assert_int_equal(int_of(e, "contenders"), 2);
-    json_decref(take);
-    json_decref(claim);
-    end_table();
+    race_end(&rc);
 }
 
 /* One ms beyond the window the first claim has won: the second is too late,
@@ -359,28 +366,21 @@ static void claims_within_the_window_with_equal_scores_go_to_the_earlier(void **
 static void claims_beyond_the_window_go_to_the_earlier(void **state)
 {
     (void)state;
-    start_table(3, "0");
-    int turn, o;
-    json_t *take, *claim;
-    find_race(false, &turn, &take, &o, &claim);
-    int first = score(turn) > score(o) ? turn : o, second = first == turn ? o : turn;
-    json_t *acts[4] = {0};
-    acts[turn] = take, acts[o] = claim;
+    race_t rc;
+    race_begin(&rc, 3, false);
     uint64_t t0 = (now_us() / 1000 + 10) * 1000;
     tapis_error_t err = {0};
-    assert_int_equal(act_at(first, acts[first], t0, &err), 0);
+    assert_int_equal(act_at(rc.first, rc.acts[rc.first], t0, &err), 0);
     /* room_apply() settles what is due first: no sched_turn() in between */
     srv.work_us = t0 + (WINDOW_MS + 1) * 1000;
     clock_set(&srv.clock, srv.work_us);
-    assert_int_equal(room_apply(room, second, acts[second], srv.work_us, &err), -1);
+    assert_int_equal(room_apply(room, rc.second, rc.acts[rc.second], srv.work_us, &err), -1);
     srv.work_us = 0;
     assert_string_equal(err.code, "too_late");
     json_t *e = settled();
-    assert_int_equal(int_of(e, "seat"), first);
+    assert_int_equal(int_of(e, "seat"), rc.first);
     assert_int_equal(int_of(e, "contenders"), 1);
-    json_decref(take);
-    json_decref(claim);
-    end_table();
+    race_end(&rc);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -190,15 +190,8 @@ static int setup(void **state)
     char *argv[] = {"tapisd", "--line-rate", "0", "--conn-rate", "0", NULL};
     assert_int_equal(options_parse(&srv.opts, 5, argv), 0);
     assert_int_equal(uv_loop_init(&loop), 0);
-    srv.loop = &loop;
+    server_lists_init(&srv, &loop);
     clock_set(&srv.clock, 0);
-    queue_init(&srv.conns);
-    queue_init(&srv.doomed);
-    queue_init(&srv.flushing);
-    queue_init(&srv.sessions);
-    queue_init(&srv.rooms);
-    queue_init(&srv.graveyard);
-    queue_init(&srv.relinking);
     srv.conn_hooks = &hooks;
     durable_add(&srv.durable, &recorder, NULL);
     sched_init(&srv);
