@@ -68,6 +68,9 @@
  *   tests/bench/run_abuse.sh build/server/tapisd build/tests/bench/abuse chat-flood
  * or against a running server:
  *   build/tests/bench/abuse brace-flood --port 7233 --pid "$(pidof tapisd)"
+ *
+ * Length: over 800 lines on purpose: one attack a section, all sharing the probe and
+ * the loop, so that an attack is read with its measurement.
  */
 #include <arpa/inet.h>
 #include <errno.h>

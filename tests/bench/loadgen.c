@@ -2,6 +2,9 @@
  * loadgen.c — load generator for tapisd (and, for `ping`, any server that
  * answers an inline `ping\n` with one line, such as redis-server).
  *
+ * Length: over 800 lines on purpose: one event loop drives every mode (ping, tables,
+ * storm), and splitting the modes would split the state they share.
+ *
  * One thread, one libuv loop per process: the client uses one core. Run the
  * server pinned to another core (taskset) to compare servers on one core
  * each. --procs N splits the connections (or tables) over N processes,

@@ -6,6 +6,9 @@
  * JSON actions. Hidden information is checked over many random games.
  * About 1,400 lines: one short test per rule and example of the text, kept in
  * one file so that RULES.md and its tests can be read side by side.
+ *
+ * Length: over 800 lines on purpose: one test per rule of RULES.md and per example of
+ * the text, in its order, so that a rule and its test are found together.
  */
 #include <setjmp.h>
 #include <stdarg.h>

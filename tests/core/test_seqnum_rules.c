@@ -4,6 +4,9 @@
  * chips and the top of the draw pile are set with the test constructors of
  * seqnum.h, and the rule is exercised through the public apply() with JSON
  * actions. Refusals must carry their code and leave the dump unchanged.
+ *
+ * Length: over 800 lines on purpose: one test per rule of RULES.md, in its order, so
+ * that a rule and its test are found together.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -10,6 +10,9 @@
  * hand-building and checking helpers (freeze, columns, seat0_finishes,
  * stack_is, events_are, result_is); split in two files, the helpers would be
  * duplicated.
+ *
+ * Length: over 800 lines on purpose: one test per rule of RULES.md, in its order, so
+ * that a rule and its test are found together.
  */
 #include <setjmp.h>
 #include <stdarg.h>
