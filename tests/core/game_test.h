@@ -2,7 +2,8 @@
  * game_test.h — what every game's rule tests need, over the generic game
  * interface: create a table, apply a JSON action, check a refusal changes
  * nothing, look for an action in a legal list (or any JSON list); the same
- * under short names over a game's own state. Include after <cmocka.h>. With "233/g233.h" included first: 233's plain deals.
+ * under short names over a game's own state. Include after <cmocka.h>. With "233/g233.h" included
+ * first: 233's plain deals.
  */
 #ifndef TAPIS_TESTS_GAME_TEST_H
 #define TAPIS_TESTS_GAME_TEST_H

@@ -5,9 +5,9 @@
  * All allocation of core/ and protocol/ goes through tapis_alloc.h, and this
  * test routes jansson through the same hooks (json_set_alloc_funcs). The
  * hooks (tests/lib/alloc_fail.c, shared with tapisd_allocfail) count
- * allocation calls, make the Nth one fail, and count the blocks alive. Each part below is a fixed script; it runs once with no failure (the
- * reference), then for N = 1, 2, 3, ... with the Nth allocation failing, until
- * a run reaches its end without having failed any. Every run must:
+ * allocation calls, make the Nth one fail, and count the blocks alive. Each part below is a fixed
+ * script; it runs once with no failure (the reference), then for N = 1, 2, 3, ... with the Nth
+ * allocation failing, until a run reaches its end without having failed any. Every run must:
  *  - not crash (and, in the sanitizer build, touch no freed or unowned memory);
  *  - free everything: no block alive at the end of the run;
  *  - report the failure: each step of the script gives the reference's
@@ -80,8 +80,8 @@ typedef struct script {
     const char *part;
     char (*ref)[OUT_SIZE]; /* reference outcomes */
     int nref;
-    int step;     /* steps taken in this run */
-    long errors;  /* mismatches over all runs */
+    int step;              /* steps taken in this run */
+    long errors;           /* mismatches over all runs */
     unsigned long at_step; /* alloc_fail.failed when the current step began */
 } script_t;
 
