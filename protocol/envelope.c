@@ -4,6 +4,7 @@
 #include "protocol/envelope.h"
 #include "json/json_plain.h"
 #include "json/json_text.h"
+#include "json/jw.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -281,7 +282,8 @@ json_t *proto_event(const char *ev)
 
 /* -------------------------------------------------------------- encoding --- */
 
-size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size)
+size_t proto_encode_ok(const char *re, const json_t *id, const char *key, const char *value,
+                       char *buf, size_t size)
 {
     size_t n = 0, k = re ? strlen(re) : 0;
     if (k == 0 || k > 64 || size < k + 32) return 0;
@@ -300,10 +302,29 @@ size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size)
         if (w == 0 || w > size - n || tapis_alloc_failed_since(mark)) return 0;
         n += w;
     }
-    static const char tail[] = ",\"ok\":true}\n";
-    if (size - n < sizeof tail - 1) return 0;
-    memcpy(buf + n, tail, sizeof tail - 1);
-    return n + sizeof tail - 1;
+    static const char ok[] = ",\"ok\":true";
+    if (size - n < sizeof ok - 1) return 0;
+    memcpy(buf + n, ok, sizeof ok - 1);
+    n += sizeof ok - 1;
+    if (key) {
+        size_t kn = strlen(key);
+        if (!value || !proto_utf8_valid(value, strlen(value)) || size - n < kn + 4) return 0;
+        buf[n++] = ',';
+        buf[n++] = '"';
+        memcpy(buf + n, key, kn);
+        n += kn;
+        buf[n++] = '"';
+        buf[n++] = ':';
+        jw_t w; /* the value quoted and escaped as json_text() writes it */
+        jw_text(&w, buf + n, size - n);
+        jw_str(&w, NULL, value);
+        if (!jw_ok(&w)) return 0;
+        n += jw_len(&w);
+    }
+    if (size - n < 2) return 0;
+    buf[n++] = '}';
+    buf[n++] = '\n';
+    return n;
 }
 
 char *proto_encode(const json_t *msg, size_t *len)
