@@ -75,12 +75,15 @@ static json_t *plain_object(reader_t *r)
         size_t kn;
         if (r->p >= r->end || *r->p != '"') break;
         r->p++;
-        if (!plain_string(r, &k, &kn) || json_object_getn(o, k, kn)) break;
+        if (!plain_string(r, &k, &kn)) break;
         skip_space(r);
         if (r->p >= r->end || *r->p != ':') break;
         r->p++;
         json_t *v = plain_value(r);
-        if (!v || json_object_setn_new_nocheck(o, k, kn, v) < 0) break;
+        /* a key seen before replaces its value: the size tells, with no lookup */
+        size_t size = json_object_size(o);
+        if (!v || json_object_setn_new_nocheck(o, k, kn, v) < 0 || json_object_size(o) == size)
+            break;
         skip_space(r);
         if (r->p < r->end && *r->p == '}') {
             r->p++;
