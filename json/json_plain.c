@@ -42,10 +42,11 @@ static json_t *plain_integer(reader_t *r)
     bool minus = r->p < r->end && *r->p == '-';
     const char *q = r->p + minus, *digits = q;
     int64_t v = 0;
-    while (q < r->end && *q >= '0' && *q <= '9' && q - digits < 19)
-        v = v * 10 + (*q++ - '0');
+    while (q < r->end && *q >= '0' && *q <= '9' && q - digits < 18)
+        v = v * 10 + (*q++ - '0'); /* 18 digits at most: no overflow */
     size_t n = (size_t)(q - digits);
-    if (n == 0 || n > 18 || (digits[0] == '0' && n > 1)) return NULL;
+    if (n == 0 || (digits[0] == '0' && n > 1)) return NULL;
+    /* a 19th digit, a fraction or an exponent: jansson's to parse */
     if (q < r->end && (*q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9')))
         return NULL;
     r->p = q;
