@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/game.h"
 #include "json/json_text.h"
@@ -334,10 +333,24 @@ json_t *game_rng_json(const rng_t *r)
     return a;
 }
 
+static unsigned char ascii_lower(char c)
+{
+    return (unsigned char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+}
+
+/* strcasecmp(a, b) == 0 in the C locale (tapisd sets no other), inline:
+   most names differ at their first byte. */
+static bool same_name(const char *a, const char *b)
+{
+    for (; ascii_lower(*a) == ascii_lower(*b); a++, b++)
+        if (!*a) return true;
+    return false;
+}
+
 int game_name_index(const char *name, const char *const *names, int n)
 {
     for (int i = 0; name && i < n; i++)
-        if (strcasecmp(name, names[i]) == 0) return i;
+        if (same_name(name, names[i])) return i;
     return -1;
 }
 

@@ -299,6 +299,26 @@ static void a_logs_text_is_its_entries_encoded(void **state)
     }
 }
 
+/* Names are found whatever the case of their letters, and only whole. */
+static void names_are_found_in_any_case(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"Y1", "Y12", "red", "gift+5", "gift-5", ""};
+    assert_int_equal(game_name_index("Y1", names, 6), 0);
+    assert_int_equal(game_name_index("y1", names, 6), 0);
+    assert_int_equal(game_name_index("y12", names, 6), 1);
+    assert_int_equal(game_name_index("RED", names, 6), 2);
+    assert_int_equal(game_name_index("rEd", names, 6), 2);
+    assert_int_equal(game_name_index("GIFT-5", names, 6), 4);
+    assert_int_equal(game_name_index("", names, 6), 5);
+    assert_int_equal(game_name_index("Y", names, 6), -1);
+    assert_int_equal(game_name_index("Y123", names, 6), -1);
+    assert_int_equal(game_name_index("re", names, 6), -1);
+    assert_int_equal(game_name_index("gift=5", names, 6), -1); /* '=' is not '-' in any case */
+    assert_int_equal(game_name_index("r\xc9" "d", names, 6), -1); /* only ASCII letters fold */
+    assert_int_equal(game_name_index(NULL, names, 6), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +331,7 @@ int main(void)
         cmocka_unit_test(winners_json_lists_the_seats_of_the_mask),
         cmocka_unit_test(a_held_log_never_sees_later_entries),
         cmocka_unit_test(a_logs_text_is_its_entries_encoded),
+        cmocka_unit_test(names_are_found_in_any_case),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
