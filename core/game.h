@@ -34,6 +34,9 @@
 
 typedef struct game_desc game_desc_t;
 
+/* The most logs, and the most shared values, a state holds (game_desc_t). */
+#define GAME_MAX_HELD 4
+
 /*
  * A level of built-in bot: what `addbot strategy=NAME` names, the strategy
  * it runs (the game's bot() receives it) and its pace: the reaction time in
@@ -155,6 +158,7 @@ struct game_desc {
      * Apply `action` for `seat` at time `now`. Validates first: on refusal it
      * returns -1, fills err, and leaves the state exactly as it was. Returns 0
      * when applied. Deadlines due at `now` are settled first (as tick(now)).
+     * Memory running out is the kit's (game_apply()).
      */
     int (*apply)(game_t *g, int seat, const json_t *action, int64_t now, game_error_t *err);
 
@@ -232,7 +236,17 @@ struct game_desc {
     /* Check the state's invariants (every card accounted for...). 0 or -1 + err. */
     game_audit_fn *audit;
 
-    void (*free)(game_t *g);
+    /*
+     * The state's struct: its size, and the offsets of what it holds by
+     * reference, immutable and shared with its copies and its views: its
+     * logs (game_log_t) and shared values (game_shared_t), each list ending
+     * at the first 0 (offset 0 is the game_t). With them the kit copies a
+     * state (game_copy()), frees it (game_free()) and keeps apply and tick
+     * from changing anything when memory runs out halfway (game_apply()).
+     */
+    size_t size;
+    size_t logs[GAME_MAX_HELD];
+    size_t shared[GAME_MAX_HELD];
 };
 
 /* --- registry (registry.c) --- */
@@ -275,15 +289,11 @@ void *game_state_new(size_t size, const game_desc_t *d, int seats, game_error_t 
 /* The end of create(): g, or NULL with g freed and "internal" if an allocation
    failed since `mark` (a part of the state may be missing). */
 game_t *game_created(game_t *g, unsigned long mark, game_error_t *err);
-/*
- * The end of a step that must change nothing when memory runs out halfway
- * (apply, tick). `saved` is a snapshot taken before it: a copy of the state's
- * `size` bytes holding its own references to the shared parts, which `drop`
- * releases. If an allocation failed since `mark`, g goes back to the snapshot
- * (true); otherwise the snapshot is dropped (false).
- */
-bool game_restore(game_t *g, game_t *saved, size_t size, void (*drop)(game_t *),
-                  unsigned long mark);
+/* A new copy of g holding its own references to the shared parts (resample's
+   start); NULL when memory runs out. */
+game_t *game_copy(const game_t *g);
+/* Release what g holds and g itself (NULL: nothing). */
+void game_free(game_t *g);
 
 /*
  * The view skeleton: view_public(), then for a seat (0 <= seat < seats)
@@ -300,17 +310,19 @@ void game_write_own(const game_t *g, int seat, jw_t *w);
 /* Every action seat may send now, as a new JSON array (NULL: out of memory). */
 json_t *game_legal(const game_t *g, int seat);
 
-static inline int game_apply(game_t *g, int seat, const json_t *a, int64_t now, game_error_t *e)
-{
-    return g->desc->apply(g, seat, a, now, e);
-}
+/*
+ * The descriptor's apply and tick, made to change nothing when memory runs
+ * out halfway: the kit takes a snapshot first (a copy of the state's bytes
+ * with its own references, game_desc_t's size, logs and shared) and puts it
+ * back when an allocation failed since; apply then refuses with "internal",
+ * tick says nothing changed (its deadline stays due). A game's own apply
+ * and tick are plain steps, and its apply may call its tick.
+ */
+int game_apply(game_t *g, int seat, const json_t *a, int64_t now, game_error_t *e);
+bool game_tick(game_t *g, int64_t now);
 static inline int64_t game_next_deadline(const game_t *g)
 {
     return g->desc->next_deadline ? g->desc->next_deadline(g) : GAME_NO_DEADLINE;
-}
-static inline bool game_tick(game_t *g, int64_t now)
-{
-    return g->desc->tick ? g->desc->tick(g, now) : false;
 }
 static inline unsigned game_waiting(const game_t *g)
 {
@@ -332,10 +344,6 @@ static inline bool game_at_once(const game_t *g, int seat)
 static inline bool game_is_over(const game_t *g)
 {
     return g->desc->is_over(g);
-}
-static inline void game_free(game_t *g)
-{
-    if (g) g->desc->free(g);
 }
 
 /*

@@ -8,6 +8,7 @@
  * enumerates candidate actions and keeps those that check() accepts, so the
  * list and the referee can never disagree.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -607,26 +608,6 @@ static const game_option_t g233_options[] = {
     GAME_OPTION_END,
 };
 
-/*
- * The events and the last round's summary are immutable and shared: a copy
- * of the struct that holds them once more is a snapshot, which apply (and
- * tick) restore when memory ran out halfway, so that a refusal changes nothing.
- */
-void g233_hold(g233_t *copy, const g233_t *g)
-{
-    *copy = *g;
-    game_log_share(&copy->events, &g->events);
-    game_shared_hold(&copy->last_round);
-}
-
-/* Release what a state or a snapshot holds by reference. */
-static void g233_drop(game_t *base)
-{
-    g233_t *g = (g233_t *)base;
-    game_log_free(&g->events);
-    game_shared_free(&g->last_round);
-}
-
 static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
@@ -645,17 +626,14 @@ static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error
     return game_created(&g->base, mark, err);
 }
 
-/* Settle the claims due. Out of memory, nothing changes: the deadline stays due. */
+/* Settle the claims due. */
 static bool g233_tick(game_t *base, int64_t now)
 {
     g233_t *g = (g233_t *)base;
     if (g->nclaims == 0 || now <= g->window_end) return false;
-    g233_t saved;
-    g233_hold(&saved, g);
-    unsigned long mark = tapis_alloc_failures();
     resolve_claims(g);
     declare_if_must(g);
-    return !game_restore(base, &saved.base, sizeof saved, g233_drop, mark);
+    return true;
 }
 
 static int g233_apply(game_t *base, int seat, const json_t *action, int64_t now, game_error_t *err)
@@ -663,13 +641,9 @@ static int g233_apply(game_t *base, int seat, const json_t *action, int64_t now,
     g233_t *g = (g233_t *)base;
     g233_act_t a;
     if (g233_parse(action, &a, err)) return -1;
-    g233_t saved;
-    g233_hold(&saved, g);
-    unsigned long mark = tapis_alloc_failures();
     g233_tick(base, now);
     int r = g233_check(g, seat, &a, err);
     if (r == 0) g233_run(g, seat, &a, now);
-    if (game_restore(base, &saved.base, sizeof saved, g233_drop, mark)) return game_no_memory(err);
     return r;
 }
 
@@ -715,12 +689,6 @@ static json_t *g233_result(const game_t *base)
                              mark);
 }
 
-static void g233_free(game_t *base)
-{
-    g233_drop(base);
-    tapis_free(base);
-}
-
 /* Bot levels and their pace (a person draws, discards and claims in a second or two). */
 static const game_bot_level_t g233_bot_levels[] = {
     GAME_BOT_LEVEL_NORMAL(800, 1600),
@@ -751,5 +719,7 @@ const game_desc_t g233_desc = {
     .dump = g233_dump,
     .resample = g233_resample,
     .audit = g233_audit,
-    .free = g233_free,
+    .size = sizeof(g233_t),
+    .logs = {offsetof(g233_t, events)},
+    .shared = {offsetof(g233_t, last_round)},
 };

@@ -35,7 +35,6 @@ void g233_start_round(g233_t *g, int dealer);
 
 /* g233.c */
 /* A snapshot of g into copy: the struct, and a reference on its shared parts. */
-void g233_hold(g233_t *copy, const g233_t *g);
 /* The claim-independent conditions of an out-of-turn claim. */
 int g233_claim_gate(const g233_t *g, int seat, game_error_t *err);
 int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err);

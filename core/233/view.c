@@ -156,9 +156,8 @@ json_t *g233_dump(const game_t *base)
 
 game_t *g233_resample(const game_t *base, int seat, uint64_t seed)
 {
-    g233_t *g = tapis_malloc(sizeof *g);
+    g233_t *g = (g233_t *)game_copy(base);
     if (!g) return NULL;
-    g233_hold(g, (const g233_t *)base);
     int n = base->seats;
     g233_card_t pool[G233_DECK];
     int npool = 0, want[G233_MAX_SEATS] = {0};

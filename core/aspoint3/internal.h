@@ -20,7 +20,6 @@ game_seat_write_fn ap3_legal;
 
 /* aspoint3.c */
 /* A snapshot of g into copy: the struct, and a reference on its shared parts. */
-void ap3_hold(ap3_t *copy, const ap3_t *g);
 int ap3_check(const ap3_t *g, int seat, const ap3_act_t *a, game_error_t *err);
 void ap3_run(ap3_t *g, int seat, const ap3_act_t *a);
 /* The seat the game waits on, or -1 once over. */

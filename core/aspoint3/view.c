@@ -129,9 +129,8 @@ json_t *ap3_dump(const game_t *base)
 
 game_t *ap3_resample(const game_t *base, int seat, uint64_t seed)
 {
-    ap3_t *g = tapis_malloc(sizeof *g);
+    ap3_t *g = (ap3_t *)game_copy(base); /* the shared parts: immutable once stored */
     if (!g) return NULL;
-    ap3_hold(g, (const ap3_t *)base); /* immutable once stored: the copy shares them */
 
     /* The unseen cards: the stock, the other hands, the face-down card unless
      * the viewer is the starter who put it there. */

@@ -26,7 +26,6 @@ bool seqnum_can_play(const seqnum_t *g, int seat);
 
 /* seqnum.c */
 /* A snapshot of g into copy: the struct, and a reference on its shared parts. */
-void seqnum_hold(seqnum_t *copy, const seqnum_t *g);
 int seqnum_check(const seqnum_t *g, int seat, const seqnum_act_t *a, game_error_t *err);
 void seqnum_run(seqnum_t *g, int seat, const seqnum_act_t *a);
 bool seqnum_holds(const seqnum_player_t *p, int kind);

@@ -125,9 +125,8 @@ json_t *seqnum_dump(const game_t *base)
 
 game_t *seqnum_resample(const game_t *base, int seat, uint64_t seed)
 {
-    seqnum_t *g = tapis_malloc(sizeof *g);
+    seqnum_t *g = (seqnum_t *)game_copy(base);
     if (!g) return NULL;
-    seqnum_hold(g, (const seqnum_t *)base);
     /* The draw pile and the other hands are one pool of unseen cards. */
     uint8_t pool[SEQNUM_DECK];
     int npool = g->ndraw;

@@ -27,7 +27,6 @@ bool slap_can_act(const slap_t *g, int seat);
 
 /* slap.c */
 /* A snapshot of g into copy: the struct, and a reference on its shared parts. */
-void slap_hold(slap_t *copy, const slap_t *g);
 int slap_check(const slap_t *g, int seat, const slap_act_t *a, game_error_t *err);
 void slap_event(slap_t *g, json_t *ev);
 void slap_update_stall(slap_t *g, int64_t t);

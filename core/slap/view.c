@@ -148,9 +148,8 @@ json_t *slap_dump(const game_t *base)
 game_t *slap_resample(const game_t *base, int seat, uint64_t seed)
 {
     (void)seat;
-    slap_t *g = tapis_malloc(sizeof *g);
+    slap_t *g = (slap_t *)game_copy(base); /* the events: shared, never changed once made */
     if (!g) return NULL;
-    slap_hold(g, (const slap_t *)base); /* the events: never changed once made */
     slap_card_t pool[SLAP_DECK];
     int n = 0;
     for (int pass = 0; pass < 2; pass++) {

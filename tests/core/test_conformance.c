@@ -1032,13 +1032,25 @@ static bool options_well_formed(const game_desc_t *d)
     return ok;
 }
 
+/* The state's held parts lie inside it, past its game_t. */
+static bool held_parts_within(const game_desc_t *d)
+{
+    for (int i = 0; i < GAME_MAX_HELD; i++)
+        if ((d->logs[i] &&
+             (d->logs[i] < sizeof(game_t) || d->logs[i] + sizeof(game_log_t) > d->size)) ||
+            (d->shared[i] &&
+             (d->shared[i] < sizeof(game_t) || d->shared[i] + sizeof(game_shared_t) > d->size)))
+            return false;
+    return true;
+}
+
 /* What game.h requires; the optional functions (tick, waiting, bot...) may be NULL. */
 static bool descriptor_complete(const game_desc_t *d)
 {
     return d->id && d->title && d->min_seats >= 1 && d->min_seats <= d->max_seats &&
            d->max_seats <= GAME_MAX_SEATS && options_well_formed(d) && d->create && d->apply &&
            d->legal && d->view_public && d->is_over && d->result && d->dump && d->resample &&
-           d->audit && d->free;
+           d->audit && d->size >= sizeof(game_t) && held_parts_within(d);
 }
 
 /*
