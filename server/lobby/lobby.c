@@ -123,7 +123,7 @@ void lobby_rooms(request_t *req)
     queue_t *rooms = &req->conn->srv->rooms, *q = queue_head(rooms);
     /* In a cluster, the other nodes' rooms (the directory) merge in, newest first. */
     cluster_room_ref_t *remote = NULL;
-    int nremote = cluster_remote_rooms(req->conn->srv, req->session->name, game, want, &remote);
+    int nremote = cluster_remote_rooms(req->conn->srv, req->session->name, game, status, &remote);
     for (int ri = 0;; walked++) {
         room_t *r = q != rooms ? queue_data(q, room_t, node) : NULL;
         if (!r && ri >= nremote) break;

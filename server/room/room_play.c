@@ -92,9 +92,17 @@ void room_broadcast(room_t *r, const json_t *ev)
     send_members(r, ev, true);
 }
 
+void room_publish(room_t *r)
+{
+    if (r->closed || !durable_wants_summary(&r->srv->durable)) return;
+    json_t *summary = room_summary(r);
+    if (summary) durable_room_changed(&r->srv->durable, &r->durable, summary);
+    json_decref(summary);
+}
+
 void room_notify(room_t *r)
 {
-    if (!r->closed) durable_room_changed(&r->srv->durable, r); /* the directory, in a cluster */
+    room_publish(r);
     if (r->closed || !room__attended(r))
         return; /* (thousands of rooms may lose their last
                     connection at once: build nothing then) */
@@ -275,7 +283,7 @@ void room_changed(room_t *r)
         json_object_set_new(ev, "room", json_string(r->id));
         json_object_set(ev, "result", result);
         ev = game_json_checked(ev, mark);
-        durable_room_over(&r->srv->durable, r, result);
+        durable_room_over(&r->srv->durable, &r->durable, result);
         char *text = json_dumps(result, JSON_COMPACT);
         log_info("room %s: game over %s", r->id, text ? text : "");
         tapis_free(text);

@@ -83,9 +83,12 @@ void session_unhold(session_t *s);
    the indexes; freed once its timer closed. Once, after it left its rooms. */
 void session_close(session_t *s);
 
-/* Membership bookkeeping (rooms call these). */
+/* Membership bookkeeping (rooms call these, and tell the sink): 1 when r was
+   added, 0 when s was in it already, -1 out of memory; true when r was removed. */
 int session_add_room(session_t *s, struct room *r);
-void session_remove_room(session_t *s, struct room *r);
+bool session_remove_room(session_t *s, struct room *r);
+/* What the durability sink is told of s (durable.h), borrowing its names. */
+durable_session_t session_durable(const session_t *s);
 /* The only room s is in, or NULL when it is in none or several. */
 struct room *session_single_room(const session_t *s);
 

@@ -38,13 +38,14 @@ int session_add_room(session_t *s, room_t *r)
 {
     (void)r;
     s->nrooms++;
-    return 0;
+    return 1;
 }
 
-void session_remove_room(session_t *s, room_t *r)
+bool session_remove_room(session_t *s, room_t *r)
 {
     (void)r;
     s->nrooms--;
+    return true;
 }
 
 static uint64_t game_seed;
@@ -78,7 +79,7 @@ typedef struct entry {
 static entry_t journal[MAX_ENTRIES];
 static int njournal;
 
-static void on_journal(void *ctx, struct room *r, uint64_t n, const char *kind, int seat,
+static void on_journal(void *ctx, const durable_room_t *r, uint64_t n, const char *kind, int seat,
                        int64_t at, const json_t *data)
 {
     (void)ctx;
