@@ -59,7 +59,9 @@ session_t *session_find_name(server_t *srv, const char *name)
     return s;
 }
 
-int session_name_change(session_t *s, const char *name, char key[64])
+/* The key of `name` into `key`; 1 when it is not s's own and no other session
+   here holds it, 0 when it is s's own, -1 when another session holds it. */
+static int name_change(session_t *s, const char *name, char key[64])
 {
     session_name_key(key, name);
     if (strcmp(key, s->name_key) == 0) return 0;
@@ -67,12 +69,12 @@ int session_name_change(session_t *s, const char *name, char key[64])
     return same && same != s ? -1 : 1;
 }
 
-int session_rename(session_t *s, const char *name)
+int session_rename(session_t *s, const char *name, session_claim_fn claim)
 {
     server_t *srv = s->srv;
     char key[64];
-    int change = session_name_change(s, name, key);
-    if (change < 0) return -1;
+    int change = name_change(s, name, key);
+    if (change < 0 || (change > 0 && claim && claim(s, key) < 0)) return -1;
     if (change > 0) {
         char old[sizeof s->name_key];
         memcpy(old, s->name_key, sizeof old);
