@@ -456,15 +456,12 @@ static void member_event(room_t *r, session_t *s, const char *ev)
 {
     if (!room__attended(r)) return; /* nobody to tell: build nothing */
     unsigned long mark = tapis_alloc_failures();
-    json_t *m = proto_event(ev);
-    json_object_set_new(m, "room", json_string(r->id));
+    json_t *m = room_new_event(r, ev);
     json_object_set_new(m, "seat", json_integer(room_seat_of(r, s)));
     json_object_set_new(m, "name", json_string(s->name));
     if (strcmp(ev, "disconnect") == 0)
         json_object_set_new(m, "hold_ms", json_integer((json_int_t)r->srv->opts.reconnect_window));
-    m = game_json_checked(m, mark);
-    room_broadcast(r, m);
-    json_decref(m);
+    room_broadcast_new(r, m, mark);
 }
 
 void room_member_disconnected(room_t *r, session_t *s)

@@ -189,6 +189,14 @@ json_t *room_summary(const room_t *r);
 json_t *room_event(const room_t *r);
 /* Send ev (borrowed) to every connected member. */
 void room_broadcast(room_t *r, const json_t *ev);
+/* A new event `name` of room r: {"ev": name, "room": id}, for its other keys. */
+json_t *room_new_event(const room_t *r, const char *name);
+/*
+ * The end of building event ev (taken) since `mark` (tapis_alloc_failures()):
+ * room_broadcast() it whole, or NULL when an allocation failed (the members
+ * are dropped rather than told an incomplete one), then release it.
+ */
+void room_broadcast_new(room_t *r, json_t *ev, unsigned long mark);
 /* "waiting", "playing" or "over". */
 const char *room_status_name(room_status_t st);
 

@@ -92,6 +92,20 @@ void room_broadcast(room_t *r, const json_t *ev)
     send_members(r, ev, true);
 }
 
+json_t *room_new_event(const room_t *r, const char *name)
+{
+    json_t *ev = proto_event(name);
+    json_object_set_new(ev, "room", json_string(r->id));
+    return ev;
+}
+
+void room_broadcast_new(room_t *r, json_t *ev, unsigned long mark)
+{
+    ev = game_json_checked(ev, mark);
+    room_broadcast(r, ev);
+    json_decref(ev);
+}
+
 void room_publish(room_t *r)
 {
     if (r->closed || !durable_wants_summary(&r->srv->durable)) return;
@@ -279,8 +293,7 @@ void room_changed(room_t *r)
            than told an incomplete one. */
         unsigned long mark = tapis_alloc_failures();
         json_t *result = r->desc->result(r->game);
-        json_t *ev = proto_event("game_over");
-        json_object_set_new(ev, "room", json_string(r->id));
+        json_t *ev = room_new_event(r, "game_over");
         json_object_set(ev, "result", result);
         ev = game_json_checked(ev, mark);
         durable_room_over(&r->srv->durable, &r->durable, result);
@@ -502,12 +515,9 @@ static bool turn_timeout(room_t *r, int i, int64_t now)
     json_decref(action);
     if (rc == 0) {
         mark = tapis_alloc_failures();
-        json_t *ev = proto_event("timeout");
-        json_object_set_new(ev, "room", json_string(r->id));
+        json_t *ev = room_new_event(r, "timeout");
         json_object_set_new(ev, "seat", json_integer(i));
-        ev = game_json_checked(ev, mark);
-        room_broadcast(r, ev);
-        json_decref(ev);
+        room_broadcast_new(r, ev, mark);
     }
     return rc == 0;
 }
@@ -516,12 +526,9 @@ void room_close(room_t *r, const char *reason)
 {
     if (r->closed) return;
     unsigned long mark = tapis_alloc_failures();
-    json_t *ev = proto_event("closed");
-    json_object_set_new(ev, "room", json_string(r->id));
+    json_t *ev = room_new_event(r, "closed");
     json_object_set_new(ev, "reason", json_string(reason));
-    ev = game_json_checked(ev, mark);
-    room_broadcast(r, ev);
-    json_decref(ev);
+    room_broadcast_new(r, ev, mark);
     room_destroy(r);
 }
 
