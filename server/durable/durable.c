@@ -154,13 +154,9 @@ int durable_restore(durable_t *d, const durable_restore_hooks_t *h, int *session
 int durable_rec_add_entry(durable_room_rec_t *rec, uint64_t n, const char *kind, int seat,
                           int64_t at, const char *data)
 {
-    if (rec->nentries == rec->capentries) {
-        size_t cap = rec->capentries ? 2 * rec->capentries : 64;
-        durable_entry_t *v = tapis_realloc(rec->entries, cap * sizeof *v);
-        if (!v) return -1;
-        rec->entries = v;
-        rec->capentries = cap;
-    }
+    durable_entry_t *v = tapis_grow(rec->entries, &rec->capentries, rec->nentries, sizeof *v, 64);
+    if (!v) return -1;
+    rec->entries = v;
     durable_entry_t *e = &rec->entries[rec->nentries];
     e->n = n;
     snprintf(e->kind, sizeof e->kind, "%s", kind);
@@ -174,13 +170,9 @@ int durable_rec_add_entry(durable_room_rec_t *rec, uint64_t n, const char *kind,
 
 int durable_rec_add_watcher(durable_room_rec_t *rec, uint64_t session)
 {
-    if (rec->nwatchers == rec->capwatchers) {
-        size_t cap = rec->capwatchers ? 2 * rec->capwatchers : 8;
-        uint64_t *v = tapis_realloc(rec->watchers, cap * sizeof *v);
-        if (!v) return -1;
-        rec->watchers = v;
-        rec->capwatchers = cap;
-    }
+    uint64_t *v = tapis_grow(rec->watchers, &rec->capwatchers, rec->nwatchers, sizeof *v, 8);
+    if (!v) return -1;
+    rec->watchers = v;
     rec->watchers[rec->nwatchers++] = session;
     return 0;
 }

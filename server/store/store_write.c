@@ -175,13 +175,9 @@ static void journal(void *srv, const durable_room_t *r, uint64_t n, const char *
 {
     store_t *st = store_of(srv);
     if (!open_txn(st)) return;
-    if (st->npend == st->cappend) {
-        size_t cap = st->cappend ? 2 * st->cappend : 64;
-        struct pending *v = tapis_realloc(st->pend, cap * sizeof *v);
-        if (!v) goto oom;
-        st->pend = v;
-        st->cappend = cap;
-    }
+    struct pending *v = tapis_grow(st->pend, &st->cappend, st->npend, sizeof *v, 64);
+    if (!v) goto oom;
+    st->pend = v;
     struct pending *e = &st->pend[st->npend];
     *e = (struct pending){.rid = r->rid, .n = n, .at = at, .seat = seat, .len = SIZE_MAX};
     snprintf(e->kind, sizeof e->kind, "%s", kind);
