@@ -274,6 +274,27 @@ static void a_room_and_its_sessions_come_back_as_records(void **state)
     seen_free(&s);
 }
 
+/*
+ * Room 3's journal was damaged: a restore hands it up with its `entries`,
+ * refused for a reason that names `what`, and the store quarantines it with
+ * that reason (the database is closed after).
+ */
+static void quarantined_for(fixture_t *f, seen_t *s, size_t entries, const char *what)
+{
+    int kept, quarantined;
+    assert_int_equal(restore(f, s, &kept, &quarantined), 0);
+    assert_int_equal(quarantined, 1);
+    assert_int_equal(s->nrooms, 1);
+    assert_int_equal(s->rooms[0].nentries, entries);
+    if (!strstr(s->why, what)) fail_msg("the refusal names %s: %s", what, s->why);
+    store_close(&f->srv);
+    char status[32], note[400];
+    db_text(f, "SELECT status FROM rooms WHERE rid = 3", status, sizeof status);
+    db_text(f, "SELECT note FROM rooms WHERE rid = 3", note, sizeof note);
+    assert_string_equal(status, "quarantined");
+    assert_string_equal(note, s->why); /* the reason, kept with it */
+}
+
 static void a_cut_journal_is_quarantined_with_its_reason(void **state)
 {
     fixture_t *f = *state;
@@ -285,23 +306,12 @@ static void a_cut_journal_is_quarantined_with_its_reason(void **state)
                "DELETE FROM journal_tail2 WHERE rid = 3 AND n = 2;"
                "DELETE FROM journal_tail3 WHERE rid = 3 AND n = 2;");
     seen_t s = {.replay = true};
-    int kept, quarantined;
-    assert_int_equal(restore(f, &s, &kept, &quarantined), 0);
-    assert_int_equal(quarantined, 1);
-    assert_int_equal(s.nrooms, 1);
-    assert_int_equal(s.rooms[0].nentries, 2);
-    if (!strstr(s.why, "entry 2 is missing")) fail_msg("the refusal names entry 2: %s", s.why);
-    store_close(&f->srv);
-
-    char status[32], note[400];
-    db_text(f, "SELECT status FROM rooms WHERE rid = 3", status, sizeof status);
-    db_text(f, "SELECT note FROM rooms WHERE rid = 3", note, sizeof note);
-    assert_string_equal(status, "quarantined");
-    assert_string_equal(note, s.why); /* the reason, kept with it */
+    quarantined_for(f, &s, 2, "entry 2 is missing");
     seen_free(&s);
 
     /* Not handed up again. */
     seen_t again = {.replay = true};
+    int kept, quarantined;
     assert_int_equal(restore(f, &again, &kept, &quarantined), 0);
     assert_int_equal(again.nrooms, 0);
     assert_int_equal(quarantined, 0);
@@ -315,20 +325,8 @@ static void a_corrupt_entry_is_quarantined_with_its_reason(void **state)
     db_exec(f, "INSERT INTO journal (rid, n, kind, seat, at, data) "
                "VALUES (3, 4, 'act', 0, 7, '{not json')");
     seen_t s = {.replay = true};
-    int kept, quarantined;
-    assert_int_equal(restore(f, &s, &kept, &quarantined), 0);
-    assert_int_equal(quarantined, 1);
-    assert_int_equal(s.nrooms, 1);
-    assert_int_equal(s.rooms[0].nentries, 4);
+    quarantined_for(f, &s, 4, "entry 4 (act): the action is not a JSON object");
     assert_string_equal(s.rooms[0].entries[3].data, "{not json"); /* handed up as it is */
-    if (!strstr(s.why, "entry 4 (act): the action is not a JSON object"))
-        fail_msg("the refusal names entry 4: %s", s.why);
-    store_close(&f->srv);
-    char status[32], note[400];
-    db_text(f, "SELECT status FROM rooms WHERE rid = 3", status, sizeof status);
-    db_text(f, "SELECT note FROM rooms WHERE rid = 3", note, sizeof note);
-    assert_string_equal(status, "quarantined");
-    assert_string_equal(note, s.why);
     seen_free(&s);
 }
 
