@@ -50,10 +50,11 @@ class Server:
     """tapisd on a free port, its log kept in self.log (one line an item, read
     by a thread of its own). The server tests, the client tests and the
     packaging tests all start tapisd through this class. With `with`, it is
-    stopped (SIGTERM) at the end of the block."""
+    stopped (SIGTERM) at the end of the block. `listen` is its one --listen
+    (port 0: a free one); self.host and self.port say where it listens."""
 
     def __init__(self, exe, *args, wrapper=(), start_timeout=TIMEOUT, cwd=None,
-                 default_db=False):
+                 default_db=False, listen="127.0.0.1:0"):
         self.exe = exe
         self.args = list(args)
         # Many servers start in one working directory: no shared tapis.db unless a
@@ -66,7 +67,7 @@ class Server:
         self._log_ended = False
         if cwd:
             exe = os.path.abspath(exe)
-        self.proc = subprocess.Popen(list(wrapper) + [exe, "--listen", "127.0.0.1:0"] + self.args,
+        self.proc = subprocess.Popen(list(wrapper) + [exe, "--listen", listen] + self.args,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, errors="replace", cwd=cwd)
         self.reader = threading.Thread(target=self._read_log, daemon=True)
@@ -75,8 +76,9 @@ class Server:
         if not m:
             self.kill()
             raise RuntimeError("tapisd did not start: " + "".join(self.log[-20:]))
+        self.host = m.group(1).strip("[]")
         self.port = int(m.group(2))
-        self.address = "127.0.0.1:%d" % self.port
+        self.address = "%s:%d" % (m.group(1), self.port)
 
     def __enter__(self):
         return self

@@ -277,19 +277,14 @@ def listens_on_ipv6(exe):
     except OSError:
         print("  (no IPv6 loopback here: skipped)")
         return
-    import subprocess
-    import re
-    p = subprocess.Popen([exe, "--listen", "[::1]:0", "--db", "none"], stderr=subprocess.PIPE, text=True)
+    srv = Server(exe, listen="[::1]:0")
     try:
-        line = p.stderr.readline()
-        m = re.search(r"listening on \[::1\]:(\d+)", line)
-        assert m, line
-        c = Client(int(m.group(1)), host="::1", family=socket.AF_INET6)
+        assert srv.host == "::1", srv.address
+        c = Client(srv.port, host="::1", family=socket.AF_INET6)
         assert c.ok("ping")
         c.close()
     finally:
-        p.terminate()
-        assert p.wait(10) == 0
+        srv.finish()
 
 
 
