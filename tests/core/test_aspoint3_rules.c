@@ -4,8 +4,6 @@
  * created with a fixed seed, then the deal is set with the test constructors
  * of aspoint3.h, and the rule is exercised through the public apply() with
  * JSON actions. Hidden information is checked over many random games.
- * About 1,400 lines: one short test per rule and example of the text, kept in
- * one file so that RULES.md and its tests can be read side by side.
  *
  * Length: over 800 lines on purpose: one test per rule of RULES.md and per example of
  * the text, in its order, so that a rule and its test are found together.
