@@ -46,6 +46,7 @@ typedef struct dir_room { /* a room of another node, as the directory says */
 } dir_room_t;
 
 typedef struct cl_room { /* a room this node hosts, as the cluster keeps it (cluster_rooms.c) */
+    const durable_room_t *room; /* the key: the room's own record, while the room lives */
     char id[DURABLE_ROOM_ID_LEN + 1];
     char *options;   /* its complete options, JSON text */
     char seed[24];   /* as text */
@@ -82,7 +83,7 @@ struct cluster {
     bool sub_ready;
     uv_timer_t beat;
     dir_room_t *dir;
-    cl_room_t *rooms; /* the rooms this node hosts, by id */
+    cl_room_t *rooms; /* the rooms this node hosts, by their record's address */
     node_t *nodes;
     const cluster_hooks_t *hooks; /* the lobby's: rooms taken over, rooms moved (main.c) */
     void *hooks_ctx;

@@ -133,25 +133,28 @@ uint64_t cluster_token_session(server_t *srv, const char *token_hash)
 /* Rooms                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* The room r, as this node keeps it for Redis; NULL when it keeps none. */
-static cl_room_t *kept(cluster_t *cl, const char *id)
+/* Room r, as this node keeps it for Redis; NULL when it keeps none. Kept by
+   the room's own record (its address), as its fields would be: a closed room
+   waiting to be freed and a new one of the same id are two. */
+static cl_room_t *kept(cluster_t *cl, const durable_room_t *r)
 {
     cl_room_t *k;
-    HASH_FIND_STR(cl->rooms, id, k);
+    HASH_FIND_PTR(cl->rooms, &r, k);
     return k;
 }
 
 /* A new entry for room r: its options and seed as text, an empty journal. */
 static cl_room_t *keep(cluster_t *cl, const durable_room_t *r, const char *options, uint64_t seed)
 {
-    cl_room_t *k = kept(cl, r->id);
+    cl_room_t *k = kept(cl, r);
     if (k) return k;
     if (!(k = tapis_calloc(1, sizeof *k))) return NULL;
+    k->room = r;
     snprintf(k->id, sizeof k->id, "%s", r->id);
     snprintf(k->seed, sizeof k->seed, "%llu", (unsigned long long)seed);
     k->options = tapis_strdup(options ? options : "{}");
     k->journal = json_array();
-    HASH_ADD_STR(cl->rooms, id, k);
+    HASH_ADD_PTR(cl->rooms, room, k);
     if (!k->hh.tbl || !k->options || !k->journal) {
         if (k->hh.tbl) HASH_DEL(cl->rooms, k);
         tapis_free(k->options);
@@ -172,9 +175,9 @@ static void unkeep(cluster_t *cl, cl_room_t *k)
 }
 
 /* A room that moved is the other node's now: Redis is not told what it does here. */
-static bool moved(cluster_t *cl, const char *id)
+static bool moved(cluster_t *cl, const durable_room_t *r)
 {
-    cl_room_t *k = kept(cl, id);
+    cl_room_t *k = kept(cl, r);
     return k && k->moved;
 }
 
@@ -288,7 +291,7 @@ bool cluster_resync_room(server_t *srv, const durable_room_t *r, const json_t *s
     redisReply *rep = cluster__command(cl, "EVAL %s 0 %s %s", ADOPT, r->id, cl->id);
     if (!rep) return false; /* Redis away: keep it; the next resync asks again */
     bool ours = rep->type == REDIS_REPLY_STRING && strcmp(rep->str, cl->id) == 0;
-    cl_room_t *k = kept(cl, r->id);
+    cl_room_t *k = kept(cl, r);
     if (!ours) {
         log_warn("room %s: node %s hosts it now; dropped here", r->id,
                  rep->type == REDIS_REPLY_STRING ? rep->str : "?");
@@ -505,7 +508,7 @@ static void d_session_end(void *srv, const durable_session_t *s)
 static void d_session_room(void *srv, uint64_t sid, const durable_room_t *r, bool in)
 {
     cluster_t *cl = cluster__of(srv);
-    if (!cl || moved(cl, r->id)) return;
+    if (!cl || moved(cl, r)) return;
     cluster__append(cl, "%s tapis:session:%llu:rooms %s", in ? "SADD" : "SREM",
                     (unsigned long long)sid, r->id);
 }
@@ -543,7 +546,7 @@ static void d_room_closed(void *srv, const durable_room_t *r, bool over)
 {
     (void)over;
     cluster_t *cl = cluster__of(srv);
-    if (!cl || moved(cl, r->id)) return;
+    if (!cl || moved(cl, r)) return;
     forget_room(cl, r->id, cl->id);
 }
 
@@ -556,7 +559,7 @@ static void d_room_changed(void *srv, const durable_room_t *r, const json_t *sum
 static void d_room_free(void *srv, const durable_room_t *r)
 {
     cluster_t *cl = ((server_t *)srv)->cluster;
-    cl_room_t *k = cl ? kept(cl, r->id) : NULL;
+    cl_room_t *k = cl ? kept(cl, r) : NULL;
     if (k) unkeep(cl, k);
 }
 
@@ -572,7 +575,7 @@ static void d_journal(void *srv, const durable_room_t *r, uint64_t n, const char
                       int64_t at, const json_t *data)
 {
     cluster_t *cl = ((server_t *)srv)->cluster;
-    cl_room_t *k = cl ? kept(cl, r->id) : NULL;
+    cl_room_t *k = cl ? kept(cl, r) : NULL;
     if (!k) return;
     char *text = data ? json_dumps(data, JSON_COMPACT) : NULL;
     add_entry(cl, k, n, kind, seat, at, text);
