@@ -391,6 +391,18 @@ void game_write_seat(jw_t *w, const char *key, int seat)
         jw_null(w, key);
 }
 
+void game_write_players(const game_t *g, jw_t *w, game_seat_write_fn *player)
+{
+    jw_arr(w, "players");
+    for (int s = 0; s < g->seats; s++) {
+        jw_obj(w, NULL);
+        jw_int(w, "seat", s);
+        player(g, s, w);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
 json_t *game_rng_json(const rng_t *r)
 {
     json_t *a = json_array();

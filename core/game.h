@@ -468,6 +468,9 @@ int game_no_memory(game_error_t *err);
 void game_write_result(const game_t *g, jw_t *w);
 /* A seat, or null for a negative one (nobody). */
 void game_write_seat(jw_t *w, const char *key, int seat);
+/* "players": for each seat an object {"seat": s, then the keys player(g, s, w)
+   writes}: what every game's public view shows of each player. */
+void game_write_players(const game_t *g, jw_t *w, game_seat_write_fn *player);
 /* The generator's state, for dumps. */
 json_t *game_rng_json(const rng_t *r);
 /* The index of `name` among names[0..n-1], compared without case, or -1 (card names). */

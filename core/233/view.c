@@ -43,6 +43,20 @@ json_t *g233_hand_json(const g233_hand_t *h)
     return jw_take(&w);
 }
 
+/* What everyone sees of seat s (game_write_players()). */
+static void write_player(const game_t *base, int s, jw_t *w)
+{
+    const g233_player_t *p = &((const g233_t *)base)->p[s];
+    jw_int(w, "cards", g233_hand_size(&p->hand));
+    jw_arr(w, "melds");
+    for (int i = 0; i < p->nmelds; i++)
+        g233_write_cards(w, NULL, p->melds[i].cards, p->melds[i].n);
+    jw_end(w);
+    jw_int(w, "gifts_plus", p->gifts_plus);
+    jw_int(w, "gifts_minus", p->gifts_minus);
+    jw_int(w, "score", p->score);
+}
+
 /* The public part of the table: identical for every viewer. */
 void g233_view_public(const game_t *base, jw_t *w)
 {
@@ -70,22 +84,7 @@ void g233_view_public(const game_t *base, jw_t *w)
         jw_int(w, NULL, g->claims[i].seat);
     jw_end(w);
     game_write_seat(w, "declarer", g->declarer);
-    jw_arr(w, "players");
-    for (int s = 0; s < g->base.seats; s++) {
-        const g233_player_t *p = &g->p[s];
-        jw_obj(w, NULL);
-        jw_int(w, "seat", s);
-        jw_int(w, "cards", g233_hand_size(&p->hand));
-        jw_arr(w, "melds");
-        for (int i = 0; i < p->nmelds; i++)
-            g233_write_cards(w, NULL, p->melds[i].cards, p->melds[i].n);
-        jw_end(w);
-        jw_int(w, "gifts_plus", p->gifts_plus);
-        jw_int(w, "gifts_minus", p->gifts_minus);
-        jw_int(w, "score", p->score);
-        jw_end(w);
-    }
-    jw_end(w);
+    game_write_players(base, w, write_player);
     /* The events (a game_log_t) and the last round's summary are never changed
        once made: their text was made once, and a view copies it. */
     game_write_log(w, "events", &g->events);

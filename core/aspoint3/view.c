@@ -45,6 +45,16 @@ json_t *ap3_cards_json(const ap3_card_t *cards, int n)
     return game_cards_json(cards, n, ap3_card_name);
 }
 
+/* What everyone sees of seat s (game_write_players()): two cards each while a
+   deal is on. */
+static void write_player(const game_t *base, int s, jw_t *w)
+{
+    const ap3_t *g = (const ap3_t *)base;
+    jw_int(w, "score", g->score[s]);
+    jw_int(w, "total", g->total[s]);
+    jw_int(w, "cards", g->phase != AP3_OVER ? 2 : 0);
+}
+
 /* The public part of the table: identical for every viewer. */
 void ap3_view_public(const game_t *base, jw_t *w)
 {
@@ -71,16 +81,7 @@ void ap3_view_public(const game_t *base, jw_t *w)
         jw_null(w, "swapped");
     jw_int(w, "stock", g->nstock);
     write_cards(w, "discards", g->discard, g->ndiscard);
-    jw_arr(w, "players");
-    for (int s = 0; s < 2; s++) {
-        jw_obj(w, NULL);
-        jw_int(w, "seat", s);
-        jw_int(w, "score", g->score[s]);
-        jw_int(w, "total", g->total[s]);
-        jw_int(w, "cards", live ? 2 : 0);
-        jw_end(w);
-    }
-    jw_end(w);
+    game_write_players(base, w, write_player);
     game_write_seat(w, "bonus_by", g->bonus_by < 2 ? g->bonus_by : -1);
     /* history and last_deal keep their text: the state never changes them in
      * place, it replaces them (aspoint3.h), so their text is made once. */

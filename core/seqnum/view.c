@@ -32,6 +32,19 @@ static json_t *cards_json(const uint8_t *cards, int n)
     return game_cards_json(cards, n, card_name);
 }
 
+/* What everyone sees of seat s (game_write_players()). */
+static void write_player(const game_t *base, int s, jw_t *w)
+{
+    const seqnum_t *g = (const seqnum_t *)base;
+    const seqnum_player_t *p = &g->p[s];
+    jw_int(w, "team", seqnum_team(g, s));
+    jw_int(w, "cards", p->nhand);
+    jw_int(w, "max_cards", p->max_cards);
+    jw_bool(w, "owes_draw", p->owe >= 0);
+    jw_int(w, "lapsed", p->lapsed);
+    write_cards(w, "discards", p->discards, p->ndiscards);
+}
+
 /* The public part of the table: identical for every viewer. */
 void seqnum_view_public(const game_t *base, jw_t *w)
 {
@@ -65,20 +78,7 @@ void seqnum_view_public(const game_t *base, jw_t *w)
     jw_bool(w, "traded", g->traded);
     jw_int(w, "draw_pile", g->ndraw);
     jw_int(w, "reshuffles", g->reshuffles);
-    jw_arr(w, "players");
-    for (int s = 0; s < g->base.seats; s++) {
-        const seqnum_player_t *p = &g->p[s];
-        jw_obj(w, NULL);
-        jw_int(w, "seat", s);
-        jw_int(w, "team", seqnum_team(g, s));
-        jw_int(w, "cards", p->nhand);
-        jw_int(w, "max_cards", p->max_cards);
-        jw_bool(w, "owes_draw", p->owe >= 0);
-        jw_int(w, "lapsed", p->lapsed);
-        write_cards(w, "discards", p->discards, p->ndiscards);
-        jw_end(w);
-    }
-    jw_end(w);
+    game_write_players(base, w, write_player);
     /* The events (a game_log_t) are kept as their text: a view copies it. */
     game_write_log(w, "events", &g->events);
     jw_bool(w, "over", g->over);

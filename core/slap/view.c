@@ -39,6 +39,24 @@ static void write_top(jw_t *w, const char *key, const slap_card_t *cards, int n,
         jw_null(w, key);
 }
 
+/* What everyone sees of seat s (game_write_players()). */
+static void write_player(const game_t *base, int s, jw_t *w)
+{
+    const slap_t *g = (const slap_t *)base;
+    const slap_player_t *p = &g->p[s];
+    jw_int(w, "draw", p->ndraw);
+    jw_arr(w, "sizes");
+    for (int c = 0; c < SLAP_COLUMNS; c++)
+        jw_int(w, NULL, p->col[c].n);
+    jw_end(w);
+    jw_arr(w, "tops");
+    for (int c = 0; c < SLAP_COLUMNS; c++)
+        write_top(w, NULL, p->col[c].cards, p->col[c].n, p->col[c].up);
+    jw_end(w);
+    jw_int(w, "cards", slap_cards_held(g, s));
+    game_write_seat(w, "slapped", p->slapped);
+}
+
 /* The public part of the table: identical for every viewer. */
 void slap_view_public(const game_t *base, jw_t *w)
 {
@@ -65,25 +83,7 @@ void slap_view_public(const game_t *base, jw_t *w)
         jw_end(w);
     }
     jw_end(w);
-    jw_arr(w, "players");
-    for (int s = 0; s < g->base.seats; s++) {
-        const slap_player_t *p = &g->p[s];
-        jw_obj(w, NULL);
-        jw_int(w, "seat", s);
-        jw_int(w, "draw", p->ndraw);
-        jw_arr(w, "sizes");
-        for (int c = 0; c < SLAP_COLUMNS; c++)
-            jw_int(w, NULL, p->col[c].n);
-        jw_end(w);
-        jw_arr(w, "tops");
-        for (int c = 0; c < SLAP_COLUMNS; c++)
-            write_top(w, NULL, p->col[c].cards, p->col[c].n, p->col[c].up);
-        jw_end(w);
-        jw_int(w, "cards", slap_cards_held(g, s));
-        game_write_seat(w, "slapped", p->slapped);
-        jw_end(w);
-    }
-    jw_end(w);
+    game_write_players(base, w, write_player);
     jw_int(w, "box", g->nbox);
     jw_int(w, "out", g->nout);
     /* The events (a game_log_t) are kept as their text: a view copies it. */
