@@ -68,6 +68,13 @@ bool game_action_bare(const json_t *action)
            json_array_size(json_object_get(action, "args")) == 0;
 }
 
+int game_action_args(const json_t *action, const json_t **args, game_error_t *err)
+{
+    *args = json_object_get(action, "args");
+    if (*args && !json_is_array(*args)) return game_bad_action(err, "\"args\" must be a list");
+    return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Options                                                              */
 /* ------------------------------------------------------------------ */

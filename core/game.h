@@ -362,6 +362,9 @@ bool game_action_keys_ok(const json_t *action, const char *const *keys);
 /* True when `action` has no key but "type" and no inline words: an action
    without arguments (draw, pass, keep). */
 bool game_action_bare(const json_t *action);
+/* The protocol's inline words of `action` into *args: NULL (none) or a list.
+   Returns 0, or -1 with "bad_action" when "args" is not a list. */
+int game_action_args(const json_t *action, const json_t **args, game_error_t *err);
 /* The number of elements of an array (not a pointer): a type_names table. */
 #define GAME_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 

@@ -56,8 +56,8 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
     if (t < 0) return -1;
     a->type = (g233_act_type_t)t;
 
-    const json_t *args = json_object_get(o, "args");
-    if (args && !json_is_array(args)) return game_bad_action(err, "\"args\" must be a list");
+    const json_t *args;
+    if (game_action_args(o, &args, err)) return -1;
     size_t nargs = json_array_size(args);
     static const char *const discard_keys[] = {"card", "declare", NULL};
     static const char *const cards_keys[] = {"cards", "final", NULL};
