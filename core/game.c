@@ -562,7 +562,8 @@ void game_log_append(game_log_t *l, json_t *entry)
         if (t[from] == ',') from++;
     }
     size_t body = n - 1 - from; /* the kept entries, without ']' */
-    size_t elen = entry ? json_text(entry, NULL, 0) : 0;
+    char tmp[512]; /* the entry's text, written once when it fits (always, in practice) */
+    size_t elen = entry ? json_text(entry, tmp, sizeof tmp) : 0;
     size_t len = 1 + body + (body ? 1 : 0) + elen + 1;
     game_text_t *next = entry ? tapis_malloc(sizeof *next + len) : NULL;
     if (next) {
@@ -570,7 +571,11 @@ void game_log_append(game_log_t *l, json_t *entry)
         *p++ = '[';
         memcpy(p, t + from, body), p += body;
         if (body) *p++ = ',';
-        json_text(entry, p, elen), p += elen;
+        if (elen <= sizeof tmp)
+            memcpy(p, tmp, elen);
+        else
+            json_text(entry, p, elen);
+        p += elen;
         *p = ']';
         next->refs = 1;
         next->len = len;
@@ -647,7 +652,14 @@ void game_write_shared(jw_t *w, const char *key, const game_shared_t *s)
 
 json_t *game_seat_event(int seat, const char *did)
 {
-    return json_pack("{s:i, s:s}", "seat", seat, "did", did);
+    /* json_pack("{s:i, s:s}")'s object, without parsing a format per event */
+    json_t *ev = json_object();
+    if (json_object_set_new_nocheck(ev, "seat", json_integer(seat)) < 0 ||
+        json_object_set_new_nocheck(ev, "did", json_string(did)) < 0) {
+        json_decref(ev);
+        return NULL;
+    }
+    return ev;
 }
 
 /* ------------------------------------------------------------------ */

@@ -456,7 +456,9 @@ json_t *game_seat_event(int seat, const char *did);
  */
 json_t *game_json_checked(json_t *v, unsigned long mark);
 
-/* Fill err (printf-style message) and return -1: the one way core code refuses. */
+/* Fill err (printf-style message) and return -1: the one way core code
+   refuses. err may be NULL when only the answer counts (a legal list's
+   checks): nothing is formatted. */
 int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* game_fail() with "bad_action" and the message `what`. */

@@ -156,8 +156,8 @@ static void act_write(jw_t *w, const g233_act_t *a)
 
 static void offer(const g233_t *g, int seat, const g233_act_t *a, jw_t *out)
 {
-    game_error_t err;
-    if (g233_check(g, seat, a, &err) == 0) act_write(out, a);
+    /* err NULL: a legal list asks only whether, and formats no refusal */
+    if (g233_check(g, seat, a, NULL) == 0) act_write(out, a);
 }
 
 /* Every multiset of `size` cards from the kinds in `pool` that seat holds. */

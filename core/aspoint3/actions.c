@@ -94,8 +94,8 @@ json_t *ap3_act_json(const ap3_act_t *a)
 
 static void offer(const ap3_t *g, int seat, const ap3_act_t *a, jw_t *out)
 {
-    game_error_t err;
-    if (ap3_check(g, seat, a, &err) == 0) act_write(out, a);
+    /* err NULL: a legal list asks only whether, and formats no refusal */
+    if (ap3_check(g, seat, a, NULL) == 0) act_write(out, a);
 }
 
 void ap3_legal(const game_t *base, int seat, jw_t *out)

@@ -29,7 +29,7 @@ void req_ok_bare(request_t *req)
 {
     /* The common case (ping, quit): no object to build. */
     char line[512];
-    size_t n = proto_encode_ok(req->re, req->id, line, sizeof line);
+    size_t n = proto_encode_ok(req->re, req->id, NULL, NULL, line, sizeof line);
     req->replied = true;
     if (n > 0)
         conn_send_encoded(req->conn, line, n);
@@ -203,8 +203,12 @@ static void on_act(request_t *req)
         req_fail(req, TAPIS_E_NOT_SEATED, "you do not sit at table %s", r->id);
         return;
     }
-    json_t *reply = req_ok_prepare(req, json_pack("{s:s}", "room", r->id));
-    if (!reply) {
+    /* The reply is made before the act is applied (no memory for it: nothing
+       is played), as text when it can be (always, in practice). */
+    char line[512];
+    size_t n = proto_encode_ok(req->re, req->id, "room", r->id, line, sizeof line);
+    json_t *reply = n ? NULL : req_ok_prepare(req, json_pack("{s:s}", "room", r->id));
+    if (!n && !reply) {
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
@@ -214,7 +218,12 @@ static void on_act(request_t *req)
         req_fail(req, err.code ? err.code : TAPIS_E_ILLEGAL_ACTION, "%s", err.message);
         return;
     }
-    req_send(req, reply);
+    if (n) {
+        req->replied = true;
+        conn_send_encoded(req->conn, line, n);
+    } else {
+        req_send(req, reply);
+    }
     room_changed(r);
     server_t *srv = req->conn->srv;
     histogram_observe(&srv->metrics.action_latency,
