@@ -54,14 +54,21 @@ typedef struct game_bot_level {
 
 /*
  * The rows every game with a bot lists: its greedy strategy at a person's
- * pace, slowly and quickly (the reaction time drawn in [min_ms, max_ms]),
- * then "greedy" and "random" at the server's pace and the table's end.
+ * pace; "easy", the greedy strategy with a mistake one move in three, slowly;
+ * "hard", a search (core/search.h) at a person's pace; the greedy strategy
+ * quickly (the reaction time drawn in [min_ms, max_ms]); then "greedy" and
+ * "random" at the server's pace and the table's end. `help` says how strong
+ * each is: the figures are docs/BENCHMARKS.md's.
  */
 /* clang-format off */
 #define GAME_BOT_LEVEL_NORMAL(min_ms, max_ms) \
     {"normal", "greedy", (min_ms), (max_ms), "the greedy strategy at a person's pace"}
 #define GAME_BOT_LEVEL_EASY(min_ms, max_ms) \
-    {"easy", "greedy", (min_ms), (max_ms), "the greedy strategy, slowly"}
+    {"easy", "easy", (min_ms), (max_ms), \
+     "weaker than normal: the greedy strategy with a random move one time in three, slowly"}
+#define GAME_BOT_LEVEL_HARD(min_ms, max_ms) \
+    {"hard", "hard", (min_ms), (max_ms), \
+     "stronger than normal: searches each move (Monte Carlo over the hidden cards)"}
 #define GAME_BOT_LEVEL_FAST(min_ms, max_ms) \
     {"fast", "greedy", (min_ms), (max_ms), "the greedy strategy, quicker than a person"}
 #define GAME_BOT_LEVELS_AT_SERVER_PACE \

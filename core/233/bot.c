@@ -11,7 +11,8 @@
  */
 #include <string.h>
 
-#include "core/233/g233.h"
+#include "core/233/internal.h"
+#include "core/search.h"
 
 static const char *type_of(const json_t *a)
 {
@@ -142,7 +143,17 @@ static json_t *greedy(const json_t *view, const json_t *legal, const char *strat
     return pick(draw ? draw : take);
 }
 
+/* "hard": the rest of the round searched, or 30 moves of it (search.c). */
+static const game_search_t search = {
+    .from_view = g233_from_view,
+    .value = g233_value,
+    .stage = g233_stage,
+    .max_moves = 30,
+    .playouts = 32,
+    .policy = greedy,
+};
+
 json_t *g233_bot(const json_t *view, const char *strategy, rng_t *rng)
 {
-    return game_bot_run(view, strategy, rng, greedy); /* "random": the kit's */
+    return game_bot_search(view, strategy, rng, &search); /* "random", "easy", "hard": the kit's */
 }

@@ -40,4 +40,10 @@ game_json_fn seqnum_dump;
 game_resample_fn seqnum_resample;
 game_audit_fn seqnum_audit;
 
+/* search.c: what the kit's search (core/search.h) needs of the game */
+/* A state consistent with one seat's view, the unseen cards dealt from rng (NULL: unreadable). */
+game_t *seqnum_from_view(const json_t *view, rng_t *rng);
+/* A won game above anything; then sequences, then the lines of five one team holds. */
+double seqnum_value(const game_t *g, int seat);
+
 #endif

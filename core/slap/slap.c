@@ -551,9 +551,8 @@ void slap_refresh(slap_t *g)
 
 /* Bot levels and their pace (about a second per action: a person can keep up). */
 static const game_bot_level_t slap_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(800, 1200),
-    GAME_BOT_LEVEL_EASY(1400, 2200),
-    GAME_BOT_LEVEL_FAST(250, 450),
+    GAME_BOT_LEVEL_NORMAL(800, 1200), GAME_BOT_LEVEL_EASY(1400, 2200),
+    GAME_BOT_LEVEL_HARD(800, 1200),   GAME_BOT_LEVEL_FAST(250, 450),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
