@@ -72,7 +72,8 @@ static json_t *greedy(const json_t *view, const json_t *legal, const char *strat
     json_array_foreach(legal, i, a)
     {
         const char *t = type_of(a);
-        if (strcmp(t, "claim") == 0) {
+        bool meld = json_object_get(a, "cards") || json_object_get(a, "final"); /* not a lay */
+        if (strcmp(t, "claim") == 0 || (strcmp(t, "take") == 0 && meld)) {
             int rank = json_is_true(json_object_get(a, "final"))
                            ? 100
                            : (int)json_array_size(json_object_get(a, "cards")) * 10;

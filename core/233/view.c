@@ -126,9 +126,10 @@ json_t *g233_dump(const game_t *base)
     }
     for (int i = 0; i < g->nclaims; i++) {
         const g233_claim_t *c = &g->claims[i];
-        json_array_append_new(
-            claims, json_pack("{s:i, s:i, s:o, s:I}", "seat", c->seat, "kind", c->kind, "meld",
-                              g233_cards_json(c->meld.cards, c->meld.n), "at", (json_int_t)c->at));
+        json_array_append_new(claims, json_pack("{s:i, s:i, s:b, s:o, s:I}", "seat", c->seat,
+                                                "kind", c->kind, "take", c->take, "meld",
+                                                g233_cards_json(c->meld.cards, c->meld.n), "at",
+                                                (json_int_t)c->at));
     }
     json_object_set_new(d, "hands", hands);
     json_object_set_new(d, "private", private);

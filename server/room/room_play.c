@@ -540,6 +540,34 @@ static void close_unattended(room_t *r)
     room_close(r, "waiting_timeout");
 }
 
+/*
+ * The seat whose move is due at `now` to run first, or -1. A bot's at-once
+ * action (game.h, at_once: the rest of its move, as seqnum's draw after a
+ * play) comes before any other seat's move due at the same time, or the next
+ * seat could play and draw first and the draw would lapse; then the turn
+ * timers that ran out, then the bots, each in seat order. A seat in `done`
+ * moved in this run already: only an at-once action of its own (if
+ * `once_ok`) may follow. *once says the seat returned acts at once.
+ */
+static int next_due(room_t *r, int64_t now, unsigned done, bool once_ok, bool *once)
+{
+    uint64_t turn = r->srv->opts.turn_timer;
+    int timeout = -1, bot = -1;
+    for (int i = 0; i < r->nseats; i++) {
+        seat_t *st = &r->seats[i];
+        if (st->bot && st->bot_due <= now && at_once(r, i) && once_ok) {
+            *once = true;
+            return i;
+        }
+        if (done & (1u << i)) continue;
+        if (!st->bot && turn > 0 && st->wait_since >= 0 && st->wait_since + (int64_t)turn <= now &&
+            timeout < 0)
+            timeout = i;
+        if (st->bot && st->bot_due <= now && bot < 0) bot = i;
+    }
+    return timeout >= 0 ? timeout : bot;
+}
+
 void room_run_due(room_t *r)
 {
     int64_t due = r->timer_at;
@@ -555,16 +583,16 @@ void room_run_due(room_t *r)
     if (r->status != ROOM_PLAYING) return;
     int64_t now = clock_at(r, due);
     settle(r, now);
-    uint64_t turn = r->srv->opts.turn_timer;
-    for (int i = 0; i < r->nseats && r->status == ROOM_PLAYING; i++) {
-        seat_t *st = &r->seats[i];
-        if (turn > 0 && !st->bot && st->wait_since >= 0 && st->wait_since + (int64_t)turn <= now &&
-            turn_timeout(r, i, now))
-            room_changed(r);
-    }
-    for (int i = 0; i < r->nseats && r->status == ROOM_PLAYING; i++) {
-        seat_t *st = &r->seats[i];
-        if (st->bot && st->bot_due <= now && bot_move(r, i, now)) room_changed(r);
+    /* Each seat moves at most once a run, but for its at-once actions (a bounded
+       number of them, should a game keep saying at_once). */
+    unsigned done = 0;
+    for (int left = 4 * r->nseats; r->status == ROOM_PLAYING;) {
+        bool once = false;
+        int i = next_due(r, now, done, left > 0, &once);
+        if (i < 0) break;
+        if (once) left--;
+        done |= 1u << i;
+        if (r->seats[i].bot ? bot_move(r, i, now) : turn_timeout(r, i, now)) room_changed(r);
     }
     room__reschedule(r);
 }
