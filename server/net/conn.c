@@ -208,6 +208,7 @@ void conn_close(conn_t *c, const char *why)
     flush_remove(c);
     buf_reset(&c->out);
     c->state = CONN_CLOSING;
+    if (c->kind == CONN_WS) srv->metrics.websockets--;
     srv->conn_hooks->on_close(c);
     queue_remove(&c->node);
     srv->nconns--;

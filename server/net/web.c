@@ -71,6 +71,7 @@ static void answer(conn_t *c, int status, const char *type, const char *extra, c
                      "%sConnection: close\r\n\r\n",
                      status, http_reason(status), type, len, extra);
     log_debug("conn %llu: HTTP %d", (unsigned long long)c->id, status);
+    metrics_http(&c->srv->metrics, status);
     if (n < 0 || (size_t)n >= sizeof h || conn__write_raw(c, h, (size_t)n) < 0 ||
         (!head && len && conn__write_raw(c, body, len) < 0))
         return; /* c is doomed: it closes */
@@ -283,6 +284,7 @@ static int upgrade(conn_t *c, const http_request_t *r, const char *rest, size_t 
                      accept);
     if (conn__write_raw(c, h, (size_t)n) < 0) return 0; /* doomed */
     if (ws_start(c) < 0) return -1;
+    metrics_http(&c->srv->metrics, 101);
     log_info("conn %llu: WebSocket", (unsigned long long)c->id);
     return rest_len ? ws_read(c, rest, rest_len) : 0;
 }
