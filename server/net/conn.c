@@ -881,6 +881,12 @@ void conn_on_connection(uv_stream_t *listener, int status)
     resume_reading(c);
 }
 
+void conn__wait_request(conn_t *c)
+{
+    if (c->srv->opts.hello_timeout > 0)
+        uv_timer_start(&c->timer, on_hello_timeout, c->srv->opts.hello_timeout, 0);
+}
+
 /* Called once a hello succeeded: the hello timeout gives way to the idle timeout. */
 void conn_hello_done(conn_t *c)
 {

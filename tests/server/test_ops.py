@@ -152,7 +152,7 @@ def metrics_of_websockets_and_the_page(exe):
         s = socket.create_connection(("127.0.0.1", srv.port), timeout=TIMEOUT)
         assert ws_handshake(s, origin="http://elsewhere.example")[0] == 403
         s.close()
-        assert http(srv.port, b"GET / HTTP/1.1\r\n\r\n")[0] == 404
+        assert http(srv.port, b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n")[0] == 404
         m = scrape(port)
         assert value(m, "tapis_websockets_open") == 1
         assert value(m, "tapis_http_responses_total", status="101") == 1
