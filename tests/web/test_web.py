@@ -1,0 +1,521 @@
+#!/usr/bin/python3
+"""test_web.py — the web client (web/) in a real browser: Debian's chromium,
+driven by chromedriver through python3-selenium, headless, the page served
+by tapisd itself (--web-root pointing at the source web/ folder).
+
+Usage: /usr/bin/python3 tests/web/test_web.py build/server/tapisd [test-name...]
+(TAPIS_WEB_SCREENS=DIR keeps the screenshots there; meson sets
+build/tests/web/screens). Exits 77 (skipped) only when chromium,
+chromedriver or selenium is not installed: deploy/dev installs them.
+
+For each game a person plays a whole game against server bots by clicking
+(or pressing the key of) an action the page offers, one taken from the DOM
+each time, until the page shows the result, which must name the winners
+the server announced. Meanwhile:
+- every WebSocket frame the page receives (Chrome's performance log,
+  Network.webSocketFrameReceived) is checked against the server's
+  hidden-information rule: a state the page gets is the spectator's view of
+  the same seq (a watcher on the line protocol records them) plus only the
+  seat's own keys (seat, hand, legal, ...), its hand as long as the public
+  count of its cards says; every card the DOM ever shows came in a frame;
+- at As.point3, whose 52 cards are all different, the other seat is a
+  person on the line protocol whose hidden cards (hand, swapped_out) are
+  known at every seq: none of them is in any frame of the page or any DOM
+  node at that seq unless the public view shows it too;
+- the page offers every legal action of its view as a button;
+- every request the page makes goes to tapisd's origin, and the page comes
+  with the Content-Security-Policy header.
+A reload in mid-game puts the player back in the seat with the same hand.
+Screenshots at desktop and phone width go to the screens folder.
+"""
+import json
+import os
+import random
+import shutil
+import sys
+import threading
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "server"))
+
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+except ImportError:
+    print("skipped: python3-selenium is not installed (deploy/dev installs it)")
+    sys.exit(77)
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
+    print("skipped: chromium or chromium-driver is not installed (deploy/dev installs them)")
+    sys.exit(77)
+
+from harness import Server, test, run_tests, wait_for, Player, play  # noqa: E402
+
+WEB = os.path.join(ROOT, "web")
+SCREENS = os.environ.get("TAPIS_WEB_SCREENS") or os.path.join(os.getcwd(), "screens")
+SEED = int(os.environ.get("TAPIS_WEB_SEED") or random.randrange(1, 1 << 30))
+GAME_TIMEOUT = 120
+# The keys of a seated player's view that a spectator's lacks (core/*/view.c's
+# view_seat and game_write_own, server/room/room_play.c's at_once).
+OWN_KEYS = {"seat", "hand", "legal", "at_once", "must_win", "swapped_out", "team"}
+# Short games (core/<game>/RULES.md, "Options").
+GAMES = {
+    "233": {"players": 4, "options": {"target": "30", "max_rebuilds": "0"}},
+    "aspoint3": {"players": 2, "options": {"rounds": "1", "target": "60"}},
+    "seqnum": {"players": 2, "options": {"max_turns": "80"}},
+    "slap": {"players": 3, "options": {"max_rounds": "1", "go_ms": "300", "stall_ms": "300"}},
+}
+
+
+def server():
+    return Server(sys.argv[1], "--web-root", WEB, "--bot-delay", "30-60", "--seed", str(SEED),
+                  "--dispute-window", "50")
+
+
+def strings(v, out):
+    """Every string value in a JSON value."""
+    if isinstance(v, str):
+        out.add(v)
+    elif isinstance(v, list):
+        for x in v:
+            strings(x, out)
+    elif isinstance(v, dict):
+        for x in v.values():
+            strings(x, out)
+    return out
+
+
+# -- a watcher: the spectator's views, by seq, on the line protocol --
+
+class Recorder:
+    """A line-protocol client whose messages a thread records (the
+    spectator's views by seq, or a player's). With a Player, it also plays
+    at random (harness.play)."""
+
+    def __init__(self, srv, name, room, watch=True, seat=None):
+        self.c = srv.connect(name)
+        self.room = room
+        self.states = {}  # seq -> view
+        self.over = None
+        if watch:
+            self.c.ok("watch", room=room)
+            self.thread = threading.Thread(target=self.watch, daemon=True)
+        else:
+            self.c.ok("join", room=room, **({} if seat is None else {"seat": seat}))
+            self.player = Player(self.c, room)
+            self.thread = threading.Thread(target=self.play, daemon=True)
+        self.error = None
+        self.thread.start()
+
+    def record(self, m):
+        if m.get("ev") == "state" and m.get("room") == self.room:
+            self.states[m["seq"]] = m["view"]
+        elif m.get("ev") == "game_over" and m.get("room") == self.room:
+            self.over = m
+
+    def watch(self):
+        try:
+            while not self.over:
+                self.record(self.c.event(timeout=GAME_TIMEOUT))
+        except Exception as e:  # noqa: BLE001 — reported by join()
+            self.error = e
+
+    def play(self):
+        try:
+            play([self.player], random.Random(SEED), timeout=GAME_TIMEOUT,
+                 check=lambda p, m: self.record(m))
+        except Exception as e:  # noqa: BLE001
+            self.error = e
+
+    def join(self):
+        self.thread.join(GAME_TIMEOUT)
+        assert not self.thread.is_alive(), "%s never saw game_over" % self.c.name
+        assert self.error is None, "%s: %r" % (self.c.name, self.error)
+        self.c.close()
+
+
+# -- the browser --
+
+class Page:
+    def __init__(self, srv, width=1200, height=900):
+        o = webdriver.ChromeOptions()
+        o.binary_location = CHROMIUM
+        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--window-size=%d,%d" % (width, height), "--no-first-run", "--disable-extensions",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"):
+            o.add_argument(a)
+        o.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+        self.d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
+        self.d.set_script_timeout(10)
+        self.srv = srv
+        self.origin = "http://127.0.0.1:%d" % srv.port
+        self.frames = []  # every WebSocket message received, parsed
+        self.urls = []  # every request and WebSocket the page opened
+        self.responses = []  # (url, headers)
+        self.dom_cards = []  # (seq, [data-card values]) sampled during play
+        self.name = None
+        self.d.get(self.origin + "/")
+
+    def quit(self):
+        try:
+            self.collect()
+            errors = [l for l in self.d.get_log("browser") if l.get("level") == "SEVERE"
+                      and "favicon" not in l.get("message", "")]
+            assert not errors, "the page logged errors: %r" % errors
+        finally:
+            self.d.quit()
+
+    def collect(self):
+        for e in self.d.get_log("performance"):
+            m = json.loads(e["message"])["message"]
+            p = m.get("params", {})
+            if m["method"] == "Network.webSocketFrameReceived":
+                self.frames.append(json.loads(p["response"]["payloadData"]))
+            elif m["method"] == "Network.requestWillBeSent":
+                self.urls.append(p["request"]["url"])
+            elif m["method"] == "Network.webSocketCreated":
+                self.urls.append(p["url"])
+            elif m["method"] == "Network.responseReceived":
+                self.responses.append((p["response"]["url"], p["response"].get("headers", {})))
+
+    def js(self, script, *args):
+        return self.d.execute_script(script, *args)
+
+    def table(self):
+        """The table on screen, as the page holds it."""
+        return self.js("""const t = window.tapisApp && window.tapisApp.current;
+            return t && t.summary ? {room: t.room, seq: t.seq, status: t.summary.status, seat: t.seat,
+              over: !!t.result, legal: (t.view && t.view.legal) || [], game: t.summary.game} : null;""")
+
+    def screenshot(self, name):
+        os.makedirs(SCREENS, exist_ok=True)
+        self.js("window.scrollTo(0, 0)")
+        self.d.save_screenshot(os.path.join(SCREENS, name + ".png"))
+
+    def wait(self, cond, what, timeout=20):
+        return wait_for(cond, what, timeout=timeout, every=0.05)
+
+    def hello(self, name):
+        self.name = name
+        box = self.wait(lambda: self.d.find_elements(By.ID, "name"), "the name form")[0]
+        box.clear()
+        box.send_keys(name)
+        self.d.find_element(By.ID, "hello").click()
+        self.wait(lambda: self.d.find_elements(By.ID, "create-go"), "the lobby")
+
+    def create(self, game, players, options, private=False):
+        """Create a table through the lobby's form (no bot yet) and return its room."""
+        Select(self.d.find_element(By.ID, "create-game")).select_by_value(game)
+        Select(self.d.find_element(By.ID, "create-players")).select_by_value(str(players))
+        Select(self.d.find_element(By.ID, "create-bots")).select_by_value("0")
+        self.d.find_element(By.CSS_SELECTOR, "form.create details summary").click()
+        for k, v in options.items():
+            box = self.d.find_element(By.ID, "opt-%s-%s" % (game, k))
+            box.clear()
+            box.send_keys(v)
+        if private:
+            self.d.find_element(By.ID, "create-private").click()
+        self.d.find_element(By.ID, "create-go").click()
+        t = self.wait(lambda: self.table(), "the new table")
+        return t["room"]
+
+    def add_bots(self, n, level="greedy"):
+        for _ in range(n):
+            before = self.js("return window.tapisApp.current.summary.seats.filter(Boolean).length")
+            Select(self.wait(lambda: self.d.find_elements(By.ID, "bot-level"), "the bot level")[0]).select_by_value(level)
+            self.d.find_element(By.CSS_SELECTOR, "button.addbot").click()
+            self.wait(lambda: self.js("return window.tapisApp.current.summary.seats.filter(Boolean).length") > before,
+                      "the bot seated")
+
+    # One look at the page (one round trip): the table as the page holds it,
+    # the cards its DOM shows, the legal actions it does not offer, and the
+    # enabled action buttons with their actions and keys.
+    LOOK = """const game = arguments[0];
+        const t = window.tapisApp && window.tapisApp.current;
+        if (!t || !t.summary) return null;
+        const key = (a) => JSON.stringify(Object.keys(a).sort().reduce((o, k) => (o[k] = a[k], o), {}));
+        const buttons = [...document.querySelectorAll('section.table button.act')].filter((b) => !b.disabled);
+        const shown = new Set(buttons.map((b) => key(JSON.parse(b.dataset.action))));
+        const picks = new Set([...document.querySelectorAll('section.table button.pick:not([disabled]) [data-card]')].map(
+            (c) => c.dataset.card));
+        const legal = (t.view && t.view.legal) || [];
+        return {room: t.room, seq: t.seq, status: t.summary.status, seat: t.seat, over: !!t.result,
+            shown: !document.querySelector('.result').hidden,
+            cards: [...document.querySelectorAll('[data-card]')].map((e) => e.dataset.card),
+            missing: t.summary.status === 'playing' ? legal.filter((a) => !shown.has(key(a)) &&
+                !(game === 'seqnum' && a.type === 'play' && picks.has(a.card))) : [],
+            offers: buttons.map((b) => [b, b.dataset.action, (b.querySelector('kbd') || {}).textContent || null])};"""
+
+    def look(self, game):
+        return self.js(self.LOOK, game)
+
+    def play_to_end(self, rng, game, shots=None, on_step=None, timeout=GAME_TIMEOUT):
+        """Click (or press the key of) an offered action, one at a time, until
+        the page shows the result. Returns the number of actions sent."""
+        deadline = time.monotonic() + timeout
+        sent = 0
+        shot_at = rng.randint(2, 4)
+        while True:
+            assert time.monotonic() < deadline, "%s: no result on the page after %d s" % (game, timeout)
+            t = self.look(game)
+            if t:
+                self.dom_cards.append((t["seq"], t["cards"]))
+            if t and t["over"] and t["shown"]:
+                self.collect()
+                return sent
+            if on_step and on_step(self, sent):
+                continue
+            if t and t["missing"]:
+                # A state may come between the reads: judge only a still view.
+                again = self.look(game)
+                assert not again["missing"] or again["seq"] != t["seq"], "legal actions not offered: %r" % again["missing"]
+            offers = (t or {}).get("offers") or []
+            if not offers:
+                time.sleep(0.02)  # nothing to do until the next state
+                continue
+            if shots and sent >= shot_at and t["status"] == "playing":
+                for name, size in shots.items():
+                    self.d.set_window_size(*size)
+                    self.screenshot("%s-%s-play" % (game, name))
+                self.d.set_window_size(*shots["desktop"])
+                shots = None
+                continue  # the page may have moved on meanwhile
+            el, action, key = rng.choice(offers)
+            try:
+                if key and rng.random() < 0.4:
+                    ActionChains(self.d).send_keys(key).perform()
+                else:
+                    el.click()
+                sent += 1
+            except (StaleElementReferenceException, WebDriverException):
+                continue  # the table changed under the mouse: choose again
+            # The next choice is made on the state this action made (or any later one).
+            try:
+                self.wait(lambda: (self.table() or {}).get("seq", 0) > t["seq"] or (self.table() or {}).get("over"),
+                          "a new state", timeout=3)
+            except AssertionError:
+                pass  # refused (the state had moved on): the page says why; choose again
+            if sent % 20 == 0:
+                self.collect()
+
+    def result_text(self):
+        return self.d.find_element(By.CSS_SELECTOR, ".result").text
+
+
+# -- the checks on what the page received --
+
+def check_frames(page, room, watcher, others=()):
+    """Every state of `room` in the page's frames is the spectator's view of
+    that seq plus the seat's own keys only; its hand holds as many cards as
+    the public view gives the seat. `others`: Recorders of other seated
+    people, whose hidden cards (hand, swapped_out) at each seq must be in no
+    frame of the page unless the public view holds them too."""
+    checked = 0
+    for m in page.frames:
+        if m.get("room") != room or "view" not in m:
+            continue
+        view = m["view"]
+        seq = m["seq"]
+        assert seq in watcher.states, "the watcher has no state %d" % seq
+        public = watcher.states[seq]
+        mine = {k: v for k, v in view.items() if k not in OWN_KEYS}
+        assert mine == public, "state %d: the page's view differs from the spectator's beyond its own keys:\n%s\n%s" % (
+            seq, json.dumps(mine, sort_keys=True)[:2000], json.dumps(public, sort_keys=True)[:2000])
+        seat = view.get("seat")
+        assert isinstance(seat, int), "state %d: no seat in a player's view" % seq
+        hand = view.get("hand")
+        count = [p for p in public["players"] if p["seat"] == seat][0].get("cards")
+        if public["game"] == "slap":
+            assert hand == [], "slap: a hand is always empty, got %r" % hand
+        elif public["game"] == "233":
+            assert len(hand) == count, "233 state %d: hand of %d cards, the table says %d" % (seq, len(hand), count)
+        else:
+            assert len(hand) == count, "state %d: hand of %d cards, the table says %d" % (seq, len(hand), count)
+        pub = strings(public, set())
+        for o in others:
+            ov = o.states.get(seq)
+            if ov is None:
+                continue
+            hidden = set(ov.get("hand") or []) | ({ov["swapped_out"]} if ov.get("swapped_out") else set())
+            leaked = (strings(view, set()) & hidden) - pub
+            assert not leaked, "state %d: the page received seat %s's hidden %r" % (seq, ov.get("seat"), leaked)
+        checked += 1
+    return checked
+
+
+def check_dom(page, others=(), watcher=None):
+    """Every card the DOM showed came in a frame of the page; with `others`,
+    none was another seat's hidden card at that seq (unless public)."""
+    received = set()
+    for m in page.frames:
+        strings(m, received)
+    for seq, cards in page.dom_cards:
+        unknown = set(cards) - received
+        assert not unknown, "the DOM shows cards no frame brought: %r" % unknown
+        for o in others:
+            ov = o.states.get(seq)
+            if ov is None or watcher is None or seq not in watcher.states:
+                continue
+            hidden = set(ov.get("hand") or []) | ({ov["swapped_out"]} if ov.get("swapped_out") else set())
+            leaked = (set(cards) & hidden) - strings(watcher.states[seq], set())
+            assert not leaked, "seq %d: the DOM shows seat %s's hidden %r" % (seq, ov.get("seat"), leaked)
+
+
+def check_origin(page):
+    bad = [u for u in page.urls if not (u.startswith(page.origin + "/") or
+                                        u.startswith(page.origin.replace("http:", "ws:") + "/"))]
+    assert not bad, "the page asked outside tapisd: %r" % bad
+    assert any(u.startswith("ws://") for u in page.urls), "no WebSocket seen in the log: %r" % page.urls
+
+
+def shots_sizes():
+    return {"desktop": (1200, 900), "phone": (375, 812)}
+
+
+def play_game(srv, game, rng, name):
+    spec = GAMES[game]
+    page = Page(srv)
+    try:
+        page.hello(name)
+        room = page.create(game, spec["players"], spec["options"])
+        watcher = Recorder(srv, "w-" + name, room)
+        page.add_bots(spec["players"] - 1)
+        page.play_to_end(rng, game, shots=shots_sizes())
+        watcher.join()
+        text = page.result_text()
+        winners = watcher.over["result"]["winners"]
+        seats = page.js("return window.tapisApp.current.summary.seats")
+        for w in winners:
+            who = seats[w]["name"] if not seats[w].get("bot") else ("bot " + str(w))
+            assert who in text, "%s: the result on the page does not name %s: %r" % (game, who, text)
+        for label, (w, h) in shots_sizes().items():
+            page.d.set_window_size(w, h)
+            page.screenshot("%s-%s-result" % (game, label))
+        page.collect()
+        n = check_frames(page, room, watcher)
+        assert n > 3, "%s: only %d states checked" % (game, n)
+        check_dom(page)
+        check_origin(page)
+        print("  %s: %d states checked, result %r" % (game, n, watcher.over["result"]))
+    finally:
+        page.quit()
+
+
+@test
+def page_is_served_with_its_csp_and_nothing_from_outside(exe):
+    with server() as srv:
+        with urllib.request.urlopen("http://127.0.0.1:%d/" % srv.port, timeout=10) as r:
+            body = r.read()
+            assert r.status == 200 and b'<script type="module" src="app.js">' in body
+            assert r.headers.get("Content-Security-Policy") == "default-src 'self'", dict(r.headers)
+        total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(WEB) for f in fs)
+        assert total < 300 * 1024, "web/ weighs %d bytes" % total
+        page = Page(srv)
+        try:
+            page.hello("cora")
+            page.collect()
+            doc = [h for u, h in page.responses if u == page.origin + "/"]
+            assert doc and {k.lower(): v for k, v in doc[0].items()}.get("content-security-policy") == "default-src 'self'", doc
+            check_origin(page)
+            print("  web/: %d bytes; the page loaded %d resources" % (total, len(page.urls)))
+        finally:
+            page.quit()
+
+
+def game_test(n, game, name):
+    """person_plays_GAME_to_the_result: `name` against the server's bots."""
+    def fn(exe):
+        with server() as srv:
+            play_game(srv, game, random.Random(SEED + n), name)
+    fn.__name__ = "person_plays_%s_to_the_result" % game
+    return test(fn)
+
+
+for _n, (_game, _name) in enumerate([("233", "ann"), ("aspoint3", "ben"), ("seqnum", "cyd"), ("slap", "dee")]):
+    game_test(_n, _game, _name)
+
+
+@test
+def reload_mid_game_resumes_the_seat(exe):
+    with server() as srv:
+        page = Page(srv)
+        try:
+            page.hello("eve")
+            room = page.create("233", 4, GAMES["233"]["options"])
+            watcher = Recorder(srv, "w-eve", room)
+            page.add_bots(3)
+            rng = random.Random(SEED + 4)
+            reloaded = []
+
+            def reload_once(p, sent):
+                if reloaded or sent < 4:
+                    return False
+                t = p.table()
+                if t["over"]:
+                    return False
+                hand = p.js("return window.tapisApp.current.view.hand")
+                p.d.refresh()
+                back = p.wait(lambda: (lambda t: t if t and t["room"] == room and t["seq"] > 0 else None)(p.table()),
+                              "the table after the reload")
+                assert back["seat"] == 0, "the reload did not put eve back in seat 0: %r" % back
+                assert not p.d.find_elements(By.ID, "name"), "the page asked the name again"
+                # The same hand, unless the game moved on meanwhile (then the seq says so).
+                after = p.js("return [window.tapisApp.current.seq, window.tapisApp.current.view.hand]")
+                if after[0] == t["seq"]:
+                    assert sorted(after[1]) == sorted(hand), "another hand after the reload: %r %r" % (hand, after)
+                shown = p.js("return [...document.querySelectorAll('.hand [data-card]')].map((e) => e.dataset.card)")
+                assert sorted(shown) == sorted(after[1]), "the hand drawn is not the hand held: %r %r" % (shown, after)
+                reloaded.append(after[0])
+                return True
+
+            page.play_to_end(rng, "233", on_step=reload_once)
+            assert reloaded, "the game ended before the reload"
+            watcher.join()
+            page.collect()
+            check_frames(page, room, watcher)
+        finally:
+            page.quit()
+
+
+@test
+def no_hidden_card_reaches_the_page_over_random_games(exe):
+    """As.point3 against a person on the line protocol, whose hidden cards
+    are known at every seq, over several games of the server's seeds."""
+    with server() as srv:
+        page = Page(srv)
+        try:
+            page.hello("fay")
+            for g in range(3):
+                if g:
+                    page.d.find_element(By.ID, "nav-lobby").click()
+                    page.wait(lambda: page.d.find_elements(By.ID, "create-go"), "the lobby")
+                room = page.create("aspoint3", 2, {"rounds": "1", "target": "120"})
+                watcher = Recorder(srv, "w%d-fay" % g, room)
+                other = Recorder(srv, "o%d-fay" % g, room, watch=False)
+                page.collect()
+                page.frames = []
+                page.dom_cards = []
+                page.play_to_end(random.Random(SEED + 10 + g), "aspoint3")
+                watcher.join()
+                other.join()
+                page.collect()
+                n = check_frames(page, room, watcher, others=[other])
+                check_dom(page, others=[other], watcher=watcher)
+                print("  game %d (room %s): %d states checked" % (g, room, n))
+        finally:
+            page.quit()
+
+
+if __name__ == "__main__":
+    print("seed %d (TAPIS_WEB_SEED=%d to repeat)" % (SEED, SEED), flush=True)
+    run_tests(sys.argv)
