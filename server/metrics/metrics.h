@@ -37,7 +37,7 @@ typedef enum close_cause {
     CLOSE_HELLO_TIMEOUT,
     CLOSE_IDLE_TIMEOUT,
     CLOSE_LINE_TOO_LONG,
-    CLOSE_HTTP,       /* an HTTP request on the line port */
+    CLOSE_HTTP,       /* an HTTP request answered (a file, an error), not a WebSocket */
     CLOSE_REFUSED,    /* refused at accept: see tapis_connections_refused_total */
     CLOSE_TAKEN_OVER, /* its session said hello on another connection */
     CLOSE_KICKED,     /* admin kick */

@@ -29,13 +29,16 @@
 #include <string.h>
 
 #include "server/net/conn.h"
+#include "server/net/web.h"
+#include "server/net/ws.h"
 #include "protocol/envelope.h"
 #include "json/json_text.h"
 #include "server/base/log.h"
 
 #define READ_BUF_SIZE (64 * 1024)
 #define FLUSH_TIMEOUT_MS 5000
-#define OUT_KEEP (16 * 1024) /* a larger output buffer is freed once written */
+#define HTTP_FLUSH_TIMEOUT_MS 30000 /* a file of the page, to a slow phone */
+#define OUT_KEEP (16 * 1024)        /* a larger output buffer is freed once written */
 
 static char read_buf[READ_BUF_SIZE];
 
@@ -184,6 +187,8 @@ static void on_close(uv_handle_t *h)
     if (--c->open_handles > 0) return;
     frame_free(&c->frame);
     buf_free(&c->out);
+    web_free(c->web);
+    ws_free(c->ws);
     tapis_free(c);
 }
 
@@ -255,10 +260,12 @@ void conn_close_after_flush(conn_t *c, const char *why)
     log_debug("conn %llu closing after flush: %s", (unsigned long long)c->id, why);
     if (!c->close_why) c->close_why = why;
     ready_remove(c);
+    if (c->ws) ws_close(c, why); /* the close frame goes after what was sent */
     c->state = CONN_FLUSHING;
     if (c->reading) uv_read_stop((uv_stream_t *)&c->tcp);
     c->reading = false;
-    uv_timer_start(&c->timer, on_flush_timeout, FLUSH_TIMEOUT_MS, 0);
+    uv_timer_start(&c->timer, on_flush_timeout,
+                   c->kind == CONN_HTTP ? HTTP_FLUSH_TIMEOUT_MS : FLUSH_TIMEOUT_MS, 0);
     flush_push(c);
 }
 
@@ -390,6 +397,32 @@ static int out_queued(conn_t *c)
     return 0;
 }
 
+/* A WebSocket's line: one text message. */
+static int ws_line(conn_t *c, const char *line, size_t len)
+{
+    if (ws_send_text(c, line, len) < 0) {
+        conn_doom(c, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* A message to a WebSocket: its text in a scratch buffer, then one text message. */
+static int ws_send_json(conn_t *c, const json_t *msg)
+{
+    static buf_t scratch;
+    buf_reset(&scratch);
+    size_t n = json_text(msg, buf_end(&scratch), buf_room(&scratch));
+    if (n + 1 > buf_room(&scratch)) {
+        if (buf_reserve(&scratch, n + 1) < 0) {
+            conn_doom(c, "out of memory");
+            return -1;
+        }
+        json_text(msg, buf_end(&scratch), n + 1);
+    }
+    return ws_line(c, buf_end(&scratch), n);
+}
+
 int conn_send(conn_t *c, const json_t *msg)
 {
     if (!c || c->state != CONN_OPEN) return -1;
@@ -397,6 +430,7 @@ int conn_send(conn_t *c, const json_t *msg)
         conn_doom(c, "out of memory");
         return -1;
     }
+    if (c->ws) return ws_send_json(c, msg);
     /* The encoding of proto_encode() (compact JSON, then the newline), written
        straight into the output buffer; a message longer than the room left
        is encoded again once the buffer has grown. */
@@ -424,6 +458,7 @@ int conn_send_new(conn_t *c, json_t *msg)
 int conn_send_encoded(conn_t *c, const char *line, size_t len)
 {
     if (!c || c->state != CONN_OPEN) return -1;
+    if (c->ws) return ws_line(c, line, len && line[len - 1] == '\n' ? len - 1 : len);
     if (buf_append(&c->out, line, len) < 0) {
         conn_doom(c, "out of memory");
         return -1;
@@ -434,7 +469,18 @@ int conn_send_encoded(conn_t *c, const char *line, size_t len)
 int conn_send_line(conn_t *c, const char *line, size_t len)
 {
     if (!c || c->state != CONN_OPEN) return -1;
+    if (c->ws) return ws_line(c, line, len);
     if (buf_append(&c->out, line, len) < 0 || buf_append(&c->out, "\n", 1) < 0) {
+        conn_doom(c, "out of memory");
+        return -1;
+    }
+    return out_queued(c);
+}
+
+int conn__write_raw(conn_t *c, const void *data, size_t n)
+{
+    if (c->state != CONN_OPEN) return -1;
+    if (buf_append(&c->out, data, n) < 0) {
         conn_doom(c, "out of memory");
         return -1;
     }
@@ -444,6 +490,29 @@ int conn_send_line(conn_t *c, const char *line, size_t len)
 /* ------------------------------------------------------------------------ */
 /* Reading                                                                  */
 /* ------------------------------------------------------------------------ */
+
+int conn__feed_lines(conn_t *c, const char *data, size_t n)
+{
+    return frame_feed(&c->frame, data, n) < 0 ? -1 : 0;
+}
+
+/* Hand a read's bytes to what c speaks: the splitter, the HTTP head, the WebSocket. */
+static int feed(conn_t *c, const char *data, size_t n)
+{
+    if (c->kind == CONN_SNIFFING) {
+        /* an HTTP request starts with its method, upper case; a line does not */
+        if (data[0] >= 'A' && data[0] <= 'Z') {
+            if (web_start(c) < 0) return -1;
+        } else {
+            c->kind = CONN_LINES;
+        }
+    }
+    switch (c->kind) {
+    case CONN_HTTP: return web_read(c, data, n);
+    case CONN_WS: return ws_read(c, data, n);
+    default: return conn__feed_lines(c, data, n);
+    }
+}
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
@@ -469,11 +538,12 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         if (!heap_contains(&c->ready)) conn_close_after_flush(c, "end of input");
         return;
     }
-    if (frame_feed(&c->frame, buf->base, (size_t)nread) < 0) {
+    c->srv->metrics.bytes_received += (uint64_t)nread;
+    if (feed(c, buf->base, (size_t)nread) < 0) {
         conn_close(c, "out of memory");
         return;
     }
-    c->srv->metrics.bytes_received += (uint64_t)nread;
+    if (c->state != CONN_OPEN || c->kind == CONN_HTTP) return; /* answered, or a head in progress */
     note_read(c, server_now_us(c->srv));
     if (!heap_contains(&c->ready)) conn_update_ready(c);
     if (c->state == CONN_OPEN && c->reading && frame_buffered(&c->frame) > read_pause_bytes(c)) {
@@ -565,6 +635,10 @@ static void on_hello_timeout(uv_timer_t *t)
 {
     conn_t *c = t->data;
     if (c->greeted || c->state != CONN_OPEN) return;
+    if (c->kind == CONN_HTTP) {
+        conn_close(c, "no HTTP request in time");
+        return;
+    }
     close_with_error(c, TAPIS_E_HELLO_TIMEOUT, "no hello in time; closing");
 }
 

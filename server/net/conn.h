@@ -26,6 +26,14 @@
 /* Connection                                                               */
 /* ------------------------------------------------------------------------ */
 
+/* What the connection speaks, known from its first bytes (web.h). */
+typedef enum conn_kind {
+    CONN_SNIFFING, /* nothing read yet */
+    CONN_LINES,    /* the line protocol */
+    CONN_HTTP,     /* an HTTP request head (web.c) */
+    CONN_WS,       /* a WebSocket: text messages are lines (ws.c) */
+} conn_kind_t;
+
 typedef enum conn_state {
     CONN_OPEN,     /* reading and answering */
     CONN_FLUSHING, /* read nothing more; close once the output is flushed */
@@ -41,7 +49,10 @@ struct conn {
     uint64_t id;
     char peer[64];
     conn_state_t state;
-    int open_handles; /* freed when the last handle's close callback ran */
+    conn_kind_t kind;
+    struct web_in *web; /* web.c's, while CONN_HTTP */
+    struct ws *ws;      /* ws.c's, once CONN_WS */
+    int open_handles;   /* freed when the last handle's close callback ran */
     bool reading;
     bool saw_line; /* a first line came: HTTP detection is done */
     bool eof;      /* the peer shut down its side: answer, then close */
@@ -124,6 +135,12 @@ void conn_update_ready(conn_t *c);
 void conn_note_error(conn_t *c, const char *code);
 /* Write the output every connection has waiting (the scheduler, after its commit). */
 void conn_flush_all(server_t *srv);
+/* For web.c and ws.c only: append bytes to c's output as they are (an HTTP
+   answer, a WebSocket frame), and feed bytes to c's line splitter. 0 or -1
+   (c is doomed, or memory ran out). */
+int conn__write_raw(conn_t *c, const void *data, size_t n);
+int conn__feed_lines(conn_t *c, const char *data, size_t n);
+
 /* Free the counts of connections per address (at exit, once every connection is closed). */
 void conn_free_peers(server_t *srv);
 
