@@ -95,11 +95,11 @@ export class Replay {
       h("p", null, "Result: " + (record.result.winners || []).map((s) => names[s]).join(", ") + " won. ",
         this.mod && this.mod.resultLines ? this.mod.resultLines(record.result, t).join(" · ") : ""),
       h("div.rctl", null,
-        h("button#replay-first", { type: "button", onclick: () => this.go(0) }, "⏮ Start"),
+        h("button#replay-first", { type: "button", onclick: () => this.go(0) }, "« Start"),
         h("button#replay-prev", { type: "button", onclick: () => this.go(this.n - 1) }, "◀ Back"),
         this.range,
         h("button#replay-next", { type: "button", onclick: () => this.go(this.n + 1) }, "Next ▶"),
-        h("button#replay-last", { type: "button", onclick: () => this.go(this.steps.length) }, "End ⏭"),
+        h("button#replay-last", { type: "button", onclick: () => this.go(this.steps.length) }, "End »"),
         h("button", { type: "button", onclick: back }, "Back to the list")),
       this.stepEl, this.boardEl, this.listEl);
   }

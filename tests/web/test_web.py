@@ -164,7 +164,19 @@ class Page:
         self.responses = []  # (url, headers)
         self.dom_cards = []  # (seq, [data-card values]) sampled during play
         self.name = None
+        self.resize(width, height)
         self.d.get(self.origin + "/")
+
+    def resize(self, width, height):
+        """The page's width in CSS pixels, a phone's too (a headless window
+        is at least 500 px wide: the device metrics are set instead)."""
+        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500})
+
+    def fits(self):
+        """Nothing sticks out sideways: no horizontal scrolling at this width."""
+        sw, w = self.js("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert sw <= w, "the page is %d px wide in a %d px window" % (sw, w)
 
     def quit(self):
         try:
@@ -285,9 +297,10 @@ class Page:
                 continue
             if shots and sent >= shot_at and t["status"] == "playing":
                 for name, size in shots.items():
-                    self.d.set_window_size(*size)
+                    self.resize(*size)
+                    self.fits()
                     self.screenshot("%s-%s-play" % (game, name))
-                self.d.set_window_size(*shots["desktop"])
+                self.resize(*shots["desktop"])
                 shots = None
                 continue  # the page may have moved on meanwhile
             el, action, key = rng.choice(offers)
@@ -307,6 +320,23 @@ class Page:
                 pass  # refused (the state had moved on): the page says why; choose again
             if sent % 20 == 0:
                 self.collect()
+
+    def keyboard_move(self, tabs=60):
+        """Play one offered action with the keyboard alone: Tab until an
+        action button has the focus (which must show), then Enter."""
+        seq = self.table()["seq"]
+        body = self.d.find_element(By.TAG_NAME, "body")
+        self.js("document.activeElement && document.activeElement.blur()")
+        for _ in range(tabs):
+            ActionChains(self.d).send_keys(Keys.TAB).perform()
+            focus = self.js("""const e = document.activeElement; const s = getComputedStyle(e);
+                return [e.classList.contains('act'), s.outlineStyle, s.boxShadow];""")
+            if focus[0]:
+                assert focus[1] != "none" or focus[2] != "none", "the focused action does not show its focus: %r" % focus
+                ActionChains(self.d).send_keys(Keys.ENTER).perform()
+                self.wait(lambda: self.table()["seq"] > seq, "the state after Enter")
+                return
+        raise AssertionError("no action button reached with %d tabs (body %r)" % (tabs, body.text[:200]))
 
     def result_text(self):
         return self.d.find_element(By.CSS_SELECTOR, ".result").text
@@ -371,6 +401,19 @@ def check_dom(page, others=(), watcher=None):
             assert not leaked, "seq %d: the DOM shows seat %s's hidden %r" % (seq, ov.get("seat"), leaked)
 
 
+def check_csp(csp):
+    """default-src 'self', and no directive that lets anything else in."""
+    assert csp, "no Content-Security-Policy header"
+    rules = {}
+    for directive in csp.split(";"):
+        words = directive.split()
+        if words:
+            rules[words[0]] = words[1:]
+    assert rules.get("default-src") == ["'self'"], csp
+    for name, sources in rules.items():
+        assert set(sources) <= {"'self'", "'none'"}, "%s lets in %r" % (name, sources)
+
+
 def check_origin(page):
     bad = [u for u in page.urls if not (u.startswith(page.origin + "/") or
                                         u.startswith(page.origin.replace("http:", "ws:") + "/"))]
@@ -390,6 +433,9 @@ def play_game(srv, game, rng, name):
         room = page.create(game, spec["players"], spec["options"])
         watcher = Recorder(srv, "w-" + name, room)
         page.add_bots(spec["players"] - 1)
+        if game == "aspoint3":  # seat 0 starts: a first move by the keyboard alone
+            page.wait(lambda: page.table()["legal"], "the first legal actions")
+            page.keyboard_move()
         page.play_to_end(rng, game, shots=shots_sizes())
         watcher.join()
         text = page.result_text()
@@ -398,8 +444,9 @@ def play_game(srv, game, rng, name):
         for w in winners:
             who = seats[w]["name"] if not seats[w].get("bot") else ("bot " + str(w))
             assert who in text, "%s: the result on the page does not name %s: %r" % (game, who, text)
-        for label, (w, h) in shots_sizes().items():
-            page.d.set_window_size(w, h)
+        for label, size in shots_sizes().items():
+            page.resize(*size)
+            page.fits()
             page.screenshot("%s-%s-result" % (game, label))
         page.collect()
         n = check_frames(page, room, watcher)
@@ -417,7 +464,7 @@ def page_is_served_with_its_csp_and_nothing_from_outside(exe):
         with urllib.request.urlopen("http://127.0.0.1:%d/" % srv.port, timeout=10) as r:
             body = r.read()
             assert r.status == 200 and b'<script type="module" src="app.js">' in body
-            assert r.headers.get("Content-Security-Policy") == "default-src 'self'", dict(r.headers)
+            check_csp(r.headers.get("Content-Security-Policy"))
         total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(WEB) for f in fs)
         assert total < 300 * 1024, "web/ weighs %d bytes" % total
         page = Page(srv)
@@ -425,7 +472,8 @@ def page_is_served_with_its_csp_and_nothing_from_outside(exe):
             page.hello("cora")
             page.collect()
             doc = [h for u, h in page.responses if u == page.origin + "/"]
-            assert doc and {k.lower(): v for k, v in doc[0].items()}.get("content-security-policy") == "default-src 'self'", doc
+            assert doc, "no response for the page in the log"
+            check_csp({k.lower(): v for k, v in doc[0].items()}.get("content-security-policy"))
             check_origin(page)
             print("  web/: %d bytes; the page loaded %d resources" % (total, len(page.urls)))
         finally:
@@ -514,6 +562,84 @@ def no_hidden_card_reaches_the_page_over_random_games(exe):
                 print("  game %d (room %s): %d states checked" % (g, room, n))
         finally:
             page.quit()
+
+
+@test
+def history_lists_the_game_and_the_replay_steps_through_it(exe):
+    db = os.path.join(SCREENS, "..", "web-history.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.unlink(db + suffix)
+    os.makedirs(os.path.dirname(db), exist_ok=True)
+    with Server(sys.argv[1], "--web-root", WEB, "--bot-delay", "30-60", "--seed", str(SEED), "--db", db) as srv:
+        page = Page(srv)
+        try:
+            page.hello("ida")
+            room = page.create("seqnum", 2, GAMES["seqnum"]["options"])
+            page.add_bots(1)
+            page.play_to_end(random.Random(SEED + 5), "seqnum")
+            page.d.find_element(By.XPATH, "//div[contains(@class,'result')]//button[contains(., 'History')]").click()
+            row = page.wait(lambda: page.d.find_elements(By.CSS_SELECTOR, 'ul.games li[data-game="%s"]' % room), "the game in the history")[0]
+            assert "ida" in row.text and "won by" in row.text, row.text
+            row.find_element(By.CSS_SELECTOR, "button.replay").click()
+            page.wait(lambda: page.d.find_elements(By.ID, "replay-next"), "the replay viewer")
+            assert "Before the first move" in page.d.find_element(By.CSS_SELECTOR, ".replay .step").text
+            chips = lambda: page.js("return document.querySelectorAll('.rboard .chip').length")
+            assert chips() == 0, "chips on the board before the first move"
+            page.d.find_element(By.ID, "replay-next").click()
+            assert "Move 1 of" in page.d.find_element(By.CSS_SELECTOR, ".replay .step").text
+            assert chips() == 1, "the first move put %d chips" % chips()
+            page.d.find_element(By.CSS_SELECTOR, "section.replay").send_keys(Keys.END)
+            page.wait(lambda: "Move" in page.d.find_element(By.CSS_SELECTOR, ".replay .step").text and
+                      page.js("return document.querySelector('#replay-range').value") ==
+                      page.js("return document.querySelector('#replay-range').max"), "the last move")
+            # The board at the end frames the winning sequence, as the table did.
+            if "sequences made" in page.d.find_element(By.CSS_SELECTOR, "section.replay").text:
+                assert page.js("return document.querySelectorAll('.rboard .sqcell.inseq').length") >= 5, \
+                    "no sequence framed at the end of the replay"
+            page.resize(1200, 900)
+            page.screenshot("seqnum-desktop-replay")
+            page.resize(375, 812)
+            page.fits()
+            page.screenshot("seqnum-phone-replay")
+        finally:
+            page.quit()
+        srv.finish()
+
+
+@test
+def spectator_sees_the_table_and_chat_is_text(exe):
+    with server() as srv:
+        player, watcher = Page(srv), Page(srv, 375, 812)
+        try:
+            player.hello("gus")
+            room = player.create("seqnum", 2, {})
+            player.add_bots(1, level="easy")  # slow: the game is still on below
+            watcher.hello("hal")
+            watcher.wait(lambda: watcher.d.find_elements(By.CSS_SELECTOR, 'li.room[data-room="%s"] button.watch' % room),
+                         "the room in the lobby's list")[0].click()
+            t = watcher.wait(lambda: (lambda t: t if t and t["seq"] > 0 else None)(watcher.table()), "the watched table")
+            assert t["room"] == room and t["seat"] is None, t
+            assert not watcher.d.find_elements(By.CSS_SELECTOR, "section.table button.act, .hand"), \
+                "a spectator is offered actions or shown a hand"
+            assert watcher.d.find_elements(By.CSS_SELECTOR, ".sqboard .sqcell"), "no board for the spectator"
+            text = '<img src=x onerror="window.pwned=1"><b>gg</b> & "quotes"'
+            box = player.d.find_element(By.ID, "chat-text")
+            box.send_keys(text)
+            box.send_keys(Keys.ENTER)
+            for p in (player, watcher):
+                li = p.wait(lambda: p.d.find_elements(By.CSS_SELECTOR, ".chatlist li"), "the chat line")[-1]
+                assert li.text == "gus: " + text, li.text
+                assert not li.find_elements(By.CSS_SELECTOR, "img, b > b"), "chat text became HTML"
+                assert not p.js("return window.pwned"), "chat text ran a script"
+            watcher.fits()
+            watcher.screenshot("seqnum-phone-spectator")
+            player.collect()
+            watcher.collect()
+            check_origin(watcher)
+        finally:
+            player.quit()
+            watcher.quit()
 
 
 if __name__ == "__main__":

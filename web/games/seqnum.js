@@ -183,15 +183,50 @@ export const LAYOUT = [
   5, 27, 28, 6, 3, 14, 33, 4, 38, 24, 0, 7, 35, 5, 4, 42, 26, 10, 21, 0,
 ];
 
-// The chips after the first `n` actions of a record (plays put a chip of the
-// seat's team, a minus removes one); the rest of the state needs the deal.
+// The board after the first `n` actions of a record: plays put a chip of
+// the seat's team, a minus removes one, and a line of five through a new
+// chip (corners count for everyone) is a sequence unless it shares more than
+// one chip with one of the team's (RULES.md, "Sequences"). The rest of the
+// state (the hands) needs the deal, which the record does not hold.
 export function replayBoard(record, n) {
   const players = record.players;
   const teams = record.options && record.options.teams ? record.options.teams : players >= 4 ? 2 : players;
   const chips = LAYOUT.map(() => -1);
+  const sequences = [];
   for (const x of record.actions.slice(0, n)) {
     if (x.kind !== "act" || !x.data || x.data.type !== "play") continue;
-    chips[x.data.cell] = x.data.card === "minus" ? -1 : x.seat % teams;
+    const cell = x.data.cell;
+    if (x.data.card === "minus") {
+      chips[cell] = -1;
+      continue;
+    }
+    const team = x.seat % teams;
+    chips[cell] = team;
+    for (const line of linesThrough(cell)) {
+      if (!line.every((c) => LAYOUT[c] === 0 || chips[c] === team)) continue;
+      const own = sequences.filter((s) => s.team === team);
+      if (own.every((s) => line.filter((c) => LAYOUT[c] !== 0 && s.cells.includes(c)).length <= 1)) {
+        sequences.push({ team, cells: line });
+      }
+    }
   }
-  return { side: 10, layout: LAYOUT, chips, sequences: [] };
+  return { side: 10, layout: LAYOUT, chips, sequences };
+}
+
+// Every line of five cells (row, column, both diagonals) through `cell`.
+function linesThrough(cell) {
+  const r0 = Math.floor(cell / 10), c0 = cell % 10;
+  const out = [];
+  for (const [dr, dc] of [[0, 1], [1, 0], [1, 1], [1, -1]]) {
+    for (let k = -4; k <= 0; k++) {
+      const line = [];
+      for (let i = 0; i < 5; i++) {
+        const r = r0 + (k + i) * dr, c = c0 + (k + i) * dc;
+        if (r < 0 || r > 9 || c < 0 || c > 9) break;
+        line.push(r * 10 + c);
+      }
+      if (line.length === 5) out.push(line);
+    }
+  }
+  return out;
 }

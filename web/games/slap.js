@@ -24,7 +24,8 @@ export function render(v, t) {
   for (const p of v.piles) {
     const slap = legal.find((a) => a.type === "slap" && a.pile === p.pile);
     const face = p.top ? cardSlap(p.top) : slot(p.boxed ? "boxed" : "empty");
-    const cap = h("figcaption", null, "Pile " + p.pile + " (" + t.name(p.pile) + ") · " + p.cards,
+    const owner = t.isMine(p.pile) ? "yours" : t.name(p.pile) + "'s";
+    const cap = h("figcaption", null, "Pile " + p.pile + " (" + owner + ") · " + p.cards + " card" + (p.cards === 1 ? "" : "s"),
       p.boxed ? " · boxed" : p.taken_by !== null && p.taken_by !== undefined ? " · taken by " + t.name(p.taken_by) : "");
     let body = face;
     if (slap) {
@@ -34,14 +35,14 @@ export function render(v, t) {
     }
     piles.appendChild(h("figure.slappile" + (p.boxed ? ".boxed" : ""), { dataset: { pile: p.pile } }, body, cap));
   }
+  // The others above the piles, you below them.
+  for (const p of v.players) if (p.seat !== me) el.appendChild(playerArea(v, p, t, []));
   el.appendChild(h("div.centre", null, piles,
     h("p.phase", { role: "status" }, phaseText(v, t)),
     h("p.status", null, "Round " + v.round + " of at most " + v.max_rounds + " · stalls " + v.stalls + "/" + v.max_stalls +
       " · boxed " + v.box + (v.out ? " · out of play " + v.out : ""))));
 
-  // The players: the others, then you.
-  const order = v.players.filter((p) => p.seat !== me).concat(v.players.filter((p) => p.seat === me));
-  for (const p of order) el.appendChild(playerArea(v, p, t, p.seat === me ? legal : []));
+  if (me !== null && v.players[me]) el.appendChild(playerArea(v, v.players[me], t, legal));
   return el;
 }
 
