@@ -162,6 +162,7 @@ class Page:
         self.frames = []  # every WebSocket message received, parsed
         self.urls = []  # every request and WebSocket the page opened
         self.responses = []  # (url, headers)
+        self.transferred = 0  # bytes of the HTTP responses, headers included
         self.dom_cards = []  # (seq, [data-card values]) sampled during play
         self.name = None
         self.resize(width, height)
@@ -197,6 +198,8 @@ class Page:
                 self.urls.append(p["request"]["url"])
             elif m["method"] == "Network.webSocketCreated":
                 self.urls.append(p["url"])
+            elif m["method"] == "Network.loadingFinished":
+                self.transferred += int(p.get("encodedDataLength", 0))
             elif m["method"] == "Network.responseReceived":
                 self.responses.append((p["response"]["url"], p["response"].get("headers", {})))
 
@@ -475,7 +478,9 @@ def page_is_served_with_its_csp_and_nothing_from_outside(exe):
             assert doc, "no response for the page in the log"
             check_csp({k.lower(): v for k, v in doc[0].items()}.get("content-security-policy"))
             check_origin(page)
-            print("  web/: %d bytes; the page loaded %d resources" % (total, len(page.urls)))
+            assert page.transferred < 300 * 1024, "the page took %d bytes" % page.transferred
+            print("  web/: %d bytes; the page loaded %d resources, %d bytes transferred" % (
+                total, len(page.urls), page.transferred))
         finally:
             page.quit()
 
@@ -494,40 +499,53 @@ for _n, (_game, _name) in enumerate([("233", "ann"), ("aspoint3", "ben"), ("seqn
 
 
 @test
-def reload_mid_game_resumes_the_seat(exe):
+def reload_or_lost_network_mid_game_resumes_the_seat(exe):
     with server() as srv:
         page = Page(srv)
         try:
             page.hello("eve")
-            room = page.create("233", 4, GAMES["233"]["options"])
+            room = page.create("233", 4, {"target": "100", "max_rebuilds": "0"})
             watcher = Recorder(srv, "w-eve", room)
             page.add_bots(3)
             rng = random.Random(SEED + 4)
             reloaded = []
 
-            def reload_once(p, sent):
-                if reloaded or sent < 4:
-                    return False
-                t = p.table()
-                if t["over"]:
-                    return False
-                hand = p.js("return window.tapisApp.current.view.hand")
-                p.d.refresh()
-                back = p.wait(lambda: (lambda t: t if t and t["room"] == room and t["seq"] > 0 else None)(p.table()),
-                              "the table after the reload")
-                assert back["seat"] == 0, "the reload did not put eve back in seat 0: %r" % back
+            def same_seat_and_hand(p, before):
+                """The page is back at the table, in seat 0, its hand drawn."""
+                back = p.wait(lambda: (lambda t: t if t and t["room"] == room and t["seq"] > 0 and
+                                       p.js("return window.tapisApp.proto.connected") else None)(p.table()),
+                              "the table after coming back")
+                assert back["seat"] == 0, "eve is not back in seat 0: %r" % back
                 assert not p.d.find_elements(By.ID, "name"), "the page asked the name again"
                 # The same hand, unless the game moved on meanwhile (then the seq says so).
                 after = p.js("return [window.tapisApp.current.seq, window.tapisApp.current.view.hand]")
-                if after[0] == t["seq"]:
-                    assert sorted(after[1]) == sorted(hand), "another hand after the reload: %r %r" % (hand, after)
+                if after[0] == before[0]:
+                    assert sorted(after[1]) == sorted(before[1]), "another hand: %r %r" % (before, after)
                 shown = p.js("return [...document.querySelectorAll('.hand [data-card]')].map((e) => e.dataset.card)")
                 assert sorted(shown) == sorted(after[1]), "the hand drawn is not the hand held: %r %r" % (shown, after)
-                reloaded.append(after[0])
+
+            def snapshot(p):
+                return p.js("return [window.tapisApp.current.seq, window.tapisApp.current.view.hand]")
+
+            def come_back(p, sent):
+                """After 4 moves a reload; after 8 the network drops (the
+                page's WebSocket closes under it, as a lost connection does)."""
+                t = p.table()
+                if t["over"] or len(reloaded) >= 2 or sent < 4 * (len(reloaded) + 1):
+                    return False
+                before = snapshot(p)
+                if not reloaded:
+                    p.d.refresh()
+                else:
+                    p.js("window.tapisApp.proto.ws.close()")
+                    p.wait(lambda: not p.js("return window.tapisApp.proto.connected"), "the dropped socket")
+                same_seat_and_hand(p, before)
+                reloaded.append(before[0])
                 return True
 
-            page.play_to_end(rng, "233", on_step=reload_once)
+            page.play_to_end(rng, "233", on_step=come_back)
             assert reloaded, "the game ended before the reload"
+            print("  came back %d time(s), at seq %r" % (len(reloaded), reloaded))
             watcher.join()
             page.collect()
             check_frames(page, room, watcher)
