@@ -6,6 +6,7 @@
  * rows' text by the parser of the command line, and --help prints that same
  * text, so what --help says is what tapisd does; a new option is one row.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
@@ -79,6 +80,7 @@ static int parse_advertise(server_opts_t *o, const char *v);
 static int parse_node_id(server_opts_t *o, const char *v);
 static int parse_web_root(server_opts_t *o, const char *v);
 static int parse_allow_origin(server_opts_t *o, const char *v);
+static int parse_trusted_proxy(server_opts_t *o, const char *v);
 
 #define NUM(lo, hi) .kind = V_NUM, .min = (lo), .max = (hi)
 #define TIME(u, lo, hi) .kind = V_TIME, .unit = (u), .min = (lo), .max = (hi)
@@ -190,6 +192,11 @@ static const opt_spec_t OPTIONS[] = {
      .help = "a WebSocket may also come from a page of ORIGIN (scheme://host[:port], or * for "
              "any); repeat it or give a comma list (default none: only the server's own pages "
              "and clients that send no Origin)"},
+    {"trusted-proxy", "ADDR", OTHER(parse_trusted_proxy), .f = {FIELD(trusted_proxy)},
+     .reload = RELOAD_RESTART,
+     .help = "a numeric address (a reverse proxy) whose connections name their client, in "
+             "X-Forwarded-For (its last address) or a PROXY protocol v1 line: the per-address "
+             "limits count that client; repeat it or give a comma list (default none)"},
 
     {"seed", "N", OTHER(parse_seed), .f = {FIELD(seeded), FIELD(seed)}, .reload = RELOAD_KEEP,
      .group = "", .help = "deterministic game seeds (tests and replays)"},
@@ -463,7 +470,8 @@ static int append_list(char *field, size_t size, const char *v, bool (*ok)(const
         if (have) field[have++] = ',';
         memcpy(field + have, p, n);
         field[have + n] = 0;
-        p += n + (p[n] == ',');
+        p += n;
+        if (*p == ',' && !*++p) return -1; /* a trailing comma: an empty item */
     }
     return 0;
 }
@@ -479,6 +487,22 @@ static bool origin_ok(const char *s, size_t n)
     for (size_t i = k; i < n; i++)
         if (s[i] <= ' ' || s[i] > '~' || s[i] == '/' || s[i] == ',') return false;
     return true;
+}
+
+/* A numeric IPv4 or IPv6 address. */
+static bool address_ok(const char *s, size_t n)
+{
+    char a[64];
+    unsigned char bin[16];
+    if (n >= sizeof a) return false;
+    memcpy(a, s, n);
+    a[n] = 0;
+    return inet_pton(AF_INET, a, bin) == 1 || inet_pton(AF_INET6, a, bin) == 1;
+}
+
+static int parse_trusted_proxy(server_opts_t *o, const char *v)
+{
+    return append_list(o->trusted_proxy, sizeof o->trusted_proxy, v, address_ok);
 }
 
 static int parse_allow_origin(server_opts_t *o, const char *v)

@@ -505,6 +505,11 @@ static int feed(conn_t *c, const char *data, size_t n)
             if (web_start(c) < 0) return -1;
         } else {
             c->kind = CONN_LINES;
+            const char *refused = conn__admit_client(c, NULL);
+            if (refused) {
+                conn__refuse(c, refused);
+                return 0;
+            }
         }
     }
     switch (c->kind) {
@@ -679,20 +684,41 @@ static void peer_name(conn_t *c)
     snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
 }
 
+/* The numeric address of c's peer, from c->peer ("[v6]:port" or "v4:port"). */
+static void peer_addr(const conn_t *c, char addr[48])
+{
+    const char *p = c->peer, *colon = strrchr(p, ':');
+    size_t n = colon ? (size_t)(colon - p) : strlen(p);
+    if (p[0] == '[' && n >= 2) { /* [v6] */
+        p++;
+        n -= 2;
+    }
+    if (n >= 48) n = 47;
+    memcpy(addr, p, n);
+    addr[n] = 0;
+}
+
+/* Is addr one of --trusted-proxy? */
+static bool trusted_proxy(const server_t *srv, const char *addr)
+{
+    size_t k = strlen(addr);
+    for (const char *p = srv->opts.trusted_proxy; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == k && memcmp(p, addr, n) == 0) return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
 /*
- * Count c against its address. Returns NULL when it may stay, or the error
- * code that refuses it: too_many_connections (open at once) or rate_limited
- * (new connections too fast).
+ * Count c against the client address `addr`. Returns NULL when it may stay,
+ * or the error code that refuses it: too_many_connections (open at once) or
+ * rate_limited (new connections too fast).
  */
-static const char *count_peer(conn_t *c)
+static const char *count_peer(conn_t *c, const char *addr)
 {
     server_t *srv = c->srv;
-    char addr[48];
-    const char *colon = strrchr(c->peer, ':');
-    size_t n = colon ? (size_t)(colon - c->peer) : strlen(c->peer);
-    if (n >= sizeof addr) n = sizeof addr - 1;
-    memcpy(addr, c->peer, n);
-    addr[n] = 0;
+    size_t n = strlen(addr);
     if (srv->next_conn_id % PEER_SWEEP_EVERY == 0) peer_sweep(srv);
     const conn_hooks_t *h = srv->conn_hooks;
     if (h->is_node_addr && h->is_node_addr(srv, addr)) { /* a node's links: one per client */
@@ -718,6 +744,46 @@ static const char *count_peer(conn_t *c)
                      2 * srv->opts.conn_rate))
         return TAPIS_E_RATE_LIMITED;
     return NULL;
+}
+
+/* Count c under addr; a refusal is logged and counted, and its code returned (else NULL). */
+static const char *admit(conn_t *c, const char *addr)
+{
+    server_t *srv = c->srv;
+    const char *refused = count_peer(c, addr);
+    if (refused && strcmp(refused, TAPIS_E_TOO_MANY_CONNECTIONS) == 0) {
+        log_warn("conn %llu from %s refused: %d connections from one address is the cap",
+                 (unsigned long long)c->id, c->peer, srv->opts.max_conns_per_ip);
+        srv->metrics.refused[REFUSE_PER_IP]++;
+    } else if (refused) {
+        log_debug("conn %llu from %s refused: new connections too fast", (unsigned long long)c->id,
+                  c->peer);
+        srv->metrics.refused[REFUSE_CONN_RATE]++;
+    }
+    return refused;
+}
+
+const char *conn__admit_client(conn_t *c, const char *addr)
+{
+    if (!c->via_proxy || c->admitted) return NULL;
+    c->admitted = true;
+    if (!addr) {
+        addr = c->addr; /* named no client: counted as the proxy itself */
+    } else {
+        char peer[sizeof c->peer];
+        snprintf(peer, sizeof peer, "%s via %s", addr, c->addr);
+        memcpy(c->peer, peer, sizeof peer);
+        log_info("conn %llu is %s", (unsigned long long)c->id, c->peer);
+    }
+    return admit(c, addr);
+}
+
+void conn__refuse(conn_t *c, const char *code)
+{
+    close_with_error(c, code,
+                     strcmp(code, TAPIS_E_TOO_MANY_CONNECTIONS) == 0
+                         ? "too many connections from your address; try again later"
+                         : "too many new connections from your address; wait a little");
 }
 
 static void on_refused_close(uv_handle_t *h)
@@ -795,22 +861,20 @@ void conn_on_connection(uv_stream_t *listener, int status)
         close_with_error(c, TAPIS_E_SERVER_FULL, "too many connections; try again later");
         return;
     }
-    const char *refused = count_peer(c);
-    if (refused && strcmp(refused, TAPIS_E_TOO_MANY_CONNECTIONS) == 0) {
-        log_warn("conn %llu from %s refused: %d connections from one address is the cap",
-                 (unsigned long long)c->id, c->peer, srv->opts.max_conns_per_ip);
-        srv->metrics.refused[REFUSE_PER_IP]++;
-        close_with_error(c, refused, "too many connections from your address; try again later");
-        return;
+    peer_addr(c, c->addr);
+    if (trusted_proxy(srv, c->addr)) {
+        c->via_proxy = true; /* counted once it names its client (conn__admit_client()) */
+    } else {
+        const char *refused = admit(c, c->addr);
+        if (refused) {
+            conn__refuse(c, refused);
+            return;
+        }
     }
-    if (refused) {
-        log_debug("conn %llu from %s refused: new connections too fast", (unsigned long long)c->id,
-                  c->peer);
-        srv->metrics.refused[REFUSE_CONN_RATE]++;
-        close_with_error(c, refused, "too many new connections from your address; wait a little");
-        return;
-    }
-    log_info("conn %llu from %s", (unsigned long long)c->id, c->peer);
+    if (c->via_proxy)
+        log_info("conn %llu from %s, a trusted proxy", (unsigned long long)c->id, c->peer);
+    else
+        log_info("conn %llu from %s", (unsigned long long)c->id, c->peer);
     if (srv->opts.hello_timeout > 0)
         uv_timer_start(&c->timer, on_hello_timeout, srv->opts.hello_timeout, 0);
     resume_reading(c);

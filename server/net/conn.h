@@ -47,7 +47,8 @@ struct conn {
     uv_shutdown_t shutdown;
     server_t *srv;
     uint64_t id;
-    char peer[64];
+    char peer[64]; /* "addr:port" for the log; "client via proxy" once a trusted proxy named it */
+    char addr[48]; /* the peer's numeric address */
     conn_state_t state;
     conn_kind_t kind;
     struct web_in *web; /* web.c's, while CONN_HTTP */
@@ -84,6 +85,8 @@ struct conn {
     bool greeted;               /* conn_hello_done() ran */
     bool node_link; /* from a cluster node's address (hooks.is_node_addr): not capped per address */
     bool relayed;   /* a node's link (hello "via"): idles as long as its client */
+    bool via_proxy; /* from a --trusted-proxy: counted per address once it names its client */
+    bool admitted;  /* ...and that was done (conn__admit_client()) */
 
     queue_t node; /* in srv->conns */
 };
@@ -140,6 +143,13 @@ void conn_flush_all(server_t *srv);
    (c is doomed, or memory ran out). */
 int conn__write_raw(conn_t *c, const void *data, size_t n);
 int conn__feed_lines(conn_t *c, const char *data, size_t n);
+/* A connection from a --trusted-proxy names its client `addr` (NULL: none;
+   then the proxy's own address counts): count it under that address for
+   --max-conns-per-ip and --conn-rate, once. Returns NULL, or the code that
+   refuses it (logged and counted): then answer and close it, or
+   conn__refuse() for a line connection. Nothing for any other connection. */
+const char *conn__admit_client(conn_t *c, const char *addr);
+void conn__refuse(conn_t *c, const char *code);
 
 /* Free the counts of connections per address (at exit, once every connection is closed). */
 void conn_free_peers(server_t *srv);

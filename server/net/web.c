@@ -8,6 +8,7 @@
  * connection's --out-cap less the room of the head, so that its answer can
  * never make the connection a slow reader; the page is far smaller.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -158,6 +159,10 @@ static void answer_file(conn_t *c, const char *path, size_t len, bool head)
 {
     const server_opts_t *o = &c->srv->opts;
     char rel[WEB_PATH_MAX + 16];
+    if (!o->web_root[0] || !web_path_ok(path, len)) { /* checked first: len is bounded then */
+        answer_text(c, 404, "not found\n", "", head);
+        return;
+    }
     if (len == 1) {
         memcpy(rel, "/index.html", 12);
     } else {
@@ -165,7 +170,7 @@ static void answer_file(conn_t *c, const char *path, size_t len, bool head)
         rel[len] = 0;
     }
     const char *type = web_content_type(rel);
-    if (!o->web_root[0] || !web_path_ok(path, len) || !type) {
+    if (!type) {
         answer_text(c, 404, "not found\n", "", head);
         return;
     }
@@ -297,6 +302,32 @@ static int to_lines(conn_t *c)
     return r;
 }
 
+/*
+ * The client a trusted proxy names: the last address of the last
+ * X-Forwarded-For (the one the proxy appended), into ip; NULL when there is
+ * none or it is no numeric address.
+ */
+static const char *forwarded_for(const http_request_t *r, char ip[48])
+{
+    const http_header_t *x = NULL;
+    for (int i = 0; i < r->nheaders; i++)
+        if (r->headers[i].name_len == 15 &&
+            strncasecmp(r->headers[i].name, "X-Forwarded-For", 15) == 0)
+            x = &r->headers[i];
+    if (!x) return NULL;
+    const char *a = x->value, *e = x->value + x->value_len;
+    for (const char *p = a; p < e; p++)
+        if (*p == ',') a = p + 1;
+    while (a < e && (*a == ' ' || *a == '\t'))
+        a++;
+    size_t n = (size_t)(e - a);
+    unsigned char bin[16];
+    if (n == 0 || n >= 48) return NULL;
+    memcpy(ip, a, n);
+    ip[n] = 0;
+    return inet_pton(AF_INET, ip, bin) == 1 || inet_pton(AF_INET6, ip, bin) == 1 ? ip : NULL;
+}
+
 static void handle(conn_t *c, size_t end)
 {
     web_in_t *w = c->web;
@@ -308,6 +339,16 @@ static void handle(conn_t *c, size_t end)
     }
     if (e != HTTP_OK) {
         answer_text(c, 400, "malformed request head\n", "", false);
+        return;
+    }
+    char ip[48];
+    const char *refused = c->via_proxy ? conn__admit_client(c, forwarded_for(&r, ip)) : NULL;
+    if (refused) {
+        bool rate = strcmp(refused, TAPIS_E_RATE_LIMITED) == 0;
+        answer_text(c, rate ? 429 : 503,
+                    rate ? "too many new connections from your address; wait a little\n"
+                         : "too many connections from your address; try again later\n",
+                    "Retry-After: 1\r\n", false);
         return;
     }
     bool get = http_method_is(&r, "GET"), head = http_method_is(&r, "HEAD");
@@ -334,33 +375,80 @@ static void handle(conn_t *c, size_t end)
         answer_file(c, path, len, head);
 }
 
+/* The head is complete, or not yet, or too large. */
+static int read_head(conn_t *c)
+{
+    web_in_t *w = c->web;
+    size_t end = http_head_end(&w->scan, w->head.data, w->head.len);
+    if (end == 0 && w->head.len <= WEB_HEAD_MAX) return 0;
+    if (end == 0 || end > WEB_HEAD_MAX)
+        answer_text(c, 431, "request head too large\n", "", false);
+    else
+        handle(c, end);
+    return 0;
+}
+
+/*
+ * A PROXY protocol v1 line from a trusted proxy (nginx's stream module,
+ * proxy_protocol on): "PROXY TCP4|TCP6 SRC DST SPORT DPORT" or "PROXY
+ * UNKNOWN ...". Count the connection under SRC. Returns 0, or -1 when it
+ * was refused (c is closing).
+ */
+static int proxy_line(conn_t *c, const char *line, size_t len)
+{
+    char buf[128], *save = NULL;
+    if (len >= sizeof buf) len = sizeof buf - 1;
+    memcpy(buf, line, len);
+    buf[len] = 0;
+    strtok_r(buf, " ", &save);
+    const char *proto = strtok_r(NULL, " ", &save);
+    const char *src = strtok_r(NULL, " ", &save);
+    unsigned char bin[16];
+    bool ok = proto && src &&
+              ((strcmp(proto, "TCP4") == 0 && inet_pton(AF_INET, src, bin) == 1) ||
+               (strcmp(proto, "TCP6") == 0 && inet_pton(AF_INET6, src, bin) == 1));
+    const char *refused = conn__admit_client(c, ok ? src : NULL);
+    if (!refused) return 0;
+    conn__refuse(c, refused);
+    return -1;
+}
+
+/* What the first line says: HTTP, the line protocol, or (from a trusted proxy) the client. */
+static int sniff(conn_t *c)
+{
+    web_in_t *w = c->web;
+    for (;;) {
+        size_t have = w->head.len < WEB_HEAD_MAX + 1 ? w->head.len : WEB_HEAD_MAX + 1;
+        const char *nl = memchr(w->head.data, '\n', have);
+        if (!nl) return w->head.len <= WEB_HEAD_MAX ? 0 : to_lines(c);
+        size_t len = (size_t)(nl - w->head.data);
+        if (len && w->head.data[len - 1] == '\r') len--;
+        if (c->via_proxy && !c->admitted && len > 6 && memcmp(w->head.data, "PROXY ", 6) == 0) {
+            if (proxy_line(c, w->head.data, len) < 0) return 0;
+            size_t rest = w->head.len - (size_t)(nl + 1 - w->head.data);
+            memmove(w->head.data, nl + 1, rest);
+            w->head.len = rest;
+            if (rest == 0) { /* what follows decides again (conn.c) */
+                c->web = NULL;
+                c->kind = CONN_SNIFFING;
+                web_free(w);
+                return 0;
+            }
+            if (w->head.data[0] < 'A' || w->head.data[0] > 'Z') return to_lines(c);
+            continue;
+        }
+        if (!frame_is_http_request(w->head.data, len)) return to_lines(c);
+        w->is_http = true;
+        c->saw_line = true;
+        return read_head(c);
+    }
+}
+
 int web_read(conn_t *c, const char *data, size_t n)
 {
     web_in_t *w = c->web;
-    /* never more than the cap and one byte: that byte tells an oversized head */
-    size_t take = WEB_HEAD_MAX + 1 - w->head.len;
-    if (take > n) take = n;
-    if (buf_append(&w->head, data, take) < 0) return -1;
-    if (!w->is_http) {
-        const char *nl = memchr(w->head.data, '\n', w->head.len);
-        size_t len = nl ? (size_t)(nl - w->head.data) : 0;
-        if (len && w->head.data[len - 1] == '\r') len--;
-        if (!nl && w->head.len <= WEB_HEAD_MAX) return 0;
-        if (!nl || !frame_is_http_request(w->head.data, len)) {
-            if (to_lines(c) < 0) return -1;
-            return take < n ? conn__feed_lines(c, data + take, n - take) : 0;
-        }
-        w->is_http = true;
-        c->saw_line = true;
-    }
-    size_t end = http_head_end(&w->scan, w->head.data, w->head.len);
-    if (end == 0 && w->head.len <= WEB_HEAD_MAX) return 0;
-    if (end == 0 || end > WEB_HEAD_MAX) {
-        answer_text(c, 431, "request head too large\n", "", false);
-        return 0;
-    }
-    if (take < n && buf_append(&w->head, data + take, n - take) < 0) /* frames, for ws.c */
-        return -1;
-    handle(c, end);
-    return 0;
+    /* all of it: past the head come a WebSocket's first frames; a head over
+       the cap is refused below, so this holds at most the cap and one read */
+    if (buf_append(&w->head, data, n) < 0) return -1;
+    return w->is_http ? read_head(c) : sniff(c);
 }

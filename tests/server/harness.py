@@ -18,6 +18,7 @@ import random
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -185,12 +186,16 @@ class Closed(Exception):
 class Client:
     _ids = 0
 
-    def __init__(self, port, host="127.0.0.1", family=socket.AF_INET, rcvbuf=None):
+    def __init__(self, port, host="127.0.0.1", family=socket.AF_INET, rcvbuf=None, wrap=None):
+        """wrap: a function of the connected socket that returns the one to
+        use (an ssl context's wrap_socket, for a server behind TLS)."""
         self.sock = socket.socket(family, socket.SOCK_STREAM)
         if rcvbuf:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.settimeout(TIMEOUT)
         self.sock.connect((host, port))
+        if wrap:
+            self.sock = wrap(self.sock)
         self.buf = b""
         self.events = []   # events received while waiting for replies, in order
         self.all = []      # every message received, in order
@@ -392,9 +397,11 @@ class WsClient(Client):
     server's close frame came (then the client answers it, as RFC 6455 asks,
     and reading raises Closed)."""
 
-    def __init__(self, port, host="127.0.0.1", path="/ws", origin=None, extra=(), **kw):
+    def __init__(self, port, host="127.0.0.1", path="/ws", origin=None, extra=(), http_host=None,
+                 **kw):
         super().__init__(port, host=host, **kw)
-        status, self.headers, self.raw = ws_handshake(self.sock, path, origin=origin, extra=extra)
+        status, self.headers, self.raw = ws_handshake(self.sock, path, host=http_host,
+                                                      origin=origin, extra=extra)
         assert status == 101, "handshake refused: %d %r" % (status, self.headers)
         self.pongs = []
         self.close_code = None
@@ -546,7 +553,7 @@ def read_available(client):
         while True:
             try:
                 d = client.sock.recv(65536)
-            except (BlockingIOError, InterruptedError):
+            except (BlockingIOError, InterruptedError, ssl.SSLWantReadError):
                 break
             except ConnectionResetError:
                 d = b""

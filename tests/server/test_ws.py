@@ -202,6 +202,123 @@ def bad_handshakes_get_their_status(srv):
     assert srv.connect("other").ok("ping")
 
 
+# Bad input, one case a line: what the client sends, the close code it gets
+# (None: a close frame without a code, for a frame header that cannot be
+# read at all). Each on a WebSocket of its own, a ping of another client after it.
+BAD_FRAMES = [
+    ("unmasked frame", ws_frame(WS_TEXT, b"ping", mask=False), 1002),
+    ("binary message", ws_frame(WS_BINARY, b"ping"), 1003),
+    ("invalid UTF-8", ws_frame(WS_TEXT, b'{"cmd":"ping","x":"\xff"}'), 1007),
+    ("UTF-8 cut at the end", ws_frame(WS_TEXT, b"ping \xc3"), 1007),
+    ("UTF-8 surrogate", ws_frame(WS_TEXT, b"say \xed\xa0\x80"), 1007),
+    ("UTF-8 invalid across fragments", ws_frame(WS_TEXT, b"ping \xe2\x82", fin=False) +
+     ws_frame(0, b"A"), 1007),
+    ("reserved bit", ws_frame(WS_TEXT, b"ping", rsv=4), 1002),
+    ("unknown opcode", ws_frame(3, b"ping"), 1002),
+    ("continuation with no message", ws_frame(0, b"ping"), 1002),
+    ("new message inside a fragmented one", ws_frame(WS_TEXT, b"pi", fin=False) +
+     ws_frame(WS_TEXT, b"ng"), 1002),
+    ("close with a reserved code", ws_frame(WS_CLOSE, (1005).to_bytes(2, "big")), 1002),
+    ("control frame over 125 bytes", ws_frame(WS_PING, b"x" * 126), None),
+    ("fragmented control frame", ws_frame(WS_PING, b"x", fin=False), None),
+    ("length with its top bit set (2^63)", ws_frame(WS_TEXT, b"", length=1 << 63)[:14] + b"ab", None),
+    ("length of 2^62", ws_frame(WS_TEXT, b"", length=1 << 62)[:14] + b"ab", 1009),
+    ("length of 2^31", ws_frame(WS_TEXT, b"", length=1 << 31)[:14] + b"ab", 1009),
+]
+
+
+@served()
+def bad_frames_catalogue(srv):
+    other = srv.connect("other")
+    for name, data, code in BAD_FRAMES:
+        c = srv.connect_ws("x%d" % len(other.all))
+        c.sock.sendall(data)
+        got = c.wait_closed()
+        assert got == [], (name, got)
+        assert c.close_code == code, "%s: close %r, wanted %r" % (name, c.close_code, code)
+        c.sock.settimeout(10)
+        assert c.sock.recv(100) == b"", name + ": the TCP connection must close"
+        assert other.ok("ping"), name
+    assert srv.alive()
+
+
+@served("--max-line", "100")
+def a_long_message_is_refused_before_it_has_all_come(srv):
+    # a frame announcing 1 GiB: line_too_long once --max-line is passed, not at its end
+    c = srv.connect_ws()
+    c.sock.sendall(ws_frame(WS_TEXT, b"x" * 1000, length=1 << 30))  # the rest never comes
+    expect_error(c.recv(), "line_too_long")
+    closed_with(c, 1009)
+    # a message in many fragments, each short: the same
+    d = srv.connect_ws()
+    for _ in range(20):
+        d.send_frame(WS_TEXT if _ == 0 else 0, b"y" * 10, fin=False)
+    expect_error(d.recv(), "line_too_long")
+    closed_with(d, 1009)
+
+
+# ---------------------------------------------------------------- proxies
+
+
+def refused_with(m, code):
+    assert m.get("ev") == "error" and m["error"]["code"] == code, (code, m)
+
+
+def xff(ip):
+    return ["X-Forwarded-For: 198.51.100.7, " + ip]  # the last address is the proxy's word
+
+
+@served("--trusted-proxy", "127.0.0.1", "--max-conns-per-ip", "2")
+def trusted_proxy_counts_the_client_it_names(srv):
+    a1 = WsClient(srv.port, extra=xff("10.0.0.1"))
+    a2 = WsClient(srv.port, extra=xff("10.0.0.1"))
+    s = socket.create_connection(("127.0.0.1", srv.port))
+    status, h, _ = ws_handshake(s, extra=xff("10.0.0.1"))
+    assert status == 503 and h.get("retry-after"), (status, h)
+    s.close()
+    b = WsClient(srv.port, extra=xff("10.0.0.2"))  # another client of the same proxy
+    for c in (a1, a2, b):
+        assert c.ok("ping")
+    assert srv.log_has(r"is 10\.0\.0\.1 via 127\.0\.0\.1")
+    # the line protocol through a stream proxy: a PROXY protocol v1 line first
+    p1 = Client(srv.port)
+    p1.send_raw(b"PROXY TCP4 10.0.0.3 127.0.0.1 5555 7233\r\nping\n")
+    assert p1.recv()["re"] == "ping"
+    p2 = Client(srv.port)
+    p2.send_raw(b"PROXY TCP6 2001:db8::1 ::1 5555 7233\r\n")
+    p2.send_raw(b"GET / HTTP/1.1\r\n" + b"\r\n".join(x.encode() for x in xff("10.0.0.1")) + b"\r\n\r\n")
+    assert read_http_head(p2.sock)[0] == 404  # counted as 2001:db8::1: X-Forwarded-For comes too late
+    for _ in range(2):
+        Client(srv.port).send_raw(b"PROXY TCP4 10.0.0.4 127.0.0.1 1 2\r\n")
+    extra = Client(srv.port)
+    extra.send_raw(b"PROXY TCP4 10.0.0.4 127.0.0.1 1 2\r\n")
+    refused_with(extra.recv(), "too_many_connections")
+
+
+@served("--trusted-proxy", "127.0.0.1", "--max-conns-per-ip", "1")
+def a_trusted_proxy_that_names_nobody_counts_as_itself(srv):
+    a = srv.connect("ann")
+    b = srv.connect()
+    b.send_raw(b"ping\n")  # a line connection is counted at its first bytes
+    refused_with(b.recv(), "too_many_connections")
+    s = socket.create_connection(("127.0.0.1", srv.port))
+    s.sendall(b"GET / HTTP/1.1\r\n\r\n")
+    assert read_http_head(s)[0] == 503
+    assert a.ok("ping")
+
+
+@served("--max-conns-per-ip", "3")
+def forwarded_for_and_proxy_lines_from_others_are_ignored(srv):
+    a = WsClient(srv.port, extra=xff("10.0.0.1"))
+    b = WsClient(srv.port, extra=xff("10.0.0.2"))
+    c = Client(srv.port)
+    c.send_raw(b"PROXY TCP4 10.0.0.9 127.0.0.1 1 2\r\n")
+    expect_error(c.recv(), "unknown_command")  # not a trusted proxy: a line like any other
+    d = Client(srv.port)  # the fourth from 127.0.0.1, whatever the others said
+    refused_with(d.recv(), "too_many_connections")
+    assert a.ok("ping") and b.ok("ping")
+
+
 # ---------------------------------------------------------------- the page
 
 
