@@ -217,16 +217,15 @@ class App {
     return g ? g.bots || [] : [];
   }
 
-  rememberOptions(room, game, options) {
+  rememberOptions(room, options) {
     this.options.set(room, options);
   }
 
-  // An option of a room: as this page created it, else the game's default.
-  optionOf(room, game, name) {
+  // An option this page gave when it created the room (undefined otherwise:
+  // then the game's default or, for dispute_ms, the server's window).
+  createdOption(room, name) {
     const o = this.options.get(room);
-    if (o && name in o) return o[name];
-    const g = this.games.find((x) => x.id === game);
-    return g && g.options ? g.options[name] : undefined;
+    return o && name in o ? o[name] : undefined;
   }
 }
 

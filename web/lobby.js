@@ -25,6 +25,12 @@ export class Lobby {
     this.el.appendChild(this.roomsBox());
     container.appendChild(this.el);
     this.refresh();
+    // The list follows the server while the lobby is on screen.
+    clearInterval(this.timer);
+    this.timer = setInterval(() => {
+      if (!this.el.isConnected) clearInterval(this.timer);
+      else if (this.app.proto.connected) this.refresh();
+    }, 5000);
   }
 
   fail(e) {
@@ -51,7 +57,7 @@ export class Lobby {
         players.appendChild(h("option", { value: n, selected: n === 2 || undefined }, String(n)));
       }
       clear(level);
-      for (const b of g.bots || []) level.appendChild(h("option", { value: b.level }, b.level + " — " + b.help));
+      for (const b of g.bots || []) level.appendChild(h("option", { value: b.level, title: b.help }, b.level));
       fields = (g.option_specs || []).map((o) => optionField(g.id, o));
       clear(optsBox);
       for (const f of fields) optsBox.appendChild(f.el);
@@ -76,7 +82,7 @@ export class Lobby {
         const r = await this.app.proto.request("create", {
           game: gameSel.value, players: Number(players.value), options, private: priv.checked,
         });
-        this.app.rememberOptions(r.room, gameSel.value, options);
+        this.app.rememberOptions(r.room, options);
         const table = this.app.showTable(r.room);
         table.mySeat = r.seat;
         for (let i = 0; i < Number(bots.value); i++) {
@@ -152,7 +158,7 @@ export class Lobby {
       const taken = s.seats.filter(Boolean).length;
       const mine = this.app.tables.has(s.room);
       const title = (this.app.gameModule(s.game) || {}).title || s.title || s.game;
-      const names = s.seats.map((x) => (x ? (x.bot ? "bot" : x.name) : "·")).join(", ");
+      const names = s.seats.map((x) => (x ? (x.bot ? "bot" : x.name) : "free")).join(", ");
       list.appendChild(h("li.room", { dataset: { room: s.room } },
         h("b", null, title), " · room " + s.room + (s.private ? " (private)" : "") + " · " + s.status + " · " + taken + "/" + s.players +
           " · " + names + (s.spectators ? " · " + s.spectators + " watching" : ""), " ",

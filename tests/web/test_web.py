@@ -71,7 +71,7 @@ OWN_KEYS = {"seat", "hand", "legal", "at_once", "must_win", "swapped_out", "team
 # Short games (core/<game>/RULES.md, "Options").
 GAMES = {
     "233": {"players": 4, "options": {"target": "30", "max_rebuilds": "0"}},
-    "aspoint3": {"players": 2, "options": {"rounds": "1", "target": "60"}},
+    "aspoint3": {"players": 2, "options": {"rounds": "1", "target": "120"}},
     "seqnum": {"players": 2, "options": {"max_turns": "80"}},
     "slap": {"players": 3, "options": {"max_rounds": "1", "go_ms": "300", "stall_ms": "300"}},
 }
@@ -171,13 +171,14 @@ class Page:
     def resize(self, width, height):
         """The page's width in CSS pixels, a phone's too (a headless window
         is at least 500 px wide: the device metrics are set instead)."""
+        self.width = width
         self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500})
 
     def fits(self):
         """Nothing sticks out sideways: no horizontal scrolling at this width."""
         sw, w = self.js("return [document.documentElement.scrollWidth, window.innerWidth]")
-        assert sw <= w, "the page is %d px wide in a %d px window" % (sw, w)
+        assert sw <= self.width and w <= self.width, "the page is %d px wide (viewport %d) at %d px" % (sw, w, self.width)
 
     def quit(self):
         try:
@@ -279,7 +280,7 @@ class Page:
         the page shows the result. Returns the number of actions sent."""
         deadline = time.monotonic() + timeout
         sent = 0
-        shot_at = rng.randint(2, 4)
+        shot_at = rng.randint(1, 3)
         while True:
             assert time.monotonic() < deadline, "%s: no result on the page after %d s" % (game, timeout)
             t = self.look(game)
@@ -583,6 +584,35 @@ def no_hidden_card_reaches_the_page_over_random_games(exe):
 
 
 @test
+def lobby_lists_rooms_a_page_at_a_time_with_filters(exe):
+    with server() as srv:
+        host = srv.connect("host")
+        made = {}
+        for i in range(13):
+            game = ["233", "aspoint3", "seqnum", "slap"][i % 4]
+            made[host.ok("create", game=game, players=2)["room"]] = game
+        page = Page(srv)
+        try:
+            page.hello("kim")
+            shown = lambda: page.js("return [...document.querySelectorAll('li.room')].map((e) => e.dataset.room)")
+            first = page.wait(lambda: shown() if len(shown()) == 10 else None, "a first page of 10 rooms")
+            assert "1–10 of 13" in page.d.find_element(By.CSS_SELECTOR, ".pager").text
+            page.d.find_element(By.XPATH, "//button[contains(., 'Older')]").click()
+            second = page.wait(lambda: shown() if len(shown()) == 3 else None, "a second page of 3 rooms")
+            assert set(first) | set(second) == set(made), (first, second, made)
+            page.screenshot("lobby-desktop")
+            Select(page.d.find_element(By.ID, "rooms-game")).select_by_value("slap")
+            slaps = page.wait(lambda: (lambda r: r if r and all(made[x] == "slap" for x in r) else None)(shown()),
+                              "the slap rooms only")
+            assert sorted(slaps) == sorted(r for r, g in made.items() if g == "slap"), slaps
+            page.resize(375, 812)
+            page.fits()
+            page.screenshot("lobby-phone")
+        finally:
+            page.quit()
+
+
+@test
 def history_lists_the_game_and_the_replay_steps_through_it(exe):
     db = os.path.join(SCREENS, "..", "web-history.db")
     for suffix in ("", "-wal", "-shm"):
@@ -634,8 +664,13 @@ def spectator_sees_the_table_and_chat_is_text(exe):
             room = player.create("seqnum", 2, {})
             player.add_bots(1, level="easy")  # slow: the game is still on below
             watcher.hello("hal")
-            watcher.wait(lambda: watcher.d.find_elements(By.CSS_SELECTOR, 'li.room[data-room="%s"] button.watch' % room),
-                         "the room in the lobby's list")[0].click()
+            def click_watch():  # the list is redrawn every 5 s: a button may go stale
+                try:
+                    watcher.d.find_element(By.CSS_SELECTOR, 'li.room[data-room="%s"] button.watch' % room).click()
+                    return True
+                except (StaleElementReferenceException, WebDriverException):
+                    return False
+            watcher.wait(click_watch, "the room's Watch button in the lobby's list")
             t = watcher.wait(lambda: (lambda t: t if t and t["seq"] > 0 else None)(watcher.table()), "the watched table")
             assert t["room"] == room and t["seat"] is None, t
             assert not watcher.d.find_elements(By.CSS_SELECTOR, "section.table button.act, .hand"), \
@@ -661,5 +696,9 @@ def spectator_sees_the_table_and_chat_is_text(exe):
 
 
 if __name__ == "__main__":
+    if os.path.isdir(SCREENS):  # this run's screenshots only
+        for f in os.listdir(SCREENS):
+            if f.endswith(".png"):
+                os.unlink(os.path.join(SCREENS, f))
     print("seed %d (TAPIS_WEB_SEED=%d to repeat)" % (SEED, SEED), flush=True)
     run_tests(sys.argv)

@@ -122,11 +122,15 @@ function lastRound(v, t) {
 
 export function countdowns(v, t) {
   if (!v.claims || !v.claims.length) return [];
-  // The window runs dispute_ms from the first claim: seen when it arrived here.
-  const ms = t.app.optionOf(t.room, "233", "dispute_ms");
-  if (t.disputeSince === undefined || t.disputeSeq !== v.claims[0] + ":" + v.discard_pile) {
+  // The window runs dispute_ms from the first claim (seen when it arrived
+  // here). A room this page did not create with dispute_ms has the server's
+  // --dispute-window, which the protocol does not tell: no time shown then.
+  const ms = t.app.createdOption(t.room, "dispute_ms");
+  if (ms === undefined) return [{ label: "Dispute", text: "the lowest score wins when the window closes" }];
+  const key = v.claims[0] + ":" + v.discard_pile + ":" + v.round;
+  if (t.disputeKey !== key) {
+    t.disputeKey = key;
     t.disputeSince = t.received;
-    t.disputeSeq = v.claims[0] + ":" + v.discard_pile;
   }
   return [{ label: "Dispute window", at: t.disputeSince + ms }];
 }
