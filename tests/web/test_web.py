@@ -221,13 +221,16 @@ class Page:
     def wait(self, cond, what, timeout=20):
         return wait_for(cond, what, timeout=timeout, every=0.05)
 
-    def hello(self, name):
+    def hello(self, name, lobby=True):
+        """Give the name; the page then shows the lobby (or, opened on an
+        invitation, lobby=False, the table)."""
         self.name = name
         box = self.wait(lambda: self.d.find_elements(By.ID, "name"), "the name form")[0]
         box.clear()
         box.send_keys(name)
         self.d.find_element(By.ID, "hello").click()
-        self.wait(lambda: self.d.find_elements(By.ID, "create-go"), "the lobby")
+        if lobby:
+            self.wait(lambda: self.d.find_elements(By.ID, "create-go"), "the lobby")
 
     def create(self, game, players, options, private=False):
         """Create a table through the lobby's form (no bot yet) and return its room."""
@@ -610,6 +613,40 @@ def lobby_lists_rooms_a_page_at_a_time_with_filters(exe):
             page.screenshot("lobby-phone")
         finally:
             page.quit()
+
+
+@test
+def private_table_by_its_link_and_its_code(exe):
+    """A private table: its code is shown to its creator, a second person
+    opens the invitation link (#join=CODE) and takes the seat, a third
+    types the code and watches."""
+    with server() as srv:
+        pages = [Page(srv), Page(srv, 375, 812), Page(srv)]
+        try:
+            a, b, c = pages
+            a.hello("lea")
+            room = a.create("aspoint3", 2, {}, private=True)
+            assert room.startswith("p") and len(room) == 14, room
+            invite = a.d.find_element(By.CSS_SELECTOR, "a.invite-link")
+            assert invite.text == room, invite.text
+            b.d.get(invite.get_attribute("href"))
+            b.hello("max", lobby=False)
+            t = b.wait(lambda: (lambda t: t if t and t["status"] == "playing" and t["seq"] else None)(b.table()),
+                       "the private game started on the invited page")
+            assert t["room"] == room and t["seat"] == 1, t
+            c.hello("ned")
+            c.d.find_element(By.ID, "join-code").send_keys(room)
+            c.d.find_element(By.XPATH, "//form[contains(@class,'join')]//button[.='Watch']").click()
+            t = c.wait(lambda: (lambda t: t if t and t["seq"] else None)(c.table()), "the watched private table")
+            assert t["room"] == room and t["seat"] is None, t
+            b.fits()
+            b.screenshot("aspoint3-phone-invited")
+            for p in pages:
+                p.collect()
+                check_origin(p)
+        finally:
+            for p in pages:
+                p.quit()
 
 
 @test
