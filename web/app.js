@@ -113,9 +113,15 @@ class App {
   }
 
   async afterHello(r) {
+    const again = this.name !== null && r.resumed; // the connection came back
     this.name = r.name;
     this.whoEl.textContent = r.name;
     if (!this.games.length) this.games = (await this.proto.request("games")).games;
+    if (again && !this.current && this.main.firstChild) {
+      // Back after a drop, away from any table: stay on this screen.
+      if (this.lobby && this.lobby.el.isConnected) this.lobby.refresh();
+      return;
+    }
     const hash = new URLSearchParams(location.hash.slice(1));
     const room = hash.get("room");
     if (room && r.rooms.includes(room)) return this.showTable(room);
