@@ -380,6 +380,7 @@ def web_root():
 def page_files_with_their_headers(exe):
     root, files = web_root()
     with Server(exe, "--web-root", root) as srv:
+        assert srv.wait_log("web page from " + root)
         st, h, body = http(srv.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         assert st == 200 and body == files["index.html"], (st, body)
         assert h["content-type"] == "text/html; charset=utf-8", h
@@ -466,6 +467,7 @@ def a_kept_connection_closes_when_no_request_comes(srv):
 @served("--web-root", "none")
 def no_web_root_serves_nothing_but_websockets_work(srv):
     assert http(srv.port, b"GET / HTTP/1.1\r\n\r\n")[0] == 404
+    assert not srv.log_has("web page")
     srv.connect_ws("ann").ok("ping")
 
 
