@@ -480,6 +480,13 @@ def page_is_served_with_its_csp_and_nothing_from_outside(exe):
             assert r.status == 200 and b'<script type="module" src="app.js">' in body
             check_csp(r.headers.get("Content-Security-Policy"))
         total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(WEB) for f in fs)
+        # Received text never becomes HTML or code: no API in web/ that would.
+        for d, _, fs in os.walk(WEB):
+            for f in fs:
+                if f.endswith(".js"):
+                    src = open(os.path.join(d, f), encoding="utf-8").read()
+                    for bad in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+                        assert bad not in src, "%s uses %s" % (f, bad)
         assert total < 300 * 1024, "web/ weighs %d bytes" % total
         page = Page(srv)
         try:
