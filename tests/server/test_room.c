@@ -452,10 +452,12 @@ static void a_turn_timer_plays_the_default_action_at_its_deadline_not_before(voi
 
 /*
  * A seqnum table of server bots, levels[s] at seat s, run by the scheduler to
- * its end, the clock set to each deadline as it falls due: with --bot-delay
- * `delay` (NULL: each level's own pace). Returns the final public view.
+ * its end (at most `turns` turns), the clock set to each deadline as it falls
+ * due: with --bot-delay `delay` (NULL: each level's own pace). Returns the
+ * final public view.
  */
-static json_t *bot_game(uint64_t seed, int seats, const char *const *levels, const char *delay)
+static json_t *bot_game(uint64_t seed, int seats, const char *const *levels, const char *delay,
+                        int turns)
 {
     memset(&srv, 0, sizeof srv);
     game_seed = seed;
@@ -466,7 +468,7 @@ static json_t *bot_game(uint64_t seed, int seats, const char *const *levels, con
     server_lists_init(&srv, &loop);
     clock_set(&srv.clock, 1000000);
     tapis_error_t err = {0};
-    json_t *opts = json_pack("{s:i}", "max_turns", 300);
+    json_t *opts = json_pack("{s:i}", "max_turns", turns);
     room = room_create(&srv, game_find("seqnum"), seats, opts, false, &err);
     json_decref(opts);
     assert_non_null(room);
@@ -528,19 +530,26 @@ static void server_bots_draw_before_the_next_seat_moves(void **state)
         nlevels++;
     assert_true(nlevels >= 2);
     for (int l = 0; l < nlevels; l++)
-        for (int seats = 2; seats <= 4; seats++)
-            for (uint64_t seed = 1; seed <= 3; seed++) {
-                const char *names[4] = {levels[l].name, levels[l].name, levels[l].name,
-                                        levels[l].name};
-                json_t *v = bot_game(seed * 10 + (uint64_t)seats, seats, names, "0");
-                no_draw_lost(v, levels[l].name, seed);
-                json_decref(v);
-            }
-    for (uint64_t seed = 1; seed <= 4; seed++) {
+        for (int seats = 2; seats <= 4; seats++) {
+            const char *names[4] = {levels[l].name, levels[l].name, levels[l].name, levels[l].name};
+            uint64_t seed = (uint64_t)(10 * l + seats);
+            json_t *v = bot_game(seed, seats, names, "0", 16); /* "hard" searches: short */
+            no_draw_lost(v, levels[l].name, seed);
+            json_decref(v);
+        }
+    /* random, the level that lost most draws before, on more tables */
+    for (int seats = 2; seats <= 4; seats++)
+        for (uint64_t seed = 1; seed <= 6; seed++) {
+            const char *names[4] = {"random", "random", "random", "random"};
+            json_t *v = bot_game(seed * 10 + (uint64_t)seats, seats, names, "0", 120);
+            no_draw_lost(v, "random", seed * 10 + (uint64_t)seats);
+            json_decref(v);
+        }
+    for (uint64_t seed = 1; seed <= 2; seed++) {
         const char *names[4];
         for (int s = 0; s < 4; s++)
             names[s] = levels[(s + (int)seed) % nlevels].name;
-        json_t *v = bot_game(seed, 3, names, NULL);
+        json_t *v = bot_game(seed, 3, names, NULL, 16);
         no_draw_lost(v, "mixed levels at their own pace", seed);
         json_decref(v);
     }
