@@ -5,6 +5,7 @@
  * the immutable event log. core/README.md says what a game gets from it.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,6 +65,13 @@ bool game_action_bare(const json_t *action)
 {
     return game_action_keys_ok(action, NULL) &&
            json_array_size(json_object_get(action, "args")) == 0;
+}
+
+int game_action_args(const json_t *action, const json_t **args, game_error_t *err)
+{
+    *args = json_object_get(action, "args");
+    if (*args && !json_is_array(*args)) return game_bad_action(err, "\"args\" must be a list");
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -251,15 +259,79 @@ game_t *game_created(game_t *g, unsigned long mark, game_error_t *err)
     return NULL;
 }
 
-bool game_restore(game_t *g, game_t *saved, size_t size, void (*drop)(game_t *), unsigned long mark)
+/* A copy of g's bytes in copy, holding its own references to the shared parts. */
+static void game_hold(game_t *copy, const game_t *g)
+{
+    const game_desc_t *d = g->desc;
+    memcpy(copy, g, d->size);
+    for (int i = 0; i < GAME_MAX_HELD && d->logs[i]; i++)
+        game_log_share((game_log_t *)((char *)copy + d->logs[i]),
+                       (const game_log_t *)((const char *)g + d->logs[i]));
+    for (int i = 0; i < GAME_MAX_HELD && d->shared[i]; i++)
+        game_shared_hold((game_shared_t *)((char *)copy + d->shared[i]));
+}
+
+/* Release what g holds by reference. */
+static void game_drop(game_t *g)
+{
+    const game_desc_t *d = g->desc;
+    for (int i = 0; i < GAME_MAX_HELD && d->logs[i]; i++)
+        game_log_free((game_log_t *)((char *)g + d->logs[i]));
+    for (int i = 0; i < GAME_MAX_HELD && d->shared[i]; i++)
+        game_shared_free((game_shared_t *)((char *)g + d->shared[i]));
+}
+
+game_t *game_copy(const game_t *g)
+{
+    game_t *copy = tapis_malloc(g->desc->size);
+    if (copy) game_hold(copy, g);
+    return copy;
+}
+
+void game_free(game_t *g)
+{
+    if (!g) return;
+    game_drop(g);
+    tapis_free(g);
+}
+
+/* The max_align_t words of a snapshot of g: its bytes, on the stack of apply or tick. */
+#define SNAPSHOT_WORDS(g) (((g)->desc->size + sizeof(max_align_t) - 1) / sizeof(max_align_t))
+
+/* The end of a step with a snapshot `saved` of g taken before it: if an
+   allocation failed since `mark`, g goes back to the snapshot (true);
+   otherwise the snapshot is dropped (false). */
+static bool game_restore(game_t *g, game_t *saved, unsigned long mark)
 {
     if (!tapis_alloc_failed_since(mark)) {
-        drop(saved);
+        game_drop(saved);
         return false;
     }
-    drop(g);
-    memcpy(g, saved, size);
+    game_drop(g);
+    memcpy(g, saved, g->desc->size);
     return true;
+}
+
+int game_apply(game_t *g, int seat, const json_t *a, int64_t now, game_error_t *e)
+{
+    max_align_t bytes[SNAPSHOT_WORDS(g)];
+    game_t *saved = (game_t *)bytes;
+    game_hold(saved, g);
+    unsigned long mark = tapis_alloc_failures();
+    int r = g->desc->apply(g, seat, a, now, e);
+    if (game_restore(g, saved, mark)) return game_no_memory(e);
+    return r;
+}
+
+bool game_tick(game_t *g, int64_t now)
+{
+    if (!g->desc->tick) return false;
+    max_align_t bytes[SNAPSHOT_WORDS(g)];
+    game_t *saved = (game_t *)bytes;
+    game_hold(saved, g);
+    unsigned long mark = tapis_alloc_failures();
+    bool changed = g->desc->tick(g, now);
+    return game_restore(g, saved, mark) ? false : changed;
 }
 
 /* ------------------------------------------------------------------ */
@@ -323,6 +395,26 @@ void game_write_seat(jw_t *w, const char *key, int seat)
         jw_int(w, key, seat);
     else
         jw_null(w, key);
+}
+
+void game_write_players(const game_t *g, jw_t *w, game_seat_write_fn *player)
+{
+    jw_arr(w, "players");
+    for (int s = 0; s < g->seats; s++) {
+        jw_obj(w, NULL);
+        jw_int(w, "seat", s);
+        player(g, s, w);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+json_t *game_dump(const game_t *g)
+{
+    unsigned long mark = tapis_alloc_failures();
+    json_t *d = game_view(g, GAME_SPECTATOR);
+    if (d) g->desc->dump(g, d);
+    return game_json_checked(d, mark);
 }
 
 json_t *game_rng_json(const rng_t *r)

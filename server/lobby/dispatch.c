@@ -120,7 +120,7 @@ static void on_hello(request_t *req)
         req_fail(req, TAPIS_E_INTERNAL, "cannot create a session");
         return;
     }
-    if (!cluster_name_free(s, name)) { /* another node has a session of that name */
+    if (!cluster_name_free(c->srv, s->id, name)) { /* another node has a session of that name */
         if (created) lobby_session_destroy(s);
         req_fail(req, TAPIS_E_NAME_TAKEN, "someone here is already called \"%s\"", name);
         return;
@@ -143,7 +143,7 @@ static void on_hello(request_t *req)
         json_array_append_new(rooms, json_string(s->rooms[i]->id));
     /* In a cluster, the rooms on other nodes too: [[id, node]...] (not for a
        node's link: the node that relays serves those itself). */
-    json_t *remote = resumed && !via ? cluster_session_rooms(c->srv, s) : NULL;
+    json_t *remote = resumed && !via ? cluster_session_rooms(c->srv, s->id) : NULL;
     size_t ri;
     json_t *rr;
     json_array_foreach(remote, ri, rr) json_array_append(rooms, json_array_get(rr, 0));
