@@ -263,12 +263,13 @@ void g233_legal(const game_t *base, int seat, jw_t *out)
                 offer(g, seat, &a, out);
             }
         a.type = G233_ACT_DISCARD;
+        g233_discard_memo_t memo = {0}; /* which discards win, found once for the list */
         for (int d = 0; d <= 1; d++)
             for (int c = 0; c < G233_KINDS; c++) {
                 if (!h->n[c]) continue;
                 a.card = c;
                 a.declare = d;
-                offer(g, seat, &a, out);
+                if (g233_check_with(g, seat, &a, NULL, &memo) == 0) act_write(out, &a);
             }
         break;
     case G233_PH_OVER: break;

@@ -236,7 +236,20 @@ static int check_take(const g233_t *g, int seat, const g233_act_t *a, game_error
     return check_meld(g, seat, a, err);
 }
 
-static int check_discard(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
+_Static_assert(G233_KINDS <= 64, "a discard memo holds a bit per card kind");
+
+/* Bit c: discarding c (held, not a gift) leaves seat a combination a discard may declare. */
+static uint64_t discards_that_win(const g233_t *g, int seat)
+{
+    const g233_hand_t *h = &g->p[seat].hand;
+    uint64_t m = 0;
+    for (int c = 0; c < G233_KINDS; c++)
+        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, c)) m |= (uint64_t)1 << c;
+    return m;
+}
+
+static int check_discard(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err,
+                         g233_discard_memo_t *memo)
 {
     if (seat != g->turn)
         return game_fail(err, TAPIS_E_NOT_YOUR_TURN, "it is seat %d's turn, not yours", g->turn);
@@ -254,12 +267,16 @@ static int check_discard(const g233_t *g, int seat, const g233_act_t *a, game_er
                          "you claimed the discard to win: discard and declare");
     if (holds_natural_square(h) && !g->must_win)
         return game_fail(err, "must_lay_square", "four identical cards must be laid first");
-    bool wins = discard_wins(g, seat, h, a->card);
+    if (memo && !memo->known) {
+        memo->wins = discards_that_win(g, seat);
+        memo->known = true;
+    }
+    bool wins = memo ? (memo->wins >> a->card & 1) : discard_wins(g, seat, h, a->card);
     /* declare=must: "le premier à obtenir une combinaison gagnante dévoile ses
        cartes": when a discard can leave one, only such a discard is played (and
        the game declares it); a stop drawn last may be a rainbow's special card. */
     bool must = g->declare_must && g->phase == G233_PH_DISCARD;
-    if (must && !wins && some_discard_wins(g, seat))
+    if (must && !wins && (memo ? memo->wins != 0 : some_discard_wins(g, seat)))
         return game_fail(err, "must_declare",
                          "another discard leaves you a winning combination: discard so as to keep "
                          "it, and it is declared");
@@ -289,6 +306,12 @@ static int check_placing(const g233_t *g, int seat, const g233_act_t *a, game_er
 
 int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
 {
+    return g233_check_with(g, seat, a, err, NULL);
+}
+
+int g233_check_with(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err,
+                    g233_discard_memo_t *memo)
+{
     if (g->phase == G233_PH_OVER) return game_fail(err, TAPIS_E_GAME_OVER, "the game is over");
     if (seat < 0 || seat >= g->base.seats)
         return game_fail(err, TAPIS_E_NOT_SEATED, "only seated players act");
@@ -304,7 +327,7 @@ int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err
         if (g233_combo(g, seat, h) == G233_COMBO_NONE)
             return game_fail(err, "no_combination", "your cards are not a winning combination");
         return 0;
-    case G233_ACT_DISCARD: return check_discard(g, seat, a, err);
+    case G233_ACT_DISCARD: return check_discard(g, seat, a, err, memo);
     case G233_ACT_LAY:
         if (check_turn(g, seat, G233_PH_DISCARD, false, err)) return -1;
         if (g->must_win)

@@ -38,6 +38,19 @@ void g233_start_round(g233_t *g, int dealer);
 /* The claim-independent conditions of an out-of-turn claim. */
 int g233_claim_gate(const g233_t *g, int seat, game_error_t *err);
 int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err);
+/*
+ * Which discards leave the turn player a combination a discard may declare,
+ * worked out once for a whole legal list: checking each candidate discard
+ * alone tried every other discard (declare=must), about 150 combinations
+ * per list. g233_check_with() is g233_check() with such a memo (zeroed by
+ * the caller, filled on first use, for one state and seat).
+ */
+typedef struct g233_discard_memo {
+    bool known;
+    uint64_t wins; /* bit c: discarding card kind c (held, not a gift) wins */
+} g233_discard_memo_t;
+int g233_check_with(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err,
+                    g233_discard_memo_t *memo);
 void g233_run(g233_t *g, int seat, const g233_act_t *a, int64_t now);
 int g233_next(const g233_t *g, int seat, int k);
 void g233_event(g233_t *g, json_t *ev);

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "core/233/g233.h"
+#include "core/233/internal.h"
 
 #include "tests/core/game_test.h"
 
@@ -1089,6 +1090,75 @@ static void must_declare_allows_only_the_discards_that_keep_a_combination(void *
     }
 }
 
+static unsigned below(uint64_t *rng, unsigned n)
+{
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    return (unsigned)(*rng % n);
+}
+
+/*
+ * A legal list checks its discards with one memo of which discards win
+ * (g233_check_with()). Over 3,000 random hands built from groups (triples,
+ * sequences, the four colours, jokers) so that many are near a combination,
+ * with declare must and may: after seat 0 draws, every discard gets the
+ * memo-less g233_check()'s answer.
+ */
+static void discards_checked_with_a_memo_get_the_same_answer(void **state)
+{
+    (void)state;
+    static const char *const colours[] = {"Y", "B", "G"};
+    static const char *const extras[] = {"red", "pink", "purple", "orange", "joker", "reverse"};
+    uint64_t rng = 0x2545f4914f6cdd1dull;
+    int states = 0, winning = 0;
+    for (int i = 0; i < 3000; i++) {
+        char names[160] = "";
+        int n = 0;
+        while (n < 8) {
+            char card[16];
+            unsigned kind = below(&rng, 4), v = 1 + below(&rng, 6);
+            const char *col = colours[below(&rng, 3)];
+            if (kind == 0 && n <= 5) { /* a triple */
+                for (int k = 0; k < 3; k++, n++)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%u ", col, v);
+            } else if (kind == 1 && n <= 5) { /* a sequence */
+                for (unsigned k = 0; k < 3; k++, n++)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%u ", col,
+                             v + k);
+            } else {
+                if (below(&rng, 2))
+                    snprintf(card, sizeof card, "%s", extras[below(&rng, 6)]);
+                else
+                    snprintf(card, sizeof card, "%s%u", col, 1 + below(&rng, 8));
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s ", card);
+                n++;
+            }
+        }
+        g233_t *g = table(2, i % 2 ? "{\"declare\":\"may\"}" : NULL);
+        char drawn[16];
+        snprintf(drawn, sizeof drawn, "%s%u", colours[below(&rng, 3)], 1 + below(&rng, 8));
+        if (g233_give_hand(g, 0, names) != 0 || g233_stack_draw(g, drawn) != 0 ||
+            strcmp(act(g, 0, "{\"type\":\"draw\"}", 0), "ok") != 0) {
+            game_free(&g->base); /* more copies than the deck holds: another hand */
+            continue;
+        }
+        g233_discard_memo_t memo = {0};
+        for (int d = 0; d <= 1; d++)
+            for (int c = 0; c < G233_KINDS; c++) {
+                if (!g->p[0].hand.n[c]) continue;
+                g233_act_t a = {.type = G233_ACT_DISCARD, .card = c, .to = -1, .declare = d};
+                assert_int_equal(g233_check(g, 0, &a, NULL) == 0,
+                                 g233_check_with(g, 0, &a, NULL, &memo) == 0);
+            }
+        states++;
+        winning += memo.known && memo.wins != 0;
+        game_free(&g->base);
+    }
+    assert_true(states > 1000);
+    assert_true(winning > 50); /* the case the memo is for, often */
+}
+
 /*
  * Interpretation: during the last draws a reverse or a stop discarded has no
  * effect (the direction stays, nobody is skipped): every other player draws
@@ -1412,6 +1482,7 @@ int main(void)
         cmocka_unit_test(declare_option_is_must_by_default),
         cmocka_unit_test(combination_at_the_end_of_a_turn_is_declared),
         cmocka_unit_test(must_declare_allows_only_the_discards_that_keep_a_combination),
+        cmocka_unit_test(discards_checked_with_a_memo_get_the_same_answer),
         cmocka_unit_test(reverse_and_stop_do_nothing_during_the_last_draws),
         cmocka_unit_test(hand_dealt_winning_is_declared_when_its_turn_comes),
         cmocka_unit_test(square_laid_that_completes_a_234_is_declared),
