@@ -79,30 +79,66 @@ static double playout(game_t *g, int seat, const game_search_t *s, int stage, in
 
 /*
  * The actions searched: all of legal, or at most s->max_actions of it, the
- * greedy choice first and the others drawn at random. Their indexes into
- * pick[]; their count.
+ * others drawn at random; the greedy choice first either way. Their indexes
+ * into pick[]; their count. *has_greedy: the greedy choice is pick[0].
  */
 static size_t candidates(const json_t *legal, const json_t *greedy, const game_search_t *s,
-                         rng_t *rng, size_t *pick)
+                         rng_t *rng, size_t *pick, bool *has_greedy)
 {
     size_t n = json_array_size(legal), m = 0, g = n;
     for (size_t i = 0; i < n; i++) {
         if (g == n && json_equal(json_array_get(legal, i), greedy)) g = i;
         pick[i] = i;
     }
-    if (s->max_actions <= 0 || n <= (size_t)s->max_actions) return n;
+    *has_greedy = g < n;
     if (g < n) {
         pick[g] = pick[0];
         pick[0] = g;
         m = 1;
     }
-    for (; m < (size_t)s->max_actions; m++) {
+    size_t most = s->max_actions > 0 && (size_t)s->max_actions < n ? (size_t)s->max_actions : n;
+    for (; m < most; m++) {
         size_t at = m + rng_below(rng, (uint32_t)(n - m));
         size_t t = pick[m];
         pick[m] = pick[at];
         pick[at] = t;
     }
-    return m;
+    return most;
+}
+
+/*
+ * Which of the m candidates to play, from their playouts' values
+ * val[j * m + k] (sample j, candidate k; ok[] says which ran). The greedy
+ * choice (k = 0) stays unless another beats it clearly: on the same draws
+ * (common random numbers), by a mean difference over twice its standard
+ * error. The largest such gain wins. Taking the best of noisy means instead
+ * would leave greedy for whichever action was luckiest, a worse move as
+ * often as a better one. Without a greedy choice, the best mean.
+ */
+static size_t choose(const double *val, const bool *ok, int samples, size_t m, bool has_greedy)
+{
+    size_t best = 0;
+    double best_gain = 0;
+    for (size_t k = has_greedy ? 1 : 0; k < m; k++) {
+        double sum = 0, sq = 0;
+        int n = 0;
+        for (int j = 0; j < samples; j++) {
+            size_t a = (size_t)j * m + k, g = (size_t)j * m;
+            if (!ok[a] || (has_greedy && !ok[g])) continue;
+            double d = val[a] - (has_greedy ? val[g] : 0);
+            sum += d;
+            sq += d * d;
+            n++;
+        }
+        if (n == 0) continue;
+        double mean = sum / n, var = n > 1 ? (sq - sum * mean) / (n - 1) : 0;
+        bool clear = !has_greedy || (n > 1 && mean > 0 && mean * mean > 4 * var / n);
+        if (clear && (best_gain == 0 || mean > best_gain)) {
+            best = k;
+            best_gain = mean;
+        }
+    }
+    return best;
 }
 
 json_t *game_search_run(const json_t *view, const json_t *legal, const game_search_t *s, int budget,
@@ -112,50 +148,39 @@ json_t *game_search_run(const json_t *view, const json_t *legal, const game_sear
     json_t *greedy = s->policy(view, legal, "greedy", rng);
     if (n <= 1 || !greedy) return greedy;
     int seat = (int)json_integer_value(json_object_get(view, "seat"));
-    double *sum = tapis_calloc(n, sizeof *sum);
-    int *count = tapis_calloc(n, sizeof *count);
     size_t *pick = tapis_calloc(n, sizeof *pick);
-    if (!sum || !count || !pick) {
-        tapis_free(sum);
-        tapis_free(count);
+    bool has_greedy;
+    size_t m = pick ? candidates(legal, greedy, s, rng, pick, &has_greedy) : 1;
+    int samples = budget / (int)m > 0 ? budget / (int)m : 1;
+    double *val = pick ? tapis_calloc((size_t)samples * m, sizeof *val) : NULL;
+    bool *ok = pick ? tapis_calloc((size_t)samples * m, sizeof *ok) : NULL;
+    if (!val || !ok) {
         tapis_free(pick);
+        tapis_free(val);
+        tapis_free(ok);
         return greedy;
     }
-    size_t m = candidates(legal, greedy, s, rng, pick);
-    int samples = budget / (int)m > 0 ? budget / (int)m : 1;
     for (int j = 0; j < samples; j++) {
         uint64_t seed = rng_next(rng);
         for (size_t k = 0; k < m; k++) {
-            size_t i = pick[k];
             rng_t r;
             rng_seed(&r, seed);
             game_t *g = s->from_view(view, &r);
             if (!g) continue;
             game_error_t err;
             int stage = s->stage ? s->stage(g) : 0;
-            if (game_apply(g, seat, json_array_get(legal, i), 0, &err) == 0) {
-                sum[i] += playout(g, seat, s, stage, 0, &r);
-                count[i]++;
+            if (game_apply(g, seat, json_array_get(legal, pick[k]), 0, &err) == 0) {
+                val[(size_t)j * m + k] = playout(g, seat, s, stage, 0, &r);
+                ok[(size_t)j * m + k] = true;
             }
             game_free(g);
         }
     }
-    /* The best mean; the greedy choice keeps a tie (and wins when nothing ran). */
-    size_t best = n;
-    double best_mean = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!count[i]) continue;
-        double mean = sum[i] / count[i];
-        bool is_greedy = json_equal(json_array_get(legal, i), greedy);
-        if (best == n || mean > best_mean || (mean == best_mean && is_greedy)) {
-            best = i;
-            best_mean = mean;
-        }
-    }
-    tapis_free(sum);
-    tapis_free(count);
+    size_t best = pick[choose(val, ok, samples, m, has_greedy)];
     tapis_free(pick);
-    if (best == n) return greedy;
+    tapis_free(val);
+    tapis_free(ok);
+    if (has_greedy && json_equal(json_array_get(legal, best), greedy)) return greedy;
     json_decref(greedy);
     return json_deep_copy(json_array_get(legal, best));
 }

@@ -12,8 +12,9 @@
  * stage (deal, round) changes or max_moves were played; the game's value() of
  * the end state for the searching seat is averaged per action. Every action
  * sees the same draws (common random numbers), so the averages differ by the
- * action rather than by luck. The best average wins; ties go to the greedy
- * choice.
+ * action rather than by luck. The greedy choice, always among the actions
+ * searched, is played unless another beats it clearly: by a mean difference
+ * over twice its standard error on the same draws.
  */
 #ifndef TAPIS_CORE_SEARCH_H
 #define TAPIS_CORE_SEARCH_H

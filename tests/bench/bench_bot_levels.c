@@ -139,6 +139,30 @@ static double play(const game_desc_t *d, uint64_t seed, const char *const strate
     return w0 == w1 ? 0.5 : w0 ? 1 : 0;
 }
 
+/* A row of the table after `games` games (sorts the times). */
+static void row(FILE *f, const game_desc_t *d, const char *strong, const char *weak, int games,
+                double share, double points, int pointed, times_t hard[2], double t0)
+{
+    double p = share / games, half = 1.96 * sqrt(p * (1 - p) / games);
+    for (int k = 0; k < 2; k++)
+        qsort(hard[k].ms, hard[k].n, sizeof *hard[k].ms, by_value);
+    fprintf(f, "| %s | %s vs %s | %d | %.1f%% ± %.1f |", d->id, strong, weak, games, 100 * p,
+            100 * half);
+    if (pointed == games)
+        fprintf(f, " %.1f%% |", 100 * points / pointed);
+    else
+        fprintf(f, " – |");
+    for (int k = 0; k < 2; k++)
+        if (hard[k].n)
+            fprintf(f, " %.1f / %.1f ms |", quantile(&hard[k], 0.5), quantile(&hard[k], 0.99));
+        else
+            fprintf(f, " – |");
+    fprintf(f, " %.0f s |\n", seconds() - t0);
+    fflush(f);
+}
+
+/* `games` games, the stronger level at seat 0 then 1 on each seed; a row on
+   stderr every 2 games (a long run can be read while it goes), the last on stdout. */
 static void match(const game_desc_t *d, const char *strong, const char *weak, int games)
 {
     times_t hard[2] = {{0}}; /* wall clock, CPU */
@@ -155,25 +179,10 @@ static void match(const game_desc_t *d, const char *strong, const char *weak, in
             points += at == 0 ? p : 1 - p;
             pointed++;
         }
+        if ((i + 1) % 2 == 0 && i + 1 < games)
+            row(stderr, d, strong, weak, i + 1, share, points, pointed, hard, t0);
     }
-    double p = share / games, half = 1.96 * sqrt(p * (1 - p) / games);
-    for (int k = 0; k < 2; k++)
-        qsort(hard[k].ms, hard[k].n, sizeof *hard[k].ms, by_value);
-    printf("| %s | %s vs %s | %d | %.1f%% ± %.1f |", d->id, strong, weak, games, 100 * p,
-           100 * half);
-    if (pointed == games) {
-        /* A points share is a mean of [0, 1] values: its interval, by its spread. */
-        printf(" %.1f%% |", 100 * points / pointed);
-    } else {
-        printf(" – |");
-    }
-    for (int k = 0; k < 2; k++)
-        if (hard[k].n)
-            printf(" %.1f / %.1f ms |", quantile(&hard[k], 0.5), quantile(&hard[k], 0.99));
-        else
-            printf(" – |");
-    printf(" %.0f s |\n", seconds() - t0);
-    fflush(stdout);
+    row(stdout, d, strong, weak, games, share, points, pointed, hard, t0);
     free(hard[0].ms);
     free(hard[1].ms);
 }
