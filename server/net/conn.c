@@ -408,20 +408,21 @@ static int ws_line(conn_t *c, const char *line, size_t len)
     return 0;
 }
 
-/* A message to a WebSocket: its text in a scratch buffer, then one text message. */
+/* A message to a WebSocket: its text (on the stack when it fits), then one text message. */
 static int ws_send_json(conn_t *c, const json_t *msg)
 {
-    static buf_t scratch;
-    buf_reset(&scratch);
-    size_t n = json_text(msg, buf_end(&scratch), buf_room(&scratch));
-    if (n + 1 > buf_room(&scratch)) {
-        if (buf_reserve(&scratch, n + 1) < 0) {
-            conn_doom(c, "out of memory");
-            return -1;
-        }
-        json_text(msg, buf_end(&scratch), n + 1);
+    char stack[4096];
+    size_t n = json_text(msg, stack, sizeof stack);
+    if (n <= sizeof stack) return ws_line(c, stack, n);
+    char *text = tapis_malloc(n);
+    if (!text) {
+        conn_doom(c, "out of memory");
+        return -1;
     }
-    return ws_line(c, buf_end(&scratch), n);
+    json_text(msg, text, n);
+    int r = ws_line(c, text, n);
+    tapis_free(text);
+    return r;
 }
 
 int conn_send(conn_t *c, const json_t *msg)

@@ -6,7 +6,7 @@ does the same for core/ and protocol/).
 tapisd_allocfail is tapisd with hooks (alloc_fail_hooks.c) that fail the Nth
 allocation counted from when it listens (TAPIS_ALLOC_FAIL_AT=N) and print
 "allocations: K failed: F alive: L" at exit. The session: three clients say
-hello, list games, create a table of aspoint3 for two, join it, watch it,
+hello (carol over a WebSocket, as a browser), list games, create a table of aspoint3 for two, join it, watch it,
 play moves taken from "legal", chat, ask for the state, play a short game
 against a built-in bot to its end, list rooms, ask for help, drop a
 connection and resume its session with the token, send a bad line, rename,
@@ -39,7 +39,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, read_to_eof  # noqa: E402
+from harness import (WS_CLOSE, WS_TEXT, Closed, Server, read_to_eof, ws_frame,  # noqa: E402
+                     ws_handshake)
 
 HANG = 5.0  # s without the answer the script waits for: a hang
 ARGS = ("--seed", "1", "--bot-delay", "0", "--log-level", "warn", "--metrics", "127.0.0.1:0")
@@ -120,19 +121,25 @@ class Peer:
         self.sock.close()
         self.gone = True
 
+    def _recv(self, timeout):
+        """Lines' bytes read within timeout (b"" at the end of the connection);
+        socket.timeout or BlockingIOError when nothing came."""
+        self.sock.settimeout(timeout)
+        try:
+            return self.sock.recv(65536)
+        except ConnectionError:
+            return b""
+
     def _read(self, deadline, waiting_for):
         """The next message, or None once the server closed the connection."""
         while b"\n" not in self.buf:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise Broken("%s: no %s within %.0f s" % (self.name, waiting_for, HANG))
-            self.sock.settimeout(left)
             try:
-                d = self.sock.recv(65536)
+                d = self._recv(left)
             except socket.timeout:
                 continue
-            except ConnectionError:
-                d = b""
             if not d:
                 self.gone = True
                 return None
@@ -227,13 +234,10 @@ class Peer:
     def pump(self):
         """Read what has come (events), without waiting."""
         while not self.gone:
-            self.sock.settimeout(0.0)
             try:
-                d = self.sock.recv(65536)
+                d = self._recv(0.0)
             except (BlockingIOError, socket.timeout):
                 break
-            except ConnectionError:
-                d = b""
             if not d:
                 self.gone = True
                 break
@@ -259,6 +263,56 @@ class Peer:
         e = self.event(lambda e: e.get("ev") == "state" and e["room"] == room
                        and e["seq"] > seq, "state of room %s after seq %d" % (room, seq))
         return None if e is None else self.views[room]
+
+
+class WsPeer(Peer):
+    """A Peer over a WebSocket of the game port (harness.py's frames): each
+    request one text message, each text message received one line. A
+    handshake the server could not answer (out of memory) leaves it gone."""
+
+    def __init__(self, run, port, name):
+        super().__init__(run, port, name)
+        self.raw = b""
+        self.close_seen = False
+        try:
+            status, _, self.raw = ws_handshake(self.sock)
+        except (Closed, ConnectionError, socket.timeout):
+            status = None
+        if status != 101:
+            if not run.failing:
+                raise Broken("%s: the WebSocket handshake answered %r" % (name, status))
+            run.note("%s: no WebSocket" % name)
+            self.gone = True
+
+    def send_line(self, data):
+        return super().send_line(ws_frame(WS_TEXT, data.rstrip(b"\n")))
+
+    def _recv(self, timeout):
+        """The text messages of the frames read, each as a line; b"" at a close frame."""
+        out = b""
+        while not self.close_seen:
+            while len(self.raw) >= 2:
+                n, off = self.raw[1] & 0x7F, 2
+                if n == 126:
+                    n, off = int.from_bytes(self.raw[2:4], "big"), 4
+                elif n == 127:
+                    n, off = int.from_bytes(self.raw[2:10], "big"), 10
+                if len(self.raw) < off + n:
+                    break
+                op, payload = self.raw[0] & 0x0F, self.raw[off:off + n]
+                self.raw = self.raw[off + n:]
+                if op == WS_CLOSE:
+                    self.close_seen = True
+                    return out
+                if op == WS_TEXT:
+                    out += payload + b"\n"
+            if out:
+                return out
+            d = super()._recv(timeout)
+            if not d:
+                return b""
+            self.raw += d
+        return b""
 
 
 def play(room, players, watchers, moves):
@@ -295,7 +349,7 @@ def session(run, port):
     b.request("hello", name="bob")
     b.request("rooms")
     joined = room and b.request("join", room=room)
-    c = Peer(run, port, "carol")
+    c = WsPeer(run, port, "carol")  # a browser's WebSocket
     c.request("hello", name="carol")
     watching = room and c.request("watch", room=room)
     if joined:
