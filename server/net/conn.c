@@ -208,6 +208,7 @@ void conn_close(conn_t *c, const char *why)
     flush_remove(c);
     buf_reset(&c->out);
     c->state = CONN_CLOSING;
+    if (c->kind == CONN_WS) srv->metrics.websockets--;
     srv->conn_hooks->on_close(c);
     queue_remove(&c->node);
     srv->nconns--;
@@ -878,6 +879,12 @@ void conn_on_connection(uv_stream_t *listener, int status)
     if (srv->opts.hello_timeout > 0)
         uv_timer_start(&c->timer, on_hello_timeout, srv->opts.hello_timeout, 0);
     resume_reading(c);
+}
+
+void conn__wait_request(conn_t *c)
+{
+    if (c->srv->opts.hello_timeout > 0)
+        uv_timer_start(&c->timer, on_hello_timeout, c->srv->opts.hello_timeout, 0);
 }
 
 /* Called once a hello succeeded: the hello timeout gives way to the idle timeout. */

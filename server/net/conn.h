@@ -150,6 +150,9 @@ int conn__feed_lines(conn_t *c, const char *data, size_t n);
    conn__refuse() for a line connection. Nothing for any other connection. */
 const char *conn__admit_client(conn_t *c, const char *addr);
 void conn__refuse(conn_t *c, const char *code);
+/* An HTTP connection kept for another request (web.c): it has --hello-timeout
+   again to send it, or it is closed. */
+void conn__wait_request(conn_t *c);
 
 /* Free the counts of connections per address (at exit, once every connection is closed). */
 void conn_free_peers(server_t *srv);

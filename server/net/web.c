@@ -2,9 +2,10 @@
  * web.c — the game port's HTTP: sniffing, the request head, the page's
  * files, the WebSocket handshake and its Origin check. See web.h.
  *
- * Every answer but the handshake's closes the connection once written
- * (Connection: close): a page is a handful of files, and one request a
- * connection keeps this file small. A file is read whole, at most the
+ * A file's answer keeps the connection for the next request (a browser
+ * fetches a page's dozen files over a few connections, not a dozen, which
+ * --conn-rate would count); every refusal closes it once written. A file
+ * is read whole, at most the
  * connection's --out-cap less the room of the head, so that its answer can
  * never make the connection a slow reader; the page is far smaller.
  */
@@ -25,6 +26,7 @@
 #define WEB_PATH_MAX 256              /* bytes of a file's path below the root */
 #define WEB_ANSWER_HEAD 1024          /* room kept under --out-cap for an answer's head */
 #define WEB_FILE_HARD_MAX (16u << 20) /* never read more than this, whatever the cap */
+#define WEB_MAX_REQUESTS 100          /* on one kept-alive connection; then it closes */
 
 /* The security headers of every answer: the page loads nothing from elsewhere. */
 #define WEB_HEADERS                                                                                \
@@ -37,6 +39,8 @@ struct web_in {
     buf_t head;       /* the bytes read so far */
     http_scan_t scan; /* the search for the head's end */
     bool is_http;     /* the first line was an HTTP request line */
+    bool keep;        /* the answer being written keeps the connection for another request */
+    int served;       /* requests answered on this connection */
 };
 
 int web_start(conn_t *c)
@@ -58,23 +62,29 @@ void web_free(web_in_t *w)
 /* ------------------------------------------------------------------------ */
 
 /*
- * Write the answer (its body left out for a HEAD, its Content-Length kept)
- * and close c once it is written. `extra` is more header lines, each ending
- * in CRLF.
+ * Write the answer (its body left out for a HEAD, its Content-Length kept),
+ * then close c once it is written, or keep it for another request when the
+ * request was a file's that may keep it (c->web->keep). `extra` is more
+ * header lines, each ending in CRLF.
  */
 static void answer(conn_t *c, int status, const char *type, const char *extra, const char *body,
                    size_t len, bool head)
 {
+    bool keep = c->web && c->web->keep;
     char h[WEB_ANSWER_HEAD];
     int n = snprintf(h, sizeof h,
                      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n" WEB_HEADERS
-                     "%sConnection: close\r\n\r\n",
-                     status, http_reason(status), type, len, extra);
+                     "%sConnection: %s\r\n\r\n",
+                     status, http_reason(status), type, len, extra, keep ? "keep-alive" : "close");
     log_debug("conn %llu: HTTP %d", (unsigned long long)c->id, status);
+    metrics_http(&c->srv->metrics, status);
     if (n < 0 || (size_t)n >= sizeof h || conn__write_raw(c, h, (size_t)n) < 0 ||
         (!head && len && conn__write_raw(c, body, len) < 0))
         return; /* c is doomed: it closes */
-    conn_close_after_flush(c, "HTTP answered");
+    if (keep)
+        conn__wait_request(c);
+    else
+        conn_close_after_flush(c, "HTTP answered");
 }
 
 static void answer_text(conn_t *c, int status, const char *text, const char *extra, bool head)
@@ -219,7 +229,7 @@ static bool origin_allowed(const server_opts_t *opts, const http_request_t *r)
         p += n + (p[n] == ',');
     }
     const http_header_t *host = http_header(r, "Host");
-    const char *sep = o->value_len > 3 ? strstr(o->value, "://") : NULL;
+    const char *sep = memmem(o->value, o->value_len, "://", 3); /* within the value only */
     if (!host || !sep || (size_t)(sep - o->value) > 5) return false;
     bool http = (size_t)(sep - o->value) == 4 && strncasecmp(o->value, "http", 4) == 0;
     bool https = (size_t)(sep - o->value) == 5 && strncasecmp(o->value, "https", 5) == 0;
@@ -283,6 +293,7 @@ static int upgrade(conn_t *c, const http_request_t *r, const char *rest, size_t 
                      accept);
     if (conn__write_raw(c, h, (size_t)n) < 0) return 0; /* doomed */
     if (ws_start(c) < 0) return -1;
+    metrics_http(&c->srv->metrics, 101);
     log_info("conn %llu: WebSocket", (unsigned long long)c->id);
     return rest_len ? ws_read(c, rest, rest_len) : 0;
 }
@@ -328,18 +339,28 @@ static const char *forwarded_for(const http_request_t *r, char ip[48])
     return inet_pton(AF_INET, ip, bin) == 1 || inet_pton(AF_INET6, ip, bin) == 1 ? ip : NULL;
 }
 
-static void handle(conn_t *c, size_t end)
+/* May the connection stay open after this request's answer (HTTP/1.1 unless
+   "Connection: close", HTTP/1.0 only with "Connection: keep-alive")? */
+static bool keep_alive(const http_request_t *r)
+{
+    const http_header_t *h = http_header(r, "Connection");
+    if (r->minor >= 1) return !h || !http_list_has(h->value, h->value_len, "close");
+    return h && http_list_has(h->value, h->value_len, "keep-alive");
+}
+
+/* Answer the complete head of `end` bytes. Returns true when c stays for another request. */
+static bool handle(conn_t *c, size_t end)
 {
     web_in_t *w = c->web;
     http_request_t r;
     http_parse_error_t e = http_parse(&w->scan, w->head.data, end, &r);
     if (e == HTTP_TOO_MANY_HEADERS) {
         answer_text(c, 431, "too many header lines\n", "", false);
-        return;
+        return false;
     }
     if (e != HTTP_OK) {
         answer_text(c, 400, "malformed request head\n", "", false);
-        return;
+        return false;
     }
     char ip[48];
     const char *refused = c->via_proxy ? conn__admit_client(c, forwarded_for(&r, ip)) : NULL;
@@ -349,7 +370,7 @@ static void handle(conn_t *c, size_t end)
                     rate ? "too many new connections from your address; wait a little\n"
                          : "too many connections from your address; try again later\n",
                     "Retry-After: 1\r\n", false);
-        return;
+        return false;
     }
     bool get = http_method_is(&r, "GET"), head = http_method_is(&r, "HEAD");
     const http_header_t *up = http_header(&r, "Upgrade");
@@ -362,7 +383,7 @@ static void handle(conn_t *c, size_t end)
         web_free(w);
         buf_free(&rest);
         if (ok < 0) conn_close(c, "out of memory");
-        return;
+        return false;
     }
     const char *path;
     size_t len;
@@ -371,21 +392,32 @@ static void handle(conn_t *c, size_t end)
         answer_text(c, 405, "method not allowed; use GET or HEAD\n", "Allow: GET, HEAD\r\n", false);
     else if (r.has_body)
         answer_text(c, 400, "a GET or HEAD request has no body\n", "", head);
-    else
+    else {
+        w->keep = keep_alive(&r) && ++w->served < WEB_MAX_REQUESTS;
         answer_file(c, path, len, head);
+        return w->keep && c->state == CONN_OPEN;
+    }
+    return false;
 }
 
-/* The head is complete, or not yet, or too large. */
+/* Answer each complete head in turn (a kept connection may hold several), until one is not. */
 static int read_head(conn_t *c)
 {
-    web_in_t *w = c->web;
-    size_t end = http_head_end(&w->scan, w->head.data, w->head.len);
-    if (end == 0 && w->head.len <= WEB_HEAD_MAX) return 0;
-    if (end == 0 || end > WEB_HEAD_MAX)
-        answer_text(c, 431, "request head too large\n", "", false);
-    else
-        handle(c, end);
-    return 0;
+    for (;;) {
+        web_in_t *w = c->web;
+        size_t end = http_head_end(&w->scan, w->head.data, w->head.len);
+        if (end == 0 && w->head.len <= WEB_HEAD_MAX) return 0;
+        if (end == 0 || end > WEB_HEAD_MAX) {
+            answer_text(c, 431, "request head too large\n", "", false);
+            return 0;
+        }
+        if (!handle(c, end)) return 0;
+        /* kept: what came after this request starts the next one */
+        memmove(w->head.data, w->head.data + end, w->head.len - end);
+        w->head.len -= end;
+        w->scan = (http_scan_t){0};
+        w->keep = false;
+    }
 }
 
 /*

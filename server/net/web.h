@@ -12,8 +12,10 @@
  * and answered:
  *  - GET with "Upgrade: websocket", any path (the page uses /ws): the
  *    RFC 6455 handshake, after the Origin check (ws.h);
- *  - any other GET or HEAD: a file of --web-root, then close;
- *  - any other method: 405.
+ *  - any other GET or HEAD: a file of --web-root (or 404); the connection is
+ *    kept for another request (HTTP keep-alive, at most WEB_MAX_REQUESTS,
+ *    each within --hello-timeout);
+ *  - any other method: 405, and every other refusal: closed after it.
  */
 #ifndef TAPIS_SERVER_WEB_H
 #define TAPIS_SERVER_WEB_H

@@ -154,6 +154,7 @@ int ws_start(conn_t *c)
     w->conn = c;
     c->ws = w;
     c->kind = CONN_WS;
+    c->srv->metrics.websockets++;
     return 0;
 }
 

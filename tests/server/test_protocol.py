@@ -136,7 +136,7 @@ def http_request_gets_an_http_answer(srv):
     # the game port speaks HTTP too (test_ws.py): never a line of JSON to an HTTP client
     other = srv.connect("other")
     c = srv.connect()
-    c.send_raw(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    c.send_raw(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
     data = b""
     while True:
         d = c.sock.recv(65536)

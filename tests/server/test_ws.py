@@ -162,7 +162,12 @@ def origin_of_the_server_itself_or_none_is_accepted_others_refused(srv):
     host = "127.0.0.1:%d" % srv.port
     WsClient(srv.port).ok("ping")  # no Origin: a program
     WsClient(srv.port, origin="http://" + host).ok("ping")
-    for bad in ("http://evil.example", "http://127.0.0.1:1", "null", "https://127.0.0.1"):
+    WsClient(srv.port, origin="HTTP://" + host.upper()).ok("ping")  # case does not matter
+    # default ports aside: the Host a proxy passes on against the page's Origin
+    WsClient(srv.port, http_host="cards.test", origin="http://cards.test:80").ok("ping")
+    WsClient(srv.port, http_host="cards.test:443", origin="https://cards.test").ok("ping")
+    for bad in ("http://evil.example", "http://127.0.0.1:1", "null", "https://127.0.0.1",
+                "http://", "http://%s/path" % host, "ftp://" + host, "http://" + host + ".evil"):
         s = socket.create_connection(("127.0.0.1", srv.port))
         status, h, _ = ws_handshake(s, origin=bad)
         assert status == 403, (bad, status)
@@ -288,8 +293,10 @@ def trusted_proxy_counts_the_client_it_names(srv):
     p2.send_raw(b"PROXY TCP6 2001:db8::1 ::1 5555 7233\r\n")
     p2.send_raw(b"GET / HTTP/1.1\r\n" + b"\r\n".join(x.encode() for x in xff("10.0.0.1")) + b"\r\n\r\n")
     assert read_http_head(p2.sock)[0] == 404  # counted as 2001:db8::1: X-Forwarded-For comes too late
-    for _ in range(2):
-        Client(srv.port).send_raw(b"PROXY TCP4 10.0.0.4 127.0.0.1 1 2\r\n")
+    held = [Client(srv.port) for _ in range(2)]  # kept open: the two of 10.0.0.4
+    for c in held:
+        c.send_raw(b"PROXY TCP4 10.0.0.4 127.0.0.1 1 2\r\n")
+        assert c.ok("ping")  # counted by now
     extra = Client(srv.port)
     extra.send_raw(b"PROXY TCP4 10.0.0.4 127.0.0.1 1 2\r\n")
     refused_with(extra.recv(), "too_many_connections")
@@ -322,19 +329,45 @@ def forwarded_for_and_proxy_lines_from_others_are_ignored(srv):
 # ---------------------------------------------------------------- the page
 
 
-def http(port, req):
-    """(status, headers, body) of one request on a connection of its own."""
+class Answers:
+    """The answers read from one connection, in order (a kept connection has several)."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+
+    def _more(self):
+        d = self.sock.recv(65536)
+        assert d, "closed inside an answer"
+        self.buf += d
+
+    def next(self, head=False):
+        """(status, headers with lower-case names, body); no body after a HEAD."""
+        while b"\r\n\r\n" not in self.buf:
+            self._more()
+        top, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        lines = top.decode().split("\r\n")
+        h = {k.lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
+        n = 0 if head else int(h["content-length"])
+        while len(self.buf) < n:
+            self._more()
+        body, self.buf = self.buf[:n], self.buf[n:]
+        return int(lines[0].split()[1]), h, body
+
+
+def connect(port):
     s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(10)
+    return s
+
+
+def http(port, req):
+    """(status, headers, body) of one request on a connection of its own (closed after)."""
+    s = connect(port)
     s.sendall(req)
-    status, h, rest = read_http_head(s)
-    body = rest
-    while True:
-        d = s.recv(65536)
-        if not d:
-            break
-        body += d
+    got = Answers(s).next(head=req.startswith(b"HEAD "))
     s.close()
-    return status, h, body
+    return got
 
 
 def web_root():
@@ -352,6 +385,7 @@ def web_root():
 def page_files_with_their_headers(exe):
     root, files = web_root()
     with Server(exe, "--web-root", root) as srv:
+        assert srv.wait_log("web page from " + root)
         st, h, body = http(srv.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         assert st == 200 and body == files["index.html"], (st, body)
         assert h["content-type"] == "text/html; charset=utf-8", h
@@ -381,9 +415,64 @@ def page_files_with_their_headers(exe):
         assert srv.connect("other").ok("ping")
 
 
+@test
+def files_on_a_kept_connection(exe):
+    root, files = web_root()
+    with Server(exe, "--web-root", root) as srv:
+        s = connect(srv.port)
+        a = Answers(s)
+        for path, name in ((b"/", "index.html"), (b"/app.js", "app.js"), (b"/nope.css", None)):
+            s.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+            st, h, body = a.next()
+            assert h["connection"] == "keep-alive", h
+            assert (st, body) == ((200, files[name]) if name else (404, b"not found\n")), (path, st)
+        # two at once (pipelined): answered in order
+        s.sendall(b"HEAD /app.js HTTP/1.1\r\n\r\nGET /sub/style.css HTTP/1.1\r\n\r\n")
+        st, h, body = a.next(head=True)
+        assert st == 200 and int(h["content-length"]) == len(files["app.js"]), (st, h)
+        st, h, body = a.next()
+        assert st == 200 and body == files["sub/style.css"]
+        assert a.buf == b""
+        # then the same connection becomes a WebSocket
+        assert ws_handshake(s)[0] == 101
+        s.close()
+        # Connection: close, HTTP/1.0, an error: closed after the answer
+        for req in (b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n", b"GET / HTTP/1.0\r\n\r\n",
+                    b"POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n"):
+            s = connect(srv.port)
+            s.sendall(req)
+            a = Answers(s)
+            st, h, body = a.next()
+            assert h["connection"] == "close" and a.buf == b"" and s.recv(100) == b"", (req, h)
+            s.close()
+        # HTTP/1.0 asking to keep it
+        s = connect(srv.port)
+        s.sendall(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        assert Answers(s).next()[1]["connection"] == "keep-alive"
+        s.close()
+        # at most 100 requests on one connection
+        s = connect(srv.port)
+        s.sendall(b"HEAD / HTTP/1.1\r\n\r\n" * 120)
+        a = Answers(s)
+        kept = [a.next(head=True)[1]["connection"] for _ in range(100)]
+        assert kept[:99] == ["keep-alive"] * 99 and kept[99] == "close", kept[-3:]
+        assert a.buf == b"" and s.recv(100) == b""
+        s.close()
+
+
+@served("--hello-timeout", "1s")
+def a_kept_connection_closes_when_no_request_comes(srv):
+    s = connect(srv.port)
+    s.sendall(b"GET / HTTP/1.1\r\n\r\n")
+    assert Answers(s).next()[0] == 404
+    assert s.recv(100) == b""  # closed by the server at its hello timeout, not at once
+    assert srv.log_has(r"closed: no HTTP request in time")
+
+
 @served("--web-root", "none")
 def no_web_root_serves_nothing_but_websockets_work(srv):
     assert http(srv.port, b"GET / HTTP/1.1\r\n\r\n")[0] == 404
+    assert not srv.log_has("web page")
     srv.connect_ws("ann").ok("ping")
 
 
