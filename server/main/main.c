@@ -288,7 +288,12 @@ static int listen_on(server_t *srv)
             port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
         }
     }
-    if (srv->opts.web_root[0]) { /* the page (server/net/web.c): say where it comes from */
+    if (ss.ss_family == AF_INET6)
+        log_notice("listening on [%s]:%d", host, port);
+    else
+        log_notice("listening on %s:%d", host, port);
+    if (srv->opts.web_root[0]) { /* the page (server/net/web.c): say where it comes from,
+                                    after "listening on": tests read that first */
         char index[sizeof srv->opts.web_root + 16];
         snprintf(index, sizeof index, "%s/index.html", srv->opts.web_root);
         if (access(index, R_OK) == 0)
@@ -296,10 +301,6 @@ static int listen_on(server_t *srv)
         else
             log_info("no web page: %s not found (GET / answers 404; see --web-root)", index);
     }
-    if (ss.ss_family == AF_INET6)
-        log_notice("listening on [%s]:%d", host, port);
-    else
-        log_notice("listening on %s:%d", host, port);
     return 0;
 }
 

@@ -177,9 +177,10 @@ def main(exe):
         me = game_against_a_bot(line, 56)
         print("ok   a game over the line protocol with TLS (%d actions)" % me.acts)
 
-        assert srv.log_has(r"is 127\.0\.0\.1 via 127\.0\.0\.1"), "tapisd never learnt a client"
-        named = [l for l in srv.log if re.search(r"conn \d+ is 127\.0\.0\.1 via", l)]
-        assert len(named) >= 3, named  # the page, the WebSocket, the line client
+        def named():  # the log is read by a thread of its own: wait for its lines
+            n = [l for l in list(srv.log) if re.search(r"conn \d+ is 127\.0\.0\.1 via", l)]
+            return n if len(n) >= 3 else None  # the page, the WebSocket, the line client
+        named = wait_for(named, "tapisd naming the clients nginx named")
         print("ok   tapisd counted the clients nginx named (%d connections)" % len(named))
     finally:
         if nginx:

@@ -172,7 +172,7 @@ def origin_of_the_server_itself_or_none_is_accepted_others_refused(srv):
         status, h, _ = ws_handshake(s, origin=bad)
         assert status == 403, (bad, status)
         s.close()
-    assert srv.log_has(r"origin http://evil.example refused")
+    assert srv.wait_log(r"origin http://evil.example refused")
 
 
 @served("--allow-origin", "https://cards.example", "--allow-origin", "http://a.test:8080,http://b.test")
@@ -284,7 +284,7 @@ def trusted_proxy_counts_the_client_it_names(srv):
     b = WsClient(srv.port, extra=xff("10.0.0.2"))  # another client of the same proxy
     for c in (a1, a2, b):
         assert c.ok("ping")
-    assert srv.log_has(r"is 10\.0\.0\.1 via 127\.0\.0\.1")
+    assert srv.wait_log(r"is 10\.0\.0\.1 via 127\.0\.0\.1")
     # the line protocol through a stream proxy: a PROXY protocol v1 line first
     p1 = Client(srv.port)
     p1.send_raw(b"PROXY TCP4 10.0.0.3 127.0.0.1 5555 7233\r\nping\n")
@@ -466,7 +466,7 @@ def a_kept_connection_closes_when_no_request_comes(srv):
     s.sendall(b"GET / HTTP/1.1\r\n\r\n")
     assert Answers(s).next()[0] == 404
     assert s.recv(100) == b""  # closed by the server at its hello timeout, not at once
-    assert srv.log_has(r"closed: no HTTP request in time")
+    assert srv.wait_log(r"closed: no HTTP request in time")
 
 
 @served("--web-root", "none")
