@@ -32,6 +32,7 @@ import json
 import os
 import random
 import shutil
+import socket
 import sys
 import threading
 import time
@@ -132,7 +133,8 @@ class Recorder:
             while not self.over:
                 self.record(self.c.event(timeout=GAME_TIMEOUT))
         except Exception as e:  # noqa: BLE001 — reported by join()
-            self.error = e
+            if not self.over:
+                self.error = e
 
     def play(self):
         try:
@@ -140,6 +142,16 @@ class Recorder:
                  check=lambda p, m: self.record(m))
         except Exception as e:  # noqa: BLE001
             self.error = e
+
+    def stop(self):
+        """Stop recording before the end of the game."""
+        self.over = self.over or {"stopped": True}
+        try:
+            self.c.sock.shutdown(socket.SHUT_RDWR)  # wakes the thread's recv
+        except OSError:
+            pass
+        self.c.close()
+        self.thread.join(GAME_TIMEOUT)
 
     def join(self):
         self.thread.join(GAME_TIMEOUT)
@@ -252,13 +264,29 @@ class Page:
         t = self.wait(lambda: self.table(), "the new table")
         return t["room"]
 
+    def click(self, by, selector, what=None):
+        """Click the element, again if the page redrew it meanwhile."""
+        def once():
+            try:
+                self.d.find_element(by, selector).click()
+                return True
+            except (StaleElementReferenceException, WebDriverException):
+                return False
+        self.wait(once, what or selector)
+
     def add_bots(self, n, level="greedy"):
+        def add():  # a room event (a watcher came) may redraw the form under us
+            try:
+                Select(self.d.find_element(By.ID, "bot-level")).select_by_value(level)
+                self.d.find_element(By.CSS_SELECTOR, "button.addbot").click()
+                return True
+            except (StaleElementReferenceException, WebDriverException):
+                return False
+        seated = lambda: self.js("return window.tapisApp.current.summary.seats.filter(Boolean).length")
         for _ in range(n):
-            before = self.js("return window.tapisApp.current.summary.seats.filter(Boolean).length")
-            Select(self.wait(lambda: self.d.find_elements(By.ID, "bot-level"), "the bot level")[0]).select_by_value(level)
-            self.d.find_element(By.CSS_SELECTOR, "button.addbot").click()
-            self.wait(lambda: self.js("return window.tapisApp.current.summary.seats.filter(Boolean).length") > before,
-                      "the bot seated")
+            before = seated()
+            self.wait(add, "the Add a bot button")
+            self.wait(lambda: seated() > before, "the bot seated")
 
     # One look at the page (one round trip): the table as the page holds it,
     # the cards its DOM shows, the legal actions it does not offer, and the
@@ -282,18 +310,19 @@ class Page:
     def look(self, game):
         return self.js(self.LOOK, game)
 
-    def play_to_end(self, rng, game, shots=None, on_step=None, timeout=GAME_TIMEOUT):
+    def play_to_end(self, rng, game, shots=None, on_step=None, timeout=GAME_TIMEOUT, until=None):
         """Click (or press the key of) an offered action, one at a time, until
-        the page shows the result. Returns the number of actions sent."""
+        the page shows the result (or until(sent) is true). Returns the
+        number of actions sent."""
         deadline = time.monotonic() + timeout
         sent = 0
-        shot_at = rng.randint(1, 3)
+        shot_at = rng.randint(0, 2)  # early: a short game may end soon
         while True:
             assert time.monotonic() < deadline, "%s: no result on the page after %d s" % (game, timeout)
             t = self.look(game)
             if t:
                 self.dom_cards.append((t["seq"], t["cards"]))
-            if t and t["over"] and t["shown"]:
+            if (t and t["over"] and t["shown"]) or (until and until(sent)):
                 self.collect()
                 return sent
             if on_step and on_step(self, sent):
@@ -522,7 +551,7 @@ def reload_or_lost_network_mid_game_resumes_the_seat(exe):
         page = Page(srv)
         try:
             page.hello("eve")
-            room = page.create("233", 4, {"target": "100", "max_rebuilds": "0"})
+            room = page.create("233", 4, {"target": "60", "max_rebuilds": "0"})
             watcher = Recorder(srv, "w-eve", room)
             page.add_bots(3)
             rng = random.Random(SEED + 4)
@@ -546,10 +575,10 @@ def reload_or_lost_network_mid_game_resumes_the_seat(exe):
                 return p.js("return [window.tapisApp.current.seq, window.tapisApp.current.view.hand]")
 
             def come_back(p, sent):
-                """After 4 moves a reload; after 8 the network drops (the
+                """After 2 moves a reload; after 4 the network drops (the
                 page's WebSocket closes under it, as a lost connection does)."""
                 t = p.table()
-                if t["over"] or len(reloaded) >= 2 or sent < 4 * (len(reloaded) + 1):
+                if t["over"] or len(reloaded) >= 2 or sent < 2 * (len(reloaded) + 1):
                     return False
                 before = snapshot(p)
                 if not reloaded:
@@ -561,11 +590,14 @@ def reload_or_lost_network_mid_game_resumes_the_seat(exe):
                 reloaded.append(before[0])
                 return True
 
-            page.play_to_end(rng, "233", on_step=come_back)
+            # Two moves more after coming back the second time are enough.
+            page.play_to_end(rng, "233", on_step=come_back, until=lambda sent: sent >= 8)
             assert reloaded, "the game ended before the reload"
             print("  came back %d time(s), at seq %r" % (len(reloaded), reloaded))
-            watcher.join()
             page.collect()
+            last = max(m["seq"] for m in page.frames if m.get("room") == room and "seq" in m)
+            wait_for(lambda: last in watcher.states, "the watcher at seq %d" % last)
+            watcher.stop()
             check_frames(page, room, watcher)
         finally:
             page.quit()
@@ -581,7 +613,7 @@ def no_hidden_card_reaches_the_page_over_random_games(exe):
             page.hello("fay")
             for g in range(3):
                 if g:
-                    page.d.find_element(By.ID, "nav-lobby").click()
+                    page.click(By.ID, "nav-lobby")
                     page.wait(lambda: page.d.find_elements(By.ID, "create-go"), "the lobby")
                 room = page.create("aspoint3", 2, {"rounds": "1", "target": "120"})
                 watcher = Recorder(srv, "w%d-fay" % g, room)
@@ -614,7 +646,7 @@ def lobby_lists_rooms_a_page_at_a_time_with_filters(exe):
             shown = lambda: page.js("return [...document.querySelectorAll('li.room')].map((e) => e.dataset.room)")
             first = page.wait(lambda: shown() if len(shown()) == 10 else None, "a first page of 10 rooms")
             assert "1–10 of 13" in page.d.find_element(By.CSS_SELECTOR, ".pager").text
-            page.d.find_element(By.XPATH, "//button[contains(., 'Older')]").click()
+            page.click(By.XPATH, "//button[contains(., 'Older')]")
             second = page.wait(lambda: shown() if len(shown()) == 3 else None, "a second page of 3 rooms")
             assert set(first) | set(second) == set(made), (first, second, made)
             page.screenshot("lobby-desktop")
@@ -650,7 +682,7 @@ def private_table_by_its_link_and_its_code(exe):
             assert t["room"] == room and t["seat"] == 1, t
             c.hello("ned")
             c.d.find_element(By.ID, "join-code").send_keys(room)
-            c.d.find_element(By.XPATH, "//form[contains(@class,'join')]//button[.='Watch']").click()
+            c.click(By.XPATH, "//form[contains(@class,'join')]//button[.='Watch']")
             t = c.wait(lambda: (lambda t: t if t and t["seq"] else None)(c.table()), "the watched private table")
             assert t["room"] == room and t["seat"] is None, t
             b.fits()
@@ -677,15 +709,15 @@ def history_lists_the_game_and_the_replay_steps_through_it(exe):
             room = page.create("seqnum", 2, GAMES["seqnum"]["options"])
             page.add_bots(1)
             page.play_to_end(random.Random(SEED + 5), "seqnum")
-            page.d.find_element(By.XPATH, "//div[contains(@class,'result')]//button[contains(., 'History')]").click()
+            page.click(By.XPATH, "//div[contains(@class,'result')]//button[contains(., 'History')]")
             row = page.wait(lambda: page.d.find_elements(By.CSS_SELECTOR, 'ul.games li[data-game="%s"]' % room), "the game in the history")[0]
             assert "ida" in row.text and "won by" in row.text, row.text
-            row.find_element(By.CSS_SELECTOR, "button.replay").click()
+            page.click(By.CSS_SELECTOR, 'ul.games li[data-game="%s"] button.replay' % room)
             page.wait(lambda: page.d.find_elements(By.ID, "replay-next"), "the replay viewer")
             assert "Before the first move" in page.d.find_element(By.CSS_SELECTOR, ".replay .step").text
             chips = lambda: page.js("return document.querySelectorAll('.rboard .chip').length")
             assert chips() == 0, "chips on the board before the first move"
-            page.d.find_element(By.ID, "replay-next").click()
+            page.click(By.ID, "replay-next")
             assert "Move 1 of" in page.d.find_element(By.CSS_SELECTOR, ".replay .step").text
             assert chips() == 1, "the first move put %d chips" % chips()
             page.d.find_element(By.CSS_SELECTOR, "section.replay").send_keys(Keys.END)
@@ -715,13 +747,7 @@ def spectator_sees_the_table_and_chat_is_text(exe):
             room = player.create("seqnum", 2, {})
             player.add_bots(1, level="easy")  # slow: the game is still on below
             watcher.hello("hal")
-            def click_watch():  # the list is redrawn every 5 s: a button may go stale
-                try:
-                    watcher.d.find_element(By.CSS_SELECTOR, 'li.room[data-room="%s"] button.watch' % room).click()
-                    return True
-                except (StaleElementReferenceException, WebDriverException):
-                    return False
-            watcher.wait(click_watch, "the room's Watch button in the lobby's list")
+            watcher.click(By.CSS_SELECTOR, 'li.room[data-room="%s"] button.watch' % room, "the room's Watch button")
             t = watcher.wait(lambda: (lambda t: t if t and t["seq"] > 0 else None)(watcher.table()), "the watched table")
             assert t["room"] == room and t["seat"] is None, t
             assert not watcher.d.find_elements(By.CSS_SELECTOR, "section.table button.act, .hand"), \

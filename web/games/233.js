@@ -72,7 +72,7 @@ export function render(v, t) {
   else if (v.pending_gift) phase = t.name(v.turn) + " drew a " + (v.pending_gift === "gift-5" ? "−5" : "+5") + " gift.";
   else phase = (t.isMine(v.turn) ? "Your turn" : t.name(v.turn) + "'s turn") + " to " + v.phase + ".";
   table.appendChild(h("div.centre", null,
-    h("div.piles", null, drawEl, discEl, v.claim_open && !race.length ? h("span.hint", null, "open to claims") : null),
+    h("div.piles", null, drawEl, discEl, v.claim_open && !race.length && /^([YBG][1-8]|red|pink|purple|orange|reverse|joker)$/.test(v.discard || "") ? h("span.hint", null, "open to claims") : null),
     race.length ? h("div.race", null, race) : null,
     h("p.phase", { role: "status" }, phase), h("p.status", null, status)));
 
