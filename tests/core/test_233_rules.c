@@ -1216,6 +1216,16 @@ static void stop_drawn_last_completes_a_rainbow(void **state)
     (void)state;
     g233_t *g = position(
         &(position_t){3, NULL, .hands = {"red pink purple orange Y4 B4 G4 G5"}, .drawn = "stop"});
+    /* The drawer knows it, and their view says it; nobody else's does. */
+    for (int s = -1; s < 3; s++) {
+        json_t *v = game_view(&g->base, s);
+        const char *last = json_string_value(json_object_get(v, "last_drawn"));
+        if (s == 0)
+            assert_string_equal(last, "stop");
+        else
+            assert_null(last);
+        json_decref(v);
+    }
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"G5\",\"declare\":true}", 0);
     assert_int_equal(g->declared, G233_COMBO_RAINBOW);
     game_free(&g->base);
