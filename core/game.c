@@ -410,6 +410,14 @@ void game_write_players(const game_t *g, jw_t *w, game_seat_write_fn *player)
     jw_end(w);
 }
 
+json_t *game_dump(const game_t *g)
+{
+    unsigned long mark = tapis_alloc_failures();
+    json_t *d = game_view(g, GAME_SPECTATOR);
+    if (d) g->desc->dump(g, d);
+    return game_json_checked(d, mark);
+}
+
 json_t *game_rng_json(const rng_t *r)
 {
     json_t *a = json_array();

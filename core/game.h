@@ -132,9 +132,10 @@ typedef tapis_error_t game_error_t;
 /*
  * The types of the descriptor's functions that build JSON or check a state,
  * named once: the descriptor's members below and a game's own declarations
- * (its internal.h: `game_json_fn g233_result, g233_dump;`) share them.
+ * (its internal.h: `game_json_fn g233_result;`) share them.
  */
-typedef json_t *game_json_fn(const game_t *g);                       /* result, dump */
+typedef json_t *game_json_fn(const game_t *g);                       /* result */
+typedef void game_dump_fn(const game_t *g, json_t *d);               /* dump */
 typedef json_t *game_seat_json_fn(const game_t *g, int seat);        /* default_action */
 typedef void game_write_fn(const game_t *g, jw_t *w);                /* view_public */
 typedef void game_seat_write_fn(const game_t *g, int seat, jw_t *w); /* view_seat, legal */
@@ -232,8 +233,10 @@ struct game_desc {
 
     /* --- for tests, journals and audits --- */
 
-    /* The whole state, hidden parts included, as JSON (equal states, equal dumps). */
-    game_json_fn *dump;
+    /* The whole state, hidden parts included, as JSON (equal states, equal
+       dumps): the keys the public view lacks, added to `d`, the spectator's
+       view. Callers go through game_dump(). */
+    game_dump_fn *dump;
     /*
      * A copy of g in which everything `seat` cannot see is redrawn at random
      * (consistently with what it can see). view(seat) of the copy must equal
@@ -314,6 +317,9 @@ void game_write_view(const game_t *g, int seat, jw_t *w);
    a seat) its own keys, "seat", view_seat()'s and "legal". */
 void game_write_public(const game_t *g, jw_t *w);
 void game_write_own(const game_t *g, int seat, jw_t *w);
+/* The whole state as a new JSON object: the spectator's view and what the
+   game's dump() adds (NULL: out of memory, never a dump with a part missing). */
+json_t *game_dump(const game_t *g);
 /* Every action seat may send now, as a new JSON array (NULL: out of memory). */
 json_t *game_legal(const game_t *g, int seat);
 

@@ -18,20 +18,24 @@
 /* ------------------------------------------------------------------ */
 
 /*
- * The next move of a playout: the seat the game waits on plays, unless
- * another seat with something to do (a claim, a slap) comes first, each with
- * odds of one in four, as bots racing at a table would. NULL with *actor -1
- * when nobody can act (the table waits for a deadline).
+ * The next move of a playout: a seat whose move follows its last one at once
+ * (game_at_once: seqnum's draw) makes it, as built-in bots do; otherwise the
+ * seat the game waits on plays, unless another seat with something to do (a
+ * claim, a slap) comes first, each with odds of one in four, as bots racing
+ * at a table would. NULL with *actor -1 when nobody can act (the table waits
+ * for a deadline).
  */
 static json_t *next_move(const game_t *g, const game_search_t *s, rng_t *r, int *actor)
 {
     int n = g->seats;
     unsigned w = game_waiting(g);
-    int first = w ? __builtin_ctz(w) : (int)rng_below(r, (uint32_t)n);
+    int first = w ? __builtin_ctz(w) : (int)rng_below(r, (uint32_t)n), now = -1;
+    for (int t = 0; t < n && now < 0; t++)
+        if (game_at_once(g, t)) now = t;
     *actor = -1;
     for (int k = 1; k <= n; k++) {
-        int t = (first + k) % n;
-        if (k < n && rng_below(r, 4) != 0) continue;
+        int t = now >= 0 ? now : (first + k) % n;
+        if (now < 0 && k < n && rng_below(r, 4) != 0) continue;
         json_t *view = game_view(g, t);
         const json_t *legal = json_object_get(view, "legal");
         json_t *a = json_array_size(legal) ? s->policy(view, legal, "greedy", r) : NULL;

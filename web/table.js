@@ -27,6 +27,7 @@ export class Table {
     this.countdowns = [];
     this.prevEvents = [];
     this.mySeat = null;
+    this.timersShown = new Set(); // every count-down label drawn (for the tests)
     this.build();
   }
 
@@ -370,6 +371,7 @@ export class Table {
 
   // A count-down to local time `at`, or (`text`) a deadline that is not a time.
   addCountdown(label, at, text) {
+    this.timersShown.add(label);
     const val = h("span.val", null, text || "");
     this.timersEl.appendChild(h("span.timer" + (text ? ".event" : ""), null, label + ": ", val));
     if (!text) this.countdowns.push({ at, val });

@@ -144,13 +144,15 @@ static json_t *greedy(const json_t *view, const json_t *legal, const char *strat
     return pick(draw ? draw : take);
 }
 
-/* "hard": the rest of the round searched, or 30 moves of it (search.c). */
+/* "hard": 16 moves of the round searched, valued by the scores and the hands' groups
+   (search.c), among at most 8 actions. */
 static const game_search_t search = {
     .from_view = g233_from_view,
     .value = g233_value,
     .stage = g233_stage,
-    .max_moves = 30,
-    .playouts = 32,
+    .max_moves = 16,
+    .playouts = 64,
+    .max_actions = 8,
     .policy = greedy,
 };
 

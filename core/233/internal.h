@@ -49,7 +49,7 @@ void g233_write_cards(jw_t *w, const char *key, const g233_card_t *cards, int n)
 json_t *g233_hand_json(const g233_hand_t *h);
 game_write_fn g233_view_public;
 game_seat_write_fn g233_view_seat;
-game_json_fn g233_dump;
+game_dump_fn g233_dump;
 game_resample_fn g233_resample;
 game_audit_fn g233_audit;
 

@@ -116,11 +116,9 @@ void g233_view_seat(const game_t *base, int seat, jw_t *w)
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-json_t *g233_dump(const game_t *base)
+void g233_dump(const game_t *base, json_t *d)
 {
     const g233_t *g = (const g233_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *d = game_view(base, GAME_SPECTATOR);
     json_t *hands = json_array(), *private = json_array(), *claims = json_array();
     for (int s = 0; s < base->seats; s++) {
         const g233_player_t *p = &g->p[s];
@@ -152,7 +150,6 @@ json_t *g233_dump(const game_t *base)
                                   "max_rebuilds", g->max_rebuilds, "target", g->target,
                                   "claim_sequences", g->claim_sequences, "declare",
                                   g->declare_must ? "must" : "may"));
-    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */

@@ -175,7 +175,7 @@ static const game_search_t search = {
     .value = ap3_value,
     .stage = ap3_stage,
     .max_moves = 8,
-    .playouts = 256,
+    .playouts = 512,
     .policy = greedy,
 };
 

@@ -32,7 +32,7 @@ json_t *ap3_cards_json(const ap3_card_t *cards, int n);
 json_t *ap3_card_json(ap3_card_t c); /* a name, or null for AP3_NONE */
 game_write_fn ap3_view_public;
 game_seat_write_fn ap3_view_seat;
-game_json_fn ap3_dump;
+game_dump_fn ap3_dump;
 game_resample_fn ap3_resample;
 game_audit_fn ap3_audit;
 

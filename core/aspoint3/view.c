@@ -107,11 +107,9 @@ void ap3_view_seat(const game_t *base, int seat, jw_t *w)
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-json_t *ap3_dump(const game_t *base)
+void ap3_dump(const game_t *base, json_t *d)
 {
     const ap3_t *g = (const ap3_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *d = game_view(base, GAME_SPECTATOR);
     json_object_set_new(d, "rng", game_rng_json(&g->rng));
     json_object_set_new(
         d, "hands",
@@ -121,7 +119,6 @@ json_t *ap3_dump(const game_t *base)
     json_object_set_new(d, "stock_cards", ap3_cards_json(g->stock, g->nstock));
     json_object_set_new(d, "bonus_state", json_integer(g->bonus_by));
     json_object_set_new(d, "winners", json_integer(g->winners));
-    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */

@@ -36,7 +36,7 @@ void seqnum_hand_remove(seqnum_player_t *p, int kind);
 /* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
 game_write_fn seqnum_view_public;
 game_seat_write_fn seqnum_view_seat;
-game_json_fn seqnum_dump;
+game_dump_fn seqnum_dump;
 game_resample_fn seqnum_resample;
 game_audit_fn seqnum_audit;
 

@@ -97,11 +97,9 @@ void seqnum_view_seat(const game_t *base, int seat, jw_t *w)
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-json_t *seqnum_dump(const game_t *base)
+void seqnum_dump(const game_t *base, json_t *d)
 {
     const seqnum_t *g = (const seqnum_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *d = game_view(base, GAME_SPECTATOR);
     json_t *hands = json_array(), *owe = json_array();
     for (int s = 0; s < base->seats; s++) {
         json_array_append_new(hands, cards_json(g->p[s].hand, g->p[s].nhand));
@@ -116,7 +114,6 @@ json_t *seqnum_dump(const game_t *base)
     json_object_set_new(d, "options",
                         json_pack("{s:i, s:i, s:i}", "teams", g->nteams, "max_turns", g->max_turns,
                                   "deal", g->deal));
-    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */

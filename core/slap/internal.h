@@ -34,7 +34,7 @@ void slap_update_stall(slap_t *g, int64_t t);
 /* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
 game_write_fn slap_view_public;
 game_seat_write_fn slap_view_seat;
-game_json_fn slap_dump;
+game_dump_fn slap_dump;
 game_resample_fn slap_resample;
 game_audit_fn slap_audit;
 

@@ -104,11 +104,9 @@ void slap_view_seat(const game_t *base, int seat, jw_t *w)
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-json_t *slap_dump(const game_t *base)
+void slap_dump(const game_t *base, json_t *d)
 {
     const slap_t *g = (const slap_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *d = game_view(base, GAME_SPECTATOR);
     json_t *draws = json_array(), *cols = json_array(), *piles = json_array();
     for (int s = 0; s < base->seats; s++) {
         const slap_player_t *p = &g->p[s];
@@ -132,7 +130,6 @@ json_t *slap_dump(const game_t *base)
                         json_pack("{s:i, s:i, s:i, s:i}", "go_ms", g->go_ms, "stall_ms",
                                   g->stall_ms, "max_stalls", g->max_stalls, "max_rounds",
                                   g->max_rounds));
-    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */

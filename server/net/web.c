@@ -229,7 +229,7 @@ static bool origin_allowed(const server_opts_t *opts, const http_request_t *r)
         p += n + (p[n] == ',');
     }
     const http_header_t *host = http_header(r, "Host");
-    const char *sep = o->value_len > 3 ? strstr(o->value, "://") : NULL;
+    const char *sep = memmem(o->value, o->value_len, "://", 3); /* within the value only */
     if (!host || !sep || (size_t)(sep - o->value) > 5) return false;
     bool http = (size_t)(sep - o->value) == 4 && strncasecmp(o->value, "http", 4) == 0;
     bool https = (size_t)(sep - o->value) == 5 && strncasecmp(o->value, "https", 5) == 0;

@@ -1150,7 +1150,7 @@ static void hidden_cards_reach_nobody_before_the_reveal(void **state)
             audit_ok(g);
             if (steps % 5 == 0) {
                 game_t *r = aspoint3_desc.resample(&g->base, s, seed);
-                json_t *d1 = aspoint3_desc.dump(&g->base), *d2 = aspoint3_desc.dump(r);
+                json_t *d1 = game_dump(&g->base), *d2 = game_dump(r);
                 differs += !json_equal(d1, d2);
                 json_decref(d1);
                 json_decref(d2);

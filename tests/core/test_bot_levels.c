@@ -40,8 +40,8 @@ static const game_case_t cases[] = {
 
 /*
  * Play `games` random 2-player games of d (a greedy or a random move, each
- * seat in turn, as the benchmarks order them) and call check(g, seat, rng) on
- * one view in `every` of a seat that has something to do.
+ * seat in turn, an at-once move first, as the benchmarks order them) and call check(g, seat, rng)
+ * on one view in `every` of a seat that has something to do.
  */
 static void over_games(const game_case_t *gc, int games, int every,
                        void (*check)(const game_case_t *, game_t *, int, rng_t *))
@@ -59,10 +59,11 @@ static void over_games(const game_case_t *gc, int games, int every,
             if (game_is_over(g)) break;
             unsigned w = game_waiting(g);
             int first = w ? __builtin_ctz(w) : (int)rng_below(&r, 2), seat = -1;
+            int now_seat = game_at_once(g, 0) ? 0 : game_at_once(g, 1) ? 1 : -1;
             json_t *a = NULL;
             for (int k = 1; k <= 2 && !a; k++) {
-                int s = (first + k) % 2;
-                if (k < 2 && rng_below(&r, 4) != 0) continue;
+                int s = now_seat >= 0 ? now_seat : (first + k) % 2;
+                if (now_seat < 0 && k < 2 && rng_below(&r, 4) != 0) continue;
                 json_t *v = game_view(g, s);
                 if (json_array_size(json_object_get(v, "legal"))) {
                     if (rng_below(&r, (uint32_t)every) == 0) check(gc, g, s, &r);

@@ -162,7 +162,12 @@ def origin_of_the_server_itself_or_none_is_accepted_others_refused(srv):
     host = "127.0.0.1:%d" % srv.port
     WsClient(srv.port).ok("ping")  # no Origin: a program
     WsClient(srv.port, origin="http://" + host).ok("ping")
-    for bad in ("http://evil.example", "http://127.0.0.1:1", "null", "https://127.0.0.1"):
+    WsClient(srv.port, origin="HTTP://" + host.upper()).ok("ping")  # case does not matter
+    # default ports aside: the Host a proxy passes on against the page's Origin
+    WsClient(srv.port, http_host="cards.test", origin="http://cards.test:80").ok("ping")
+    WsClient(srv.port, http_host="cards.test:443", origin="https://cards.test").ok("ping")
+    for bad in ("http://evil.example", "http://127.0.0.1:1", "null", "https://127.0.0.1",
+                "http://", "http://%s/path" % host, "ftp://" + host, "http://" + host + ".evil"):
         s = socket.create_connection(("127.0.0.1", srv.port))
         status, h, _ = ws_handshake(s, origin=bad)
         assert status == 403, (bad, status)
@@ -380,6 +385,7 @@ def web_root():
 def page_files_with_their_headers(exe):
     root, files = web_root()
     with Server(exe, "--web-root", root) as srv:
+        assert srv.wait_log("web page from " + root)
         st, h, body = http(srv.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         assert st == 200 and body == files["index.html"], (st, body)
         assert h["content-type"] == "text/html; charset=utf-8", h
@@ -466,6 +472,7 @@ def a_kept_connection_closes_when_no_request_comes(srv):
 @served("--web-root", "none")
 def no_web_root_serves_nothing_but_websockets_work(srv):
     assert http(srv.port, b"GET / HTTP/1.1\r\n\r\n")[0] == 404
+    assert not srv.log_has("web page")
     srv.connect_ws("ann").ok("ping")
 
 

@@ -69,11 +69,15 @@ GAME_TIMEOUT = 120
 # view_seat and game_write_own, server/room/room_play.c's at_once).
 OWN_KEYS = {"seat", "hand", "legal", "at_once", "must_win", "swapped_out", "team"}
 # Short games (core/<game>/RULES.md, "Options").
+# "timers": count-downs the table must have drawn at least once in a game
+# (every state is drawn as it comes, so a state that has one shows it).
 GAMES = {
-    "233": {"players": 4, "options": {"target": "30", "max_rebuilds": "0"}},
-    "aspoint3": {"players": 2, "options": {"rounds": "1", "target": "120"}},
-    "seqnum": {"players": 2, "options": {"max_turns": "80"}},
-    "slap": {"players": 3, "options": {"max_rounds": "1", "go_ms": "300", "stall_ms": "300"}},
+    "233": {"players": 4, "options": {"target": "30", "max_rebuilds": "0", "dispute_ms": "100"},
+            "timers": ["Turn timer"]},
+    "aspoint3": {"players": 2, "options": {"rounds": "1", "target": "120"}, "timers": ["Turn timer"]},
+    "seqnum": {"players": 2, "options": {"max_turns": "80"}, "timers": ["Turn timer", "must draw"]},
+    "slap": {"players": 3, "options": {"max_rounds": "1", "go_ms": "300", "stall_ms": "300"},
+             "timers": ["Turn timer", "Go in"]},
 }
 
 
@@ -451,6 +455,9 @@ def play_game(srv, game, rng, name):
         for w in winners:
             who = seats[w]["name"] if not seats[w].get("bot") else ("bot " + str(w))
             assert who in text, "%s: the result on the page does not name %s: %r" % (game, who, text)
+        shown = page.js("return [...window.tapisApp.current.timersShown]")
+        for want in spec["timers"]:
+            assert any(want in x for x in shown), "%s: no %r count-down was drawn: %r" % (game, want, shown)
         for label, size in shots_sizes().items():
             page.resize(*size)
             page.fits()
@@ -473,6 +480,13 @@ def page_is_served_with_its_csp_and_nothing_from_outside(exe):
             assert r.status == 200 and b'<script type="module" src="app.js">' in body
             check_csp(r.headers.get("Content-Security-Policy"))
         total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(WEB) for f in fs)
+        # Received text never becomes HTML or code: no API in web/ that would.
+        for d, _, fs in os.walk(WEB):
+            for f in fs:
+                if f.endswith(".js"):
+                    src = open(os.path.join(d, f), encoding="utf-8").read()
+                    for bad in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+                        assert bad not in src, "%s uses %s" % (f, bad)
         assert total < 300 * 1024, "web/ weighs %d bytes" % total
         page = Page(srv)
         try:

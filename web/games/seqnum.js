@@ -116,8 +116,8 @@ function playerBox(v, p, t) {
   const turn = v.turn === p.seat && !v.over;
   return h("div.player" + (turn ? ".turn" : ""), { dataset: { seat: p.seat } },
     h("div.pname", null, t.name(p.seat), " ", chip(p.team), turn ? " ◀" : ""),
-    h("div.pline", null, [...Array(Math.min(p.cards, 8))].map(() => back()),
-      h("span.count", null, p.cards + "/" + p.max_cards + " cards" + (p.owes_draw ? " · owes a draw" : "") + (p.lapsed ? " · lost " + p.lapsed : "")),
+    h("div.pline", null, h("span.backs", { "aria-label": p.cards + " cards in hand" }, [...Array(Math.min(p.cards, 8))].map(() => back()),
+      h("span.count", null, p.cards + "/" + p.max_cards + " cards" + (p.owes_draw ? " · owes a draw" : "") + (p.lapsed ? " · lost " + p.lapsed : ""))),
       p.discards.length ? cardSeqnum(p.discards[p.discards.length - 1]) : null));
 }
 
