@@ -146,10 +146,11 @@ void g233_dump(const game_t *base, json_t *d)
     json_object_set_new(d, "drawn", json_integer(g->drawn));
     json_object_set_new(d, "winners", json_integer(g->winners));
     json_object_set_new(d, "options",
-                        json_pack("{s:i, s:i, s:i, s:b, s:s}", "dispute_ms", g->dispute_ms,
+                        json_pack("{s:i, s:i, s:i, s:b, s:s, s:s}", "dispute_ms", g->dispute_ms,
                                   "max_rebuilds", g->max_rebuilds, "target", g->target,
                                   "claim_sequences", g->claim_sequences, "declare",
-                                  g->declare_must ? "must" : "may"));
+                                  g->declare_must ? "must" : "may", "take",
+                                  g->take_draw ? "draw" : "claim"));
 }
 
 /* ------------------------------------------------------------------ */
