@@ -127,6 +127,18 @@ game_t *g233_from_view(const json_t *view, rng_t *rng)
     if ((top < 0) != (ndiscard == 0) || ndiscard < 0 || ndraw < 0) goto bad;
     if (top >= 0 && left[top]-- <= 0) goto bad;
     g->open = json_is_true(json_object_get(view, "claim_open"));
+    /* The last card drawn, where it may make a rainbow: a stop the view shows,
+       a gift being placed. */
+    if (view_str(view, "last_drawn")) g->p[seat].last_drawn = G233_CARD_STOP;
+    /* Option take, which the view does not show, but a bare take offered does. */
+    json_array_foreach(json_object_get(view, "legal"), i, c)
+    {
+        const char *t = view_str(c, "type");
+        if (t && strcmp(t, "take") == 0 && !json_object_get(c, "cards") &&
+            !json_object_get(c, "final"))
+            g->take_draw = true;
+    }
+    if (pending >= 0) g->p[g->turn].last_drawn = pending;
 
     /* The unseen cards, shuffled: plain ones to the hands and under the top
        discard, what is left (gifts among it) to the draw pile. */

@@ -103,8 +103,13 @@ void g233_view_public(const game_t *base, jw_t *w)
 void g233_view_seat(const game_t *base, int seat, jw_t *w)
 {
     const g233_t *g = (const g233_t *)base;
-    write_hand(w, "hand", &g->p[seat].hand);
+    const g233_player_t *p = &g->p[seat];
+    write_hand(w, "hand", &p->hand);
     if (seat == g->turn && g->must_win) jw_bool(w, "must_win", true);
+    /* A stop in hand that was the last card drawn may be a rainbow's special
+       card: what the player's discards may do depends on it, and they know it. */
+    if (p->last_drawn == G233_CARD_STOP && p->hand.n[G233_CARD_STOP])
+        jw_str(w, "last_drawn", "stop");
 }
 
 /* ------------------------------------------------------------------ */
@@ -141,10 +146,11 @@ void g233_dump(const game_t *base, json_t *d)
     json_object_set_new(d, "drawn", json_integer(g->drawn));
     json_object_set_new(d, "winners", json_integer(g->winners));
     json_object_set_new(d, "options",
-                        json_pack("{s:i, s:i, s:i, s:b, s:s}", "dispute_ms", g->dispute_ms,
+                        json_pack("{s:i, s:i, s:i, s:b, s:s, s:s}", "dispute_ms", g->dispute_ms,
                                   "max_rebuilds", g->max_rebuilds, "target", g->target,
                                   "claim_sequences", g->claim_sequences, "declare",
-                                  g->declare_must ? "must" : "may"));
+                                  g->declare_must ? "must" : "may", "take",
+                                  g->take_draw ? "draw" : "claim"));
 }
 
 /* ------------------------------------------------------------------ */

@@ -542,6 +542,33 @@ static void own_turn_take_is_a_plain_draw_with_option_take_draw(void **state)
     game_free(&g->base);
 }
 
+/*
+ * The view does not name the option take, but the "hard" bot's states drawn
+ * from a view (g233_from_view) must offer the same actions: a bare take
+ * offered says take = "draw".
+ */
+static void states_drawn_from_a_view_keep_option_take(void **state)
+{
+    (void)state;
+    for (int draw = 0; draw <= 1; draw++) {
+        g233_t *g = position(&(position_t){3, draw ? "{\"take\":\"draw\"}" : NULL,
+                                           .hands = {"Y1 Y5 B2 B7 G4 G4 red pink"}});
+        top(g, "G4", -1);
+        json_t *v = game_view(&g->base, 0);
+        rng_t r;
+        rng_seed(&r, 1);
+        g233_t *c = (g233_t *)g233_from_view(v, &r);
+        assert_non_null(c);
+        assert_int_equal(c->take_draw, draw);
+        json_t *cv = game_view(&c->base, 0);
+        assert_true(json_equal(json_object_get(v, "legal"), json_object_get(cv, "legal")));
+        json_decref(cv);
+        json_decref(v);
+        game_free(&c->base);
+        game_free(&g->base);
+    }
+}
+
 static void own_discard_cannot_be_taken_back(void **state)
 {
     (void)state;
@@ -1286,6 +1313,16 @@ static void stop_drawn_last_completes_a_rainbow(void **state)
     (void)state;
     g233_t *g = position(
         &(position_t){3, NULL, .hands = {"red pink purple orange Y4 B4 G4 G5"}, .drawn = "stop"});
+    /* The drawer knows it, and their view says it; nobody else's does. */
+    for (int s = -1; s < 3; s++) {
+        json_t *v = game_view(&g->base, s);
+        const char *last = json_string_value(json_object_get(v, "last_drawn"));
+        if (s == 0)
+            assert_string_equal(last, "stop");
+        else
+            assert_null(last);
+        json_decref(v);
+    }
     OK(g, 0, "{\"type\":\"discard\",\"card\":\"G5\",\"declare\":true}", 0);
     assert_int_equal(g->declared, G233_COMBO_RAINBOW);
     game_free(&g->base);
@@ -1454,6 +1491,7 @@ int main(void)
         cmocka_unit_test(inline_args_form_is_accepted),
         cmocka_unit_test(own_turn_take_obeys_a_claims_conditions),
         cmocka_unit_test(own_turn_take_is_a_plain_draw_with_option_take_draw),
+        cmocka_unit_test(states_drawn_from_a_view_keep_option_take),
         cmocka_unit_test(own_discard_cannot_be_taken_back),
         cmocka_unit_test(claim_lays_a_triple_discards_and_play_resumes_after_taker),
         cmocka_unit_test(claim_with_two_melds_leaves_two_in_hand),
