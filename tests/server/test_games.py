@@ -641,7 +641,7 @@ def slap_game(exe, delays, options, seed, server_bots=0, srv_args=()):
         print("  %d messages checked for face-down cards, %d views compared with the "
               "spectator's" % (checked, compared))
         assert compared > 50, compared
-        return bots, result
+        return bots, result, elapsed
     finally:
         for bot in bots:
             bot.c.close()
@@ -650,7 +650,7 @@ def slap_game(exe, delays, options, seed, server_bots=0, srv_args=()):
 
 @test
 def slap_realtime_bots_fast_beats_slow_and_face_down_stays_hidden(exe):
-    bots, result = slap_game(exe, [("fast", 0.02), ("medium", 0.06), ("slow", 0.15)],
+    bots, result, _ = slap_game(exe, [("fast", 0.02), ("medium", 0.06), ("slow", 0.15)],
                              {"go_ms": 150, "stall_ms": 250, "max_rounds": 4}, seed=1)
     plays = [bot.ok.get("play", 0) for bot in bots]
     assert plays[0] > plays[2], "the fast bot made fewer plays than the slow one: %r" % plays
@@ -672,12 +672,15 @@ def slap_instant_bots_race_beside_a_server_bot(exe):
 @test
 def slap_turn_timer_measures_each_seats_inactivity(exe):
     """In a simultaneous game the turn timer restarts with every action of a
-    seat: two bots acting every 50 ms never time out under a 300 ms timer
+    seat: two bots acting every 50 ms never time out under a 2 s timer
     (before, the timer ran from when the game began waiting on a seat and
-    fired on players who never stopped playing)."""
-    bots, _ = slap_game(exe, [("ann", 0.05), ("bob", 0.05)],
-                        {"go_ms": 100, "stall_ms": 150, "max_rounds": 2}, seed=3,
-                        srv_args=("--turn-timer", "300ms"))
+    fired on players who never stopped playing). The timer is 40 of the
+    bots' paces, so a loaded machine's stalls do not reach it; the game must
+    last longer than the timer, or the test could not fail."""
+    bots, _, elapsed = slap_game(exe, [("ann", 0.05), ("bob", 0.05)],
+                                 {"go_ms": 100, "stall_ms": 150, "max_rounds": 3}, seed=3,
+                                 srv_args=("--turn-timer", "2s"))
+    assert elapsed > 3.0, "the game (%.1fs) was too short to test a 2 s timer" % elapsed
     for bot in bots:
         timeouts = [m for m in bot.c.all if m.get("ev") == "timeout"]
         assert not timeouts, "%s: the timer fired on an active table: %r" % (bot.name, timeouts)
