@@ -274,8 +274,35 @@ def games():
         write("games", name, data)
 
 
+# ---------------------------------------------------------------- http ---
+
+def http_input(data, pieces=()):
+    """The header of fuzz_http.c (a count and piece sizes), then the bytes."""
+    return bytes([len(pieces)]) + bytes(pieces) + data
+
+
+def http():
+    ws = (b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:7233\r\nUpgrade: websocket\r\n"
+          b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+          b"Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1:7233\r\n\r\n")
+    cases = {
+        "websocket": http_input(ws),
+        "websocket-pieces": http_input(ws + b"\x81\x84abcd", pieces=[1, 7, 30, 2]),
+        "page": http_input(b"GET /app.js?v=2 HTTP/1.1\r\nHost: x\r\n\r\n"),
+        "metrics": http_input(b"\r\n\nHEAD /metrics HTTP/1.0\nAccept: */*\n\n"),
+        "proxied": http_input(b"GET / HTTP/1.1\r\nX-Forwarded-For: 1.2.3.4, 10.0.0.1\r\n"
+                              b"X-Forwarded-For: ::1\r\nContent-Length: 0\r\n\r\n"),
+        "absolute": http_input(b"GET http://h:1/ws/x?y=1 HTTP/1.1\r\n\r\n"),
+        "bad": http_input(b"GET / HTTP/1.1\r\nNo colon\r\n folded\r\n: v\r\n\r\n"),
+        "many": http_input(b"GET / HTTP/1.1\r\n" + b"X-A: b\r\n" * 70 + b"\r\n"),
+        "endless": http_input(b"GET / HTTP/1.1\r\n" + b"X-Slow: 1\r\n" * 30, pieces=[9]),
+    }
+    for name, data in cases.items():
+        write("http", name, data)
+
+
 if __name__ == "__main__":
-    for h in ("envelope", "framing", "games"):
+    for h in ("envelope", "framing", "games", "http"):
         d = os.path.join(HERE, "corpus", h)
         for name in os.listdir(d) if os.path.isdir(d) else []:
             if name.startswith("s-"):
@@ -283,3 +310,4 @@ if __name__ == "__main__":
     envelope()
     framing()
     games()
+    http()
