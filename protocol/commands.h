@@ -45,6 +45,9 @@ typedef enum cmd_id {
     CMD_PING,
     CMD_HELP,
     CMD_QUIT,
+    CMD_REGISTER, /* accounts and ratings (server/lobby/accounts.c) */
+    CMD_PROFILE,
+    CMD_LEADERBOARD,
     CMD_ADMIN, /* the operator's commands (server/lobby/admin.c), last */
     CMD_ANNOUNCE,
     CMD_DRAIN,

@@ -71,4 +71,15 @@ void lobby_leave(request_t *req);
 void lobby_addbot(request_t *req);
 void lobby_say(request_t *req);
 
+/* Accounts (accounts.c): register, a hello with a password or key, profile, leaderboard. */
+struct account;
+void lobby_register(request_t *req);
+void lobby_account_hello(request_t *req);
+void lobby_profile(request_t *req);
+void lobby_leaderboard(request_t *req);
+/* Password hashes under way for c: their replies go nowhere (c is closing). */
+void lobby_accounts_conn_closed(conn_t *c);
+/* The hello of dispatch.c, once the account `a` (NULL: a guest) is known. */
+void lobby_hello_as(request_t *req, struct account *a);
+
 #endif

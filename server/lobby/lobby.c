@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "server/account/account.h"
 #include "server/cluster/cluster.h"
 #include "server/net/conn.h"
 #include "server/lobby/dispatch.h"
@@ -73,6 +74,12 @@ void lobby_create(request_t *req)
         return;
     }
     bool priv = json_is_true(json_object_get(req->msg, "private"));
+    bool rated = json_is_true(json_object_get(req->msg, "rated"));
+    if (rated && !req->session->account) {
+        json_decref(options);
+        req_fail(req, TAPIS_E_ACCOUNT_REQUIRED, "guests play casual games: log in to play rated");
+        return;
+    }
     tapis_error_t err = {0};
     room_t *r = room_create(srv, d, n, options, priv, &err);
     json_decref(options);
@@ -80,9 +87,15 @@ void lobby_create(request_t *req)
         req_fail(req, err.code ? err.code : TAPIS_E_BAD_OPTION, "%s", err.message);
         return;
     }
+    if (rated && !(r->rated = rated_room_new(d->id))) {
+        room_destroy(r);
+        req_fail(req, TAPIS_E_INTERNAL, "out of memory");
+        return;
+    }
     /* The reply before the creator sits (in the first seat): without it, no room either. */
     mark = tapis_alloc_failures();
-    json_t *f = json_pack("{s:s, s:i, s:b}", "room", r->id, "seat", 0, "private", priv);
+    json_t *f = json_pack("{s:s, s:i, s:b, s:b}", "room", r->id, "seat", 0, "private", priv,
+                          "rated", rated);
     if (priv) json_object_set_new(f, "code", json_string(r->id));
     json_t *reply = req_ok_prepare(req, game_json_checked(f, mark));
     tapis_error_t rerr = {TAPIS_E_INTERNAL, "out of memory"};
@@ -222,6 +235,11 @@ static void seat_and_reply(request_t *req, int (*sit)(request_t *req, tapis_erro
 
 static int sit_player(request_t *req, tapis_error_t *err)
 {
+    if (req->room->rated && !req->session->account) {
+        *err =
+            (tapis_error_t){TAPIS_E_ACCOUNT_REQUIRED, "a rated table seats accounts only: log in"};
+        return -1;
+    }
     json_t *seat = json_object_get(req->msg, "seat");
     return room_sit(req->room, req->session, seat ? (int)json_integer_value(seat) : -1, err);
 }

@@ -11,6 +11,7 @@
 #include "protocol/envelope.h"
 #include "json/jw.h"
 #include "server/base/log.h"
+#include "server/account/account.h"
 #include "server/room/room_int.h"
 #include "server/session/session.h"
 #include "server/durable/durable.h"
@@ -139,6 +140,7 @@ void room_free_graveyard(server_t *srv)
         queue_remove(&r->node);
         game_free(r->game);
         durable_room_free(&srv->durable, r);
+        rated_room_free(r->rated);
         tapis_free(r->watchers);
         tapis_free(r);
     }
@@ -150,6 +152,8 @@ void room_destroy(room_t *r)
     if (r->closed) return;
     r->closed = true;
     heap_remove(&srv->timers, &r->due);
+    if (r->rated && r->status == ROOM_PLAYING) /* left by all: who abandoned loses */
+        json_decref(rated_room_over(srv, r->rated, r->id, NULL));
     log_info("room %s: closed", r->id);
     for (int i = 0; i < r->nseats; i++)
         if (r->seats[i].session) session_remove_room(r->seats[i].session, r);
@@ -228,6 +232,10 @@ void room_seated(room_t *r)
         r->last_now = room__clock(r);
         log_info("room %s: table full, game starts", r->id);
         durable_room_started(&r->srv->durable, r);
+        for (int i = 0; r->rated && i < r->nseats; i++) /* who plays, for the ratings */
+            rated_room_seat(r->srv, r->rated, i,
+                            r->seats[i].session ? r->seats[i].session->account : NULL,
+                            r->seats[i].bot ? r->seats[i].bot_strategy : NULL);
         room__journal(r, "start", -1, r->last_now, NULL);
     }
     room_notify(r); /* the seats, and "playing" when it starts: before the first state */
@@ -396,6 +404,7 @@ void room_release(room_t *r, session_t *s)
     remove_watcher(r, s);
     int seat = room_seat_of(r, s);
     if (seat >= 0) {
+        if (r->status == ROOM_PLAYING && r->rated) rated_room_abandon(r->rated, seat); /* a loss */
         if (r->status == ROOM_PLAYING && r->desc->bot) {
             log_info("room %s: %s leaves seat %d; a bot takes it", r->id, s->name, seat);
             tapis_error_t ignored;

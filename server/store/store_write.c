@@ -21,8 +21,7 @@
 /* Writes                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* Open the turn's transaction if it is not open yet. False: nothing is written. */
-static bool open_txn(store_t *st)
+bool store__open_txn(store_t *st)
 {
     if (!st || st->srv->stopping) return false;
     if (!st->in_txn) {
@@ -40,7 +39,7 @@ static bool open_txn(store_t *st)
 /* The statement `which`, reset, inside the turn's transaction; NULL when nothing is written. */
 static sqlite3_stmt *begin(store_t *st, int which)
 {
-    if (!open_txn(st)) return NULL;
+    if (!store__open_txn(st)) return NULL;
     sqlite3_stmt *s = st->stmt[which];
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
@@ -172,7 +171,7 @@ void store_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at
                    const json_t *data)
 {
     store_t *st = r->srv->store;
-    if (!open_txn(st)) return;
+    if (!store__open_txn(st)) return;
     if (st->npend == st->cappend) {
         size_t cap = st->cappend ? 2 * st->cappend : 64;
         struct pending *v = tapis_realloc(st->pend, cap * sizeof *v);

@@ -1,0 +1,177 @@
+/*
+ * account.h — players who last: registered names, their credentials, their
+ * ratings per game and their recent results; and the built-in bots' levels,
+ * rated like players ("bot:normal").
+ *
+ * A guest's name lives as long as its session; an account's is kept: no
+ * guest may take it (name_taken). An account logs in with its password
+ * (kept only as libsodium's crypto_pwhash_str, Argon2id) or with the key
+ * `register` returned once (kept only as its BLAKE2b-256 hash, like a
+ * reconnect token). Neither is ever logged.
+ *
+ * The accounts live in memory (one hash table by the folded name) and are
+ * written through to a backend (the store: store_accounts.c) in the turn's
+ * transaction, so a rating change is durable before its game_over is sent.
+ * At start the backend hands every account back (accounts_load()).
+ *
+ * Ratings are core/rating.h's (Weng–Lin, Plackett–Luce). A rated room
+ * (rated_room_t) notes who sat where when its game started and who
+ * abandoned; at its end rated_room_over() ranks the seats (the game's
+ * winners first, the rest tied, abandoned seats last), updates every
+ * account and bot level at the table and returns what changed for the
+ * game_over event.
+ */
+#ifndef TAPIS_SERVER_ACCOUNT_H
+#define TAPIS_SERVER_ACCOUNT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/rating.h"
+#include "server/server.h"
+
+#define ACCOUNT_RECENT 10         /* recent results kept per account */
+#define ACCOUNT_KEY_LEN 32        /* hex characters of an account key (128 bits) */
+#define ACCOUNT_HASH_LEN 64       /* hex characters of its BLAKE2b-256 */
+#define ACCOUNT_PWHASH_SIZE 128   /* crypto_pwhash_STRBYTES */
+#define ACCOUNT_PASSWORD_MIN 8    /* bytes */
+#define ACCOUNT_PASSWORD_MAX 128  /* bytes */
+#define ACCOUNT_PROVISIONAL 6.0   /* σ above this: provisional (about 10 two-player games) */
+#define ACCOUNT_BOT_PREFIX "bot:" /* a bot level's account: "bot:normal" */
+
+typedef struct account_rating {
+    char game[32];
+    double mu, sigma;
+    int games, wins;
+} account_rating_t;
+
+typedef struct account_result {
+    char game[32];
+    char room[20];
+    int place;            /* 1 = first; equal places tie */
+    int sides;            /* sides at the table */
+    bool abandoned;       /* the seat left the game: counted last */
+    double before, after; /* displayed ratings (μ − 3σ) */
+    int64_t at;           /* wall time, ms since the epoch */
+} account_result_t;
+
+typedef struct account {
+    char name[64];
+    char name_key[64];                /* session_name_key() of the name */
+    char pwhash[ACCOUNT_PWHASH_SIZE]; /* "" for a bot level, or while a register hashes */
+    char key_hash[ACCOUNT_HASH_LEN + 1];
+    bool bot;     /* a built-in bot level: no credentials, never logs in */
+    bool pending; /* register under way: the name is reserved, no login yet */
+    int64_t created;
+    account_rating_t *ratings;
+    int nratings;
+    account_result_t recent[ACCOUNT_RECENT]; /* a ring, newest at recent_head - 1 */
+    int nrecent, recent_head;
+    budget_t login_budget;
+    UT_hash_handle hh;
+} account_t;
+
+/* Where accounts are kept beyond the process: every entry may be NULL. */
+typedef struct account_backend {
+    /* Hand every account to accounts_loaded(), its ratings to account_rating_set(),
+       its results (oldest first) to account_recent_add(). Returns 0 or -1 (logged). */
+    int (*load)(void *ctx, server_t *srv);
+    /* A new account, or its credentials changed. */
+    void (*put)(void *ctx, const account_t *a);
+    /* A rating after a game, and the result that made it. */
+    void (*rating)(void *ctx, const account_t *a, const account_rating_t *r);
+    void (*result)(void *ctx, const account_t *a, const account_result_t *res);
+} account_backend_t;
+
+typedef struct address_budget address_budget_t;
+
+typedef struct accounts {
+    account_t *by_key;
+    int n;
+    const account_backend_t *backend;
+    void *backend_ctx;
+    address_budget_t *addresses; /* login attempts per client address */
+    int naddresses;
+    queue_t jobs; /* password hashes under way on libuv's threads (lobby/accounts.c) */
+} accounts_t;
+
+/* srv->accounts, empty. Returns 0 or -1 (out of memory). */
+int accounts_init(server_t *srv);
+void accounts_free(server_t *srv);
+void accounts_set_backend(server_t *srv, const account_backend_t *b, void *ctx);
+/* Every account the backend keeps. Returns how many, or -1 (logged). */
+int accounts_load(server_t *srv);
+
+/* The account named `name` (folded as session names are), or NULL. */
+account_t *account_find(server_t *srv, const char *name);
+/* A new account (pending: credentials to come), or NULL when out of memory. */
+account_t *account_create(server_t *srv, const char *name, int64_t created);
+/* Forget a pending account whose register failed. */
+void account_drop(server_t *srv, account_t *a);
+/* Its credentials are set: no longer pending; written to the backend. */
+void account_saved(server_t *srv, account_t *a);
+/* The backend's load: an account as kept. NULL when out of memory or a duplicate. */
+account_t *accounts_loaded(server_t *srv, const char *name, const char *pwhash,
+                           const char *key_hash, int64_t created);
+
+/* The rating of a in game (NULL: none yet). */
+account_rating_t *account_rating(const account_t *a, const char *game);
+/* Set (or add) a's rating in game. Returns it, or NULL when out of memory. */
+account_rating_t *account_rating_set(account_t *a, const char *game, double mu, double sigma,
+                                     int games, int wins);
+/* Append a result to a's recent ones (the oldest goes). */
+void account_recent_add(account_t *a, const account_result_t *res);
+/* A bot level's account ("bot:LEVEL") by a bot's strategy ("LEVEL" or "LEVEL:PACE"), made
+   on first use; NULL when out of memory. */
+account_t *account_bot(server_t *srv, const char *bot_strategy);
+
+/* The hex BLAKE2b-256 of an account key. */
+void account_key_hash(const char *key, char out[ACCOUNT_HASH_LEN + 1]);
+/* Does `key` open a? (constant time) */
+bool account_key_ok(const account_t *a, const char *key);
+
+/* One login attempt for a from address `addr`: false when either budget is spent. */
+bool account_attempt(server_t *srv, account_t *a, const char *addr, uint64_t now_us);
+
+/* {"game","rating","mu","sigma","games","wins","provisional"} */
+json_t *account_rating_json(const account_rating_t *r);
+/* {"name","bot","ratings":[...],"recent":[...newest first]} */
+json_t *account_profile_json(const account_t *a);
+
+/* ------------------------------------------------------------------------ */
+/* Rated rooms                                                              */
+/* ------------------------------------------------------------------------ */
+
+typedef struct rated_room {
+    char game[32];
+    bool started;
+    int nseats;
+    struct {
+        account_t *who; /* the account or bot level that sat here at the start, or NULL */
+        bool abandoned;
+    } seats[GAME_MAX_SEATS];
+} rated_room_t;
+
+rated_room_t *rated_room_new(const char *game);
+void rated_room_free(rated_room_t *rr);
+/* The game starts: seat i is a's (a person's account, or NULL for a guest) or bot level's. */
+void rated_room_seat(server_t *srv, rated_room_t *rr, int i, account_t *a,
+                     const char *bot_strategy);
+/* The person at seat i left a game under way: that seat loses. */
+void rated_room_abandon(rated_room_t *rr, int i);
+/*
+ * The game ended with `result`: rank the seats, update every rating, write
+ * them through. Returns the changes [{"seat","name","before","after","place"}...]
+ * for the game_over event (NULL when nothing was rated or out of memory).
+ * Seqnum's teams (result "teams": T, seat s plays for s % T) are one side each.
+ * result NULL: the room closes unfinished because everyone left; rated
+ * only when someone abandoned (those who stayed tie, ahead of them).
+ */
+json_t *rated_room_over(server_t *srv, rated_room_t *rr, const char *room_id, const json_t *result);
+/* A bot level's account by the bot's strategy ("greedy:250": bot:greedy), or NULL. */
+account_t *account_bot_find(server_t *srv, const char *bot_strategy);
+/* The displayed rating of a seat (a person's account or a bot level) in game; false: none. */
+bool account_shown_rating(const account_t *a, const char *game, double *out);
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * rated.c — a rated room's ranking and the ratings' update at its end. See
+ * account.h, "Rated rooms".
+ *
+ * Places: a side holding one of the result's winners is first, every other
+ * side second (tied), and a seat whose person left the game under way is a
+ * side of its own, last (tied with any other who left): a game abandoned by
+ * a seat counts as that seat's loss, and its team-mates are not punished
+ * for it. A result without winners is a draw: every side that stayed ties.
+ */
+#include <string.h>
+
+#include "server/account/account.h"
+#include "server/base/log.h"
+
+rated_room_t *rated_room_new(const char *game)
+{
+    rated_room_t *rr = tapis_calloc(1, sizeof *rr);
+    if (rr) snprintf(rr->game, sizeof rr->game, "%s", game);
+    return rr;
+}
+
+void rated_room_free(rated_room_t *rr)
+{
+    tapis_free(rr);
+}
+
+void rated_room_seat(server_t *srv, rated_room_t *rr, int i, account_t *a, const char *bot_strategy)
+{
+    if (i < 0 || i >= GAME_MAX_SEATS) return;
+    rr->started = true;
+    if (i >= rr->nseats) rr->nseats = i + 1;
+    if (!a && bot_strategy) a = account_bot(srv, bot_strategy); /* the level, not its pace */
+    rr->seats[i].who = a;
+    rr->seats[i].abandoned = false;
+}
+
+void rated_room_abandon(rated_room_t *rr, int i)
+{
+    if (rr->started && i >= 0 && i < rr->nseats) rr->seats[i].abandoned = true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The end                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sides {
+    int n;                       /* sides */
+    int side_of[GAME_MAX_SEATS]; /* each seat's side */
+    int place[GAME_MAX_SEATS];   /* each side's place */
+    int size[GAME_MAX_SEATS];    /* each side's players */
+    int order[GAME_MAX_SEATS];   /* the seats, side after side */
+} sides_t;
+
+static bool is_winner(const json_t *result, int seat)
+{
+    size_t i;
+    json_t *w;
+    json_array_foreach(json_object_get(result, "winners"), i,
+                       w) if (json_integer_value(w) == seat) return true;
+    return false;
+}
+
+/* Group rr's seats into sides and place them (the top of this file). */
+static void make_sides(const rated_room_t *rr, const json_t *result, sides_t *sd)
+{
+    int n = rr->nseats;
+    json_int_t teams = json_integer_value(json_object_get(result, "teams"));
+    if (teams <= 1 || teams >= n) teams = n; /* every seat alone */
+    bool any_winner = json_array_size(json_object_get(result, "winners")) > 0;
+    int team_side[GAME_MAX_SEATS];
+    for (int t = 0; t < GAME_MAX_SEATS; t++)
+        team_side[t] = -1;
+    memset(sd, 0, sizeof *sd);
+    for (int s = 0; s < n; s++) {
+        int side;
+        if (rr->seats[s].abandoned) {
+            side = sd->n++;
+            sd->place[side] = 3;
+        } else {
+            int t = (int)(s % teams);
+            if (team_side[t] < 0) {
+                team_side[t] = sd->n++;
+                sd->place[team_side[t]] = any_winner ? 2 : 1;
+            }
+            side = team_side[t];
+            if (is_winner(result, s)) sd->place[side] = 1;
+        }
+        sd->side_of[s] = side;
+        sd->size[side]++;
+    }
+    for (int side = 0, k = 0; side < sd->n; side++)
+        for (int s = 0; s < n; s++)
+            if (sd->side_of[s] == side) sd->order[k++] = s;
+    /* Places as people count them: 1, 2, 3 with no gap (a draw and a leaver: 1 and 2). */
+    bool used[4] = {false};
+    for (int side = 0; side < sd->n; side++)
+        used[sd->place[side]] = true;
+    int dense[4] = {0}, next = 1;
+    for (int p = 1; p <= 3; p++)
+        if (used[p]) dense[p] = next++;
+    for (int side = 0; side < sd->n; side++)
+        sd->place[side] = dense[sd->place[side]];
+}
+
+/* What one player's game changed, written through and told in the event. */
+static void record(server_t *srv, const char *game, const char *room_id, account_t *a, int seat,
+                   rating_t now, int place, int nsides, bool abandoned, bool won, json_t *changes)
+{
+    accounts_t *t = srv->accounts;
+    const account_rating_t *old = account_rating(a, game);
+    double before =
+        old ? rating_display((rating_t){old->mu, old->sigma}) : rating_display(rating_new());
+    int games = old ? old->games : 0, wins = old ? old->wins : 0;
+    account_rating_t *r = account_rating_set(a, game, now.mu, now.sigma, games + 1, wins + won);
+    if (!r) {
+        log_error("ratings: no memory for %s's rating in %s", a->name, game);
+        return;
+    }
+    account_result_t res = {.place = place,
+                            .sides = nsides,
+                            .abandoned = abandoned,
+                            .before = before,
+                            .after = rating_display(now),
+                            .at = server_wall_ms()};
+    snprintf(res.game, sizeof res.game, "%s", game);
+    snprintf(res.room, sizeof res.room, "%s", room_id);
+    account_recent_add(a, &res);
+    if (t->backend && t->backend->rating) t->backend->rating(t->backend_ctx, a, r);
+    if (t->backend && t->backend->result) t->backend->result(t->backend_ctx, a, &res);
+    json_array_append_new(changes, json_pack("{s:i, s:s, s:i, s:b, s:f, s:f}", "seat", seat, "name",
+                                             a->name, "place", place, "abandoned", abandoned,
+                                             "before", before, "after", res.after));
+}
+
+/* Did the account at the k-th seat of sd's order sit at an earlier one (bots of one level)? */
+static bool seen_before(const rated_room_t *rr, const sides_t *sd, int k)
+{
+    for (int e = 0; e < k; e++)
+        if (rr->seats[sd->order[e]].who == rr->seats[sd->order[k]].who) return true;
+    return false;
+}
+
+json_t *rated_room_over(server_t *srv, rated_room_t *rr, const char *room_id, const json_t *result)
+{
+    if (!rr || !rr->started || rr->nseats < 2) return NULL;
+    bool left = false;
+    for (int s = 0; s < rr->nseats; s++)
+        left |= rr->seats[s].abandoned;
+    if (!result && !left) return NULL; /* closed unfinished, nobody to blame: not rated */
+    for (int s = 0; s < rr->nseats; s++)
+        if (!rr->seats[s].who) {
+            log_warn("room %s: seat %d has no account: the game is not rated", room_id, s);
+            return NULL;
+        }
+    sides_t sd;
+    make_sides(rr, result, &sd);
+    if (sd.n < 2) return NULL;
+    rating_t players[GAME_MAX_SEATS];
+    for (int k = 0; k < rr->nseats; k++) {
+        const account_rating_t *r = account_rating(rr->seats[sd.order[k]].who, rr->game);
+        players[k] = r ? (rating_t){r->mu, r->sigma} : rating_new();
+    }
+    if (rating_update(NULL, sd.n, sd.size, sd.place, players) < 0) {
+        log_error("room %s: ratings refused the table", room_id);
+        return NULL;
+    }
+    json_t *changes = json_array();
+    bool any_winner = json_array_size(json_object_get(result, "winners")) > 0;
+    for (int k = 0; k < rr->nseats; k++) {
+        int s = sd.order[k], side = sd.side_of[s];
+        bool won = any_winner && sd.place[side] == 1;
+        if (seen_before(rr, &sd, k)) continue; /* a bot level at several seats: rated once */
+        record(srv, rr->game, room_id, rr->seats[s].who, s, players[k], sd.place[side], sd.n,
+               rr->seats[s].abandoned, won, changes);
+    }
+    log_info("room %s: rated game over (%d sides)", room_id, sd.n);
+    return changes;
+}
