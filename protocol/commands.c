@@ -20,6 +20,13 @@
 #define PASSWORD_MAX_LEN 128
 #define LEADERBOARD_PAGE_MAX 200
 
+/* A required string argument of 1 to maxlen bytes, at inline position pos. */
+#define REQUIRED_STRING(arg_name, maxlen, pos)                                                     \
+    {                                                                                              \
+        .name = (arg_name), .type = ARG_STRING, .flags = ARG_REQUIRED, .min = 1, .max = (maxlen),  \
+        .position = (pos)                                                                          \
+    }
+
 #define ROOM_ARG(arg_flags, pos)                                                                   \
     {                                                                                              \
         .name = "room", .type = ARG_ROOM, .flags = (arg_flags), .min = 1, .max = ROOM_MAX_LEN,     \
@@ -195,18 +202,8 @@ static const command_t commands[CMD__COUNT] = {
         .usage = "register NAME PASSWORD",
         .summary = "keep a name: an account with its password; the reply holds a key for bots "
                    "(shown once)",
-        .args = {{.name = "name",
-                  .type = ARG_STRING,
-                  .flags = ARG_REQUIRED,
-                  .min = 1,
-                  .max = NAME_MAX_LEN,
-                  .position = 1},
-                 {.name = "password",
-                  .type = ARG_STRING,
-                  .flags = ARG_REQUIRED,
-                  .min = 1,
-                  .max = PASSWORD_MAX_LEN,
-                  .position = 2}},
+        .args = {REQUIRED_STRING("name", NAME_MAX_LEN, 1),
+                 REQUIRED_STRING("password", PASSWORD_MAX_LEN, 2)},
     },
     {
         .name = "profile",
@@ -221,18 +218,28 @@ static const command_t commands[CMD__COUNT] = {
         .id = CMD_LEADERBOARD,
         .usage = "leaderboard GAME [LIMIT] [OFFSET]",
         .summary = "the best rated of a game (default 20, at most 200); provisional ones apart",
-        .args = {{.name = "game",
-                  .type = ARG_STRING,
-                  .flags = ARG_REQUIRED,
-                  .min = 1,
-                  .max = NAME_MAX_LEN,
-                  .position = 1},
+        .args = {REQUIRED_STRING("game", NAME_MAX_LEN, 1),
                  {.name = "limit",
                   .type = ARG_INT,
                   .min = 1,
                   .max = LEADERBOARD_PAGE_MAX,
                   .position = 2},
                  {.name = "offset", .type = ARG_INT, .min = 0, .max = 1000000, .position = 3}},
+    },
+    {
+        .name = "seek",
+        .id = CMD_SEEK,
+        .usage = "seek GAME [PLAYERS] [rated]",
+        .summary = "wait for a table: the server seats players of close ratings together",
+        .args = {REQUIRED_STRING("game", NAME_MAX_LEN, 1),
+                 {.name = "players", .type = ARG_INT, .min = 1, .max = PLAYERS_MAX, .position = 2},
+                 {.name = "rated", .type = ARG_BOOL, .flags = ARG_FLAG}},
+    },
+    {
+        .name = "cancel",
+        .id = CMD_CANCEL,
+        .usage = "cancel",
+        .summary = "stop seeking",
     },
     {
         .name = "admin",

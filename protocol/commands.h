@@ -48,6 +48,8 @@ typedef enum cmd_id {
     CMD_REGISTER, /* accounts and ratings (server/lobby/accounts.c) */
     CMD_PROFILE,
     CMD_LEADERBOARD,
+    CMD_SEEK, /* matchmaking (server/lobby/seek.c) */
+    CMD_CANCEL,
     CMD_ADMIN, /* the operator's commands (server/lobby/admin.c), last */
     CMD_ANNOUNCE,
     CMD_DRAIN,

@@ -104,13 +104,7 @@ void lobby_hello_as(request_t *req, account_t *a)
         req_fail(req, TAPIS_E_BAD_NAME, "names like \"bot\" are kept for the built-in bots");
         return;
     }
-    /* A registered name is its account's (a node's link speaks for a client already checked). */
-    if (!a && !c->node_link && account_find(c->srv, name)) {
-        req_fail(req, TAPIS_E_NAME_TAKEN,
-                 "\"%s\" is a registered name: hello %s password=PASSWORD (or key=KEY)", name,
-                 name);
-        return;
-    }
+    account_t *reg = a ? a : account_find(c->srv, name);
     if (token) {
         s = session_find(c->srv, token);
         if (!s) s = lobby_session_fetch(c->srv, token); /* made on another node */
@@ -125,6 +119,16 @@ void lobby_hello_as(request_t *req, account_t *a)
         resumed = true;
     } else {
         s = c->session; /* a second hello renames */
+    }
+    /* A registered name is its account's: without a password or key, only the account's own
+       session (by its token, or saying hello again) may bear it. A node's link speaks for a
+       client its node checked. */
+    if (!a && reg && !c->node_link &&
+        !(s && (s->account == reg || !strcmp(s->name_key, reg->name_key)))) {
+        req_fail(req, TAPIS_E_NAME_TAKEN,
+                 "\"%s\" is a registered name: hello %s password=PASSWORD (or key=KEY)", name,
+                 name);
+        return;
     }
     session_t *same = session_find_name(c->srv, name);
     if (a && same && same != s && (!same->account || same->account == a) &&
@@ -150,7 +154,7 @@ void lobby_hello_as(request_t *req, account_t *a)
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
-    if (a || !resumed) s->account = a; /* a guest's hello drops an account; a token keeps it */
+    s->account = reg; /* a guest name drops the account; a registered one is the account's */
     /* A node's link: "via" counts only from a node's address (else a client could
        say it to escape the idle timeout). */
     bool via = c->node_link && json_object_get(req->msg, "via");
@@ -365,6 +369,8 @@ static void (*const HANDLERS[CMD__COUNT])(request_t *req) = {
     [CMD_REGISTER] = lobby_register,
     [CMD_PROFILE] = lobby_profile,
     [CMD_LEADERBOARD] = lobby_leaderboard,
+    [CMD_SEEK] = lobby_seek,
+    [CMD_CANCEL] = lobby_cancel,
     [CMD_ADMIN] = admin_login,
     [CMD_ANNOUNCE] = admin_announce,
     [CMD_DRAIN] = admin_drain,

@@ -20,12 +20,25 @@
 #define HISTORY_PAGE_DEFAULT 20
 
 /* The players a table of d gets when `create` does not say: 4 if it can. */
-static int default_players(const game_desc_t *d)
+int lobby_default_players(const game_desc_t *d)
 {
     int n = 4;
     if (n < d->min_seats) n = d->min_seats;
     if (n > d->max_seats) n = d->max_seats;
     return n;
+}
+
+json_t *lobby_room_options(server_t *srv, const game_desc_t *d, const json_t *user)
+{
+    /* The server's dispute window goes to every game that has one, unless the creator chose. */
+    unsigned long mark = tapis_alloc_failures();
+    json_t *options = user ? json_deep_copy(user) : json_object();
+    json_t *defaults = game_default_options(d);
+    if (json_is_integer(json_object_get(defaults, "dispute_ms")) &&
+        !json_object_get(options, "dispute_ms"))
+        json_object_set_new(options, "dispute_ms", json_integer(srv->opts.dispute_ms));
+    json_decref(defaults);
+    return game_json_checked(options, mark);
 }
 
 void lobby_create(request_t *req)
@@ -54,22 +67,14 @@ void lobby_create(request_t *req)
         return;
     }
     json_t *players = json_object_get(req->msg, "players");
-    int n = players ? (int)json_integer_value(players) : default_players(d);
+    int n = players ? (int)json_integer_value(players) : lobby_default_players(d);
     if (n > GAME_MAX_SEATS) {
         req_fail(req, TAPIS_E_BAD_PLAYERS, "%s is played by %d to %d players", d->title,
                  d->min_seats, d->max_seats);
         return;
     }
-    /* The server's dispute window goes to every game that has one, unless the creator chose. */
-    unsigned long mark = tapis_alloc_failures();
-    json_t *user = json_object_get(req->msg, "options");
-    json_t *options = user ? json_deep_copy(user) : json_object();
-    json_t *defaults = game_default_options(d);
-    if (json_is_integer(json_object_get(defaults, "dispute_ms")) &&
-        !json_object_get(options, "dispute_ms"))
-        json_object_set_new(options, "dispute_ms", json_integer(srv->opts.dispute_ms));
-    json_decref(defaults);
-    if (!(options = game_json_checked(options, mark))) { /* not the options asked for */
+    json_t *options = lobby_room_options(srv, d, json_object_get(req->msg, "options"));
+    if (!options) { /* not the options asked for */
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
@@ -93,7 +98,7 @@ void lobby_create(request_t *req)
         return;
     }
     /* The reply before the creator sits (in the first seat): without it, no room either. */
-    mark = tapis_alloc_failures();
+    unsigned long mark = tapis_alloc_failures();
     json_t *f = json_pack("{s:s, s:i, s:b, s:b}", "room", r->id, "seat", 0, "private", priv,
                           "rated", rated);
     if (priv) json_object_set_new(f, "code", json_string(r->id));

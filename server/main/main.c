@@ -108,6 +108,7 @@ static void free_tables(server_t *srv)
     while (!queue_empty(&srv->rooms))
         room_destroy(queue_data(queue_head(&srv->rooms), room_t, node));
     room_free_graveyard(srv);
+    lobby_seek_close(srv);
     sched_close(srv);
 }
 

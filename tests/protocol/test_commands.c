@@ -39,11 +39,11 @@ static json_t *request(const char *line, const char **code, char *message, size_
 static void table_has_every_command_of_the_design(void **state)
 {
     (void)state;
-    const char *names[] = {"hello",  "games", "create",   "rooms",   "history",
-                           "replay", "join",  "watch",    "leave",   "addbot",
-                           "act",    "state", "say",      "ping",    "help",
-                           "quit",   "admin", "announce", "drain",   "close",
-                           "kick",   "stats", "register", "profile", "leaderboard"};
+    const char *names[] = {"hello",       "games", "create", "rooms",  "history",  "replay",
+                           "join",        "watch", "leave",  "addbot", "act",      "state",
+                           "say",         "ping",  "help",   "quit",   "admin",    "announce",
+                           "drain",       "close", "kick",   "stats",  "register", "profile",
+                           "leaderboard", "seek",  "cancel"};
     int n;
     const command_t *t = command_table(&n);
     assert_int_equal(n, CMD__COUNT);

@@ -29,7 +29,8 @@ PASSWORD = "Pa55-w0rd-of-alice"  # distinctive: searched for in the log and the 
 
 def server(exe, *args, db=None):
     extra = ["--db", db] if db else []
-    return Server(exe, "--pwhash", "min", "--log-level", "debug", *(extra + list(args)))
+    return Server(exe, "--pwhash", "min", "--log-level", "debug", "--bot-delay", "0",
+                  *(extra + list(args)))
 
 
 def client_from(s, source):
@@ -329,13 +330,18 @@ def nothing_a_client_sends_moves_another_players_rating(exe):
             assert after[k] == before[k], (k, before[k], after[k])
 
 
-def abandoned_game(winner, loser):
-    """A rated game of aspoint3 that `loser` leaves as soon as it starts: winner's win."""
+def abandoned_game(winner, loser, seed=0):
+    """A rated game of aspoint3 that `loser` leaves as soon as it starts and `winner` plays
+    to its end against the bot that took the seat: winner's win, whatever the bot does."""
     room = loser.ok("create", game="aspoint3", players=2, rated=True)["room"]
     winner.ok("join", room=room)
     loser.event(is_ev("state", room))
     loser.ok("leave", room=room)
+    p = Player(winner, room)
+    play([p], random.Random(seed), timeout=120)
     winner.ok("leave", room=room)
+    mine = [r for r in p.over["ratings"] if r["name"] == winner.name][0]
+    assert mine["place"] == 1 and not mine["abandoned"], p.over
     return room
 
 
@@ -387,6 +393,94 @@ def accounts_and_ratings_survive_a_restart(exe):
             assert same(c.ok("profile", name="bot:normal"), bot)
             d = s.connect()
             d.ok("hello", name="alice", key=key)
+
+
+# --------------------------------------------------------------- matchmaking ---
+
+def matched(c, timeout=10):
+    return c.event(is_ev("matched"), timeout=timeout)
+
+
+@test
+def seekers_of_close_ratings_get_a_table(exe):
+    with server(exe) as s:
+        a, _ = account(s, "alice")
+        b, _ = account(s, "bob")
+        r = a.ok("seek", game="aspoint3", rated=True)
+        assert (r["game"], r["players"], r["rated"]) == ("aspoint3", 2, True), r
+        b.send_raw("seek aspoint3 2 rated\n")
+        assert b.recv()["ok"]
+        ma, mb = matched(a), matched(b)
+        assert ma["room"] == mb["room"] and {ma["seat"], mb["seat"]} == {0, 1}, (ma, mb)
+        assert ma["rated"] is True and ma["game"] == "aspoint3" and ma["players"] == 2
+        pa, pb = Player(a, ma["room"]), Player(b, mb["room"])
+        play([pa, pb], random.Random(3), timeout=120)
+        assert len(pb.over["ratings"]) == 2, pb.over
+        assert err(a.request("cancel")) == "not_found"  # matched: out of the queue
+
+
+@test
+def seek_refuses_what_it_cannot_do(exe):
+    with server(exe) as s:
+        g = s.connect()
+        assert err(g.request("seek", game="aspoint3")) == "hello_first"
+        g.hello("guest")
+        assert err(g.request("seek", game="chess")) == "not_found"
+        assert err(g.request("seek", game="aspoint3", players=3)) == "bad_players"
+        assert err(g.request("seek", game="aspoint3", rated=True)) == "account_required"
+        assert err(g.request("seek", game="aspoint3", players=0)) == "bad_request"
+        assert err(g.request("cancel")) == "not_found"
+        assert g.ok("seek", game="aspoint3")["rated"] is False  # guests seek casual games
+        assert g.ok("cancel")["game"] == "aspoint3"
+
+
+@test
+def who_cancels_or_drops_leaves_the_queue(exe):
+    with server(exe) as s:
+        clients = {}
+        for name in ("ann", "bea", "cid", "dan"):
+            clients[name] = s.connect()
+            clients[name].hello(name)
+        clients["ann"].ok("seek", game="aspoint3")
+        clients["ann"].ok("cancel")
+        clients["bea"].ok("seek", game="aspoint3")
+        clients["bea"].close()
+        s.wait_log(r"bea.*disconnected|conn \d+ closed|session \d+ \(bea\)", timeout=10)
+        clients["cid"].ok("seek", game="aspoint3")
+        clients["cid"].ok("ping")
+        assert not [e for e in clients["cid"].events if e.get("ev") == "matched"]
+        clients["dan"].ok("seek", game="aspoint3")
+        m = matched(clients["dan"])
+        assert matched(clients["cid"])["room"] == m["room"]
+        summary = clients["dan"].ok("state", room=m["room"])
+        assert sorted(x["name"] for x in summary["seats"]) == ["cid", "dan"], summary
+        # A second seek replaces the first: one entry per session.
+        clients["ann"].ok("seek", game="aspoint3")
+        clients["ann"].ok("seek", game="slap", players=2)
+        e = s.connect()
+        e.hello("eve")
+        e.ok("seek", game="aspoint3")
+        e.ok("ping")
+        assert not [x for x in e.events if x.get("ev") == "matched"]
+
+
+@test
+def the_band_widens_with_the_wait(exe):
+    with server(exe, "--login-rate", "0") as s:
+        a, _ = account(s, "alice")
+        c, _ = account(s, "carol")
+        for _ in range(5):  # alice about 11.7, carol below 0
+            abandoned_game(a, c)
+        b, _ = account(s, "bob")  # 0: more than the first band (5) from alice
+        gap = rating_of(a, "alice", "aspoint3")["rating"]
+        assert gap > 8, gap
+        a.ok("seek", game="aspoint3", rated=True)
+        b.ok("seek", game="aspoint3", rated=True)
+        b.ok("ping")
+        assert not [e for e in b.events if e.get("ev") == "matched"], "matched at once"
+        # After about gap - 5 seconds the bands cover the gap.
+        ma, mb = matched(a, timeout=60), matched(b, timeout=60)
+        assert ma["room"] == mb["room"]
 
 
 if __name__ == "__main__":
