@@ -71,13 +71,37 @@ int accounts_load(server_t *srv)
     return t->n;
 }
 
-account_t *account_find(server_t *srv, const char *name)
+account_t *account_here(server_t *srv, const char *name)
 {
     char key[64];
     session_name_key(key, name);
     account_t *a = NULL;
     HASH_FIND_STR(srv->accounts->by_key, key, a);
     return a;
+}
+
+account_t *account_find(server_t *srv, const char *name)
+{
+    accounts_t *t = srv->accounts;
+    account_t *a = account_here(srv, name);
+    if (!a && t->shared && t->shared->fetch && t->shared->fetch(t->shared_ctx, srv, name) > 0)
+        a = account_here(srv, name);
+    return a;
+}
+
+account_t *account_fresh(server_t *srv, const char *name)
+{
+    accounts_t *t = srv->accounts;
+    account_t *a = account_here(srv, name);
+    if (t->shared && t->shared->fetch && !(a && a->pending))
+        t->shared->fetch(t->shared_ctx, srv, name);
+    return account_here(srv, name);
+}
+
+void accounts_set_shared(server_t *srv, const account_shared_t *sh, void *ctx)
+{
+    srv->accounts->shared = sh;
+    srv->accounts->shared_ctx = ctx;
 }
 
 account_t *account_create(server_t *srv, const char *name, int64_t created)
@@ -109,12 +133,13 @@ void account_saved(server_t *srv, account_t *a)
     accounts_t *t = srv->accounts;
     a->pending = false;
     if (t->backend && t->backend->put) t->backend->put(t->backend_ctx, a);
+    if (t->shared && t->shared->put) t->shared->put(t->shared_ctx, a);
 }
 
 account_t *accounts_loaded(server_t *srv, const char *name, const char *pwhash,
                            const char *key_hash, int64_t created)
 {
-    if (account_find(srv, name)) return NULL;
+    if (account_here(srv, name)) return NULL;
     account_t *a = account_create(srv, name, created);
     if (!a) return NULL;
     a->pending = false;
@@ -134,7 +159,7 @@ account_t *account_bot_find(server_t *srv, const char *bot_strategy)
 {
     char name[64];
     bot_name(name, bot_strategy);
-    return account_find(srv, name);
+    return account_here(srv, name); /* the room's seats: memory only, never a round trip */
 }
 
 account_t *account_bot(server_t *srv, const char *bot_strategy)

@@ -44,6 +44,7 @@ typedef struct account_rating {
     char game[32];
     double mu, sigma;
     int games, wins;
+    long long ver; /* the cluster's version of it (account_shared_t.rate), 0 alone */
 } account_rating_t;
 
 typedef struct account_result {
@@ -84,6 +85,30 @@ typedef struct account_backend {
     void (*result)(void *ctx, const account_t *a, const account_result_t *res);
 } account_backend_t;
 
+/*
+ * In a cluster, the one truth about accounts, shared by the nodes (Redis:
+ * cluster_accounts.c). Every entry may be NULL.
+ */
+typedef struct account_shared {
+    /* Bring the account named `name` into memory from the cluster (added, or its
+       credentials and ratings refreshed). 1 found, 0 none, -1 unreachable. */
+    int (*fetch)(void *ctx, server_t *srv, const char *name);
+    /* Reserve a's name for a register under way: 1 done, 0 taken, -1 unreachable; release()
+       gives it back when the register fails. */
+    int (*claim)(void *ctx, const account_t *a);
+    void (*release)(void *ctx, const account_t *a);
+    /* a's credentials are set (the end of a register). */
+    void (*put)(void *ctx, const account_t *a);
+    /*
+     * One game's new ratings, all or none: the n accounts' ratings in `game` become now[i]
+     * and res[i] joins each one's results, only if each rating is still at version ver[i]
+     * (then each version is ver[i] + 1). 1 written, 0 another node changed one meanwhile
+     * (fetch again and recompute), -1 unreachable.
+     */
+    int (*rate)(void *ctx, const char *game, account_t *const *who, const account_rating_t *now,
+                const account_result_t *res, int n);
+} account_shared_t;
+
 typedef struct address_budget address_budget_t;
 
 typedef struct accounts {
@@ -91,6 +116,8 @@ typedef struct accounts {
     int n;
     const account_backend_t *backend;
     void *backend_ctx;
+    const account_shared_t *shared; /* the cluster's, or NULL alone */
+    void *shared_ctx;
     address_budget_t *addresses; /* login attempts per client address */
     int naddresses;
     queue_t jobs; /* password hashes under way on libuv's threads (lobby/accounts.c) */
@@ -103,8 +130,15 @@ void accounts_set_backend(server_t *srv, const account_backend_t *b, void *ctx);
 /* Every account the backend keeps. Returns how many, or -1 (logged). */
 int accounts_load(server_t *srv);
 
-/* The account named `name` (folded as session names are), or NULL. */
+/* The account named `name` (folded as session names are), or NULL. In a cluster, one not
+   in memory is fetched from the cluster. */
 account_t *account_find(server_t *srv, const char *name);
+/* The same, its credentials and ratings read again from the cluster first (profile, a
+   rated game's end); in memory only when alone or the cluster is unreachable. */
+account_t *account_fresh(server_t *srv, const char *name);
+/* Memory only: the account named `name` this node holds, or NULL. */
+account_t *account_here(server_t *srv, const char *name);
+void accounts_set_shared(server_t *srv, const account_shared_t *sh, void *ctx);
 /* A new account (pending: credentials to come), or NULL when out of memory. */
 account_t *account_create(server_t *srv, const char *name, int64_t created);
 /* Forget a pending account whose register failed. */

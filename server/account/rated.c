@@ -103,35 +103,14 @@ static void make_sides(const rated_room_t *rr, const json_t *result, sides_t *sd
         sd->place[side] = dense[sd->place[side]];
 }
 
-/* What one player's game changed, written through and told in the event. */
-static void record(server_t *srv, const char *game, const char *room_id, account_t *a, int seat,
-                   rating_t now, int place, int nsides, bool abandoned, bool won, json_t *changes)
-{
-    accounts_t *t = srv->accounts;
-    const account_rating_t *old = account_rating(a, game);
-    double before =
-        old ? rating_display((rating_t){old->mu, old->sigma}) : rating_display(rating_new());
-    int games = old ? old->games : 0, wins = old ? old->wins : 0;
-    account_rating_t *r = account_rating_set(a, game, now.mu, now.sigma, games + 1, wins + won);
-    if (!r) {
-        log_error("ratings: no memory for %s's rating in %s", a->name, game);
-        return;
-    }
-    account_result_t res = {.place = place,
-                            .sides = nsides,
-                            .abandoned = abandoned,
-                            .before = before,
-                            .after = rating_display(now),
-                            .at = server_wall_ms()};
-    snprintf(res.game, sizeof res.game, "%s", game);
-    snprintf(res.room, sizeof res.room, "%s", room_id);
-    account_recent_add(a, &res);
-    if (t->backend && t->backend->rating) t->backend->rating(t->backend_ctx, a, r);
-    if (t->backend && t->backend->result) t->backend->result(t->backend_ctx, a, &res);
-    json_array_append_new(changes, json_pack("{s:i, s:s, s:i, s:b, s:f, s:f}", "seat", seat, "name",
-                                             a->name, "place", place, "abandoned", abandoned,
-                                             "before", before, "after", res.after));
-}
+/* One game's changes, computed before they are written (perhaps again: a cluster). */
+typedef struct outcome {
+    int n; /* accounts rated: each once, though a bot level may sit at several seats */
+    account_t *who[GAME_MAX_SEATS];
+    int seat[GAME_MAX_SEATS];
+    account_rating_t now[GAME_MAX_SEATS]; /* with the version it was computed from */
+    account_result_t res[GAME_MAX_SEATS];
+} outcome_t;
 
 /* Did the account at the k-th seat of sd's order sit at an earlier one (bots of one level)? */
 static bool seen_before(const rated_room_t *rr, const sides_t *sd, int k)
@@ -139,6 +118,110 @@ static bool seen_before(const rated_room_t *rr, const sides_t *sd, int k)
     for (int e = 0; e < k; e++)
         if (rr->seats[sd->order[e]].who == rr->seats[sd->order[k]].who) return true;
     return false;
+}
+
+/* The new ratings from the ratings in memory now. Returns 0, or -1 (logged). */
+static int compute(const rated_room_t *rr, const sides_t *sd, const char *room_id,
+                   const json_t *result, outcome_t *o)
+{
+    rating_t players[GAME_MAX_SEATS];
+    for (int k = 0; k < rr->nseats; k++) {
+        const account_rating_t *r = account_rating(rr->seats[sd->order[k]].who, rr->game);
+        players[k] = r ? (rating_t){r->mu, r->sigma} : rating_new();
+    }
+    if (rating_update(NULL, sd->n, sd->size, sd->place, players) < 0) {
+        log_error("room %s: ratings refused the table", room_id);
+        return -1;
+    }
+    bool any_winner = json_array_size(json_object_get(result, "winners")) > 0;
+    int64_t at = server_wall_ms();
+    o->n = 0;
+    for (int k = 0; k < rr->nseats; k++) {
+        int s = sd->order[k], side = sd->side_of[s];
+        if (seen_before(rr, sd, k)) continue; /* a bot level at several seats: rated once */
+        account_t *a = rr->seats[s].who;
+        const account_rating_t *old = account_rating(a, rr->game);
+        account_rating_t *now = &o->now[o->n];
+        account_result_t *res = &o->res[o->n];
+        memset(now, 0, sizeof *now);
+        memset(res, 0, sizeof *res);
+        snprintf(now->game, sizeof now->game, "%s", rr->game);
+        now->mu = players[k].mu;
+        now->sigma = players[k].sigma;
+        now->games = (old ? old->games : 0) + 1;
+        now->wins = (old ? old->wins : 0) + (any_winner && sd->place[side] == 1);
+        now->ver = old ? old->ver : 0;
+        snprintf(res->game, sizeof res->game, "%s", rr->game);
+        snprintf(res->room, sizeof res->room, "%s", room_id);
+        res->place = sd->place[side];
+        res->sides = sd->n;
+        res->abandoned = rr->seats[s].abandoned;
+        res->before = rating_display(old ? (rating_t){old->mu, old->sigma} : rating_new());
+        res->after = rating_display(players[k]);
+        res->at = at;
+        o->who[o->n] = a;
+        o->seat[o->n++] = s;
+    }
+    return 0;
+}
+
+/*
+ * In a cluster, write the outcome as one atomic change, computed again from
+ * fresh ratings whenever another node's game changed one of them meanwhile
+ * (two games ending at once on two nodes lose neither update). Returns 0, or
+ * -1 when it cannot be computed.
+ */
+static int settle(server_t *srv, const rated_room_t *rr, const sides_t *sd, const char *room_id,
+                  const json_t *result, outcome_t *o)
+{
+    accounts_t *t = srv->accounts;
+    for (int attempt = 0;; attempt++) {
+        if (t->shared) /* the cluster's ratings, not this node's copies */
+            for (int s = 0; s < rr->nseats; s++)
+                account_fresh(srv, rr->seats[s].who->name);
+        if (compute(rr, sd, room_id, result, o) < 0) return -1;
+        if (!t->shared || !t->shared->rate) return 0;
+        int rc = t->shared->rate(t->shared_ctx, rr->game, o->who, o->now, o->res, o->n);
+        if (rc > 0) {
+            for (int i = 0; i < o->n; i++)
+                o->now[i].ver++;
+            return 0;
+        }
+        if (rc == 0)
+            log_info("room %s: ratings changed on another node meanwhile: computed again", room_id);
+        if (rc < 0 || attempt == 50) {
+            log_error("room %s: the cluster's ratings cannot be written (%s): this node's only",
+                      room_id, rc < 0 ? "unreachable" : "changing too fast");
+            return 0;
+        }
+    }
+}
+
+/* Write the outcome into memory and the backend; the changes for the event. */
+static json_t *apply(server_t *srv, const outcome_t *o)
+{
+    accounts_t *t = srv->accounts;
+    json_t *changes = json_array();
+    for (int i = 0; i < o->n; i++) {
+        account_t *a = o->who[i];
+        const account_rating_t *now = &o->now[i];
+        const account_result_t *res = &o->res[i];
+        account_rating_t *r =
+            account_rating_set(a, now->game, now->mu, now->sigma, now->games, now->wins);
+        if (!r) {
+            log_error("ratings: no memory for %s's rating in %s", a->name, now->game);
+            continue;
+        }
+        r->ver = now->ver;
+        account_recent_add(a, res);
+        if (t->backend && t->backend->rating) t->backend->rating(t->backend_ctx, a, r);
+        if (t->backend && t->backend->result) t->backend->result(t->backend_ctx, a, res);
+        json_array_append_new(changes, json_pack("{s:i, s:s, s:i, s:b, s:f, s:f}", "seat",
+                                                 o->seat[i], "name", a->name, "place", res->place,
+                                                 "abandoned", res->abandoned, "before", res->before,
+                                                 "after", res->after));
+    }
+    return changes;
 }
 
 json_t *rated_room_over(server_t *srv, rated_room_t *rr, const char *room_id, const json_t *result)
@@ -156,24 +239,8 @@ json_t *rated_room_over(server_t *srv, rated_room_t *rr, const char *room_id, co
     sides_t sd;
     make_sides(rr, result, &sd);
     if (sd.n < 2) return NULL;
-    rating_t players[GAME_MAX_SEATS];
-    for (int k = 0; k < rr->nseats; k++) {
-        const account_rating_t *r = account_rating(rr->seats[sd.order[k]].who, rr->game);
-        players[k] = r ? (rating_t){r->mu, r->sigma} : rating_new();
-    }
-    if (rating_update(NULL, sd.n, sd.size, sd.place, players) < 0) {
-        log_error("room %s: ratings refused the table", room_id);
-        return NULL;
-    }
-    json_t *changes = json_array();
-    bool any_winner = json_array_size(json_object_get(result, "winners")) > 0;
-    for (int k = 0; k < rr->nseats; k++) {
-        int s = sd.order[k], side = sd.side_of[s];
-        bool won = any_winner && sd.place[side] == 1;
-        if (seen_before(rr, &sd, k)) continue; /* a bot level at several seats: rated once */
-        record(srv, rr->game, room_id, rr->seats[s].who, s, players[k], sd.place[side], sd.n,
-               rr->seats[s].abandoned, won, changes);
-    }
+    outcome_t o;
+    if (settle(srv, rr, &sd, room_id, result, &o) < 0) return NULL;
     log_info("room %s: rated game over (%d sides)", room_id, sd.n);
-    return changes;
+    return apply(srv, &o);
 }

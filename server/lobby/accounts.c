@@ -63,6 +63,14 @@ static void pw_work(uv_work_t *w)
 static void register_done(request_t *req, pw_job_t *j);
 static void login_done(request_t *req, pw_job_t *j);
 
+/* A register that did not end: its name is free again, here and in the cluster. */
+static void register_failed(server_t *srv, account_t *a)
+{
+    accounts_t *t = srv->accounts;
+    if (t->shared && t->shared->release) t->shared->release(t->shared_ctx, a);
+    account_drop(srv, a);
+}
+
 static void pw_after(uv_work_t *w, int status)
 {
     pw_job_t *j = w->data;
@@ -70,7 +78,7 @@ static void pw_after(uv_work_t *w, int status)
     sodium_memzero(j->password, sizeof j->password);
     conn_t *c = j->conn;
     if (!c) {
-        if (j->cmd == CMD_REGISTER) account_drop(j->srv, j->account); /* nobody learnt its key */
+        if (j->cmd == CMD_REGISTER) register_failed(j->srv, j->account); /* nobody learnt its key */
     } else {
         request_t req = {
             .conn = c,
@@ -100,7 +108,7 @@ static void pw_start(request_t *req, cmd_id_t cmd, account_t *a, const char *pas
     server_t *srv = req->conn->srv;
     pw_job_t *j = tapis_calloc(1, sizeof *j);
     if (!j) {
-        if (cmd == CMD_REGISTER) account_drop(srv, a);
+        if (cmd == CMD_REGISTER) register_failed(srv, a);
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
@@ -114,7 +122,7 @@ static void pw_start(request_t *req, cmd_id_t cmd, account_t *a, const char *pas
     snprintf(j->password, sizeof j->password, "%s", password);
     if (cmd == CMD_HELLO) memcpy(j->pwhash, a->pwhash, sizeof j->pwhash);
     if (uv_queue_work(srv->loop, &j->work, pw_work, pw_after) < 0) {
-        if (cmd == CMD_REGISTER) account_drop(srv, a);
+        if (cmd == CMD_REGISTER) register_failed(srv, a);
         sodium_memzero(j->password, sizeof j->password);
         json_decref(j->msg);
         tapis_free(j);
@@ -196,6 +204,16 @@ void lobby_register(request_t *req)
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
+    accounts_t *t = srv->accounts; /* in a cluster, the name is the cluster's */
+    int claimed = t->shared && t->shared->claim ? t->shared->claim(t->shared_ctx, a) : 1;
+    if (claimed <= 0) {
+        account_drop(srv, a);
+        if (claimed == 0)
+            req_fail(req, TAPIS_E_NAME_TAKEN, "\"%s\" is registered already", name);
+        else
+            req_fail(req, TAPIS_E_UNAVAILABLE, "the cluster cannot be reached; try again");
+        return;
+    }
     pw_start(req, CMD_REGISTER, a, password);
 }
 
@@ -206,7 +224,7 @@ static void register_done(request_t *req, pw_job_t *j)
     unsigned char raw[ACCOUNT_KEY_LEN / 2];
     char key[ACCOUNT_KEY_LEN + 1];
     if (j->rc != 0 || server_random(raw, sizeof raw) < 0) {
-        account_drop(srv, a);
+        register_failed(srv, a);
         req_fail(req, TAPIS_E_INTERNAL, "the password could not be hashed");
         return;
     }
@@ -217,7 +235,7 @@ static void register_done(request_t *req, pw_job_t *j)
     json_t *reply = req_ok_prepare(
         req, json_pack("{s:s, s:s, s:b}", "name", a->name, "key", key, "logged_in", logged_in));
     if (!reply) {
-        account_drop(srv, a);
+        register_failed(srv, a);
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
@@ -279,7 +297,7 @@ void lobby_profile(request_t *req)
     const char *name = json_string_value(json_object_get(req->msg, "name"));
     session_t *s = req->session;
     if (!name) name = s->account ? s->account->name : s->name;
-    account_t *a = account_find(req->conn->srv, name);
+    account_t *a = account_fresh(req->conn->srv, name); /* another node may have rated it */
     if (!a || a->pending) {
         req_fail(req, TAPIS_E_NOT_FOUND, "no account \"%s\"", name);
         return;

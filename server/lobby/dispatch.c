@@ -123,8 +123,10 @@ void lobby_hello_as(request_t *req, account_t *a)
     /* A registered name is its account's: without a password or key, only the account's own
        session (by its token, or saying hello again) may bear it. A node's link speaks for a
        client its node checked. */
-    if (!a && reg && !c->node_link &&
-        !(s && (s->account == reg || !strcmp(s->name_key, reg->name_key)))) {
+    /* A node's link: "via" counts only from a node's address (else a client could
+       say it to escape the idle timeout, or to bear a registered name). */
+    bool via = c->node_link && json_object_get(req->msg, "via");
+    if (!a && reg && !via && !(s && (s->account == reg || !strcmp(s->name_key, reg->name_key)))) {
         req_fail(req, TAPIS_E_NAME_TAKEN,
                  "\"%s\" is a registered name: hello %s password=PASSWORD (or key=KEY)", name,
                  name);
@@ -155,9 +157,6 @@ void lobby_hello_as(request_t *req, account_t *a)
         return;
     }
     s->account = reg; /* a guest name drops the account; a registered one is the account's */
-    /* A node's link: "via" counts only from a node's address (else a client could
-       say it to escape the idle timeout). */
-    bool via = c->node_link && json_object_get(req->msg, "via");
     if (via) c->relayed = true;
     conn_hello_done(c);
     /* Without its reply the hello fails (internal), and a resumed session stays

@@ -398,6 +398,7 @@ int main(int argc, char **argv)
     if (srv.store) durable_add(&srv.durable, &store_durable, &srv);
     if (srv.cluster) durable_add(&srv.durable, &cluster_durable, &srv);
     if (srv.store) accounts_set_backend(&srv, &store_accounts_backend, &srv);
+    if (srv.cluster) accounts_set_shared(&srv, &cluster_accounts_shared, &srv);
     if (accounts_load(&srv) < 0) {
         cluster_free(&srv);
         return abandon_start(&srv);
