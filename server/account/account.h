@@ -83,6 +83,12 @@ typedef struct account_backend {
     /* A rating after a game, and the result that made it. */
     void (*rating)(void *ctx, const account_t *a, const account_rating_t *r);
     void (*result)(void *ctx, const account_t *a, const account_result_t *res);
+    /* A rated room under way (rated_room_json()), so that a restart keeps it rated;
+       data NULL: it ended. */
+    void (*rated_room)(void *ctx, const char *room_id, const json_t *data);
+    /* At a restart: each rated room kept, to each(). Returns 0 or -1 (logged). */
+    int (*rated_rooms)(void *ctx, server_t *srv,
+                       void (*each)(server_t *srv, const char *room_id, const json_t *data));
 } account_backend_t;
 
 /*
@@ -192,8 +198,13 @@ void rated_room_free(rated_room_t *rr);
 /* The game starts: seat i is a's (a person's account, or NULL for a guest) or bot level's. */
 void rated_room_seat(server_t *srv, rated_room_t *rr, int i, account_t *a,
                      const char *bot_strategy);
+/* Every seat is known: the room is kept rated across a restart (the backend). */
+void rated_room_begin(server_t *srv, rated_room_t *rr, const char *room_id);
 /* The person at seat i left a game under way: that seat loses. */
-void rated_room_abandon(rated_room_t *rr, int i);
+void rated_room_abandon(server_t *srv, rated_room_t *rr, const char *room_id, int i);
+/* {"game","seats":[{"name","abandoned"}...]}, and back (NULL: not a rated room, or no memory). */
+json_t *rated_room_json(const rated_room_t *rr);
+rated_room_t *rated_room_from_json(server_t *srv, const json_t *data);
 /*
  * The game ended with `result`: rank the seats, update every rating, write
  * them through. Returns the changes [{"seat","name","before","after","place"}...]

@@ -35,9 +35,56 @@ void rated_room_seat(server_t *srv, rated_room_t *rr, int i, account_t *a, const
     rr->seats[i].abandoned = false;
 }
 
-void rated_room_abandon(rated_room_t *rr, int i)
+/* Tell the backend what rr is now (NULL: it ended). */
+static void keep(server_t *srv, const rated_room_t *rr, const char *room_id)
 {
-    if (rr->started && i >= 0 && i < rr->nseats) rr->seats[i].abandoned = true;
+    accounts_t *t = srv->accounts;
+    if (!t->backend || !t->backend->rated_room) return;
+    json_t *data = rr ? rated_room_json(rr) : NULL;
+    if (rr && !data) log_error("room %s: no memory to keep it rated across a restart", room_id);
+    t->backend->rated_room(t->backend_ctx, room_id, data);
+    json_decref(data);
+}
+
+void rated_room_begin(server_t *srv, rated_room_t *rr, const char *room_id)
+{
+    keep(srv, rr, room_id);
+}
+
+void rated_room_abandon(server_t *srv, rated_room_t *rr, const char *room_id, int i)
+{
+    if (!rr->started || i < 0 || i >= rr->nseats) return;
+    rr->seats[i].abandoned = true;
+    keep(srv, rr, room_id);
+}
+
+json_t *rated_room_json(const rated_room_t *rr)
+{
+    unsigned long mark = tapis_alloc_failures();
+    json_t *seats = json_array();
+    for (int i = 0; i < rr->nseats; i++)
+        json_array_append_new(seats, json_pack("{s:s?, s:b}", "name",
+                                               rr->seats[i].who ? rr->seats[i].who->name : NULL,
+                                               "abandoned", rr->seats[i].abandoned));
+    return game_json_checked(json_pack("{s:s, s:o}", "game", rr->game, "seats", seats), mark);
+}
+
+rated_room_t *rated_room_from_json(server_t *srv, const json_t *data)
+{
+    const char *game = json_string_value(json_object_get(data, "game"));
+    json_t *seats = json_object_get(data, "seats");
+    if (!game || json_array_size(seats) < 2 || json_array_size(seats) > GAME_MAX_SEATS) return NULL;
+    rated_room_t *rr = rated_room_new(game);
+    if (!rr) return NULL;
+    rr->started = true;
+    rr->nseats = (int)json_array_size(seats);
+    for (int i = 0; i < rr->nseats; i++) {
+        json_t *s = json_array_get(seats, (size_t)i);
+        const char *name = json_string_value(json_object_get(s, "name"));
+        rr->seats[i].who = name ? account_find(srv, name) : NULL;
+        rr->seats[i].abandoned = json_is_true(json_object_get(s, "abandoned"));
+    }
+    return rr;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -227,6 +274,7 @@ static json_t *apply(server_t *srv, const outcome_t *o)
 json_t *rated_room_over(server_t *srv, rated_room_t *rr, const char *room_id, const json_t *result)
 {
     if (!rr || !rr->started || rr->nseats < 2) return NULL;
+    keep(srv, NULL, room_id); /* rated or not, it has ended */
     bool left = false;
     for (int s = 0; s < rr->nseats; s++)
         left |= rr->seats[s].abandoned;

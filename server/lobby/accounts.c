@@ -20,6 +20,7 @@
 #include "server/base/log.h"
 #include "server/lobby/dispatch.h"
 #include "server/net/conn.h"
+#include "server/room/room.h"
 #include "server/session/session.h"
 #include "protocol/commands.h"
 #include "protocol/text.h"
@@ -379,4 +380,30 @@ void lobby_leaderboard(request_t *req)
     budget_charge(&req->conn->line_budget, req->stamp, rate ? 1000000 / rate : 0,
                   (uint64_t)(t->n / 100 + (to - from + pto) / 5));
     req_ok(req, game_json_checked(page, mark));
+}
+
+/* ------------------------------------------------------------------------ */
+/* The restart                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* A rated room the backend kept: the restored room of that id plays rated again. */
+static void attach_rated(server_t *srv, const char *room_id, const json_t *data)
+{
+    accounts_t *t = srv->accounts;
+    room_t *r = room_find(srv, room_id);
+    rated_room_t *rr =
+        r && !r->rated && r->status == ROOM_PLAYING ? rated_room_from_json(srv, data) : NULL;
+    if (rr) {
+        r->rated = rr;
+        log_info("room %s: rated again", room_id);
+    } else if (t->backend->rated_room) { /* gone, over or unreadable: forget it */
+        t->backend->rated_room(t->backend_ctx, room_id, NULL);
+    }
+}
+
+int lobby_accounts_restore(server_t *srv)
+{
+    accounts_t *t = srv->accounts;
+    if (!t->backend || !t->backend->rated_rooms) return 0;
+    return t->backend->rated_rooms(t->backend_ctx, srv, attach_rated);
 }

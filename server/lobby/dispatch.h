@@ -77,6 +77,9 @@ void lobby_register(request_t *req);
 void lobby_account_hello(request_t *req);
 void lobby_profile(request_t *req);
 void lobby_leaderboard(request_t *req);
+/* After the restore: the rooms that were rated play rated again (the accounts' backend).
+   Returns 0 or -1 (logged). */
+int lobby_accounts_restore(server_t *srv);
 /* Password hashes under way for c: their replies go nowhere (c is closing). */
 void lobby_accounts_conn_closed(conn_t *c);
 /* Matchmaking (seek.c): seek, cancel; a session that drops or ends leaves the queue;

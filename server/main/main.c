@@ -408,6 +408,7 @@ int main(int argc, char **argv)
         cluster_free(&srv);
         return abandon_start(&srv);
     }
+    lobby_accounts_restore(&srv); /* (logged) a room it cannot read plays casual */
     if (listen_on(&srv) < 0) {
         cluster_free(&srv);
         return abandon_start(&srv);

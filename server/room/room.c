@@ -152,7 +152,7 @@ void room_destroy(room_t *r)
     if (r->closed) return;
     r->closed = true;
     heap_remove(&srv->timers, &r->due);
-    if (r->rated && r->status == ROOM_PLAYING) /* left by all: who abandoned loses */
+    if (r->rated && r->status == ROOM_PLAYING && !srv->stopping) /* left: who abandoned loses */
         json_decref(rated_room_over(srv, r->rated, r->id, NULL));
     log_info("room %s: closed", r->id);
     for (int i = 0; i < r->nseats; i++)
@@ -236,6 +236,7 @@ void room_seated(room_t *r)
             rated_room_seat(r->srv, r->rated, i,
                             r->seats[i].session ? r->seats[i].session->account : NULL,
                             r->seats[i].bot ? r->seats[i].bot_strategy : NULL);
+        if (r->rated) rated_room_begin(r->srv, r->rated, r->id);
         room__journal(r, "start", -1, r->last_now, NULL);
     }
     room_notify(r); /* the seats, and "playing" when it starts: before the first state */
@@ -404,7 +405,8 @@ void room_release(room_t *r, session_t *s)
     remove_watcher(r, s);
     int seat = room_seat_of(r, s);
     if (seat >= 0) {
-        if (r->status == ROOM_PLAYING && r->rated) rated_room_abandon(r->rated, seat); /* a loss */
+        if (r->status == ROOM_PLAYING && r->rated && !r->srv->stopping) /* a loss */
+            rated_room_abandon(r->srv, r->rated, r->id, seat);
         if (r->status == ROOM_PLAYING && r->desc->bot) {
             log_info("room %s: %s leaves seat %d; a bot takes it", r->id, s->name, seat);
             tapis_error_t ignored;

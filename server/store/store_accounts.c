@@ -8,6 +8,7 @@
  */
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "server/account/account.h"
@@ -94,6 +95,22 @@ static void result(void *ctx, const account_t *a, const account_result_t *res)
     sqlite3_bind_double(s, 8, res->after);
     sqlite3_bind_int64(s, 9, res->at);
     run_write(st, s);
+}
+
+static void rated_room(void *ctx, const char *room_id, const json_t *data)
+{
+    store_t *st = ((server_t *)ctx)->store;
+    char *text = data ? json_dumps(data, JSON_COMPACT) : NULL;
+    if (data && !text) return; /* no memory: logged by the caller's check */
+    sqlite3_stmt *s =
+        prepare_write(st, text ? "INSERT OR REPLACE INTO rated_rooms (room, data) VALUES (?1, ?2)"
+                               : "DELETE FROM rated_rooms WHERE room = ?1");
+    if (s) {
+        sqlite3_bind_text(s, 1, room_id, -1, SQLITE_TRANSIENT);
+        if (text) sqlite3_bind_text(s, 2, text, -1, SQLITE_TRANSIENT);
+        run_write(st, s);
+    }
+    free(text);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -187,9 +204,33 @@ static int load(void *ctx, server_t *srv)
                : 0;
 }
 
+/* Every rated room kept, to each(); a row that is not JSON is skipped (logged). */
+static int rated_rooms(void *ctx, server_t *srv,
+                       void (*each)(server_t *srv, const char *room_id, const json_t *data))
+{
+    (void)ctx;
+    sqlite3_stmt *s;
+    if (!srv->store || sqlite3_prepare_v2(srv->store->db, "SELECT room, data FROM rated_rooms", -1,
+                                          &s, NULL) != SQLITE_OK)
+        return srv->store ? -1 : 0;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        json_t *data = json_loads(col(s, 1), 0, NULL);
+        if (data)
+            each(srv, col(s, 0), data);
+        else
+            log_warn("store: rated room %s is not JSON: played casual", col(s, 0));
+        json_decref(data);
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 const account_backend_t store_accounts_backend = {
     .load = load,
     .put = put,
     .rating = rating,
     .result = result,
+    .rated_room = rated_room,
+    .rated_rooms = rated_rooms,
 };

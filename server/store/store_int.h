@@ -29,7 +29,8 @@
     "  id INTEGER PRIMARY KEY, name_key TEXT NOT NULL, game TEXT NOT NULL, room TEXT NOT NULL,"    \
     "  place INTEGER NOT NULL, sides INTEGER NOT NULL, abandoned INTEGER NOT NULL,"                \
     "  before REAL NOT NULL, after REAL NOT NULL, at INTEGER NOT NULL);"                           \
-    "CREATE INDEX rated_results_by_name ON rated_results(name_key, id);"
+    "CREATE INDEX rated_results_by_name ON rated_results(name_key, id);"                           \
+    "CREATE TABLE rated_rooms (room TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID;"
 
 enum {
     S_SESSION_NEW,

@@ -13,6 +13,7 @@ least cost: the interactive cost takes seconds under a sanitizer).
 
 Usage: python3 tests/server/test_accounts.py build/server/tapisd [test...]
 """
+import contextlib
 import os
 import random
 import socket
@@ -42,6 +43,13 @@ def client_from(s, source):
     c.sock.connect(("127.0.0.1", s.port))
     c.buf, c.events, c.all, c.closed, c.token, c.name = b"", [], [], False, None, None
     return c
+
+
+@contextlib.contextmanager
+def database():
+    """The path of a database in a temporary folder, for servers that restart on it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        yield os.path.join(tmp, "t.db")
 
 
 def same(a, b):
@@ -209,8 +217,7 @@ def a_register_whose_connection_closes_is_forgotten(exe):
 
 @test
 def passwords_and_keys_are_kept_out_of_the_log_and_the_database(exe):
-    with tempfile.TemporaryDirectory() as tmp:
-        db = os.path.join(tmp, "t.db")
+    with database() as db:
         with server(exe, db=db) as s:
             c, key = account(s, "alice")
             d = s.connect()
@@ -224,8 +231,9 @@ def passwords_and_keys_are_kept_out_of_the_log_and_the_database(exe):
         assert "alice" in log
         assert PASSWORD not in log and key not in log, "a secret reached the log"
         data = b""
-        for f in os.listdir(tmp):
-            with open(os.path.join(tmp, f), "rb") as fh:
+        folder = os.path.dirname(db)
+        for f in os.listdir(folder):
+            with open(os.path.join(folder, f), "rb") as fh:
                 data += fh.read()
         assert PASSWORD.encode() not in data and key.encode() not in data
         row = sqlite3.connect(db).execute(
@@ -373,8 +381,7 @@ def the_leaderboard_pages_and_lists_the_provisional_apart(exe):
 
 @test
 def accounts_and_ratings_survive_a_restart(exe):
-    with tempfile.TemporaryDirectory() as tmp:
-        db = os.path.join(tmp, "t.db")
+    with database() as db:
         with server(exe, db=db) as s:
             a, key = account(s, "alice")
             a.ok("create", game="aspoint3", players=2, rated=True)
@@ -393,6 +400,30 @@ def accounts_and_ratings_survive_a_restart(exe):
             assert same(c.ok("profile", name="bot:normal"), bot)
             d = s.connect()
             d.ok("hello", name="alice", key=key)
+
+
+@test
+def a_rated_table_stays_rated_across_a_restart(exe):
+    with database() as db:
+        with server(exe, db=db) as s:
+            a, _ = account(s, "alice")
+            room = a.ok("create", game="aspoint3", players=2, rated=True)["room"]
+            a.ok("addbot", strategy="normal:60000")  # slow: the game is under way at the stop
+            a.event(is_ev("state", room))
+            s.stop()
+        with server(exe, db=db) as s:
+            assert s.log_has(r"room %s: rated again" % room)
+            c = s.connect()
+            r = c.ok("hello", name="alice", password=PASSWORD)  # takes the held seat back
+            assert r["resumed"] is True and r["rooms"] == [room], r
+            assert c.ok("state", room=room)["rated"] is True
+            c.ok("leave", room=room)
+            wait_for(lambda: rating_of(c, "alice", "aspoint3"), "alice's abandoned game rated")
+            rec = c.ok("profile")["recent"]
+            assert len(rec) == 1 and rec[0]["abandoned"] and rec[0]["room"] == room, rec
+            s.stop()
+        rows = sqlite3.connect(db).execute("SELECT count(*) FROM rated_rooms").fetchone()
+        assert rows == (0,), rows  # forgotten once rated
 
 
 # --------------------------------------------------------------- matchmaking ---

@@ -109,7 +109,7 @@ static void winners_first_the_rest_tied_and_who_left_last(void **state)
     (void)state;
     account_t *who[4] = {player("ann"), player("bob"), player("cid"), player("dan")};
     rated_room_t *rr = table("233", 4, who, NULL);
-    rated_room_abandon(rr, 3);
+    rated_room_abandon(&srv, rr, "7", 3);
     json_t *ch = over(rr, "{\"winners\":[2]}");
     assert_places(ch, 4, (int[]){2, 2, 1, 3});
     const account_rating_t *ann = account_rating(who[0], "233"),
