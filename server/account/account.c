@@ -236,6 +236,15 @@ json_t *account_rating_json(const account_rating_t *r)
                      r->sigma > ACCOUNT_PROVISIONAL);
 }
 
+json_t *account_board_row(const account_t *a, const account_rating_t *r)
+{
+    json_t *e = account_rating_json(r);
+    json_object_del(e, "game");
+    json_object_set_new(e, "name", json_string(a->name));
+    json_object_set_new(e, "bot", json_boolean(a->bot));
+    return e;
+}
+
 json_t *account_profile_json(const account_t *a)
 {
     unsigned long mark = tapis_alloc_failures();

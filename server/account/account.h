@@ -113,6 +113,9 @@ typedef struct account_shared {
      */
     int (*rate)(void *ctx, const char *game, account_t *const *who, const account_rating_t *now,
                 const account_result_t *res, int n);
+    /* One page of the leaderboard of `game`, as the `leaderboard` reply has it (without
+       "game"), or NULL when unreachable. */
+    json_t *(*board)(void *ctx, const char *game, int limit, long long offset);
 } account_shared_t;
 
 typedef struct address_budget address_budget_t;
@@ -176,6 +179,8 @@ bool account_attempt(server_t *srv, account_t *a, const char *addr, uint64_t now
 
 /* {"game","rating","mu","sigma","games","wins","provisional"} */
 json_t *account_rating_json(const account_rating_t *r);
+/* A leaderboard's row: account_rating_json() without "game", with "name" and "bot". */
+json_t *account_board_row(const account_t *a, const account_rating_t *r);
 /* {"name","bot","ratings":[...],"recent":[...newest first]} */
 json_t *account_profile_json(const account_t *a);
 

@@ -6,6 +6,8 @@
  *   tapis:account:KEY          HASH  name, created, pwhash, key_hash (or bot 1), and
  *                                    r:GAME = "MU SIGMA GAMES WINS VERSION" per game rated
  *   tapis:account:KEY:results  LIST  its rated results, newest first (JSON)
+ *   tapis:board:GAME[:provisional]  ZSET  folded names by the rating shown
+ *   tapis:board:GAME:rows      HASH  folded name -> its leaderboard row (JSON)
  * KEY is the name folded to lower case. A register claims the name with
  * HSETNX (two nodes registering one name: one wins); a game's end writes
  * every rating of its table in one Lua script that first checks each
@@ -23,19 +25,29 @@
 #include "server/cluster/cluster_int.h"
 #include "server/session/session.h"
 
-static const char RATE_SCRIPT[] = "local a = cjson.decode(ARGV[1]) "
-                                  "local f = 'r:' .. a.game "
-                                  "for _, p in ipairs(a.players) do "
-                                  "  local cur = redis.call('HGET', p.key, f) "
-                                  "  local ver = 0 "
-                                  "  if cur then ver = tonumber(string.match(cur, '(%S+)$')) end "
-                                  "  if ver ~= p.ver then return 0 end "
-                                  "end "
-                                  "for _, p in ipairs(a.players) do "
-                                  "  redis.call('HSET', p.key, f, p.value) "
-                                  "  redis.call('LPUSH', p.key .. ':results', p.result) "
-                                  "end "
-                                  "return 1";
+/* clang-format off */
+static const char RATE_SCRIPT[] =
+    "local a = cjson.decode(ARGV[1]) "
+    "local f = 'r:' .. a.game "
+    "for _, p in ipairs(a.players) do "
+    "  local cur = redis.call('HGET', p.key, f) "
+    "  local ver = 0 "
+    "  if cur then ver = tonumber(string.match(cur, '(%S+)$')) end "
+    "  if ver ~= p.ver then return 0 end "
+    "end "
+    "local est, prov = 'tapis:board:' .. a.game, 'tapis:board:' .. a.game .. ':provisional' "
+    "for _, p in ipairs(a.players) do "
+    "  redis.call('HSET', p.key, f, p.value) "
+    "  redis.call('LPUSH', p.key .. ':results', p.result) "
+    "  redis.call('HSET', est .. ':rows', p.name, p.row) "
+    "  if p.provisional then "
+    "    redis.call('ZREM', est, p.name) redis.call('ZADD', prov, p.shown, p.name) "
+    "  else "
+    "    redis.call('ZREM', prov, p.name) redis.call('ZADD', est, p.shown, p.name) "
+    "  end "
+    "end "
+    "return 1";
+/* clang-format on */
 
 static const char RELEASE_SCRIPT[] =
     "if redis.call('HEXISTS', KEYS[1], 'pwhash') == 0 and "
@@ -180,10 +192,18 @@ static int rate(void *ctx, const char *game, account_t *const *who, const accoun
         json_object_set_new(r, "sides", json_integer(res[i].sides));
         char *rtext = json_dumps(r, JSON_COMPACT);
         json_decref(r);
-        json_array_append_new(players, json_pack("{s:s, s:I, s:s, s:s}", "key", key, "ver",
-                                                 (json_int_t)now[i].ver, "value", value, "result",
-                                                 rtext ? rtext : "{}"));
+        json_t *row = account_board_row(who[i], &now[i]);
+        char *row_text = row ? json_dumps(row, JSON_COMPACT) : NULL;
+        json_decref(row);
+        json_array_append_new(players,
+                              json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:f, s:b}", "key", key,
+                                        "ver", (json_int_t)now[i].ver, "value", value, "result",
+                                        rtext ? rtext : "{}", "name", who[i]->name_key, "row",
+                                        row_text ? row_text : "{}", "shown",
+                                        rating_display((rating_t){now[i].mu, now[i].sigma}),
+                                        "provisional", now[i].sigma > ACCOUNT_PROVISIONAL));
         free(rtext);
+        free(row_text);
     }
     json_t *arg = json_pack("{s:s, s:o}", "game", game, "players", players);
     char *text = arg ? json_dumps(arg, JSON_COMPACT) : NULL;
@@ -194,7 +214,52 @@ static int rate(void *ctx, const char *game, account_t *const *who, const accoun
     return got < 0 ? -1 : (int)got;
 }
 
+/* Rows [from, from + n) of the sorted set `set` of the board of `game`, best first, as JSON
+   (placed from `first` when first > 0); *total gets the set's size. NULL: unreachable. */
+static json_t *board_rows(cluster_t *cl, const char *game, const char *set, long long from, int n,
+                          long long first, long long *total)
+{
+    *total = cluster__reply_int(cluster__command(cl, "ZCARD tapis:board:%s%s", game, set), -1);
+    redisReply *names = *total < 0 ? NULL
+                                   : cluster__command(cl, "ZREVRANGE tapis:board:%s%s %lld %lld",
+                                                      game, set, from, from + n - 1);
+    if (!names || names->type != REDIS_REPLY_ARRAY) {
+        if (names) freeReplyObject(names);
+        return NULL;
+    }
+    json_t *out = json_array();
+    for (size_t i = 0; i < names->elements; i++) {
+        redisReply *row =
+            cluster__command(cl, "HGET tapis:board:%s:rows %s", game, names->element[i]->str);
+        json_t *e = row && row->type == REDIS_REPLY_STRING ? json_loads(row->str, 0, NULL) : NULL;
+        if (row) freeReplyObject(row);
+        if (!e) continue;
+        if (first > 0) json_object_set_new(e, "place", json_integer(first + (long long)i));
+        json_array_append_new(out, e);
+    }
+    freeReplyObject(names);
+    return out;
+}
+
+static json_t *board(void *ctx, const char *game, int limit, long long offset)
+{
+    cluster_t *cl = cluster__of(ctx);
+    if (!cl) return NULL;
+    long long total, ptotal;
+    json_t *players = board_rows(cl, game, "", offset, limit, offset + 1, &total);
+    json_t *prov = players ? board_rows(cl, game, ":provisional", 0, limit, 0, &ptotal) : NULL;
+    if (!prov) {
+        json_decref(players);
+        return NULL;
+    }
+    return json_pack("{s:o, s:I, s:i, s:I, s:o, s:I, s:f}", "players", players, "total",
+                     (json_int_t)total, "limit", limit, "offset", (json_int_t)offset, "provisional",
+                     prov, "provisional_total", (json_int_t)ptotal, "provisional_sigma",
+                     ACCOUNT_PROVISIONAL);
+}
+
 const account_shared_t cluster_accounts_shared = {
+    .board = board,
     .fetch = fetch,
     .claim = claim,
     .release = release,

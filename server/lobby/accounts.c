@@ -324,10 +324,7 @@ static json_t *board_json(const ranked_t *list, long long from, long long to, lo
 {
     json_t *out = json_array();
     for (long long i = from; i < to; i++) {
-        json_t *e = account_rating_json(list[i].r);
-        json_object_del(e, "game");
-        json_object_set_new(e, "name", json_string(list[i].a->name));
-        json_object_set_new(e, "bot", json_boolean(list[i].a->bot));
+        json_t *e = account_board_row(list[i].a, list[i].r);
         if (first > 0) json_object_set_new(e, "place", json_integer(first + i - from));
         json_array_append_new(out, e);
     }
@@ -347,6 +344,16 @@ void lobby_leaderboard(request_t *req)
         return;
     }
     accounts_t *t = srv->accounts;
+    json_t *shared =
+        t->shared && t->shared->board ? t->shared->board(t->shared_ctx, game, limit, offset) : NULL;
+    if (shared) { /* the cluster's board: the same page, read from Redis */
+        json_object_set_new(shared, "game", json_string(game));
+        uint64_t rate = srv->opts.line_rate;
+        budget_charge(&req->conn->line_budget, req->stamp, rate ? 1000000 / rate : 0,
+                      (uint64_t)(2 * limit / 5));
+        req_ok(req, shared);
+        return;
+    }
     ranked_t *list = tapis_malloc(sizeof *list * (size_t)(t->n ? t->n : 1));
     if (!list) {
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");

@@ -727,6 +727,12 @@ def accounts_and_ratings_are_the_clusters(cl):
     mine = aspoint3_rating(c, "alice")[0]
     assert mine["games"] == 1 and mine["rating"] < 0, mine
     assert c.ok("profile", name="alice")["recent"][0]["room"] == room
+    # The leaderboard is the cluster's too: node a never held the game.
+    a.hello("ann")
+    board = a.ok("leaderboard", game="aspoint3")
+    assert [p["name"] for p in board["provisional"]] == ["bot:normal", "alice"], board
+    assert board["provisional_total"] == 2 and board["players"] == [] and board["total"] == 0
+    assert abs(board["provisional"][1]["rating"] - mine["rating"]) < 1e-9, board
 
 
 def two_losses_from_new():
