@@ -116,6 +116,10 @@ typedef struct account_shared {
     /* One page of the leaderboard of `game`, as the `leaderboard` reply has it (without
        "game"), or NULL when unreachable. */
     json_t *(*board)(void *ctx, const char *game, int limit, long long offset);
+    /* A rated room under way, as the backend's rated_room() (data NULL: it ended), so that
+       the node taking it over after its host's death keeps it rated; and that data back. */
+    void (*rated_room)(void *ctx, const char *room_id, const json_t *data);
+    json_t *(*rated_room_get)(void *ctx, const char *room_id);
 } account_shared_t;
 
 typedef struct address_budget address_budget_t;

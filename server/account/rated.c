@@ -39,10 +39,11 @@ void rated_room_seat(server_t *srv, rated_room_t *rr, int i, account_t *a, const
 static void keep(server_t *srv, const rated_room_t *rr, const char *room_id)
 {
     accounts_t *t = srv->accounts;
-    if (!t->backend || !t->backend->rated_room) return;
+    if (!(t->backend && t->backend->rated_room) && !(t->shared && t->shared->rated_room)) return;
     json_t *data = rr ? rated_room_json(rr) : NULL;
     if (rr && !data) log_error("room %s: no memory to keep it rated across a restart", room_id);
-    t->backend->rated_room(t->backend_ctx, room_id, data);
+    if (t->backend && t->backend->rated_room) t->backend->rated_room(t->backend_ctx, room_id, data);
+    if (t->shared && t->shared->rated_room) t->shared->rated_room(t->shared_ctx, room_id, data);
     json_decref(data);
 }
 
@@ -271,10 +272,9 @@ static json_t *apply(server_t *srv, const outcome_t *o)
     return changes;
 }
 
-json_t *rated_room_over(server_t *srv, rated_room_t *rr, const char *room_id, const json_t *result)
+/* The ratings of rr's end (rated_room_over(), which forgets rr after them). */
+static json_t *rate_end(server_t *srv, rated_room_t *rr, const char *room_id, const json_t *result)
 {
-    if (!rr || !rr->started || rr->nseats < 2) return NULL;
-    keep(srv, NULL, room_id); /* rated or not, it has ended */
     bool left = false;
     for (int s = 0; s < rr->nseats; s++)
         left |= rr->seats[s].abandoned;
@@ -291,4 +291,12 @@ json_t *rated_room_over(server_t *srv, rated_room_t *rr, const char *room_id, co
     if (settle(srv, rr, &sd, room_id, result, &o) < 0) return NULL;
     log_info("room %s: rated game over (%d sides)", room_id, sd.n);
     return apply(srv, &o);
+}
+
+json_t *rated_room_over(server_t *srv, rated_room_t *rr, const char *room_id, const json_t *result)
+{
+    if (!rr || !rr->started || rr->nseats < 2) return NULL;
+    json_t *changes = rate_end(srv, rr, room_id, result);
+    keep(srv, NULL, room_id); /* rated or not, it has ended: once its ratings are written */
+    return changes;
 }

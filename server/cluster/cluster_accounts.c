@@ -8,6 +8,7 @@
  *   tapis:account:KEY:results  LIST  its rated results, newest first (JSON)
  *   tapis:board:GAME[:provisional]  ZSET  folded names by the rating shown
  *   tapis:board:GAME:rows      HASH  folded name -> its leaderboard row (JSON)
+ *   tapis:rated                HASH  room -> a rated game under way (rated_room_json())
  * KEY is the name folded to lower case. A register claims the name with
  * HSETNX (two nodes registering one name: one wins); a game's end writes
  * every rating of its table in one Lua script that first checks each
@@ -258,7 +259,29 @@ static json_t *board(void *ctx, const char *game, int limit, long long offset)
                      ACCOUNT_PROVISIONAL);
 }
 
+static void rated_room(void *ctx, const char *room_id, const json_t *data)
+{
+    cluster_t *cl = cluster__of(ctx);
+    char *text = data ? json_dumps(data, JSON_COMPACT) : NULL;
+    if (cl && (text || !data))
+        cluster__reply_int(text ? cluster__command(cl, "HSET tapis:rated %s %s", room_id, text)
+                                : cluster__command(cl, "HDEL tapis:rated %s", room_id),
+                           0);
+    free(text);
+}
+
+static json_t *rated_room_get(void *ctx, const char *room_id)
+{
+    cluster_t *cl = cluster__of(ctx);
+    redisReply *r = cl ? cluster__command(cl, "HGET tapis:rated %s", room_id) : NULL;
+    json_t *data = r && r->type == REDIS_REPLY_STRING ? json_loads(r->str, 0, NULL) : NULL;
+    if (r) freeReplyObject(r);
+    return data;
+}
+
 const account_shared_t cluster_accounts_shared = {
+    .rated_room = rated_room,
+    .rated_room_get = rated_room_get,
     .board = board,
     .fetch = fetch,
     .claim = claim,

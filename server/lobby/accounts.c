@@ -414,3 +414,25 @@ int lobby_accounts_restore(server_t *srv)
     if (!t->backend || !t->backend->rated_rooms) return 0;
     return t->backend->rated_rooms(t->backend_ctx, srv, attach_rated);
 }
+
+/* A room taken over from a dead node: rated again if it was, or rated now if its journal
+   ended the game before the dead node could. */
+void lobby_accounts_taken_over(server_t *srv, const char *room_id, durable_verdict_t v, room_t *r,
+                               const json_t *result)
+{
+    accounts_t *t = srv->accounts;
+    json_t *data = t->shared && t->shared->rated_room_get
+                       ? t->shared->rated_room_get(t->shared_ctx, room_id)
+                       : NULL;
+    if (!data) return;
+    rated_room_t *rr = rated_room_from_json(srv, data);
+    json_decref(data);
+    if (rr && v == DURABLE_ROOM_REBUILT && r && !r->rated && r->status == ROOM_PLAYING) {
+        r->rated = rr;
+        log_info("room %s: rated again after its node's death", room_id);
+        return;
+    }
+    if (rr && v == DURABLE_ROOM_OVER && result) /* ended on the dead node, not yet rated */
+        json_decref(rated_room_over(srv, rr, room_id, result));
+    rated_room_free(rr);
+}

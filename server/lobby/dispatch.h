@@ -80,6 +80,9 @@ void lobby_leaderboard(request_t *req);
 /* After the restore: the rooms that were rated play rated again (the accounts' backend).
    Returns 0 or -1 (logged). */
 int lobby_accounts_restore(server_t *srv);
+/* A room taken over from a dead node (restore.c): rated again, or its end rated now. */
+void lobby_accounts_taken_over(server_t *srv, const char *room_id, durable_verdict_t v, room_t *r,
+                               const json_t *result);
 /* Password hashes under way for c: their replies go nowhere (c is closing). */
 void lobby_accounts_conn_closed(conn_t *c);
 /* Matchmaking (seek.c): seek, cancel; a session that drops or ends leaves the queue;

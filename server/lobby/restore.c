@@ -4,6 +4,7 @@
 
 #include "server/base/log.h"
 #include "server/durable/durable.h"
+#include "server/lobby/dispatch.h"
 #include "server/lobby/restore.h"
 #include "server/lobby/sessions.h"
 #include "server/session/session.h"
@@ -134,7 +135,12 @@ static session_t *cluster_session(void *ctx, const durable_room_rec_t *rec, int 
 static durable_verdict_t takeover_room(void *ctx, durable_room_rec_t *rec, struct room **out,
                                        json_t **result, char *why, size_t whylen)
 {
-    return room_rebuild(ctx, rec, "node", true, cluster_session, ctx, out, result, why, whylen);
+    durable_verdict_t v =
+        room_rebuild(ctx, rec, "node", true, cluster_session, ctx, out, result, why, whylen);
+    /* A rated game stays rated. */
+    lobby_accounts_taken_over(ctx, rec->id, v, v == DURABLE_ROOM_REBUILT ? *out : NULL,
+                              v == DURABLE_ROOM_OVER ? *result : NULL);
+    return v;
 }
 
 static void room_moved(void *ctx, struct room *r)

@@ -735,6 +735,32 @@ def accounts_and_ratings_are_the_clusters(cl):
     assert abs(board["provisional"][1]["rating"] - mine["rating"]) < 1e-9, board
 
 
+@clustered("--pwhash", "min")
+def a_rated_game_stays_rated_when_its_node_dies(cl):
+    b = cl.nodes["b"].connect()
+    b.ok("register", name="alice", password="alice-password")
+    b.ok("hello", name="alice", password="alice-password")
+    room = b.ok("create", game="aspoint3", players=2, rated=True)["room"]
+    b.ok("addbot", room=room, strategy="normal:60000")  # slow: the game is under way
+    b.event(lambda e: e.get("ev") == "state" and e.get("room") == room)
+    host = [r for r in b.ok("rooms")["rooms"] if r["room"] == room][0]["node"]
+    cl.nodes[host].proc.send_signal(signal.SIGKILL)
+    cl.nodes[host].proc.wait()
+    other = [i for i in ("a", "b", "c") if i != host][0]
+    c = cl.nodes[other].connect()
+    c.hello("carol")
+    wait_for(lambda: any(r["room"] == room and r["node"] != host
+                         for r in c.ok("rooms")["rooms"]), "the room taken over", timeout=15)
+    new_host = [r for r in c.ok("rooms")["rooms"] if r["room"] == room][0]["node"]
+    assert cl.nodes[new_host].wait_log(r"room %s: rated again after its node's death" % room, 5)
+    a = cl.nodes[new_host].connect()
+    assert a.ok("hello", name="alice", password="alice-password")["rooms"] == [room]
+    a.ok("leave", room=room)
+    wait_for(lambda: aspoint3_rating(c, "alice"), "alice's abandoned game rated")
+    rec = c.ok("profile", name="alice")["recent"]
+    assert len(rec) == 1 and rec[0]["abandoned"] and rec[0]["room"] == room, rec
+
+
 def two_losses_from_new():
     """alice's (mu, sigma) after losing twice to a bot level, both new (core/rating.c)."""
     beta, tau = 25 / 6, 25 / 300
