@@ -264,7 +264,7 @@ static void table_233(const render_ctx_t *ctx, const json_t *view)
 /* ------------------------------------------------------------------------ */
 
 /*
- * `discard 3`, `claim 2 3`, `lay 1 2 3 4`: numbers are positions in the
+ * `discard 3`, `claim 2 3`, `take 2 3`, `lay 1 2 3 4`: numbers are positions in the
  * sorted hand as drawn (1-based) and become card names. Other words (card
  * names, declare, key=value) are kept.
  */
@@ -273,8 +273,11 @@ static char *translate_233(const json_t *view, const char *line)
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", line);
     char *save, *w = strtok_r(buf, " \t", &save);
-    if (!w || (strcmp(w, "discard") != 0 && strcmp(w, "claim") != 0 && strcmp(w, "lay") != 0))
-        return NULL;
+    static const char *const words[] = {"discard", "claim", "take", "lay"};
+    bool known = false;
+    for (size_t i = 0; w && i < sizeof words / sizeof *words; i++)
+        known |= strcmp(w, words[i]) == 0;
+    if (!known) return NULL;
     json_t *hand = hand_233(view);
     if (!hand) return NULL;
     char out[1024];

@@ -2,7 +2,8 @@
  * tapis-bot.c — plays tables of a game against a tapisd, from its own views.
  *
  *     tapis-bot [HOST:PORT] --game 233 --players 4 [--bots 3] [--games N]
- *               [--strategy random|greedy[:MS]] [--name NAME] [--option KEY=VALUE]...
+ *               [--strategy random|greedy|easy|hard[/N][:MS]] [--name NAME]
+ *               [--option KEY=VALUE]...
  *
  * For each game it opens a table (`create`), fills --bots seats with server
  * bots (`addbot`), and plays every other seat itself, one connection per seat
@@ -43,6 +44,7 @@
 #include <unistd.h>
 
 #include "core/game.h"
+#include "core/search.h"
 #include "clients/net.h"
 #include "protocol/protocol.h"
 #include "clients/safe_text.h"
@@ -583,9 +585,11 @@ static void usage(FILE *f)
                "  --players N          seats at each table (default 4)\n"
                "  --bots N             seats given to server bots (default players - 1)\n"
                "  --games N            tables to play, one after the other (default 1)\n"
-               "  --strategy NAME[:MS] this client's strategy: greedy or random (default greedy),\n"
-               "                       with MS a reaction time: each decision waits MS after\n"
-               "                       the view that calls for it (e.g. greedy:250 for slap)\n"
+               "  --strategy NAME[:MS] this client's strategy: greedy, random, easy (greedy with\n"
+               "                       mistakes), hard (a search) or hard/N (N playouts a move)\n"
+               "                       (default greedy), with MS a reaction time: each\n"
+               "                       decision waits MS after the view that calls for it\n"
+               "                       (e.g. greedy:250 for slap)\n"
                "  --bot-strategy NAME  strategy of the server bots (default: the server's)\n"
                "  --name NAME          base name of the connections (default tapis-bot)\n"
                "  --option KEY=VALUE   a game option for create (repeatable), e.g. target=100\n"
@@ -751,8 +755,12 @@ static void parse_args(bot_t *b, int argc, char **argv)
     size_t base = colon ? (size_t)(colon - b->o.strategy) : strlen(b->o.strategy);
     snprintf(b->o.strategy_name, sizeof b->o.strategy_name, "%.*s", (int)base, b->o.strategy);
     if (colon) b->o.react_ms = parse_int(colon + 1, 0, 60000, "--strategy reaction time");
-    if (strcmp(b->o.strategy_name, "greedy") != 0 && strcmp(b->o.strategy_name, "random") != 0) {
-        fprintf(stderr, "tapis-bot: --strategy: greedy or random, optionally :MS\n");
+    const char *name = b->o.strategy_name;
+    if (strcmp(name, "greedy") != 0 && strcmp(name, "random") != 0 && strcmp(name, "easy") != 0 &&
+        game_search_budget(name, 1) < 0) {
+        fprintf(stderr,
+                "tapis-bot: --strategy: greedy, random, easy, hard or hard/N (N playouts a move),"
+                " optionally :MS\n");
         exit(2);
     }
     b->o.strategy = b->o.strategy_name;

@@ -5,6 +5,7 @@
  * the immutable event log. core/README.md says what a game gets from it.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -65,6 +66,13 @@ bool game_action_bare(const json_t *action)
 {
     return game_action_keys_ok(action, NULL) &&
            json_array_size(json_object_get(action, "args")) == 0;
+}
+
+int game_action_args(const json_t *action, const json_t **args, game_error_t *err)
+{
+    *args = json_object_get(action, "args");
+    if (*args && !json_is_array(*args)) return game_bad_action(err, "\"args\" must be a list");
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -252,15 +260,79 @@ game_t *game_created(game_t *g, unsigned long mark, game_error_t *err)
     return NULL;
 }
 
-bool game_restore(game_t *g, game_t *saved, size_t size, void (*drop)(game_t *), unsigned long mark)
+/* A copy of g's bytes in copy, holding its own references to the shared parts. */
+static void game_hold(game_t *copy, const game_t *g)
+{
+    const game_desc_t *d = g->desc;
+    memcpy(copy, g, d->size);
+    for (int i = 0; i < GAME_MAX_HELD && d->logs[i]; i++)
+        game_log_share((game_log_t *)((char *)copy + d->logs[i]),
+                       (const game_log_t *)((const char *)g + d->logs[i]));
+    for (int i = 0; i < GAME_MAX_HELD && d->shared[i]; i++)
+        game_shared_hold((game_shared_t *)((char *)copy + d->shared[i]));
+}
+
+/* Release what g holds by reference. */
+static void game_drop(game_t *g)
+{
+    const game_desc_t *d = g->desc;
+    for (int i = 0; i < GAME_MAX_HELD && d->logs[i]; i++)
+        game_log_free((game_log_t *)((char *)g + d->logs[i]));
+    for (int i = 0; i < GAME_MAX_HELD && d->shared[i]; i++)
+        game_shared_free((game_shared_t *)((char *)g + d->shared[i]));
+}
+
+game_t *game_copy(const game_t *g)
+{
+    game_t *copy = tapis_malloc(g->desc->size);
+    if (copy) game_hold(copy, g);
+    return copy;
+}
+
+void game_free(game_t *g)
+{
+    if (!g) return;
+    game_drop(g);
+    tapis_free(g);
+}
+
+/* The max_align_t words of a snapshot of g: its bytes, on the stack of apply or tick. */
+#define SNAPSHOT_WORDS(g) (((g)->desc->size + sizeof(max_align_t) - 1) / sizeof(max_align_t))
+
+/* The end of a step with a snapshot `saved` of g taken before it: if an
+   allocation failed since `mark`, g goes back to the snapshot (true);
+   otherwise the snapshot is dropped (false). */
+static bool game_restore(game_t *g, game_t *saved, unsigned long mark)
 {
     if (!tapis_alloc_failed_since(mark)) {
-        drop(saved);
+        game_drop(saved);
         return false;
     }
-    drop(g);
-    memcpy(g, saved, size);
+    game_drop(g);
+    memcpy(g, saved, g->desc->size);
     return true;
+}
+
+int game_apply(game_t *g, int seat, const json_t *a, int64_t now, game_error_t *e)
+{
+    max_align_t bytes[SNAPSHOT_WORDS(g)];
+    game_t *saved = (game_t *)bytes;
+    game_hold(saved, g);
+    unsigned long mark = tapis_alloc_failures();
+    int r = g->desc->apply(g, seat, a, now, e);
+    if (game_restore(g, saved, mark)) return game_no_memory(e);
+    return r;
+}
+
+bool game_tick(game_t *g, int64_t now)
+{
+    if (!g->desc->tick) return false;
+    max_align_t bytes[SNAPSHOT_WORDS(g)];
+    game_t *saved = (game_t *)bytes;
+    game_hold(saved, g);
+    unsigned long mark = tapis_alloc_failures();
+    bool changed = g->desc->tick(g, now);
+    return game_restore(g, saved, mark) ? false : changed;
 }
 
 /* ------------------------------------------------------------------ */
@@ -324,6 +396,26 @@ void game_write_seat(jw_t *w, const char *key, int seat)
         jw_int(w, key, seat);
     else
         jw_null(w, key);
+}
+
+void game_write_players(const game_t *g, jw_t *w, game_seat_write_fn *player)
+{
+    jw_arr(w, "players");
+    for (int s = 0; s < g->seats; s++) {
+        jw_obj(w, NULL);
+        jw_int(w, "seat", s);
+        player(g, s, w);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+json_t *game_dump(const game_t *g)
+{
+    unsigned long mark = tapis_alloc_failures();
+    json_t *d = game_view(g, GAME_SPECTATOR);
+    if (d) g->desc->dump(g, d);
+    return game_json_checked(d, mark);
 }
 
 json_t *game_rng_json(const rng_t *r)
@@ -478,7 +570,8 @@ void game_log_append(game_log_t *l, json_t *entry)
         if (t[from] == ',') from++;
     }
     size_t body = n - 1 - from; /* the kept entries, without ']' */
-    size_t elen = entry ? json_text(entry, NULL, 0) : 0;
+    char tmp[512]; /* the entry's text, written once when it fits (always, in practice) */
+    size_t elen = entry ? json_text(entry, tmp, sizeof tmp) : 0;
     size_t len = 1 + body + (body ? 1 : 0) + elen + 1;
     game_text_t *next = entry ? tapis_malloc(sizeof *next + len) : NULL;
     if (next) {
@@ -486,7 +579,11 @@ void game_log_append(game_log_t *l, json_t *entry)
         *p++ = '[';
         memcpy(p, t + from, body), p += body;
         if (body) *p++ = ',';
-        json_text(entry, p, elen), p += elen;
+        if (elen <= sizeof tmp)
+            memcpy(p, tmp, elen);
+        else
+            json_text(entry, p, elen);
+        p += elen;
         *p = ']';
         next->refs = 1;
         next->len = len;
@@ -563,7 +660,14 @@ void game_write_shared(jw_t *w, const char *key, const game_shared_t *s)
 
 json_t *game_seat_event(int seat, const char *did)
 {
-    return json_pack("{s:i, s:s}", "seat", seat, "did", did);
+    /* json_pack("{s:i, s:s}")'s object, without parsing a format per event */
+    json_t *ev = json_object();
+    if (json_object_set_new_nocheck(ev, "seat", json_integer(seat)) < 0 ||
+        json_object_set_new_nocheck(ev, "did", json_string(did)) < 0) {
+        json_decref(ev);
+        return NULL;
+    }
+    return ev;
 }
 
 /* ------------------------------------------------------------------ */

@@ -34,6 +34,9 @@
 
 typedef struct game_desc game_desc_t;
 
+/* The most logs, and the most shared values, a state holds (game_desc_t). */
+#define GAME_MAX_HELD 4
+
 /*
  * A level of built-in bot: what `addbot strategy=NAME` names, the strategy
  * it runs (the game's bot() receives it) and its pace: the reaction time in
@@ -51,14 +54,21 @@ typedef struct game_bot_level {
 
 /*
  * The rows every game with a bot lists: its greedy strategy at a person's
- * pace, slowly and quickly (the reaction time drawn in [min_ms, max_ms]),
- * then "greedy" and "random" at the server's pace and the table's end.
+ * pace; "easy", the greedy strategy with a mistake one move in three, slowly;
+ * "hard", a search (core/search.h) at a person's pace; the greedy strategy
+ * quickly (the reaction time drawn in [min_ms, max_ms]); then "greedy" and
+ * "random" at the server's pace and the table's end. `help` says how strong
+ * each is: the figures are docs/BENCHMARKS.md's.
  */
 /* clang-format off */
 #define GAME_BOT_LEVEL_NORMAL(min_ms, max_ms) \
     {"normal", "greedy", (min_ms), (max_ms), "the greedy strategy at a person's pace"}
 #define GAME_BOT_LEVEL_EASY(min_ms, max_ms) \
-    {"easy", "greedy", (min_ms), (max_ms), "the greedy strategy, slowly"}
+    {"easy", "easy", (min_ms), (max_ms), \
+     "weaker than normal: the greedy strategy with a random move one time in three, slowly"}
+#define GAME_BOT_LEVEL_HARD(min_ms, max_ms) \
+    {"hard", "hard", (min_ms), (max_ms), \
+     "stronger than normal: searches each move (Monte Carlo over the hidden cards)"}
 #define GAME_BOT_LEVEL_FAST(min_ms, max_ms) \
     {"fast", "greedy", (min_ms), (max_ms), "the greedy strategy, quicker than a person"}
 #define GAME_BOT_LEVELS_AT_SERVER_PACE \
@@ -122,9 +132,10 @@ typedef tapis_error_t game_error_t;
 /*
  * The types of the descriptor's functions that build JSON or check a state,
  * named once: the descriptor's members below and a game's own declarations
- * (its internal.h: `game_json_fn g233_result, g233_dump;`) share them.
+ * (its internal.h: `game_json_fn g233_result;`) share them.
  */
-typedef json_t *game_json_fn(const game_t *g);                       /* result, dump */
+typedef json_t *game_json_fn(const game_t *g);                       /* result */
+typedef void game_dump_fn(const game_t *g, json_t *d);               /* dump */
 typedef json_t *game_seat_json_fn(const game_t *g, int seat);        /* default_action */
 typedef void game_write_fn(const game_t *g, jw_t *w);                /* view_public */
 typedef void game_seat_write_fn(const game_t *g, int seat, jw_t *w); /* view_seat, legal */
@@ -155,6 +166,7 @@ struct game_desc {
      * Apply `action` for `seat` at time `now`. Validates first: on refusal it
      * returns -1, fills err, and leaves the state exactly as it was. Returns 0
      * when applied. Deadlines due at `now` are settled first (as tick(now)).
+     * Memory running out is the kit's (game_apply()).
      */
     int (*apply)(game_t *g, int seat, const json_t *action, int64_t now, game_error_t *err);
 
@@ -221,8 +233,10 @@ struct game_desc {
 
     /* --- for tests, journals and audits --- */
 
-    /* The whole state, hidden parts included, as JSON (equal states, equal dumps). */
-    game_json_fn *dump;
+    /* The whole state, hidden parts included, as JSON (equal states, equal
+       dumps): the keys the public view lacks, added to `d`, the spectator's
+       view. Callers go through game_dump(). */
+    game_dump_fn *dump;
     /*
      * A copy of g in which everything `seat` cannot see is redrawn at random
      * (consistently with what it can see). view(seat) of the copy must equal
@@ -232,7 +246,17 @@ struct game_desc {
     /* Check the state's invariants (every card accounted for...). 0 or -1 + err. */
     game_audit_fn *audit;
 
-    void (*free)(game_t *g);
+    /*
+     * The state's struct: its size, and the offsets of what it holds by
+     * reference, immutable and shared with its copies and its views: its
+     * logs (game_log_t) and shared values (game_shared_t), each list ending
+     * at the first 0 (offset 0 is the game_t). With them the kit copies a
+     * state (game_copy()), frees it (game_free()) and keeps apply and tick
+     * from changing anything when memory runs out halfway (game_apply()).
+     */
+    size_t size;
+    size_t logs[GAME_MAX_HELD];
+    size_t shared[GAME_MAX_HELD];
 };
 
 /* --- registry (registry.c) --- */
@@ -275,15 +299,11 @@ void *game_state_new(size_t size, const game_desc_t *d, int seats, game_error_t 
 /* The end of create(): g, or NULL with g freed and "internal" if an allocation
    failed since `mark` (a part of the state may be missing). */
 game_t *game_created(game_t *g, unsigned long mark, game_error_t *err);
-/*
- * The end of a step that must change nothing when memory runs out halfway
- * (apply, tick). `saved` is a snapshot taken before it: a copy of the state's
- * `size` bytes holding its own references to the shared parts, which `drop`
- * releases. If an allocation failed since `mark`, g goes back to the snapshot
- * (true); otherwise the snapshot is dropped (false).
- */
-bool game_restore(game_t *g, game_t *saved, size_t size, void (*drop)(game_t *),
-                  unsigned long mark);
+/* A new copy of g holding its own references to the shared parts (resample's
+   start); NULL when memory runs out. */
+game_t *game_copy(const game_t *g);
+/* Release what g holds and g itself (NULL: nothing). */
+void game_free(game_t *g);
 
 /*
  * The view skeleton: view_public(), then for a seat (0 <= seat < seats)
@@ -297,20 +317,25 @@ void game_write_view(const game_t *g, int seat, jw_t *w);
    a seat) its own keys, "seat", view_seat()'s and "legal". */
 void game_write_public(const game_t *g, jw_t *w);
 void game_write_own(const game_t *g, int seat, jw_t *w);
+/* The whole state as a new JSON object: the spectator's view and what the
+   game's dump() adds (NULL: out of memory, never a dump with a part missing). */
+json_t *game_dump(const game_t *g);
 /* Every action seat may send now, as a new JSON array (NULL: out of memory). */
 json_t *game_legal(const game_t *g, int seat);
 
-static inline int game_apply(game_t *g, int seat, const json_t *a, int64_t now, game_error_t *e)
-{
-    return g->desc->apply(g, seat, a, now, e);
-}
+/*
+ * The descriptor's apply and tick, made to change nothing when memory runs
+ * out halfway: the kit takes a snapshot first (a copy of the state's bytes
+ * with its own references, game_desc_t's size, logs and shared) and puts it
+ * back when an allocation failed since; apply then refuses with "internal",
+ * tick says nothing changed (its deadline stays due). A game's own apply
+ * and tick are plain steps, and its apply may call its tick.
+ */
+int game_apply(game_t *g, int seat, const json_t *a, int64_t now, game_error_t *e);
+bool game_tick(game_t *g, int64_t now);
 static inline int64_t game_next_deadline(const game_t *g)
 {
     return g->desc->next_deadline ? g->desc->next_deadline(g) : GAME_NO_DEADLINE;
-}
-static inline bool game_tick(game_t *g, int64_t now)
-{
-    return g->desc->tick ? g->desc->tick(g, now) : false;
 }
 static inline unsigned game_waiting(const game_t *g)
 {
@@ -333,10 +358,6 @@ static inline bool game_is_over(const game_t *g)
 {
     return g->desc->is_over(g);
 }
-static inline void game_free(game_t *g)
-{
-    if (g) g->desc->free(g);
-}
 
 /*
  * The common start of every game's action parser: `action` must be an object
@@ -354,6 +375,9 @@ bool game_action_keys_ok(const json_t *action, const char *const *keys);
 /* True when `action` has no key but "type" and no inline words: an action
    without arguments (draw, pass, keep). */
 bool game_action_bare(const json_t *action);
+/* The protocol's inline words of `action` into *args: NULL (none) or a list.
+   Returns 0, or -1 with "bad_action" when "args" is not a list. */
+int game_action_args(const json_t *action, const json_t **args, game_error_t *err);
 /* The number of elements of an array (not a pointer): a type_names table. */
 #define GAME_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
@@ -445,7 +469,9 @@ json_t *game_seat_event(int seat, const char *did);
  */
 json_t *game_json_checked(json_t *v, unsigned long mark);
 
-/* Fill err (printf-style message) and return -1: the one way core code refuses. */
+/* Fill err (printf-style message) and return -1: the one way core code
+   refuses. err may be NULL when only the answer counts (a legal list's
+   checks): nothing is formatted. */
 int game_fail(game_error_t *err, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* game_fail() with "bad_action" and the message `what`. */
@@ -460,6 +486,9 @@ int game_no_memory(game_error_t *err);
 void game_write_result(const game_t *g, jw_t *w);
 /* A seat, or null for a negative one (nobody). */
 void game_write_seat(jw_t *w, const char *key, int seat);
+/* "players": for each seat an object {"seat": s, then the keys player(g, s, w)
+   writes}: what every game's public view shows of each player. */
+void game_write_players(const game_t *g, jw_t *w, game_seat_write_fn *player);
 /* The generator's state, for dumps. */
 json_t *game_rng_json(const rng_t *r);
 /* The index of `name` among names[0..n-1], compared without case, or -1 (card names). */

@@ -106,6 +106,20 @@ static inline void *tapis_realloc(void *p, size_t size)
                                                : realloc(p, size));
 }
 
+/*
+ * Room for item n of a growable array v of *cap items of `size` bytes: v
+ * itself while n < *cap, else v reallocated to twice *cap items (`first`
+ * when *cap is 0), *cap updated. NULL out of memory: v and *cap unchanged.
+ */
+static inline void *tapis_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+    if (n < *cap) return v;
+    size_t c = *cap ? 2 * *cap : first;
+    void *p = tapis_realloc(v, c * size);
+    if (p) *cap = c;
+    return p;
+}
+
 static inline char *tapis_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;

@@ -58,31 +58,49 @@ static void put_escaped(out_t *o, const char *s, size_t n, size_t from)
 
 void out_string(out_t *o, const char *s, size_t n)
 {
-    /* Most strings (every key, card and action name) need no escape: one copy. */
+    /* Most strings (every key, card and action name) need no escape: one pass
+       that checks and copies. */
+    if (o->len <= o->size && o->size - o->len >= n + 2) {
+        char *p = o->buf + o->len;
+        size_t i = 0;
+        p[0] = '"';
+        while (i < n && out_plain((unsigned char)s[i])) {
+            p[i + 1] = s[i];
+            i++;
+        }
+        if (i == n) {
+            p[n + 1] = '"';
+            o->len += n + 2;
+            return;
+        }
+        put_escaped(o, s, n, i);
+        return;
+    }
     size_t i = 0;
     while (i < n && out_plain((unsigned char)s[i]))
         i++;
-    if (i == n && o->len <= o->size && o->size - o->len >= n + 2) {
-        char *p = o->buf + o->len;
-        p[0] = '"';
-        memcpy(p + 1, s, n);
-        p[n + 1] = '"';
-        o->len += n + 2;
-        return;
-    }
     put_escaped(o, s, n, i);
 }
 
-void out_integer(out_t *o, json_int_t v)
+void out_cstring(out_t *o, const char *s)
 {
-    char tmp[24], *p = tmp + sizeof tmp;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) *--p = '-';
-    out_put(o, p, (size_t)(tmp + sizeof tmp - p));
+    /* The pass above, up to the NUL, while there is room: a string with an
+       escape or past the room starts again with its length. */
+    size_t start = o->len;
+    if (o->len < o->size) {
+        char *p = o->buf + o->len, *end = o->buf + o->size;
+        const char *q = s;
+        *p++ = '"';
+        while (p < end && out_plain((unsigned char)*q))
+            *p++ = *q++;
+        if (!*q && p < end) {
+            *p++ = '"';
+            o->len = (size_t)(p - o->buf);
+            return;
+        }
+    }
+    o->len = start;
+    out_string(o, s, strlen(s));
 }
 
 /*

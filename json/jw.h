@@ -62,14 +62,28 @@ size_t jw_len(const jw_t *w);
    no value. The writer then holds nothing (call it once). */
 json_t *jw_take(jw_t *w);
 
-void jw_obj(jw_t *w, const char *key); /* open an object */
-void jw_arr(jw_t *w, const char *key); /* open an array */
-void jw_end(jw_t *w);                  /* close the innermost */
+/*
+ * The calls a view makes most take their key's length too: JW_KLEN() is
+ * folded at compile time for a literal (0 for NULL), so the text end copies
+ * a key without measuring it. jw_obj() and the others below are macros over
+ * them (each names its key twice: a plain name or a literal, no side
+ * effect).
+ */
+#define JW_KLEN(key) __builtin_strlen((key) ? (key) : "")
+void jw_obj_n(jw_t *w, const char *key, size_t klen); /* open an object */
+void jw_arr_n(jw_t *w, const char *key, size_t klen); /* open an array */
+/* The scalars (a string value: UTF-8 the caller vouches for). */
+void jw_int_n(jw_t *w, const char *key, size_t klen, json_int_t v);
+void jw_bool_n(jw_t *w, const char *key, size_t klen, bool v);
+void jw_str_n(jw_t *w, const char *key, size_t klen, const char *s);
+#define jw_obj(w, key) jw_obj_n((w), (key), JW_KLEN(key))
+#define jw_arr(w, key) jw_arr_n((w), (key), JW_KLEN(key))
+#define jw_int(w, key, v) jw_int_n((w), (key), JW_KLEN(key), (v))
+#define jw_bool(w, key, v) jw_bool_n((w), (key), JW_KLEN(key), (v))
+#define jw_str(w, key, s) jw_str_n((w), (key), JW_KLEN(key), (s))
+void jw_end(jw_t *w); /* close the innermost */
 
-void jw_int(jw_t *w, const char *key, json_int_t v);
-void jw_bool(jw_t *w, const char *key, bool v);
 void jw_null(jw_t *w, const char *key);
-void jw_str(jw_t *w, const char *key, const char *s);
 /* A value given as a jansson tree, its text (compact JSON, as json_text()
    writes it), or both: the text end copies the text (without one, it
    encodes the tree), the tree end shares the tree (without one, it parses

@@ -312,8 +312,9 @@ const command_t *command_table(int *n)
 const command_t *command_lookup(const char *name)
 {
     if (!name) return NULL;
-    for (int i = 0; i < CMD__COUNT; i++)
-        if (strcmp(commands[i].name, name) == 0) return &commands[i];
+    for (int i = 0; i < CMD__COUNT; i++) /* the first letter before the call */
+        if (commands[i].name[0] == name[0] && strcmp(commands[i].name, name) == 0)
+            return &commands[i];
     return NULL;
 }
 

@@ -2,7 +2,9 @@
  * envelope.c — line -> request, replies and events -> line. See envelope.h.
  */
 #include "protocol/envelope.h"
+#include "json/json_plain.h"
 #include "json/json_text.h"
+#include "json/jw.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,8 +89,21 @@ static int json_depth(const char *s, size_t len, int limit)
     return max;
 }
 
+/* v if it is an object; else NULL, v freed and err filled. */
+static json_t *request_object(json_t *v, tapis_error_t *err)
+{
+    if (json_is_object(v)) return v;
+    json_decref(v);
+    proto_fail(err, TAPIS_E_BAD_REQUEST, "a request must be a JSON object");
+    return NULL;
+}
+
 json_t *proto_json_parse(const char *line, size_t len, tapis_error_t *err)
 {
+    /* Plain text (every request in play) in one pass; jansson for the rest,
+       errors included. */
+    json_t *v = json_plain_parse(line, len, PROTO_MAX_DEPTH);
+    if (v) return request_object(v, err);
     if (memchr(line, '\0', len)) {
         proto_fail(err, TAPIS_E_BAD_JSON, "NUL byte in JSON line");
         return NULL;
@@ -99,7 +114,7 @@ json_t *proto_json_parse(const char *line, size_t len, tapis_error_t *err)
     }
     json_error_t jerr;
     unsigned long failures = tapis_alloc_failures();
-    json_t *v = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    v = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
     /* jansson often reports a failed allocation as a syntax error, and its lexer
        drops a character it has no room for (lex_save()'s result is not checked):
        a value is parsed without it. The count tells: whatever came is thrown away. */
@@ -113,12 +128,7 @@ json_t *proto_json_parse(const char *line, size_t len, tapis_error_t *err)
         proto_fail(err, TAPIS_E_BAD_JSON, "invalid JSON at column %d: %s", jerr.column, jerr.text);
         return NULL;
     }
-    if (!json_is_object(v)) {
-        json_decref(v);
-        proto_fail(err, TAPIS_E_BAD_REQUEST, "a request must be a JSON object");
-        return NULL;
-    }
-    return v;
+    return request_object(v, err);
 }
 
 /* --------------------------------------------------------------- request --- */
@@ -272,7 +282,8 @@ json_t *proto_event(const char *ev)
 
 /* -------------------------------------------------------------- encoding --- */
 
-size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size)
+size_t proto_encode_ok(const char *re, const json_t *id, const char *key, const char *value,
+                       char *buf, size_t size)
 {
     size_t n = 0, k = re ? strlen(re) : 0;
     if (k == 0 || k > 64 || size < k + 32) return 0;
@@ -291,10 +302,29 @@ size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size)
         if (w == 0 || w > size - n || tapis_alloc_failed_since(mark)) return 0;
         n += w;
     }
-    static const char tail[] = ",\"ok\":true}\n";
-    if (size - n < sizeof tail - 1) return 0;
-    memcpy(buf + n, tail, sizeof tail - 1);
-    return n + sizeof tail - 1;
+    static const char ok[] = ",\"ok\":true";
+    if (size - n < sizeof ok - 1) return 0;
+    memcpy(buf + n, ok, sizeof ok - 1);
+    n += sizeof ok - 1;
+    if (key) {
+        size_t kn = strlen(key);
+        if (!value || !proto_utf8_valid(value, strlen(value)) || size - n < kn + 4) return 0;
+        buf[n++] = ',';
+        buf[n++] = '"';
+        memcpy(buf + n, key, kn);
+        n += kn;
+        buf[n++] = '"';
+        buf[n++] = ':';
+        jw_t w; /* the value quoted and escaped as json_text() writes it */
+        jw_text(&w, buf + n, size - n);
+        jw_str(&w, NULL, value);
+        if (!jw_ok(&w)) return 0;
+        n += jw_len(&w);
+    }
+    if (size - n < 2) return 0;
+    buf[n++] = '}';
+    buf[n++] = '\n';
+    return n;
 }
 
 char *proto_encode(const json_t *msg, size_t *len)

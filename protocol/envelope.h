@@ -117,12 +117,16 @@ char *proto_encode(const json_t *msg, size_t *len);
 
 /*
  * The line of proto_reply(re, id) with no other field -- {"re":RE,"id":ID,"ok":true}
- * and its newline -- written into buf (size bytes) without building the
- * object: the common reply (ping, leave...) costs no allocation. `re` must be
- * a command name (lower-case letters and '_'). Returns the length, or 0 when
- * it does not fit or `re` is not such a name (then build the reply instead).
+ * and its newline -- or, when key is not NULL, with one string field after
+ * "ok" (an act's "room": {"re":"act","ok":true,"room":"12"}), written into
+ * buf (size bytes) without building the object: the common replies (ping,
+ * leave, act...) cost no allocation. `re` must be a command name (lower-case
+ * letters and '_'), `key` a plain ASCII literal. Returns the length, or 0
+ * when it does not fit, `re` is not such a name or `value` is not UTF-8
+ * (then build the reply instead).
  */
-size_t proto_encode_ok(const char *re, const json_t *id, char *buf, size_t size);
+size_t proto_encode_ok(const char *re, const json_t *id, const char *key, const char *value,
+                       char *buf, size_t size);
 
 /* Fill err (printf-style message) and return PROTO_ERROR. */
 int proto_fail(tapis_error_t *err, const char *code, const char *fmt, ...)

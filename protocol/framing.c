@@ -80,6 +80,32 @@ static void frame_put(frame_t *f, unsigned char c)
     f->fed++;
 }
 
+/*
+ * Data bytes up to the first IAC, line by line: a piece of a line that keeps
+ * it within max_line is copied whole, which is what frame_put() does byte by
+ * byte for it; the rest goes through frame_put(). Returns the bytes used.
+ */
+static size_t feed_data(frame_t *f, const unsigned char *p, size_t n)
+{
+    const unsigned char *iac = memchr(p, IAC, n);
+    size_t end = iac ? (size_t)(iac - p) : n, i = 0;
+    while (i < end && !f->overflow) {
+        const unsigned char *nl = memchr(p + i, '\n', end - i);
+        size_t piece = (nl ? (size_t)(nl - p) + 1 : end) - i, body = nl ? piece - 1 : piece;
+        if (f->partial + body > f->max_line) {
+            for (size_t stop = i + piece; i < stop && !f->overflow; i++)
+                frame_put(f, p[i]);
+            continue;
+        }
+        memcpy(f->buf + f->len, p + i, piece);
+        f->len += piece;
+        f->fed += piece;
+        f->partial = nl ? 0 : f->partial + body;
+        i += piece;
+    }
+    return i;
+}
+
 int frame_feed(frame_t *f, const char *data, size_t n)
 {
     if (f->overflow || n == 0) return 0;
@@ -90,6 +116,10 @@ int frame_feed(frame_t *f, const char *data, size_t n)
 
     const unsigned char *p = (const unsigned char *)data;
     for (size_t i = 0; i < n && !f->overflow; i++) {
+        if (f->telnet == TN_DATA) {
+            i += feed_data(f, p + i, n - i); /* to the next IAC */
+            if (i == n || f->overflow) break;
+        }
         unsigned char c = p[i];
         switch (f->telnet) {
         case TN_DATA:

@@ -3,25 +3,16 @@
 
 #include <stdint.h>
 
-/* Decode one UTF-8 sequence at s[*i] (valid UTF-8 assumed, checked anyway). */
+#include "protocol/utf8.h"
+
+/* The code point at s[*i], moving *i past it: U+FFFD (unsafe) for a byte that
+   does not start valid UTF-8 (protocol/utf8.h; a line was checked before). */
 static long next_code_point(const unsigned char *s, size_t n, size_t *i)
 {
-    unsigned char c = s[*i];
-    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || *i + (size_t)len > n) {
-        (*i)++;
-        return 0xFFFD;
-    }
-    long cp = len == 1 ? c : c & (0x7F >> len);
-    for (int k = 1; k < len; k++) {
-        if ((s[*i + (size_t)k] & 0xC0) != 0x80) {
-            (*i)++;
-            return 0xFFFD;
-        }
-        cp = (cp << 6) | (s[*i + (size_t)k] & 0x3F);
-    }
-    *i += (size_t)len;
-    return cp;
+    uint32_t cp;
+    size_t len = utf8_decode(s + *i, n - *i, &cp);
+    *i += len ? len : 1;
+    return len ? (long)cp : 0xFFFD;
 }
 
 static bool unsafe(long cp)

@@ -5,7 +5,9 @@
  *
  * Canonical forms (what legal() lists and what is sent back):
  *   {"type":"draw"}                          draw from the draw pile
- *   {"type":"take"}                          take the top discard on your turn
+ *   {"type":"take","cards":[C,...]}          your turn: the top discard + these make a meld
+ *   {"type":"take","final":true}             your turn: the top discard completes a combination
+ *   {"type":"take"}                          your turn, option take = "draw": the top discard
  *   {"type":"declare"}                       declare a winning combination before drawing
  *   {"type":"discard","card":C}              discard C
  *   {"type":"discard","card":C,"declare":true}   discard C and declare
@@ -14,7 +16,8 @@
  *   {"type":"claim","final":true}            out of turn: the discard completes a combination
  *   {"type":"gift"} / {"type":"gift","to":S} place a drawn +5 / give a drawn or dealt -5 to seat S
  * Card lists are sorted by kind. Inline: "discard Y3", "discard Y3 declare",
- * "claim Y3 Y3", "claim final", "lay B2 B2 B2 B2", "gift 2".
+ * "claim Y3 Y3", "claim final", "take Y3 Y3", "take final", "take",
+ * "lay B2 B2 B2 B2", "gift 2".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +59,8 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
     if (t < 0) return -1;
     a->type = (g233_act_type_t)t;
 
-    const json_t *args = json_object_get(o, "args");
-    if (args && !json_is_array(args)) return game_bad_action(err, "\"args\" must be a list");
+    const json_t *args;
+    if (game_action_args(o, &args, err)) return -1;
     size_t nargs = json_array_size(args);
     static const char *const discard_keys[] = {"card", "declare", NULL};
     static const char *const cards_keys[] = {"cards", "final", NULL};
@@ -65,7 +68,6 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
 
     switch (a->type) {
     case G233_ACT_DRAW:
-    case G233_ACT_TAKE:
     case G233_ACT_DECLARE:
         if (!game_action_bare(o)) return game_bad_action(err, "this action takes no arguments");
         return 0;
@@ -88,9 +90,12 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
         if (!game_action_keys_ok(o, cards_keys) || json_object_get(o, "final"))
             return game_bad_action(err, "lay takes \"cards\"");
         return parse_cards(nargs ? args : json_object_get(o, "cards"), 0, a, 4, 4, err);
+    case G233_ACT_TAKE:
+        if (game_action_bare(o)) return 0; /* option take = "draw" */
+        /* fall through */
     case G233_ACT_CLAIM: {
         if (!game_action_keys_ok(o, cards_keys))
-            return game_bad_action(err, "claim takes \"cards\" or \"final\"");
+            return game_bad_action(err, "claim and take take \"cards\" or \"final\"");
         const json_t *f = json_object_get(o, "final");
         if (f && !json_is_true(f)) return game_bad_action(err, "\"final\" is true, or left out");
         if (nargs == 1 && strcmp(json_string_value(json_array_get(args, 0)) ?: "", "final") == 0)
@@ -99,7 +104,7 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
             a->final = json_is_true(f);
         if (a->final) {
             if (json_object_get(o, "cards"))
-                return game_bad_action(err, "claim takes \"cards\" or \"final\"");
+                return game_bad_action(err, "claim and take take \"cards\" or \"final\"");
             return 0;
         }
         return parse_cards(nargs ? args : json_object_get(o, "cards"), 0, a, 1, 3, err);
@@ -135,6 +140,9 @@ static void act_write(jw_t *w, const g233_act_t *a)
         jw_str(w, "card", g233_card_name((g233_card_t)a->card));
         if (a->declare) jw_bool(w, "declare", true);
         break;
+    case G233_ACT_TAKE:
+        if (!a->ncards && !a->final) break;
+        /* fall through */
     case G233_ACT_CLAIM:
         if (a->final) {
             jw_bool(w, "final", true);
@@ -156,8 +164,8 @@ static void act_write(jw_t *w, const g233_act_t *a)
 
 static void offer(const g233_t *g, int seat, const g233_act_t *a, jw_t *out)
 {
-    game_error_t err;
-    if (g233_check(g, seat, a, &err) == 0) act_write(out, a);
+    /* err NULL: a legal list asks only whether, and formats no refusal */
+    if (g233_check(g, seat, a, NULL) == 0) act_write(out, a);
 }
 
 /* Every multiset of `size` cards from the kinds in `pool` that seat holds. */
@@ -180,12 +188,13 @@ static void claim_sets(const g233_t *g, int seat, const int *pool, int npool, in
     }
 }
 
-static void legal_claims(const g233_t *g, int seat, jw_t *out)
+/* The claims (or the turn player's takes, `type`) of the top discard seat may make. */
+static void legal_melds(const g233_t *g, int seat, g233_act_type_t type, jw_t *out)
 {
     if (!g->ndiscard) return;
     int t = g->discard[g->ndiscard - 1];
-    g233_act_t a = {.type = G233_ACT_CLAIM, .card = -1, .to = -1};
-    if (g233_claim_gate(g, seat, NULL)) return;
+    g233_act_t a = {.type = type, .card = -1, .to = -1};
+    if (type == G233_ACT_CLAIM && g233_claim_gate(g, seat, NULL)) return;
     a.final = true;
     offer(g, seat, &a, out);
     a.final = false;
@@ -215,7 +224,7 @@ void g233_legal(const game_t *base, int seat, jw_t *out)
         return;
     }
     if (seat != g->turn) {
-        legal_claims(g, seat, out);
+        legal_melds(g, seat, G233_ACT_CLAIM, out);
         return;
     }
     const g233_hand_t *h = &g->p[seat].hand;
@@ -224,7 +233,10 @@ void g233_legal(const game_t *base, int seat, jw_t *out)
     case G233_PH_DRAW:
         for (int t = G233_ACT_DRAW; t <= G233_ACT_DECLARE; t++) {
             a.type = (g233_act_type_t)t;
-            offer(g, seat, &a, out);
+            if (t == G233_ACT_TAKE && !g->take_draw)
+                legal_melds(g, seat, G233_ACT_TAKE, out);
+            else
+                offer(g, seat, &a, out);
         }
         break;
     case G233_PH_GIFT:

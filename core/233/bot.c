@@ -11,7 +11,8 @@
  */
 #include <string.h>
 
-#include "core/233/g233.h"
+#include "core/233/internal.h"
+#include "core/search.h"
 
 static const char *type_of(const json_t *a)
 {
@@ -71,7 +72,8 @@ static json_t *greedy(const json_t *view, const json_t *legal, const char *strat
     json_array_foreach(legal, i, a)
     {
         const char *t = type_of(a);
-        if (strcmp(t, "claim") == 0) {
+        bool meld = json_object_get(a, "cards") || json_object_get(a, "final"); /* not a lay */
+        if (strcmp(t, "claim") == 0 || (strcmp(t, "take") == 0 && meld)) {
             int rank = json_is_true(json_object_get(a, "final"))
                            ? 100
                            : (int)json_array_size(json_object_get(a, "cards")) * 10;
@@ -142,7 +144,19 @@ static json_t *greedy(const json_t *view, const json_t *legal, const char *strat
     return pick(draw ? draw : take);
 }
 
+/* "hard": 16 moves of the round searched, valued by the scores and the hands' groups
+   (search.c), among at most 8 actions. */
+static const game_search_t search = {
+    .from_view = g233_from_view,
+    .value = g233_value,
+    .stage = g233_stage,
+    .max_moves = 16,
+    .playouts = 64,
+    .max_actions = 8,
+    .policy = greedy,
+};
+
 json_t *g233_bot(const json_t *view, const char *strategy, rng_t *rng)
 {
-    return game_bot_run(view, strategy, rng, greedy); /* "random": the kit's */
+    return game_bot_search(view, strategy, rng, &search); /* "random", "easy", "hard": the kit's */
 }

@@ -8,6 +8,7 @@
  * enumerates candidate actions and keeps those that check() accepts, so the
  * list and the referee can never disagree.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,10 +91,32 @@ static bool rainbow_with(const g233_t *g, int seat, g233_card_t c)
     return combo_after_discard(g, seat, c, c, true);
 }
 
-/* Does taking the top discard t complete a winning combination for seat? */
+/* Does taking the top discard t complete a winning combination for seat (during
+   the last draws, only a rainbow counts)? */
 static bool completes_combo(const g233_t *g, int seat, g233_card_t t)
 {
-    return combo_after_discard(g, seat, t, -1, false);
+    return combo_after_discard(g, seat, t, -1, g->declarer >= 0);
+}
+
+/*
+ * Would `seat`, discarding `card` from h, hold a combination a discard may
+ * declare: any before a declaration, only a rainbow during the last draws?
+ */
+static bool discard_wins(const g233_t *g, int seat, const g233_hand_t *h, int card)
+{
+    g233_hand_t rest = *h;
+    rest.n[card]--;
+    g233_combo_t c = g233_combo(g, seat, &rest);
+    return c != G233_COMBO_NONE && (g->declarer < 0 || c == G233_COMBO_RAINBOW);
+}
+
+/* Does some discard of seat's (a gift is never discarded) leave such a combination? */
+static bool some_discard_wins(const g233_t *g, int seat)
+{
+    const g233_hand_t *h = &g->p[seat].hand;
+    for (int c = 0; c < G233_KINDS; c++)
+        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, c)) return true;
+    return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -153,9 +176,14 @@ int g233_claim_gate(const g233_t *g, int seat, game_error_t *err)
     return check_discard_available(g, seat, err);
 }
 
-static int check_claim(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
+/*
+ * The conditions on the top discard taken to meld (a claim out of turn, and
+ * with option take = "claim" the turn player's take): the discard completes
+ * a winning combination (`final`), or with the cards named from hand makes a
+ * triple or square (a sequence with claim_sequences), leaving a card to discard.
+ */
+static int check_meld(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
 {
-    if (g233_claim_gate(g, seat, err)) return -1;
     g233_card_t t = (g233_card_t)top_discard(g);
     const g233_hand_t *h = &g->p[seat].hand;
     if (a->final) {
@@ -184,6 +212,30 @@ static int check_claim(const g233_t *g, int seat, const g233_act_t *a, game_erro
                                         : "a claimed discard must make a triple or a square");
 }
 
+static int check_claim(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
+{
+    if (g233_claim_gate(g, seat, err)) return -1;
+    return check_meld(g, seat, a, err);
+}
+
+/* The turn player takes the top discard: as a plain draw, or on a claim's conditions. */
+static int check_take(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
+{
+    if (check_turn(g, seat, G233_PH_DRAW, true, err) || check_discard_available(g, seat, err))
+        return -1;
+    if (g->take_draw) {
+        if (a->ncards || a->final)
+            return game_fail(err, TAPIS_E_BAD_ACTION,
+                             "with option take \"draw\", take the discard with \"take\" alone");
+        return 0;
+    }
+    if (!a->ncards && !a->final)
+        return game_fail(err, "cannot_take",
+                         "the discard is taken only to lay at once the triple or square it makes "
+                         "(take CARDS) or to complete a winning combination (take final)");
+    return check_meld(g, seat, a, err);
+}
+
 static int check_discard(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err)
 {
     if (seat != g->turn)
@@ -202,15 +254,19 @@ static int check_discard(const g233_t *g, int seat, const g233_act_t *a, game_er
                          "you claimed the discard to win: discard and declare");
     if (holds_natural_square(h) && !g->must_win)
         return game_fail(err, "must_lay_square", "four identical cards must be laid first");
-    if (h->n[G233_CARD_STOP] && a->card != G233_CARD_STOP && !a->declare)
+    bool wins = discard_wins(g, seat, h, a->card);
+    /* declare=must: "le premier à obtenir une combinaison gagnante dévoile ses
+       cartes": when a discard can leave one, only such a discard is played (and
+       the game declares it); a stop drawn last may be a rainbow's special card. */
+    bool must = g->declare_must && g->phase == G233_PH_DISCARD;
+    if (must && !wins && some_discard_wins(g, seat))
+        return game_fail(err, "must_declare",
+                         "another discard leaves you a winning combination: discard so as to keep "
+                         "it, and it is declared");
+    if (h->n[G233_CARD_STOP] && a->card != G233_CARD_STOP && !a->declare && !(must && wins))
         return game_fail(err, "must_discard_stop", "a stop cannot be kept: discard it");
-    if (a->declare) {
-        g233_hand_t rest = *h;
-        rest.n[a->card]--;
-        g233_combo_t c = g233_combo(g, seat, &rest);
-        if (c == G233_COMBO_NONE || (g->declarer >= 0 && c != G233_COMBO_RAINBOW))
-            return game_fail(err, "no_combination", "those cards are not a winning combination");
-    }
+    if (a->declare && !wins)
+        return game_fail(err, "no_combination", "those cards are not a winning combination");
     return 0;
 }
 
@@ -240,9 +296,7 @@ int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err
     const g233_hand_t *h = &g->p[seat].hand;
     switch (a->type) {
     case G233_ACT_DRAW: return check_turn(g, seat, G233_PH_DRAW, false, err);
-    case G233_ACT_TAKE:
-        if (check_turn(g, seat, G233_PH_DRAW, true, err)) return -1;
-        return check_discard_available(g, seat, err);
+    case G233_ACT_TAKE: return check_take(g, seat, a, err);
     case G233_ACT_DECLARE:
         if (check_turn(g, seat, G233_PH_DRAW, false, err)) return -1;
         if (g->declarer >= 0)
@@ -451,10 +505,10 @@ static void resolve_claims(g233_t *g)
     g233_card_t t = g->discard[--g->ndiscard];
     g233_player_t *p = &g->p[win.seat];
     g->open = false;
-    json_t *ev = json_pack("{s:i, s:s, s:s, s:i}", "seat", win.seat, "did",
-                           win.kind == G233_CLAIM_TAKE ? "take" : "claim", "card",
-                           g233_card_name(t), "contenders", contenders);
-    if (win.kind != G233_CLAIM_TAKE) next_turn(g, win.seat);
+    json_t *ev =
+        json_pack("{s:i, s:s, s:s, s:i}", "seat", win.seat, "did", win.take ? "take" : "claim",
+                  "card", g233_card_name(t), "contenders", contenders);
+    if (!win.take) next_turn(g, win.seat);
     g->drawn = 1;
     p->last_drawn = -1;
     if (win.kind == G233_CLAIM_MELD) {
@@ -484,7 +538,8 @@ static void add_claim(g233_t *g, int seat, const g233_act_t *a, int64_t now)
     memset(c, 0, sizeof *c);
     c->seat = seat;
     c->at = now;
-    if (a->type == G233_ACT_TAKE) {
+    c->take = a->type == G233_ACT_TAKE;
+    if (c->take && !a->ncards && !a->final) {
         c->kind = G233_CLAIM_TAKE;
     } else if (a->final) {
         c->kind = G233_CLAIM_FINAL;
@@ -591,6 +646,7 @@ static void end_round(g233_t *g, const char *reason)
 
 /* Options: game_new() has checked them against this table. */
 static const char *const declare_choices[] = {"must", "may", NULL};
+static const char *const take_choices[] = {"claim", "draw", NULL};
 static const game_option_t g233_options[] = {
     GAME_OPTION_INT("dispute_ms", 200, 0, 60000,
                     "claims received within this many ms of the first make a dispute"),
@@ -604,28 +660,12 @@ static const game_option_t g233_options[] = {
     GAME_OPTION_STRING("declare", "must", declare_choices,
                        "\"must\": a winning combination at the end of a turn is declared by the "
                        "game; \"may\": declaring is the player's choice"),
+    GAME_OPTION_STRING("take", "claim", take_choices,
+                       "\"claim\": the turn player takes the top discard only as a claim (a triple "
+                       "or square laid at once, or a winning combination); \"draw\": as a plain "
+                       "draw"),
     GAME_OPTION_END,
 };
-
-/*
- * The events and the last round's summary are immutable and shared: a copy
- * of the struct that holds them once more is a snapshot, which apply (and
- * tick) restore when memory ran out halfway, so that a refusal changes nothing.
- */
-void g233_hold(g233_t *copy, const g233_t *g)
-{
-    *copy = *g;
-    game_log_share(&copy->events, &g->events);
-    game_shared_hold(&copy->last_round);
-}
-
-/* Release what a state or a snapshot holds by reference. */
-static void g233_drop(game_t *base)
-{
-    g233_t *g = (g233_t *)base;
-    game_log_free(&g->events);
-    game_shared_free(&g->last_round);
-}
 
 static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
@@ -637,6 +677,7 @@ static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error
     g->target = game_option_int(o, "target");
     g->claim_sequences = game_option_bool(o, "claim_sequences");
     g->declare_must = strcmp(game_option_string(o, "declare"), "must") == 0;
+    g->take_draw = strcmp(game_option_string(o, "take"), "draw") == 0;
     rng_seed(&g->rng, seed);
     game_log_init(&g->events, G233_EVENTS);
     g->round = 0;
@@ -645,17 +686,14 @@ static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error
     return game_created(&g->base, mark, err);
 }
 
-/* Settle the claims due. Out of memory, nothing changes: the deadline stays due. */
+/* Settle the claims due. */
 static bool g233_tick(game_t *base, int64_t now)
 {
     g233_t *g = (g233_t *)base;
     if (g->nclaims == 0 || now <= g->window_end) return false;
-    g233_t saved;
-    g233_hold(&saved, g);
-    unsigned long mark = tapis_alloc_failures();
     resolve_claims(g);
     declare_if_must(g);
-    return !game_restore(base, &saved.base, sizeof saved, g233_drop, mark);
+    return true;
 }
 
 static int g233_apply(game_t *base, int seat, const json_t *action, int64_t now, game_error_t *err)
@@ -663,13 +701,9 @@ static int g233_apply(game_t *base, int seat, const json_t *action, int64_t now,
     g233_t *g = (g233_t *)base;
     g233_act_t a;
     if (g233_parse(action, &a, err)) return -1;
-    g233_t saved;
-    g233_hold(&saved, g);
-    unsigned long mark = tapis_alloc_failures();
     g233_tick(base, now);
     int r = g233_check(g, seat, &a, err);
     if (r == 0) g233_run(g, seat, &a, now);
-    if (game_restore(base, &saved.base, sizeof saved, g233_drop, mark)) return game_no_memory(err);
     return r;
 }
 
@@ -715,17 +749,10 @@ static json_t *g233_result(const game_t *base)
                              mark);
 }
 
-static void g233_free(game_t *base)
-{
-    g233_drop(base);
-    tapis_free(base);
-}
-
 /* Bot levels and their pace (a person draws, discards and claims in a second or two). */
 static const game_bot_level_t g233_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(800, 1600),
-    GAME_BOT_LEVEL_EASY(1600, 3200),
-    GAME_BOT_LEVEL_FAST(150, 400),
+    GAME_BOT_LEVEL_NORMAL(800, 1600), GAME_BOT_LEVEL_EASY(1600, 3200),
+    GAME_BOT_LEVEL_HARD(800, 1600),   GAME_BOT_LEVEL_FAST(150, 400),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
@@ -751,5 +778,7 @@ const game_desc_t g233_desc = {
     .dump = g233_dump,
     .resample = g233_resample,
     .audit = g233_audit,
-    .free = g233_free,
+    .size = sizeof(g233_t),
+    .logs = {offsetof(g233_t, events)},
+    .shared = {offsetof(g233_t, last_round)},
 };

@@ -12,6 +12,9 @@
  *   claim_sequences  out-of-turn claims may also form a sequence (English text; false)
  *   declare          "must": a winning combination at the end of a turn is declared by
  *                    the game; "may": declaring is the player's choice ("must")
+ *   take             "claim": the turn player takes the top discard on a claim's
+ *                    conditions (a meld laid at once, or a winning combination);
+ *                    "draw": as a plain draw ("claim")
  */
 #ifndef TAPIS_233_G233_H
 #define TAPIS_233_G233_H
@@ -32,7 +35,7 @@ typedef enum g233_phase {
 } g233_phase_t;
 
 typedef enum g233_claim_kind {
-    G233_CLAIM_TAKE,
+    G233_CLAIM_TAKE, /* the turn player's plain take (option take = "draw") */
     G233_CLAIM_MELD,
     G233_CLAIM_FINAL
 } g233_claim_kind_t;
@@ -40,6 +43,7 @@ typedef enum g233_claim_kind {
 typedef struct g233_claim {
     int seat;
     g233_claim_kind_t kind;
+    bool take;         /* made by the turn player (action take), not out of turn */
     g233_group_t meld; /* G233_CLAIM_MELD: the cards from hand plus the discard */
     int64_t at;
 } g233_claim_t;
@@ -63,6 +67,7 @@ typedef struct g233 {
     int dispute_ms, max_rebuilds, target;
     bool claim_sequences;
     bool declare_must; /* option declare: "must" (true) or "may" */
+    bool take_draw;    /* option take: "draw" (true) or "claim" */
 
     rng_t rng;
     g233_card_t draw[G233_DECK]; /* top is draw[ndraw - 1] */

@@ -35,7 +35,6 @@ void g233_start_round(g233_t *g, int dealer);
 
 /* g233.c */
 /* A snapshot of g into copy: the struct, and a reference on its shared parts. */
-void g233_hold(g233_t *copy, const g233_t *g);
 /* The claim-independent conditions of an out-of-turn claim. */
 int g233_claim_gate(const g233_t *g, int seat, game_error_t *err);
 int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err);
@@ -50,8 +49,17 @@ void g233_write_cards(jw_t *w, const char *key, const g233_card_t *cards, int n)
 json_t *g233_hand_json(const g233_hand_t *h);
 game_write_fn g233_view_public;
 game_seat_write_fn g233_view_seat;
-game_json_fn g233_dump;
+game_dump_fn g233_dump;
 game_resample_fn g233_resample;
 game_audit_fn g233_audit;
+
+/* search.c: what the kit's search (core/search.h) needs of the game */
+/* A state consistent with one seat's view, the unseen cards dealt from rng (NULL: unreadable). */
+game_t *g233_from_view(const json_t *view, rng_t *rng);
+/* A won game above any points; then the score and half the hand's best grouping, less the best
+   other seat's. */
+double g233_value(const game_t *g, int seat);
+/* The round: the search's playouts end with it. */
+int g233_stage(const game_t *g);
 
 #endif

@@ -43,6 +43,20 @@ json_t *g233_hand_json(const g233_hand_t *h)
     return jw_take(&w);
 }
 
+/* What everyone sees of seat s (game_write_players()). */
+static void write_player(const game_t *base, int s, jw_t *w)
+{
+    const g233_player_t *p = &((const g233_t *)base)->p[s];
+    jw_int(w, "cards", g233_hand_size(&p->hand));
+    jw_arr(w, "melds");
+    for (int i = 0; i < p->nmelds; i++)
+        g233_write_cards(w, NULL, p->melds[i].cards, p->melds[i].n);
+    jw_end(w);
+    jw_int(w, "gifts_plus", p->gifts_plus);
+    jw_int(w, "gifts_minus", p->gifts_minus);
+    jw_int(w, "score", p->score);
+}
+
 /* The public part of the table: identical for every viewer. */
 void g233_view_public(const game_t *base, jw_t *w)
 {
@@ -70,22 +84,7 @@ void g233_view_public(const game_t *base, jw_t *w)
         jw_int(w, NULL, g->claims[i].seat);
     jw_end(w);
     game_write_seat(w, "declarer", g->declarer);
-    jw_arr(w, "players");
-    for (int s = 0; s < g->base.seats; s++) {
-        const g233_player_t *p = &g->p[s];
-        jw_obj(w, NULL);
-        jw_int(w, "seat", s);
-        jw_int(w, "cards", g233_hand_size(&p->hand));
-        jw_arr(w, "melds");
-        for (int i = 0; i < p->nmelds; i++)
-            g233_write_cards(w, NULL, p->melds[i].cards, p->melds[i].n);
-        jw_end(w);
-        jw_int(w, "gifts_plus", p->gifts_plus);
-        jw_int(w, "gifts_minus", p->gifts_minus);
-        jw_int(w, "score", p->score);
-        jw_end(w);
-    }
-    jw_end(w);
+    game_write_players(base, w, write_player);
     /* The events (a game_log_t) and the last round's summary are never changed
        once made: their text was made once, and a view copies it. */
     game_write_log(w, "events", &g->events);
@@ -112,11 +111,9 @@ void g233_view_seat(const game_t *base, int seat, jw_t *w)
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-json_t *g233_dump(const game_t *base)
+void g233_dump(const game_t *base, json_t *d)
 {
     const g233_t *g = (const g233_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *d = game_view(base, GAME_SPECTATOR);
     json_t *hands = json_array(), *private = json_array(), *claims = json_array();
     for (int s = 0; s < base->seats; s++) {
         const g233_player_t *p = &g->p[s];
@@ -127,9 +124,10 @@ json_t *g233_dump(const game_t *base)
     }
     for (int i = 0; i < g->nclaims; i++) {
         const g233_claim_t *c = &g->claims[i];
-        json_array_append_new(
-            claims, json_pack("{s:i, s:i, s:o, s:I}", "seat", c->seat, "kind", c->kind, "meld",
-                              g233_cards_json(c->meld.cards, c->meld.n), "at", (json_int_t)c->at));
+        json_array_append_new(claims, json_pack("{s:i, s:i, s:b, s:o, s:I}", "seat", c->seat,
+                                                "kind", c->kind, "take", c->take, "meld",
+                                                g233_cards_json(c->meld.cards, c->meld.n), "at",
+                                                (json_int_t)c->at));
     }
     json_object_set_new(d, "hands", hands);
     json_object_set_new(d, "private", private);
@@ -147,7 +145,6 @@ json_t *g233_dump(const game_t *base)
                                   "max_rebuilds", g->max_rebuilds, "target", g->target,
                                   "claim_sequences", g->claim_sequences, "declare",
                                   g->declare_must ? "must" : "may"));
-    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */
@@ -156,9 +153,8 @@ json_t *g233_dump(const game_t *base)
 
 game_t *g233_resample(const game_t *base, int seat, uint64_t seed)
 {
-    g233_t *g = tapis_malloc(sizeof *g);
+    g233_t *g = (g233_t *)game_copy(base);
     if (!g) return NULL;
-    g233_hold(g, (const g233_t *)base);
     int n = base->seats;
     g233_card_t pool[G233_DECK];
     int npool = 0, want[G233_MAX_SEATS] = {0};

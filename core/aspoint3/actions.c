@@ -43,8 +43,8 @@ int ap3_parse(const json_t *o, ap3_act_t *a, game_error_t *err)
     int t = game_action_type(o, type_names, GAME_COUNT(type_names), "As.point3", err);
     if (t < 0) return -1;
     a->type = (ap3_act_type_t)t;
-    const json_t *args = json_object_get(o, "args");
-    if (args && !json_is_array(args)) return game_bad_action(err, "\"args\" must be a list");
+    const json_t *args;
+    if (game_action_args(o, &args, err)) return -1;
 
     if (a->type == AP3_ACT_KEEP) {
         if (!game_action_bare(o)) return game_bad_action(err, "keep takes no arguments");
@@ -94,8 +94,8 @@ json_t *ap3_act_json(const ap3_act_t *a)
 
 static void offer(const ap3_t *g, int seat, const ap3_act_t *a, jw_t *out)
 {
-    game_error_t err;
-    if (ap3_check(g, seat, a, &err) == 0) act_write(out, a);
+    /* err NULL: a legal list asks only whether, and formats no refusal */
+    if (ap3_check(g, seat, a, NULL) == 0) act_write(out, a);
 }
 
 void ap3_legal(const game_t *base, int seat, jw_t *out)

@@ -9,6 +9,7 @@
  * (the rules: refuse with a stable code and change nothing), then run.
  * legal() lists the candidates that check() accepts.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,26 +298,6 @@ static const game_option_t ap3_options[] = {
     GAME_OPTION_END,
 };
 
-/*
- * The state's JSON parts are immutable and shared (the history, the last
- * reveal): a copy of the struct that holds them once more is a snapshot,
- * which apply restores when memory ran out halfway (refusals change nothing).
- */
-void ap3_hold(ap3_t *copy, const ap3_t *g)
-{
-    *copy = *g;
-    game_shared_hold(&copy->last_deal);
-    game_log_share(&copy->history, &g->history);
-}
-
-/* Release what a state or a snapshot holds by reference. */
-static void ap3_drop(game_t *base)
-{
-    ap3_t *g = (ap3_t *)base;
-    game_shared_free(&g->last_deal);
-    game_log_free(&g->history);
-}
-
 static game_t *ap3_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
@@ -341,11 +322,7 @@ static int ap3_apply(game_t *base, int seat, const json_t *action, int64_t now, 
     ap3_act_t a;
     if (ap3_parse(action, &a, err)) return -1;
     if (ap3_check(g, seat, &a, err)) return -1;
-    ap3_t saved;
-    ap3_hold(&saved, g);
-    unsigned long mark = tapis_alloc_failures();
     ap3_run(g, seat, &a);
-    if (game_restore(base, &saved.base, sizeof saved, ap3_drop, mark)) return game_no_memory(err);
     return 0;
 }
 
@@ -385,17 +362,10 @@ static json_t *ap3_result(const game_t *base)
     return game_json_checked(r, mark);
 }
 
-static void ap3_free(game_t *base)
-{
-    ap3_drop(base);
-    tapis_free(base);
-}
-
 /* Bot levels and their pace (a person takes a second or two to look and swap). */
 static const game_bot_level_t ap3_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(800, 1600),
-    GAME_BOT_LEVEL_EASY(1600, 3200),
-    GAME_BOT_LEVEL_FAST(150, 400),
+    GAME_BOT_LEVEL_NORMAL(800, 1600), GAME_BOT_LEVEL_EASY(1600, 3200),
+    GAME_BOT_LEVEL_HARD(800, 1600),   GAME_BOT_LEVEL_FAST(150, 400),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
@@ -419,5 +389,7 @@ const game_desc_t aspoint3_desc = {
     .dump = ap3_dump,
     .resample = ap3_resample,
     .audit = ap3_audit,
-    .free = ap3_free,
+    .size = sizeof(ap3_t),
+    .logs = {offsetof(ap3_t, history)},
+    .shared = {offsetof(ap3_t, last_deal)},
 };

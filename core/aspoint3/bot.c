@@ -17,7 +17,8 @@
  */
 #include <string.h>
 
-#include "core/aspoint3/aspoint3.h"
+#include "core/aspoint3/internal.h"
+#include "core/search.h"
 
 #define SAMPLES 96
 
@@ -168,7 +169,17 @@ static json_t *greedy(const json_t *view, const json_t *legal, const char *strat
     return greedy_starter(view, legal);
 }
 
+/* "hard": one deal searched, every action valued by its deal's points (search.c). */
+static const game_search_t search = {
+    .from_view = ap3_from_view,
+    .value = ap3_value,
+    .stage = ap3_stage,
+    .max_moves = 8,
+    .playouts = 512,
+    .policy = greedy,
+};
+
 json_t *ap3_bot(const json_t *view, const char *strategy, rng_t *rng)
 {
-    return game_bot_run(view, strategy, rng, greedy); /* "random": the kit's */
+    return game_bot_search(view, strategy, rng, &search); /* "random", "easy", "hard": the kit's */
 }

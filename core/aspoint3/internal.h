@@ -20,7 +20,6 @@ game_seat_write_fn ap3_legal;
 
 /* aspoint3.c */
 /* A snapshot of g into copy: the struct, and a reference on its shared parts. */
-void ap3_hold(ap3_t *copy, const ap3_t *g);
 int ap3_check(const ap3_t *g, int seat, const ap3_act_t *a, game_error_t *err);
 void ap3_run(ap3_t *g, int seat, const ap3_act_t *a);
 /* The seat the game waits on, or -1 once over. */
@@ -33,8 +32,16 @@ json_t *ap3_cards_json(const ap3_card_t *cards, int n);
 json_t *ap3_card_json(ap3_card_t c); /* a name, or null for AP3_NONE */
 game_write_fn ap3_view_public;
 game_seat_write_fn ap3_view_seat;
-game_json_fn ap3_dump;
+game_dump_fn ap3_dump;
 game_resample_fn ap3_resample;
 game_audit_fn ap3_audit;
+
+/* search.c: what the kit's search (core/search.h) needs of the game */
+/* A state consistent with one seat's view, the unseen cards dealt from rng (NULL: unreadable). */
+game_t *ap3_from_view(const json_t *view, rng_t *rng);
+/* Won games above any points, then the totals, then this round's points. */
+double ap3_value(const game_t *g, int seat);
+/* The deal: the search's playouts end with it. */
+int ap3_stage(const game_t *g);
 
 #endif

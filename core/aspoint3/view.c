@@ -45,6 +45,16 @@ json_t *ap3_cards_json(const ap3_card_t *cards, int n)
     return game_cards_json(cards, n, ap3_card_name);
 }
 
+/* What everyone sees of seat s (game_write_players()): two cards each while a
+   deal is on. */
+static void write_player(const game_t *base, int s, jw_t *w)
+{
+    const ap3_t *g = (const ap3_t *)base;
+    jw_int(w, "score", g->score[s]);
+    jw_int(w, "total", g->total[s]);
+    jw_int(w, "cards", g->phase != AP3_OVER ? 2 : 0);
+}
+
 /* The public part of the table: identical for every viewer. */
 void ap3_view_public(const game_t *base, jw_t *w)
 {
@@ -71,16 +81,7 @@ void ap3_view_public(const game_t *base, jw_t *w)
         jw_null(w, "swapped");
     jw_int(w, "stock", g->nstock);
     write_cards(w, "discards", g->discard, g->ndiscard);
-    jw_arr(w, "players");
-    for (int s = 0; s < 2; s++) {
-        jw_obj(w, NULL);
-        jw_int(w, "seat", s);
-        jw_int(w, "score", g->score[s]);
-        jw_int(w, "total", g->total[s]);
-        jw_int(w, "cards", live ? 2 : 0);
-        jw_end(w);
-    }
-    jw_end(w);
+    game_write_players(base, w, write_player);
     game_write_seat(w, "bonus_by", g->bonus_by < 2 ? g->bonus_by : -1);
     /* history and last_deal keep their text: the state never changes them in
      * place, it replaces them (aspoint3.h), so their text is made once. */
@@ -106,11 +107,9 @@ void ap3_view_seat(const game_t *base, int seat, jw_t *w)
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-json_t *ap3_dump(const game_t *base)
+void ap3_dump(const game_t *base, json_t *d)
 {
     const ap3_t *g = (const ap3_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *d = game_view(base, GAME_SPECTATOR);
     json_object_set_new(d, "rng", game_rng_json(&g->rng));
     json_object_set_new(
         d, "hands",
@@ -120,7 +119,6 @@ json_t *ap3_dump(const game_t *base)
     json_object_set_new(d, "stock_cards", ap3_cards_json(g->stock, g->nstock));
     json_object_set_new(d, "bonus_state", json_integer(g->bonus_by));
     json_object_set_new(d, "winners", json_integer(g->winners));
-    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */
@@ -129,9 +127,8 @@ json_t *ap3_dump(const game_t *base)
 
 game_t *ap3_resample(const game_t *base, int seat, uint64_t seed)
 {
-    ap3_t *g = tapis_malloc(sizeof *g);
+    ap3_t *g = (ap3_t *)game_copy(base); /* the shared parts: immutable once stored */
     if (!g) return NULL;
-    ap3_hold(g, (const ap3_t *)base); /* immutable once stored: the copy shares them */
 
     /* The unseen cards: the stock, the other hands, the face-down card unless
      * the viewer is the starter who put it there. */

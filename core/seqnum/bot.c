@@ -13,7 +13,8 @@
  */
 #include <string.h>
 
-#include "core/seqnum/seqnum.h"
+#include "core/seqnum/internal.h"
+#include "core/search.h"
 
 static const int own_weight[5] = {1, 4, 16, 80, 100000};
 static const int block_weight[5] = {0, 2, 10, 70, 8000};
@@ -105,7 +106,17 @@ static json_t *greedy(const json_t *view, const json_t *legal, const char *strat
     return a ? json_deep_copy(a) : NULL;
 }
 
+/* "hard": 24 moves ahead searched, valued by the lines of the board (search.c). */
+static const game_search_t search = {
+    .from_view = seqnum_from_view,
+    .value = seqnum_value,
+    .max_moves = 24,
+    .playouts = 48,
+    .max_actions = 8,
+    .policy = greedy,
+};
+
 json_t *seqnum_bot(const json_t *view, const char *strategy, rng_t *rng)
 {
-    return game_bot_run(view, strategy, rng, greedy); /* "random": the kit's */
+    return game_bot_search(view, strategy, rng, &search); /* "random", "easy", "hard": the kit's */
 }

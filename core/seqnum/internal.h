@@ -26,7 +26,6 @@ bool seqnum_can_play(const seqnum_t *g, int seat);
 
 /* seqnum.c */
 /* A snapshot of g into copy: the struct, and a reference on its shared parts. */
-void seqnum_hold(seqnum_t *copy, const seqnum_t *g);
 int seqnum_check(const seqnum_t *g, int seat, const seqnum_act_t *a, game_error_t *err);
 void seqnum_run(seqnum_t *g, int seat, const seqnum_act_t *a);
 bool seqnum_holds(const seqnum_player_t *p, int kind);
@@ -37,8 +36,14 @@ void seqnum_hand_remove(seqnum_player_t *p, int kind);
 /* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
 game_write_fn seqnum_view_public;
 game_seat_write_fn seqnum_view_seat;
-game_json_fn seqnum_dump;
+game_dump_fn seqnum_dump;
 game_resample_fn seqnum_resample;
 game_audit_fn seqnum_audit;
+
+/* search.c: what the kit's search (core/search.h) needs of the game */
+/* A state consistent with one seat's view, the unseen cards dealt from rng (NULL: unreadable). */
+game_t *seqnum_from_view(const json_t *view, rng_t *rng);
+/* A won game above anything; then sequences, then the lines of five one team holds. */
+double seqnum_value(const game_t *g, int seat);
 
 #endif

@@ -12,6 +12,7 @@
  * No clock: the draw's deadline ("before the next player has played and
  * drawn") is a matter of the order of actions, not of time.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,23 +264,6 @@ static const game_option_t seqnum_options[] = {
     GAME_OPTION_END,
 };
 
-/*
- * The events are immutable and shared: a copy of the struct that holds them
- * once more is a snapshot, which apply restores when memory ran out halfway,
- * so that a refusal changes nothing.
- */
-void seqnum_hold(seqnum_t *copy, const seqnum_t *g)
-{
-    *copy = *g;
-    game_log_share(&copy->events, &g->events);
-}
-
-/* Release what a state or a snapshot holds by reference. */
-static void seqnum_drop(game_t *base)
-{
-    game_log_free(&((seqnum_t *)base)->events);
-}
-
 static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
@@ -333,12 +317,7 @@ static int seqnum_apply(game_t *base, int seat, const json_t *action, int64_t no
     (void)now;
     if (seqnum_parse(action, &a, err)) return -1;
     if (seqnum_check(g, seat, &a, err)) return -1;
-    seqnum_t saved;
-    seqnum_hold(&saved, g);
-    unsigned long mark = tapis_alloc_failures();
     seqnum_run(g, seat, &a);
-    if (game_restore(base, &saved.base, sizeof saved, seqnum_drop, mark))
-        return game_no_memory(err);
     return 0;
 }
 
@@ -388,12 +367,6 @@ static json_t *seqnum_result(const game_t *base)
     return game_json_checked(r, mark);
 }
 
-static void seqnum_free(game_t *base)
-{
-    seqnum_drop(base);
-    tapis_free(base);
-}
-
 /* A play's draw is part of the move: bots take it at once (game.h). */
 static bool seqnum_at_once(const game_t *base, int seat)
 {
@@ -403,9 +376,8 @@ static bool seqnum_at_once(const game_t *base, int seat)
 
 /* Bot levels and their pace (a person needs a moment to find a cell for an equation). */
 static const game_bot_level_t seqnum_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(1000, 2000),
-    GAME_BOT_LEVEL_EASY(2000, 4000),
-    GAME_BOT_LEVEL_FAST(150, 400),
+    GAME_BOT_LEVEL_NORMAL(1000, 2000), GAME_BOT_LEVEL_EASY(2000, 4000),
+    GAME_BOT_LEVEL_HARD(1000, 2000),   GAME_BOT_LEVEL_FAST(150, 400),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
@@ -430,5 +402,6 @@ const game_desc_t seqnum_desc = {
     .dump = seqnum_dump,
     .resample = seqnum_resample,
     .audit = seqnum_audit,
-    .free = seqnum_free,
+    .size = sizeof(seqnum_t),
+    .logs = {offsetof(seqnum_t, events)},
 };

@@ -32,6 +32,19 @@ static json_t *cards_json(const uint8_t *cards, int n)
     return game_cards_json(cards, n, card_name);
 }
 
+/* What everyone sees of seat s (game_write_players()). */
+static void write_player(const game_t *base, int s, jw_t *w)
+{
+    const seqnum_t *g = (const seqnum_t *)base;
+    const seqnum_player_t *p = &g->p[s];
+    jw_int(w, "team", seqnum_team(g, s));
+    jw_int(w, "cards", p->nhand);
+    jw_int(w, "max_cards", p->max_cards);
+    jw_bool(w, "owes_draw", p->owe >= 0);
+    jw_int(w, "lapsed", p->lapsed);
+    write_cards(w, "discards", p->discards, p->ndiscards);
+}
+
 /* The public part of the table: identical for every viewer. */
 void seqnum_view_public(const game_t *base, jw_t *w)
 {
@@ -65,20 +78,7 @@ void seqnum_view_public(const game_t *base, jw_t *w)
     jw_bool(w, "traded", g->traded);
     jw_int(w, "draw_pile", g->ndraw);
     jw_int(w, "reshuffles", g->reshuffles);
-    jw_arr(w, "players");
-    for (int s = 0; s < g->base.seats; s++) {
-        const seqnum_player_t *p = &g->p[s];
-        jw_obj(w, NULL);
-        jw_int(w, "seat", s);
-        jw_int(w, "team", seqnum_team(g, s));
-        jw_int(w, "cards", p->nhand);
-        jw_int(w, "max_cards", p->max_cards);
-        jw_bool(w, "owes_draw", p->owe >= 0);
-        jw_int(w, "lapsed", p->lapsed);
-        write_cards(w, "discards", p->discards, p->ndiscards);
-        jw_end(w);
-    }
-    jw_end(w);
+    game_write_players(base, w, write_player);
     /* The events (a game_log_t) are kept as their text: a view copies it. */
     game_write_log(w, "events", &g->events);
     jw_bool(w, "over", g->over);
@@ -97,11 +97,9 @@ void seqnum_view_seat(const game_t *base, int seat, jw_t *w)
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-json_t *seqnum_dump(const game_t *base)
+void seqnum_dump(const game_t *base, json_t *d)
 {
     const seqnum_t *g = (const seqnum_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *d = game_view(base, GAME_SPECTATOR);
     json_t *hands = json_array(), *owe = json_array();
     for (int s = 0; s < base->seats; s++) {
         json_array_append_new(hands, cards_json(g->p[s].hand, g->p[s].nhand));
@@ -116,7 +114,6 @@ json_t *seqnum_dump(const game_t *base)
     json_object_set_new(d, "options",
                         json_pack("{s:i, s:i, s:i}", "teams", g->nteams, "max_turns", g->max_turns,
                                   "deal", g->deal));
-    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */
@@ -125,9 +122,8 @@ json_t *seqnum_dump(const game_t *base)
 
 game_t *seqnum_resample(const game_t *base, int seat, uint64_t seed)
 {
-    seqnum_t *g = tapis_malloc(sizeof *g);
+    seqnum_t *g = (seqnum_t *)game_copy(base);
     if (!g) return NULL;
-    seqnum_hold(g, (const seqnum_t *)base);
     /* The draw pile and the other hands are one pool of unseen cards. */
     uint8_t pool[SEQNUM_DECK];
     int npool = g->ndraw;

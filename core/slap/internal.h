@@ -27,7 +27,6 @@ bool slap_can_act(const slap_t *g, int seat);
 
 /* slap.c */
 /* A snapshot of g into copy: the struct, and a reference on its shared parts. */
-void slap_hold(slap_t *copy, const slap_t *g);
 int slap_check(const slap_t *g, int seat, const slap_act_t *a, game_error_t *err);
 void slap_event(slap_t *g, json_t *ev);
 void slap_update_stall(slap_t *g, int64_t t);
@@ -35,8 +34,16 @@ void slap_update_stall(slap_t *g, int64_t t);
 /* view.c: the descriptor's view_public, view_seat, dump, resample and audit */
 game_write_fn slap_view_public;
 game_seat_write_fn slap_view_seat;
-game_json_fn slap_dump;
+game_dump_fn slap_dump;
 game_resample_fn slap_resample;
 game_audit_fn slap_audit;
+
+/* search.c: what the kit's search (core/search.h) needs of the game */
+/* A state consistent with one seat's view, the unseen cards dealt from rng (NULL: unreadable). */
+game_t *slap_from_view(const json_t *view, rng_t *rng);
+/* A won game above anything; then the fewest cards held, mine against the best other's. */
+double slap_search_value(const game_t *g, int seat);
+/* The round: the search's playouts end with it. */
+int slap_stage(const game_t *g);
 
 #endif

@@ -11,6 +11,7 @@
  * what checking each action against the state left by the previous one does.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,23 +448,6 @@ static const game_option_t slap_options[] = {
     GAME_OPTION_END,
 };
 
-/*
- * The events are immutable and shared: a copy of the struct that holds them
- * once more is a snapshot, which apply (and tick) restore when memory ran out
- * halfway, so that a refusal changes nothing.
- */
-void slap_hold(slap_t *copy, const slap_t *g)
-{
-    *copy = *g;
-    game_log_share(&copy->events, &g->events);
-}
-
-/* Release what a state or a snapshot holds by reference. */
-static void slap_drop(game_t *base)
-{
-    game_log_free(&((slap_t *)base)->events);
-}
-
 static game_t *slap_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
@@ -492,13 +476,10 @@ static game_t *slap_create(int seats, const json_t *o, uint64_t seed, game_error
     return game_created(&g->base, mark, err);
 }
 
-/* Settle what is due. Out of memory, nothing changes: the deadline stays due. */
+/* Settle what is due. */
 static bool slap_tick(game_t *base, int64_t now)
 {
     slap_t *g = (slap_t *)base;
-    slap_t saved;
-    slap_hold(&saved, g);
-    unsigned long mark = tapis_alloc_failures();
     bool changed = false;
     for (;;) {
         if (g->phase == SLAP_SETUP && g->go_at == SLAP_UNSET) {
@@ -509,7 +490,7 @@ static bool slap_tick(game_t *base, int64_t now)
         } else if (g->phase == SLAP_PLAY && g->stall_at != SLAP_UNSET && g->stall_at <= now) {
             stall(g, g->stall_at);
         } else {
-            return game_restore(base, &saved.base, sizeof saved, slap_drop, mark) ? false : changed;
+            return changed;
         }
         changed = true;
     }
@@ -520,13 +501,9 @@ static int slap_apply(game_t *base, int seat, const json_t *action, int64_t now,
     slap_t *g = (slap_t *)base;
     slap_act_t a;
     if (slap_parse(action, &a, err)) return -1;
-    slap_t saved;
-    slap_hold(&saved, g);
-    unsigned long mark = tapis_alloc_failures();
     slap_tick(base, now);
     int r = slap_check(g, seat, &a, err);
     if (r == 0) run(g, seat, &a, now);
-    if (game_restore(base, &saved.base, sizeof saved, slap_drop, mark)) return game_no_memory(err);
     return r;
 }
 
@@ -566,12 +543,6 @@ static json_t *slap_result(const game_t *base)
                              mark);
 }
 
-static void slap_free(game_t *base)
-{
-    slap_drop(base);
-    tapis_free(base);
-}
-
 void slap_refresh(slap_t *g)
 {
     g->stall_at = SLAP_UNSET;
@@ -580,9 +551,8 @@ void slap_refresh(slap_t *g)
 
 /* Bot levels and their pace (about a second per action: a person can keep up). */
 static const game_bot_level_t slap_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(800, 1200),
-    GAME_BOT_LEVEL_EASY(1400, 2200),
-    GAME_BOT_LEVEL_FAST(250, 450),
+    GAME_BOT_LEVEL_NORMAL(800, 1200), GAME_BOT_LEVEL_EASY(1400, 2200),
+    GAME_BOT_LEVEL_HARD(800, 1200),   GAME_BOT_LEVEL_FAST(250, 450),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
@@ -608,5 +578,6 @@ const game_desc_t slap_desc = {
     .dump = slap_dump,
     .resample = slap_resample,
     .audit = slap_audit,
-    .free = slap_free,
+    .size = sizeof(slap_t),
+    .logs = {offsetof(slap_t, events)},
 };

@@ -39,6 +39,24 @@ static void write_top(jw_t *w, const char *key, const slap_card_t *cards, int n,
         jw_null(w, key);
 }
 
+/* What everyone sees of seat s (game_write_players()). */
+static void write_player(const game_t *base, int s, jw_t *w)
+{
+    const slap_t *g = (const slap_t *)base;
+    const slap_player_t *p = &g->p[s];
+    jw_int(w, "draw", p->ndraw);
+    jw_arr(w, "sizes");
+    for (int c = 0; c < SLAP_COLUMNS; c++)
+        jw_int(w, NULL, p->col[c].n);
+    jw_end(w);
+    jw_arr(w, "tops");
+    for (int c = 0; c < SLAP_COLUMNS; c++)
+        write_top(w, NULL, p->col[c].cards, p->col[c].n, p->col[c].up);
+    jw_end(w);
+    jw_int(w, "cards", slap_cards_held(g, s));
+    game_write_seat(w, "slapped", p->slapped);
+}
+
 /* The public part of the table: identical for every viewer. */
 void slap_view_public(const game_t *base, jw_t *w)
 {
@@ -65,25 +83,7 @@ void slap_view_public(const game_t *base, jw_t *w)
         jw_end(w);
     }
     jw_end(w);
-    jw_arr(w, "players");
-    for (int s = 0; s < g->base.seats; s++) {
-        const slap_player_t *p = &g->p[s];
-        jw_obj(w, NULL);
-        jw_int(w, "seat", s);
-        jw_int(w, "draw", p->ndraw);
-        jw_arr(w, "sizes");
-        for (int c = 0; c < SLAP_COLUMNS; c++)
-            jw_int(w, NULL, p->col[c].n);
-        jw_end(w);
-        jw_arr(w, "tops");
-        for (int c = 0; c < SLAP_COLUMNS; c++)
-            write_top(w, NULL, p->col[c].cards, p->col[c].n, p->col[c].up);
-        jw_end(w);
-        jw_int(w, "cards", slap_cards_held(g, s));
-        game_write_seat(w, "slapped", p->slapped);
-        jw_end(w);
-    }
-    jw_end(w);
+    game_write_players(base, w, write_player);
     jw_int(w, "box", g->nbox);
     jw_int(w, "out", g->nout);
     /* The events (a game_log_t) are kept as their text: a view copies it. */
@@ -104,11 +104,9 @@ void slap_view_seat(const game_t *base, int seat, jw_t *w)
 /* Dump: the whole state                                                */
 /* ------------------------------------------------------------------ */
 
-json_t *slap_dump(const game_t *base)
+void slap_dump(const game_t *base, json_t *d)
 {
     const slap_t *g = (const slap_t *)base;
-    unsigned long mark = tapis_alloc_failures();
-    json_t *d = game_view(base, GAME_SPECTATOR);
     json_t *draws = json_array(), *cols = json_array(), *piles = json_array();
     for (int s = 0; s < base->seats; s++) {
         const slap_player_t *p = &g->p[s];
@@ -132,7 +130,6 @@ json_t *slap_dump(const game_t *base)
                         json_pack("{s:i, s:i, s:i, s:i}", "go_ms", g->go_ms, "stall_ms",
                                   g->stall_ms, "max_stalls", g->max_stalls, "max_rounds",
                                   g->max_rounds));
-    return game_json_checked(d, mark);
 }
 
 /* ------------------------------------------------------------------ */
@@ -148,9 +145,8 @@ json_t *slap_dump(const game_t *base)
 game_t *slap_resample(const game_t *base, int seat, uint64_t seed)
 {
     (void)seat;
-    slap_t *g = tapis_malloc(sizeof *g);
+    slap_t *g = (slap_t *)game_copy(base); /* the events: shared, never changed once made */
     if (!g) return NULL;
-    slap_hold(g, (const slap_t *)base); /* the events: never changed once made */
     slap_card_t pool[SLAP_DECK];
     int n = 0;
     for (int pass = 0; pass < 2; pass++) {

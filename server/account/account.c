@@ -89,6 +89,11 @@ account_t *account_find(server_t *srv, const char *name)
     return a;
 }
 
+void account_name_key(char out[64], const char *name)
+{
+    session_name_key(out, name); /* the same folding as the sessions' names */
+}
+
 account_t *account_fresh(server_t *srv, const char *name)
 {
     accounts_t *t = srv->accounts;

@@ -149,6 +149,8 @@ account_t *account_find(server_t *srv, const char *name);
 /* The same, its credentials and ratings read again from the cluster first (profile, a
    rated game's end); in memory only when alone or the cluster is unreachable. */
 account_t *account_fresh(server_t *srv, const char *name);
+/* The key an account is found by: its name with ASCII letters folded to lower case. */
+void account_name_key(char out[64], const char *name);
 /* Memory only: the account named `name` this node holds, or NULL. */
 account_t *account_here(server_t *srv, const char *name);
 void accounts_set_shared(server_t *srv, const account_shared_t *sh, void *ctx);

@@ -6,6 +6,7 @@
  * rows' text by the parser of the command line, and --help prints that same
  * text, so what --help says is what tapisd does; a new option is one row.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
@@ -77,11 +78,18 @@ static int parse_export_game(server_opts_t *o, const char *v);
 static int parse_redis(server_opts_t *o, const char *v);
 static int parse_advertise(server_opts_t *o, const char *v);
 static int parse_node_id(server_opts_t *o, const char *v);
+static int parse_web_root(server_opts_t *o, const char *v);
+static int parse_allow_origin(server_opts_t *o, const char *v);
+static int parse_trusted_proxy(server_opts_t *o, const char *v);
 
 #define NUM(lo, hi) .kind = V_NUM, .min = (lo), .max = (hi)
 #define TIME(u, lo, hi) .kind = V_TIME, .unit = (u), .min = (lo), .max = (hi)
 #define OTHER(fn) .kind = V_OTHER, .parse = (fn)
 #define FOREVER UINT64_MAX
+
+#ifndef TAPIS_WEB_ROOT
+#define TAPIS_WEB_ROOT "/usr/local/share/tapis/web"
+#endif
 
 static const opt_spec_t OPTIONS[] = {
     {"listen", "HOST:PORT", OTHER(parse_listen), .f = {FIELD(host), FIELD(port)},
@@ -181,6 +189,21 @@ static const opt_spec_t OPTIONS[] = {
     {"node-ttl", "TIME", TIME(1000, 300, 600000), .f = {FIELD(node_ttl)}, .def = "3s",
      .reload = RELOAD_RESTART,
      .help = "a node not heard from this long is dead and its tables move to the others (%D)"},
+
+    {"web-root", "DIR", OTHER(parse_web_root), .f = {FIELD(web_root)}, .def = TAPIS_WEB_ROOT,
+     .group = "The web page and WebSockets, on the game port (docs/OPERATING.md):",
+     .help = "the files served to a browser at GET / (default the share/tapis/web folder of "
+             "the installation, where meson installs web/); --web-root none serves no page "
+             "(WebSockets still work)"},
+    {"allow-origin", "ORIGIN", OTHER(parse_allow_origin), .f = {FIELD(allow_origin)},
+     .help = "a WebSocket may also come from a page of ORIGIN (scheme://host[:port], or * for "
+             "any); repeat it or give a comma list (default none: only the server's own pages "
+             "and clients that send no Origin)"},
+    {"trusted-proxy", "ADDR", OTHER(parse_trusted_proxy), .f = {FIELD(trusted_proxy)},
+     .reload = RELOAD_RESTART,
+     .help = "a numeric address (a reverse proxy) whose connections name their client, in "
+             "X-Forwarded-For (its last address) or a PROXY protocol v1 line: the per-address "
+             "limits count that client; repeat it or give a comma list (default none)"},
 
     {"seed", "N", OTHER(parse_seed), .f = {FIELD(seeded), FIELD(seed)}, .reload = RELOAD_KEEP,
      .group = "", .help = "deterministic game seeds (tests and replays)"},
@@ -434,6 +457,64 @@ static int parse_advertise(server_opts_t *o, const char *v)
 static int parse_node_id(server_opts_t *o, const char *v)
 {
     return node_id_ok(v) ? set_text(o->node_id, sizeof o->node_id, v) : -1;
+}
+
+static int parse_web_root(server_opts_t *o, const char *v)
+{
+    if (set_text(o->web_root, sizeof o->web_root, v) < 0) return -1;
+    if (strcmp(v, "none") == 0) memset(o->web_root, 0, sizeof o->web_root);
+    return 0;
+}
+
+/* Append the comma list v to the comma list in field (each item checked by ok). */
+static int append_list(char *field, size_t size, const char *v, bool (*ok)(const char *, size_t))
+{
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || !ok(p, n)) return -1;
+        size_t have = strlen(field);
+        if (have + (have > 0) + n >= size) return -1;
+        if (have) field[have++] = ',';
+        memcpy(field + have, p, n);
+        field[have + n] = 0;
+        p += n;
+        if (*p == ',' && !*++p) return -1; /* a trailing comma: an empty item */
+    }
+    return 0;
+}
+
+/* "*", or scheme://host[:port] with no path: what a browser sends as Origin. */
+static bool origin_ok(const char *s, size_t n)
+{
+    if (n == 1 && s[0] == '*') return true;
+    size_t k = n >= 7 && strncmp(s, "http://", 7) == 0    ? 7
+               : n >= 8 && strncmp(s, "https://", 8) == 0 ? 8
+                                                          : 0;
+    if (!k || k == n) return false;
+    for (size_t i = k; i < n; i++)
+        if (s[i] <= ' ' || s[i] > '~' || s[i] == '/' || s[i] == ',') return false;
+    return true;
+}
+
+/* A numeric IPv4 or IPv6 address. */
+static bool address_ok(const char *s, size_t n)
+{
+    char a[64];
+    unsigned char bin[16];
+    if (n >= sizeof a) return false;
+    memcpy(a, s, n);
+    a[n] = 0;
+    return inet_pton(AF_INET, a, bin) == 1 || inet_pton(AF_INET6, a, bin) == 1;
+}
+
+static int parse_trusted_proxy(server_opts_t *o, const char *v)
+{
+    return append_list(o->trusted_proxy, sizeof o->trusted_proxy, v, address_ok);
+}
+
+static int parse_allow_origin(server_opts_t *o, const char *v)
+{
+    return append_list(o->allow_origin, sizeof o->allow_origin, v, origin_ok);
 }
 
 /* ------------------------------------------------------------------------ */

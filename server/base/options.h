@@ -47,6 +47,9 @@ typedef struct server_opts {
     char advertise[300];     /* HOST:PORT other nodes reach this node's game port at */
     char node_id[33];        /* the node's name in the cluster ("" = the advertised address) */
     uint64_t node_ttl;       /* ms: a node silent this long is dead; its rooms move */
+    char web_root[1024];     /* --web-root DIR: the page's files; "" with --web-root none */
+    char allow_origin[1024]; /* --allow-origin: more origins a WebSocket may come from, "a,b" */
+    char trusted_proxy[512]; /* --trusted-proxy: addresses that name their clients, "a,b" */
     const char *export_game; /* --export-game ID: print that finished game's record, exit */
     bool seeded;             /* --seed given: deterministic game seeds (tests) */
     uint64_t seed;

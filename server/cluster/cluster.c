@@ -17,7 +17,6 @@
 
 #include "server/base/log.h"
 #include "server/cluster/relay.h"
-#include "server/room/room.h"
 
 #include "server/cluster/cluster_int.h"
 
@@ -528,8 +527,8 @@ static bool seated(const json_t *s, const char *name)
     return false;
 }
 
-int cluster_remote_rooms(server_t *srv, const char *viewer_name, const char *game, int status,
-                         cluster_room_ref_t **out)
+int cluster_remote_rooms(server_t *srv, const char *viewer_name, const char *game,
+                         const char *status, cluster_room_ref_t **out)
 {
     cluster_t *cl = cluster__of(srv);
     *out = NULL;
@@ -541,10 +540,9 @@ int cluster_remote_rooms(server_t *srv, const char *viewer_name, const char *gam
     HASH_ITER(hh, cl->dir, e, tmp)
     {
         const json_t *s = e->summary;
-        if (room_find(srv, e->id)) continue; /* it moved here */
+        if (cluster_hosts(srv, e->id)) continue; /* it moved here */
         if (game && strcmp(game, json_string_value(json_object_get(s, "game"))) != 0) continue;
-        if (status >= 0 && strcmp(room_status_name((room_status_t)status),
-                                  json_string_value(json_object_get(s, "status"))) != 0)
+        if (status && strcmp(status, json_string_value(json_object_get(s, "status"))) != 0)
             continue;
         if (json_is_true(json_object_get(s, "private")) && !seated(s, viewer_name)) continue;
         v[n].rid = e->rid;
@@ -556,16 +554,16 @@ int cluster_remote_rooms(server_t *srv, const char *viewer_name, const char *gam
     return n;
 }
 
-json_t *cluster_session_rooms(server_t *srv, const session_t *s)
+json_t *cluster_session_rooms(server_t *srv, uint64_t sid)
 {
     cluster_t *cl = cluster__of(srv);
     if (!cl) return NULL;
     json_t *list = json_array();
     redisReply *rep =
-        cluster__command(cl, "SMEMBERS tapis:session:%llu:rooms", (unsigned long long)s->id);
+        cluster__command(cl, "SMEMBERS tapis:session:%llu:rooms", (unsigned long long)sid);
     for (size_t i = 0; rep && i < rep->elements; i++) {
         const char *id = rep->element[i]->str;
-        const char *node = room_find(srv, id) ? NULL : cluster_room_node(srv, id);
+        const char *node = cluster_hosts(srv, id) ? NULL : cluster_room_node(srv, id);
         if (node) json_array_append_new(list, json_pack("[s, s]", id, node));
     }
     if (rep) freeReplyObject(rep);
@@ -654,6 +652,7 @@ void cluster_free(server_t *srv)
     cluster_t *cl = srv->cluster;
     if (!cl) return;
     dir_clear(cl);
+    cluster_free_rooms(cl);
     node_t *n, *tmp;
     HASH_ITER(hh, cl->nodes, n, tmp)
     {

@@ -29,8 +29,9 @@
 typedef struct cluster cluster_t;
 
 /* The cluster as a backend of the durability sink (durable.h), registered with
-   the server as its ctx after the store: the session and room writes below
-   reach it through the sink. */
+   the server as its ctx after the store: the sessions' and rooms' writes
+   reach it through the sink, as plain records; it keeps its own copy of each
+   room it hosts (options, seed, journal), to write again when Redis lost it. */
 extern const durable_backend_t cluster_durable;
 
 /* With --redis: set srv->cluster before the store restores (no connection yet). */
@@ -48,18 +49,40 @@ void cluster_free(server_t *srv);
 /* Send the turn's commands and wait for Redis to take them (write-ahead). */
 void cluster_commit(server_t *srv);
 /*
- * What the cluster hands up (main.c sets the lobby's, restore.h): room(), a
- * dead node's room as its record, to rebuild here (durable.h says the
- * verdicts); room_moved(), a restored room another node hosts now, to close.
+ * What the cluster hands up and asks (main.c sets the lobby's, restore.h):
+ * room(), a dead node's room as its record, to rebuild here (durable.h says
+ * the verdicts; the lobby lists a rebuilt room in the directory);
+ * room_moved(), a room this node hosted that another node hosts now, to
+ * close; hosts(), does this node host room id; resync(), Redis may lack
+ * what this node holds: hand it all back through cluster_resync_*() below;
+ * identity(), the name and token of a session (the relay greets other nodes
+ * with them).
  */
 typedef struct cluster_hooks {
     durable_verdict_t (*room)(void *ctx, durable_room_rec_t *rec, struct room **out,
                               json_t **result, char *why, size_t whylen);
-    void (*room_moved)(void *ctx, struct room *r);
+    void (*room_moved)(void *ctx, const char *id);
+    bool (*hosts)(void *ctx, const char *id);
+    void (*resync)(void *ctx);
+    void (*identity)(void *ctx, const struct session *s, const char **name, const char **token);
 } cluster_hooks_t;
 void cluster_set_hooks(server_t *srv, const cluster_hooks_t *h, void *ctx);
 /* After the store restored this node's rooms: keep those still ours, drop the others. */
 void cluster_adopt_restored(server_t *srv);
+/*
+ * The resync hook's writes: a session (then each room it is in), a room
+ * (false when another node hosts it now: room_moved() closed it; else its
+ * watchers follow) with its summary (NULL: none).
+ */
+void cluster_resync_session(server_t *srv, const durable_session_t *s);
+void cluster_resync_session_room(server_t *srv, uint64_t sid, const char *room);
+bool cluster_resync_room(server_t *srv, const durable_room_t *r, const json_t *summary);
+void cluster_resync_watcher(server_t *srv, const char *room, uint64_t sid);
+/* Does this node host room id (the hooks' answer; false without --redis)? */
+bool cluster_hosts(server_t *srv, const char *id);
+/* Session s's name and token (the hooks' answer; "" without --redis). */
+void cluster_identity(server_t *srv, const struct session *s, const char **name,
+                      const char **token);
 
 /* A new id for "room" or "session", unique in the cluster (0 when Redis cannot say). */
 uint64_t cluster_next_id(server_t *srv, const char *what);
@@ -67,28 +90,15 @@ uint64_t cluster_next_id(server_t *srv, const char *what);
 /* Sessions: a name is the cluster's (0) or taken by another session (-1). */
 int cluster_claim_name(server_t *srv, const char *name_key, uint64_t sid);
 void cluster_release_name(server_t *srv, const char *name_key, uint64_t sid);
-void cluster_session_new(const session_t *s);
-void cluster_session_end(const session_t *s);
-/* May session s take `name` (its own, or free in the cluster)? Claims it. */
-bool cluster_name_free(session_t *s, const char *name);
-/* s sits in or watches r (in), or not any more. */
-void cluster_session_room(const session_t *s, const room_t *r, bool in);
-/* [[room, node]...]: the rooms other nodes host where s sits or watches (NULL without --redis). */
-json_t *cluster_session_rooms(server_t *srv, const session_t *s);
+/* May session sid take `name` (its own, or free in the cluster)? Claims it. */
+bool cluster_name_free(server_t *srv, uint64_t sid, const char *name);
+/* [[room, node]...]: the rooms other nodes host where session sid sits or watches
+   (NULL without --redis). */
+json_t *cluster_session_rooms(server_t *srv, uint64_t sid);
 /* Session sid's record as Redis keeps it: 0 and *out, or -1 (none, or no Redis). */
 int cluster_session_record(server_t *srv, uint64_t sid, durable_session_rec_t *out);
 /* The number of the session whose token hashes to token_hash, or 0. */
 uint64_t cluster_token_session(server_t *srv, const char *token_hash);
-
-/* Rooms: created (its complete options and seed), a journal entry, its summary changed, gone. */
-void cluster_room_new(room_t *r, const json_t *options, uint64_t seed);
-void cluster_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
-                     const json_t *data);
-void cluster_room_changed(room_t *r);
-void cluster_room_gone(room_t *r);
-void cluster_watcher(room_t *r, const session_t *s, bool watching);
-/* Free a room's cluster copies (room_free_graveyard). */
-void cluster_room_free(room_t *r);
 
 /* Routing: the node (not this one) hosting room id, or NULL. */
 const char *cluster_room_node(server_t *srv, const char *id);
@@ -122,7 +132,7 @@ typedef struct cluster_room_ref {
     uint64_t rid;
     const json_t *summary;
 } cluster_room_ref_t;
-int cluster_remote_rooms(server_t *srv, const char *viewer_name, const char *game, int status,
-                         cluster_room_ref_t **out);
+int cluster_remote_rooms(server_t *srv, const char *viewer_name, const char *game,
+                         const char *status, cluster_room_ref_t **out);
 
 #endif

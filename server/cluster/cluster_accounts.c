@@ -24,7 +24,6 @@
 #include "server/account/account.h"
 #include "server/base/log.h"
 #include "server/cluster/cluster_int.h"
-#include "server/session/session.h"
 
 /* clang-format off */
 static const char RATE_SCRIPT[] =
@@ -96,7 +95,7 @@ static int fetch(void *ctx, server_t *srv, const char *name)
     cluster_t *cl = cluster__of(ctx);
     if (!cl) return -1;
     char key[64];
-    session_name_key(key, name);
+    account_name_key(key, name);
     redisReply *h = cluster__command(cl, "HGETALL tapis:account:%s", key);
     if (!h) return -1;
     if (h->type != REDIS_REPLY_ARRAY || h->elements == 0) {

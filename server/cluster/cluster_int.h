@@ -45,6 +45,16 @@ typedef struct dir_room { /* a room of another node, as the directory says */
     UT_hash_handle hh;
 } dir_room_t;
 
+typedef struct cl_room { /* a room this node hosts, as the cluster keeps it (cluster_rooms.c) */
+    const durable_room_t *room; /* the key: the room's own record, while the room lives */
+    char id[DURABLE_ROOM_ID_LEN + 1];
+    char *options;   /* its complete options, JSON text */
+    char seed[24];   /* as text */
+    json_t *journal; /* its entries [[n, kind, seat, at, data]...], to write again */
+    bool moved;      /* another node hosts it now: Redis is not told it closed */
+    UT_hash_handle hh;
+} cl_room_t;
+
 typedef struct node {
     char id[33];
     char addr[300]; /* as it advertises itself */
@@ -73,6 +83,7 @@ struct cluster {
     bool sub_ready;
     uv_timer_t beat;
     dir_room_t *dir;
+    cl_room_t *rooms; /* the rooms this node hosts, by their record's address */
     node_t *nodes;
     const cluster_hooks_t *hooks; /* the lobby's: rooms taken over, rooms moved (main.c) */
     void *hooks_ctx;
@@ -94,6 +105,8 @@ const char *cluster__field(const redisReply *a, const char *name);
 /* cluster_rooms.c: write everything this node holds again (a resync); take
    over the rooms of node `dead`, which is gone. */
 void cluster__adopt_all(cluster_t *cl);
+/* Free the copies of the rooms kept (cluster_free()). */
+void cluster_free_rooms(cluster_t *cl);
 void cluster__take_over(cluster_t *cl, const char *dead);
 
 #endif

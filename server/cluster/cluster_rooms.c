@@ -8,8 +8,6 @@
 
 #include "server/base/log.h"
 #include "server/cluster/cluster_int.h"
-#include "server/room/room.h"
-#include "server/session/session.h"
 
 /* ------------------------------------------------------------------------ */
 /* Sessions                                                                 */
@@ -62,14 +60,14 @@ int cluster_claim_name(server_t *srv, const char *name_key, uint64_t sid)
     return owner == 0 || (uint64_t)owner == sid ? 0 : -1;
 }
 
-bool cluster_name_free(session_t *s, const char *name)
+bool cluster_name_free(server_t *srv, uint64_t sid, const char *name)
 {
     char key[64];
     size_t i = 0;
     for (; name[i] && i < sizeof key - 1; i++)
         key[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] - 'A' + 'a') : name[i];
     key[i] = 0;
-    return cluster_claim_name(s->srv, key, s->id) == 0;
+    return cluster_claim_name(srv, key, sid) == 0;
 }
 
 void cluster_release_name(server_t *srv, const char *name_key, uint64_t sid)
@@ -80,7 +78,7 @@ void cluster_release_name(server_t *srv, const char *name_key, uint64_t sid)
                     (unsigned long long)sid);
 }
 
-static void write_session(cluster_t *cl, const session_t *s)
+static void write_session(cluster_t *cl, const durable_session_t *s)
 {
     unsigned long long id = (unsigned long long)s->id;
     cluster__append(cl, "HSET tapis:session:%llu name %s name_key %s hash %s created %lld", id,
@@ -89,29 +87,18 @@ static void write_session(cluster_t *cl, const session_t *s)
     cluster__append(cl, "HSETNX tapis:names %s %llu", s->name_key, id);
     cluster__append(cl, "SADD tapis:session:%llu:nodes %s", id, cl->id);
     cluster__append(cl, "SADD tapis:node:%s:sessions %llu", cl->id, id);
-    for (int i = 0; i < s->nrooms; i++)
-        cluster__append(cl, "SADD tapis:session:%llu:rooms %s", id, s->rooms[i]->id);
 }
 
-void cluster_session_room(const session_t *s, const room_t *r, bool in)
+void cluster_resync_session(server_t *srv, const durable_session_t *s)
 {
-    cluster_t *cl = cluster__of(s->srv);
-    if (!cl || r->cluster_moved) return; /* a room that moved is the other node's now */
-    cluster__append(cl, "%s tapis:session:%llu:rooms %s", in ? "SADD" : "SREM",
-                    (unsigned long long)s->id, r->id);
-}
-
-void cluster_session_new(const session_t *s)
-{
-    cluster_t *cl = cluster__of(s->srv);
+    cluster_t *cl = cluster__of(srv);
     if (cl) write_session(cl, s);
 }
 
-void cluster_session_end(const session_t *s)
+void cluster_resync_session_room(server_t *srv, uint64_t sid, const char *room)
 {
-    cluster_t *cl = cluster__of(s->srv);
-    if (!cl) return;
-    cluster__append(cl, "EVAL %s 0 %llu %s", DROP_SESSION, (unsigned long long)s->id, cl->id);
+    cluster_t *cl = cluster__of(srv);
+    if (cl) cluster__append(cl, "SADD tapis:session:%llu:rooms %s", (unsigned long long)sid, room);
 }
 
 int cluster_session_record(server_t *srv, uint64_t sid, durable_session_rec_t *out)
@@ -146,13 +133,59 @@ uint64_t cluster_token_session(server_t *srv, const char *token_hash)
 /* Rooms                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static void write_meta(cluster_t *cl, room_t *r)
+/* Room r, as this node keeps it for Redis; NULL when it keeps none. Kept by
+   the room's own record (its address), as its fields would be: a closed room
+   waiting to be freed and a new one of the same id are two. */
+static cl_room_t *kept(cluster_t *cl, const durable_room_t *r)
 {
-    json_t *m = r->cluster_meta;
+    cl_room_t *k;
+    HASH_FIND_PTR(cl->rooms, &r, k);
+    return k;
+}
+
+/* A new entry for room r: its options and seed as text, an empty journal. */
+static cl_room_t *keep(cluster_t *cl, const durable_room_t *r, const char *options, uint64_t seed)
+{
+    cl_room_t *k = kept(cl, r);
+    if (k) return k;
+    if (!(k = tapis_calloc(1, sizeof *k))) return NULL;
+    k->room = r;
+    snprintf(k->id, sizeof k->id, "%s", r->id);
+    snprintf(k->seed, sizeof k->seed, "%llu", (unsigned long long)seed);
+    k->options = tapis_strdup(options ? options : "{}");
+    k->journal = json_array();
+    HASH_ADD_PTR(cl->rooms, room, k);
+    if (!k->hh.tbl || !k->options || !k->journal) {
+        if (k->hh.tbl) HASH_DEL(cl->rooms, k);
+        tapis_free(k->options);
+        json_decref(k->journal);
+        tapis_free(k);
+        return NULL;
+    }
+    return k;
+}
+
+/* A room this node does not host any more: its copies go. */
+static void unkeep(cluster_t *cl, cl_room_t *k)
+{
+    HASH_DEL(cl->rooms, k);
+    tapis_free(k->options);
+    json_decref(k->journal);
+    tapis_free(k);
+}
+
+/* A room that moved is the other node's now: Redis is not told what it does here. */
+static bool moved(cluster_t *cl, const durable_room_t *r)
+{
+    cl_room_t *k = kept(cl, r);
+    return k && k->moved;
+}
+
+static void write_meta(cluster_t *cl, const durable_room_t *r, const cl_room_t *k)
+{
     cluster__append(cl,
                     "HSET tapis:room:%s game %s players %d options %s seed %s private %d rid %llu",
-                    r->id, r->desc->id, r->nseats, json_string_value(json_object_get(m, "options")),
-                    json_string_value(json_object_get(m, "seed")), r->private_room ? 1 : 0,
+                    r->id, r->game, r->players, k->options, k->seed, r->private_room ? 1 : 0,
                     (unsigned long long)r->rid);
 }
 
@@ -172,9 +205,10 @@ static void write_entry(cluster_t *cl, const char *room, const json_t *e)
                         seat, at);
 }
 
-static void write_directory(cluster_t *cl, room_t *r)
+/* r's summary (the lobby's) in the directory, as this node's. */
+static void write_directory(cluster_t *cl, const durable_room_t *r, const json_t *summary)
 {
-    json_t *s = room_summary(r);
+    json_t *s = json_copy((json_t *)summary);
     json_object_set_new(s, "node", json_string(cl->id));
     json_object_set_new(s, "rid", json_integer((json_int_t)r->rid));
     char *text = json_dumps(s, JSON_COMPACT);
@@ -185,49 +219,15 @@ static void write_directory(cluster_t *cl, room_t *r)
     free(text);
 }
 
-void cluster_room_new(room_t *r, const json_t *options, uint64_t seed)
+/* Entry n of room k's journal, kept to write again (and written unless stopping). */
+static void add_entry(cluster_t *cl, cl_room_t *k, uint64_t n, const char *kind, int seat,
+                      int64_t at, const char *data)
 {
-    cluster_t *cl = r->srv->cluster;
-    if (!cl) return;
-    char *o = json_dumps(options, JSON_COMPACT);
-    char sd[24];
-    snprintf(sd, sizeof sd, "%llu", (unsigned long long)seed);
-    r->cluster_meta = json_pack("{s:s, s:s}", "options", o ? o : "{}", "seed", sd);
-    free(o);
-    r->cluster_journal = json_array();
-    if (r->srv->stopping) return;
-    write_meta(cl, r);
-    cluster__append(cl, "HSET tapis:owner %s %s", r->id, cl->id);
-    cluster__append(cl, "SADD tapis:node:%s:rooms %s", cl->id, r->id);
-}
-
-void cluster_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
-                     const json_t *data)
-{
-    cluster_t *cl = r->srv->cluster;
-    if (!cl) return;
-    char *text = data ? json_dumps(data, JSON_COMPACT) : NULL;
-    json_t *e = json_pack("[I, s, i, I, s?]", (json_int_t)n, kind, seat, (json_int_t)at, text);
-    free(text);
+    json_t *e = json_pack("[I, s, i, I, s?]", (json_int_t)n, kind, seat, (json_int_t)at, data);
     if (!e) return;
-    if (!r->cluster_journal) r->cluster_journal = json_array();
-    json_array_append(r->cluster_journal, e);
-    if (!r->srv->stopping) write_entry(cl, r->id, e);
+    json_array_append(k->journal, e);
+    if (!cl->srv->stopping) write_entry(cl, k->id, e);
     json_decref(e);
-}
-
-void cluster_room_changed(room_t *r)
-{
-    cluster_t *cl = cluster__of(r->srv);
-    if (cl && !r->closed) write_directory(cl, r);
-}
-
-void cluster_watcher(room_t *r, const session_t *s, bool watching)
-{
-    cluster_t *cl = cluster__of(r->srv);
-    if (!cl) return;
-    cluster__append(cl, "%s tapis:watchers:%s %llu", watching ? "SADD" : "SREM", r->id,
-                    (unsigned long long)s->id);
 }
 
 static void publish_gone(cluster_t *cl, const char *id)
@@ -249,18 +249,23 @@ static void forget_room(cluster_t *cl, const char *id, const char *node)
     publish_gone(cl, id);
 }
 
-void cluster_room_gone(room_t *r)
+bool cluster_hosts(server_t *srv, const char *id)
 {
-    cluster_t *cl = cluster__of(r->srv);
-    if (!cl || r->cluster_moved) return; /* a room that moved is the other node's now */
-    forget_room(cl, r->id, cl->id);
+    cluster_t *cl = cluster__of(srv);
+    return cl && cl->hooks && cl->hooks->hosts(cl->hooks_ctx, id);
 }
 
-void cluster_room_free(room_t *r)
+void cluster_identity(server_t *srv, const struct session *s, const char **name, const char **token)
 {
-    json_decref(r->cluster_meta);
-    json_decref(r->cluster_journal);
-    r->cluster_meta = r->cluster_journal = NULL;
+    cluster_t *cl = srv->cluster;
+    *name = *token = "";
+    if (cl && cl->hooks) cl->hooks->identity(cl->hooks_ctx, s, name, token);
+}
+
+void cluster_free_rooms(cluster_t *cl)
+{
+    cl_room_t *k, *tmp;
+    HASH_ITER(hh, cl->rooms, k, tmp) unkeep(cl, k);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -279,31 +284,38 @@ static const char *const RAISE =
     "if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then "
     "  redis.call('SET', KEYS[1], ARGV[1]) end return 0";
 
-/* Write room r again (meta, owner, journal, watchers, directory), or drop it when
-   another node owns it now. Returns false when it was dropped. */
-static bool adopt_room(cluster_t *cl, room_t *r)
+bool cluster_resync_room(server_t *srv, const durable_room_t *r, const json_t *summary)
 {
+    cluster_t *cl = cluster__of(srv);
+    if (!cl) return false;
     redisReply *rep = cluster__command(cl, "EVAL %s 0 %s %s", ADOPT, r->id, cl->id);
-    if (!rep) return true; /* Redis away: keep it; the next resync asks again */
+    if (!rep) return false; /* Redis away: keep it; the next resync asks again */
     bool ours = rep->type == REDIS_REPLY_STRING && strcmp(rep->str, cl->id) == 0;
+    cl_room_t *k = kept(cl, r);
     if (!ours) {
         log_warn("room %s: node %s hosts it now; dropped here", r->id,
                  rep->type == REDIS_REPLY_STRING ? rep->str : "?");
         freeReplyObject(rep);
-        r->cluster_moved = true;
-        if (cl->hooks) cl->hooks->room_moved(cl->hooks_ctx, r); /* the lobby closes it */
+        if (!k) k = keep(cl, r, NULL, 0); /* to remember that it moved */
+        if (k) k->moved = true;
+        if (cl->hooks) cl->hooks->room_moved(cl->hooks_ctx, r->id); /* the lobby closes it */
         return false;
     }
     freeReplyObject(rep);
-    if (r->cluster_meta) write_meta(cl, r);
-    size_t i;
-    json_t *e;
-    json_array_foreach(r->cluster_journal, i, e) write_entry(cl, r->id, e);
-    for (int w = 0; w < r->nwatchers; w++)
-        cluster__append(cl, "SADD tapis:watchers:%s %llu", r->id,
-                        (unsigned long long)r->watchers[w]->id);
-    write_directory(cl, r);
+    if (k) {
+        write_meta(cl, r, k);
+        size_t i;
+        json_t *e;
+        json_array_foreach(k->journal, i, e) write_entry(cl, r->id, e);
+    }
+    if (summary) write_directory(cl, r, summary);
     return true;
+}
+
+void cluster_resync_watcher(server_t *srv, const char *room, uint64_t sid)
+{
+    cluster_t *cl = cluster__of(srv);
+    if (cl) cluster__append(cl, "SADD tapis:watchers:%s %llu", room, (unsigned long long)sid);
 }
 
 void cluster__adopt_all(cluster_t *cl)
@@ -313,14 +325,7 @@ void cluster__adopt_all(cluster_t *cl)
                     (unsigned long long)srv->rooms_created);
     cluster__append(cl, "EVAL %s 1 tapis:seq:session %llu", RAISE,
                     (unsigned long long)srv->next_session_id);
-    for (queue_t *q = queue_head(&srv->sessions); q != &srv->sessions; q = queue_next(q))
-        write_session(cl, queue_data(q, session_t, node));
-    queue_t *q = queue_head(&srv->rooms);
-    while (q != &srv->rooms) {
-        room_t *r = queue_data(q, room_t, node);
-        q = queue_next(q); /* r may be dropped */
-        adopt_room(cl, r);
-    }
+    if (cl->hooks) cl->hooks->resync(cl->hooks_ctx); /* the lobby hands back what it holds */
     cluster__drain(cl);
 }
 
@@ -413,7 +418,7 @@ static bool rebuild(cluster_t *cl, const char *id, const char *dead)
 {
     char why[400] = "";
     durable_room_rec_t rec = {0};
-    struct room *r = NULL;
+    struct room *r = NULL; /* the lobby's; it lists it in the directory */
     json_t *result = NULL;
     durable_verdict_t v = DURABLE_ROOM_BAD;
     if (read_room(cl, id, &rec, why, sizeof why) == 0) {
@@ -426,7 +431,6 @@ static bool rebuild(cluster_t *cl, const char *id, const char *dead)
     if (v == DURABLE_ROOM_REBUILT) {
         log_notice("cluster: room %s taken over from node %s (%llu entries replayed)", id, dead,
                    (unsigned long long)rec.nentries);
-        write_directory(cl, r);
     } else if (v == DURABLE_ROOM_OVER) {
         log_notice("cluster: room %s of node %s had ended; forgotten", id, dead);
         forget_room(cl, id, cl->id);
@@ -488,60 +492,94 @@ static uint64_t d_next_id(void *srv, const char *what)
     return cluster_next_id(srv, what);
 }
 
-static void d_session_new(void *srv, const session_t *s)
+static void d_session_new(void *srv, const durable_session_t *s)
 {
-    (void)srv;
-    cluster_session_new(s);
+    cluster_t *cl = cluster__of(srv);
+    if (cl) write_session(cl, s);
 }
 
-static void d_session_end(void *srv, const session_t *s)
+static void d_session_end(void *srv, const durable_session_t *s)
 {
-    (void)srv;
-    cluster_session_end(s);
+    cluster_t *cl = cluster__of(srv);
+    if (!cl) return;
+    cluster__append(cl, "EVAL %s 0 %llu %s", DROP_SESSION, (unsigned long long)s->id, cl->id);
 }
 
-static void d_session_room(void *srv, const session_t *s, const room_t *r, bool in)
+static void d_session_room(void *srv, uint64_t sid, const durable_room_t *r, bool in)
 {
-    (void)srv;
-    cluster_session_room(s, r, in);
+    cluster_t *cl = cluster__of(srv);
+    if (!cl || moved(cl, r)) return;
+    cluster__append(cl, "%s tapis:session:%llu:rooms %s", in ? "SADD" : "SREM",
+                    (unsigned long long)sid, r->id);
 }
 
-static void d_room_new(void *srv, room_t *r, const json_t *options, uint64_t seed)
+/* The copies below are kept while stopping too (cluster__of() is NULL then): only
+   Redis is not written. */
+static void d_room_new(void *srv, const durable_room_t *r, const json_t *options, uint64_t seed)
 {
-    (void)srv;
-    cluster_room_new(r, options, seed);
+    cluster_t *cl = ((server_t *)srv)->cluster;
+    if (!cl) return;
+    char *o = json_dumps(options, JSON_COMPACT);
+    cl_room_t *k = keep(cl, r, o, seed);
+    free(o);
+    if (!k || ((server_t *)srv)->stopping) return;
+    write_meta(cl, r, k);
+    cluster__append(cl, "HSET tapis:owner %s %s", r->id, cl->id);
+    cluster__append(cl, "SADD tapis:node:%s:rooms %s", cl->id, r->id);
 }
 
-static void d_room_closed(void *srv, room_t *r, bool over)
+/* A room rebuilt here (a restart's or a takeover's): its record's options, seed and
+   journal, to write again when Redis lost them. */
+static void d_room_rebuilt(void *srv, const durable_room_t *r, const durable_room_rec_t *rec)
 {
-    (void)srv;
+    cluster_t *cl = ((server_t *)srv)->cluster;
+    cl_room_t *k = cl && rec ? keep(cl, r, rec->options, rec->seed) : NULL;
+    if (!k) return;
+    for (size_t i = 0; i < rec->nentries; i++) {
+        const durable_entry_t *e = &rec->entries[i];
+        json_array_append_new(k->journal, json_pack("[I, s, i, I, s?]", (json_int_t)e->n, e->kind,
+                                                    e->seat, (json_int_t)e->at, e->data));
+    }
+}
+
+static void d_room_closed(void *srv, const durable_room_t *r, bool over)
+{
     (void)over;
-    cluster_room_gone(r);
+    cluster_t *cl = cluster__of(srv);
+    if (!cl || moved(cl, r)) return;
+    forget_room(cl, r->id, cl->id);
 }
 
-static void d_room_changed(void *srv, room_t *r)
+static void d_room_changed(void *srv, const durable_room_t *r, const json_t *summary)
 {
-    (void)srv;
-    cluster_room_changed(r);
+    cluster_t *cl = cluster__of(srv);
+    if (cl) write_directory(cl, r, summary);
 }
 
-static void d_room_free(void *srv, room_t *r)
+static void d_room_free(void *srv, const durable_room_t *r)
 {
-    (void)srv;
-    cluster_room_free(r);
+    cluster_t *cl = ((server_t *)srv)->cluster;
+    cl_room_t *k = cl ? kept(cl, r) : NULL;
+    if (k) unkeep(cl, k);
 }
 
-static void d_watcher(void *srv, room_t *r, const session_t *s, bool watching)
+static void d_watcher(void *srv, const durable_room_t *r, uint64_t sid, bool watching)
 {
-    (void)srv;
-    cluster_watcher(r, s, watching);
+    cluster_t *cl = cluster__of(srv);
+    if (!cl) return;
+    cluster__append(cl, "%s tapis:watchers:%s %llu", watching ? "SADD" : "SREM", r->id,
+                    (unsigned long long)sid);
 }
 
-static void d_journal(void *srv, room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
-                      const json_t *data)
+static void d_journal(void *srv, const durable_room_t *r, uint64_t n, const char *kind, int seat,
+                      int64_t at, const json_t *data)
 {
-    (void)srv;
-    cluster_journal(r, n, kind, seat, at, data);
+    cluster_t *cl = ((server_t *)srv)->cluster;
+    cl_room_t *k = cl ? kept(cl, r) : NULL;
+    if (!k) return;
+    char *text = data ? json_dumps(data, JSON_COMPACT) : NULL;
+    add_entry(cl, k, n, kind, seat, at, text);
+    free(text);
 }
 
 /* A rename writes the session's record again, under its new name. */
@@ -554,6 +592,7 @@ const durable_backend_t cluster_durable = {
     .session_end = d_session_end,
     .session_room = d_session_room,
     .room_new = d_room_new,
+    .room_rebuilt = d_room_rebuilt,
     .room_closed = d_room_closed,
     .room_changed = d_room_changed,
     .room_free = d_room_free,

@@ -9,7 +9,6 @@
 #include "server/net/conn.h"
 #include "protocol/envelope.h"
 #include "server/base/log.h"
-#include "server/room/room.h"
 
 #define LINK_MAX_LINE (4 * 1024 * 1024) /* a state event of a large table fits */
 #define RELINK_MS_TTLS 4                /* broken links are opened again for 4 node TTLs */
@@ -336,8 +335,10 @@ static relay_t *open_link(conn_t *c, const char *node)
     uv_timer_start(&l->deadline, on_connect_deadline, srv->opts.node_ttl, 0);
     queue_insert_tail(&rc->links, &l->node_q);
     srv->metrics.relay_links++;
-    json_t *hello = json_pack("{s:s, s:s, s:s, s:s}", "cmd", "hello", "name", c->session->name,
-                              "token", c->session->token, "via", cluster_node_id(srv));
+    const char *name, *token;
+    cluster_identity(srv, c->session, &name, &token);
+    json_t *hello = json_pack("{s:s, s:s, s:s, s:s}", "cmd", "hello", "name", name, "token", token,
+                              "via", cluster_node_id(srv));
     char *text = hello ? json_dumps(hello, JSON_COMPACT) : NULL;
     json_decref(hello);
     if (!text || buf_printf(&l->out, "%s\n", text) < 0) {
@@ -352,7 +353,7 @@ static relay_t *open_link(conn_t *c, const char *node)
     }
     free(text);
     log_info("conn %llu: link to node %s (%s:%d) for %s", (unsigned long long)c->id, node, ip, port,
-             c->session->name);
+             name);
     return l;
 }
 
@@ -444,7 +445,7 @@ static void relink(conn_t *c, const char *only)
             continue;
         }
         const char *node = cluster_dir_node(srv, id);
-        if (!node && !room_find(srv, id)) {
+        if (!node && !cluster_hosts(srv, id)) {
             i++; /* not back yet */
             continue;
         }

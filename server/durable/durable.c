@@ -40,67 +40,79 @@ uint64_t durable_next_id(durable_t *d, const char *what)
     return 0;
 }
 
-void durable_session_new(durable_t *d, const struct session *s)
+void durable_session_new(durable_t *d, const durable_session_t *s)
 {
     EACH(d, session_new, s);
 }
 
-void durable_session_rename(durable_t *d, const struct session *s)
+void durable_session_rename(durable_t *d, const durable_session_t *s)
 {
     EACH(d, session_rename, s);
 }
 
-void durable_session_end(durable_t *d, const struct session *s)
+void durable_session_end(durable_t *d, const durable_session_t *s)
 {
     EACH(d, session_end, s);
 }
 
-void durable_session_room(durable_t *d, const struct session *s, const struct room *r, bool in)
+void durable_session_room(durable_t *d, uint64_t sid, const durable_room_t *r, bool in)
 {
-    EACH(d, session_room, s, r, in);
+    EACH(d, session_room, sid, r, in);
 }
 
-void durable_room_new(durable_t *d, struct room *r, const json_t *options, uint64_t seed)
+void durable_room_new(durable_t *d, const durable_room_t *r, const json_t *options, uint64_t seed)
 {
     EACH(d, room_new, r, options, seed);
 }
 
-void durable_room_started(durable_t *d, const struct room *r)
+void durable_room_rebuilt(durable_t *d, const durable_room_t *r, const durable_room_rec_t *rec)
+{
+    EACH(d, room_rebuilt, r, rec);
+}
+
+void durable_room_started(durable_t *d, const durable_room_t *r)
 {
     EACH(d, room_started, r);
 }
 
-void durable_room_over(durable_t *d, const struct room *r, const json_t *result)
+void durable_room_over(durable_t *d, const durable_room_t *r, const json_t *result)
 {
     EACH(d, room_over, r, result);
 }
 
-void durable_room_closed(durable_t *d, struct room *r, bool over)
+void durable_room_closed(durable_t *d, const durable_room_t *r, bool over)
 {
     EACH(d, room_closed, r, over);
 }
 
-void durable_room_changed(durable_t *d, struct room *r)
+bool durable_wants_summary(const durable_t *d)
 {
-    EACH(d, room_changed, r);
+    for (int i = 0; i < d->n; i++)
+        if (d->backends[i].b->room_changed) return true;
+    return false;
 }
 
-void durable_room_free(durable_t *d, struct room *r)
+void durable_room_changed(durable_t *d, const durable_room_t *r, const json_t *summary)
+{
+    EACH(d, room_changed, r, summary);
+}
+
+void durable_room_free(durable_t *d, const durable_room_t *r)
 {
     EACH(d, room_free, r);
 }
 
-void durable_seat(durable_t *d, struct room *r, int i)
+void durable_seat(durable_t *d, const durable_room_t *r, int i, const durable_seat_t *seat)
 {
-    EACH(d, seat, r, i);
+    EACH(d, seat, r, i, seat);
 }
 
-void durable_watcher(durable_t *d, struct room *r, const struct session *s, bool watching)
+void durable_watcher(durable_t *d, const durable_room_t *r, uint64_t sid, bool watching)
 {
-    EACH(d, watcher, r, s, watching);
+    EACH(d, watcher, r, sid, watching);
 }
 
-void durable_journal(durable_t *d, struct room *r, uint64_t n, const char *kind, int seat,
+void durable_journal(durable_t *d, const durable_room_t *r, uint64_t n, const char *kind, int seat,
                      int64_t at, const json_t *data)
 {
     EACH(d, journal, r, n, kind, seat, at, data);
@@ -142,13 +154,9 @@ int durable_restore(durable_t *d, const durable_restore_hooks_t *h, int *session
 int durable_rec_add_entry(durable_room_rec_t *rec, uint64_t n, const char *kind, int seat,
                           int64_t at, const char *data)
 {
-    if (rec->nentries == rec->capentries) {
-        size_t cap = rec->capentries ? 2 * rec->capentries : 64;
-        durable_entry_t *v = tapis_realloc(rec->entries, cap * sizeof *v);
-        if (!v) return -1;
-        rec->entries = v;
-        rec->capentries = cap;
-    }
+    durable_entry_t *v = tapis_grow(rec->entries, &rec->capentries, rec->nentries, sizeof *v, 64);
+    if (!v) return -1;
+    rec->entries = v;
     durable_entry_t *e = &rec->entries[rec->nentries];
     e->n = n;
     snprintf(e->kind, sizeof e->kind, "%s", kind);
@@ -162,13 +170,9 @@ int durable_rec_add_entry(durable_room_rec_t *rec, uint64_t n, const char *kind,
 
 int durable_rec_add_watcher(durable_room_rec_t *rec, uint64_t session)
 {
-    if (rec->nwatchers == rec->capwatchers) {
-        size_t cap = rec->capwatchers ? 2 * rec->capwatchers : 8;
-        uint64_t *v = tapis_realloc(rec->watchers, cap * sizeof *v);
-        if (!v) return -1;
-        rec->watchers = v;
-        rec->capwatchers = cap;
-    }
+    uint64_t *v = tapis_grow(rec->watchers, &rec->capwatchers, rec->nwatchers, sizeof *v, 8);
+    if (!v) return -1;
+    rec->watchers = v;
     rec->watchers[rec->nwatchers++] = session;
     return 0;
 }

@@ -12,8 +12,9 @@
  * flushed, makes it durable everywhere: write-ahead, no client ever sees a
  * state that a crash could take back. main.c commits a last time at the stop.
  *
- * A room and a session are opaque here (struct room, struct session): the
- * backends read what they keep of them.
+ * The sink knows no room and no session: their side hands it plain records
+ * (durable_session_t, durable_room_t, durable_seat_t below, borrowed for
+ * the call), and the backends keep what they need of them.
  */
 #ifndef TAPIS_SERVER_DURABLE_H
 #define TAPIS_SERVER_DURABLE_H
@@ -25,8 +26,7 @@
 
 #include "core/game.h" /* GAME_MAX_SEATS */
 
-struct room;
-struct session;
+struct room; /* the room side's, handed back through durable_restore_hooks_t */
 
 #define DURABLE_MAX_BACKENDS 4
 
@@ -97,6 +97,36 @@ int durable_rec_add_watcher(durable_room_rec_t *rec, uint64_t session);
 /* Free what rec holds (options, entries, watchers) and clear it. */
 void durable_rec_clear(durable_room_rec_t *rec);
 
+/* ------------------------------------------------------------------------ */
+/* What the room and session side tells the sink, as plain data              */
+/* ------------------------------------------------------------------------ */
+
+/* A session: its number, names and token's hash, creation (wall ms). */
+typedef struct durable_session {
+    uint64_t id;
+    const char *name, *name_key, *token_hash;
+    int64_t created;
+} durable_session_t;
+
+/* A room: its numbers, its game (id and title) and table. */
+typedef struct durable_room {
+    uint64_t rid;
+    const char *id;
+    const char *game, *title;
+    int players;
+    bool private_room;
+} durable_room_t;
+
+/* Who sits at a seat: a person (session, name), a bot (strategy, name, pace in
+   ms), or nobody (session 0, not bot). */
+typedef struct durable_seat {
+    uint64_t session;
+    const char *name;
+    bool bot;
+    const char *strategy, *bot_name;
+    int64_t delay_min, delay_max;
+} durable_seat_t;
+
 /* What became of a room record handed up. */
 typedef enum durable_verdict {
     DURABLE_ROOM_REBUILT, /* hosted here again */
@@ -130,30 +160,34 @@ typedef struct durable_backend {
     /* A new number for "room" or "session", unique among the nodes; 0: no opinion. */
     uint64_t (*next_id)(void *ctx, const char *what);
 
-    void (*session_new)(void *ctx, const struct session *s);
-    void (*session_rename)(void *ctx, const struct session *s);
-    void (*session_end)(void *ctx, const struct session *s);
-    /* s sits in or watches r (in), or not any more. */
-    void (*session_room)(void *ctx, const struct session *s, const struct room *r, bool in);
+    void (*session_new)(void *ctx, const durable_session_t *s);
+    void (*session_rename)(void *ctx, const durable_session_t *s);
+    void (*session_end)(void *ctx, const durable_session_t *s);
+    /* Session `sid` sits in or watches r (in), or not any more. */
+    void (*session_room)(void *ctx, uint64_t sid, const durable_room_t *r, bool in);
 
-    /* Created (its complete options and seed), playing, over, closed (over: it
-       ended with a result before), its summary changed, freed. */
-    void (*room_new)(void *ctx, struct room *r, const json_t *options, uint64_t seed);
-    void (*room_started)(void *ctx, const struct room *r);
-    void (*room_over)(void *ctx, const struct room *r, const json_t *result);
-    void (*room_closed)(void *ctx, struct room *r, bool over);
-    void (*room_changed)(void *ctx, struct room *r);
-    void (*room_free)(void *ctx, struct room *r);
-    /* Seat i changed (sat, freed, a bot took it); s watches r, or not any more. */
-    void (*seat)(void *ctx, struct room *r, int i);
-    void (*watcher)(void *ctx, struct room *r, const struct session *s, bool watching);
+    /* Created (its complete options and seed), rebuilt from `rec` (a restore:
+       the store's at a start, the cluster's at a takeover), playing, over,
+       closed (over: it ended with a result before), its summary changed (the
+       lobby's summary of it), freed. */
+    void (*room_new)(void *ctx, const durable_room_t *r, const json_t *options, uint64_t seed);
+    void (*room_rebuilt)(void *ctx, const durable_room_t *r, const durable_room_rec_t *rec);
+    void (*room_started)(void *ctx, const durable_room_t *r);
+    void (*room_over)(void *ctx, const durable_room_t *r, const json_t *result);
+    void (*room_closed)(void *ctx, const durable_room_t *r, bool over);
+    void (*room_changed)(void *ctx, const durable_room_t *r, const json_t *summary);
+    void (*room_free)(void *ctx, const durable_room_t *r);
+    /* Seat i changed (sat, freed, a bot took it): who sits there now; session
+       `sid` watches r, or not any more. */
+    void (*seat)(void *ctx, const durable_room_t *r, int i, const durable_seat_t *seat);
+    void (*watcher)(void *ctx, const durable_room_t *r, uint64_t sid, bool watching);
     /*
      * Entry n of r's journal: kind "act" (seat, data = the action), "tick"
      * (seat -1, data NULL), "start" (seat -1, data NULL), "seat" (data = who
      * sits there now: {"name","session"}, {"bot"} or {}), at room time `at`.
      */
-    void (*journal)(void *ctx, struct room *r, uint64_t n, const char *kind, int seat, int64_t at,
-                    const json_t *data);
+    void (*journal)(void *ctx, const durable_room_t *r, uint64_t n, const char *kind, int seat,
+                    int64_t at, const json_t *data);
 
     /* Finished games, from the first backend that keeps them (store.h tells
        the format): a page of the history, and one game's record. */
@@ -190,20 +224,23 @@ int durable_commit(durable_t *d);
 /* A new number for "room" or "session" from the first backend that gives one, or 0. */
 uint64_t durable_next_id(durable_t *d, const char *what);
 
-void durable_session_new(durable_t *d, const struct session *s);
-void durable_session_rename(durable_t *d, const struct session *s);
-void durable_session_end(durable_t *d, const struct session *s);
-void durable_session_room(durable_t *d, const struct session *s, const struct room *r, bool in);
+void durable_session_new(durable_t *d, const durable_session_t *s);
+void durable_session_rename(durable_t *d, const durable_session_t *s);
+void durable_session_end(durable_t *d, const durable_session_t *s);
+void durable_session_room(durable_t *d, uint64_t sid, const durable_room_t *r, bool in);
 
-void durable_room_new(durable_t *d, struct room *r, const json_t *options, uint64_t seed);
-void durable_room_started(durable_t *d, const struct room *r);
-void durable_room_over(durable_t *d, const struct room *r, const json_t *result);
-void durable_room_closed(durable_t *d, struct room *r, bool over);
-void durable_room_changed(durable_t *d, struct room *r);
-void durable_room_free(durable_t *d, struct room *r);
-void durable_seat(durable_t *d, struct room *r, int i);
-void durable_watcher(durable_t *d, struct room *r, const struct session *s, bool watching);
-void durable_journal(durable_t *d, struct room *r, uint64_t n, const char *kind, int seat,
+void durable_room_new(durable_t *d, const durable_room_t *r, const json_t *options, uint64_t seed);
+void durable_room_rebuilt(durable_t *d, const durable_room_t *r, const durable_room_rec_t *rec);
+void durable_room_started(durable_t *d, const durable_room_t *r);
+void durable_room_over(durable_t *d, const durable_room_t *r, const json_t *result);
+void durable_room_closed(durable_t *d, const durable_room_t *r, bool over);
+/* Does a backend keep a room's summary? (Without one, none is made per change.) */
+bool durable_wants_summary(const durable_t *d);
+void durable_room_changed(durable_t *d, const durable_room_t *r, const json_t *summary);
+void durable_room_free(durable_t *d, const durable_room_t *r);
+void durable_seat(durable_t *d, const durable_room_t *r, int i, const durable_seat_t *seat);
+void durable_watcher(durable_t *d, const durable_room_t *r, uint64_t sid, bool watching);
+void durable_journal(durable_t *d, const durable_room_t *r, uint64_t n, const char *kind, int seat,
                      int64_t at, const json_t *data);
 
 /* Finished games: [] and DURABLE_REC_NOT_FOUND when no backend keeps them. */

@@ -30,7 +30,7 @@ void req_ok_bare(request_t *req)
 {
     /* The common case (ping, quit): no object to build. */
     char line[512];
-    size_t n = proto_encode_ok(req->re, req->id, line, sizeof line);
+    size_t n = proto_encode_ok(req->re, req->id, NULL, NULL, line, sizeof line);
     req->replied = true;
     if (n > 0)
         conn_send_encoded(req->conn, line, n);
@@ -147,7 +147,7 @@ void lobby_hello_as(request_t *req, account_t *a)
         req_fail(req, TAPIS_E_INTERNAL, "cannot create a session");
         return;
     }
-    if (!cluster_name_free(s, name)) { /* another node has a session of that name */
+    if (!cluster_name_free(c->srv, s->id, name)) { /* another node has a session of that name */
         if (created) lobby_session_destroy(s);
         req_fail(req, TAPIS_E_NAME_TAKEN, "someone here is already called \"%s\"", name);
         return;
@@ -168,7 +168,7 @@ void lobby_hello_as(request_t *req, account_t *a)
         json_array_append_new(rooms, json_string(s->rooms[i]->id));
     /* In a cluster, the rooms on other nodes too: [[id, node]...] (not for a
        node's link: the node that relays serves those itself). */
-    json_t *remote = resumed && !via ? cluster_session_rooms(c->srv, s) : NULL;
+    json_t *remote = resumed && !via ? cluster_session_rooms(c->srv, s->id) : NULL;
     size_t ri;
     json_t *rr;
     json_array_foreach(remote, ri, rr) json_array_append(rooms, json_array_get(rr, 0));
@@ -229,8 +229,12 @@ static void on_act(request_t *req)
         req_fail(req, TAPIS_E_NOT_SEATED, "you do not sit at table %s", r->id);
         return;
     }
-    json_t *reply = req_ok_prepare(req, json_pack("{s:s}", "room", r->id));
-    if (!reply) {
+    /* The reply is made before the act is applied (no memory for it: nothing
+       is played), as text when it can be (always, in practice). */
+    char line[512];
+    size_t n = proto_encode_ok(req->re, req->id, "room", r->id, line, sizeof line);
+    json_t *reply = n ? NULL : req_ok_prepare(req, json_pack("{s:s}", "room", r->id));
+    if (!n && !reply) {
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
@@ -240,7 +244,12 @@ static void on_act(request_t *req)
         req_fail(req, err.code ? err.code : TAPIS_E_ILLEGAL_ACTION, "%s", err.message);
         return;
     }
-    req_send(req, reply);
+    if (n) {
+        req->replied = true;
+        conn_send_encoded(req->conn, line, n);
+    } else {
+        req_send(req, reply);
+    }
     room_changed(r);
     server_t *srv = req->conn->srv;
     histogram_observe(&srv->metrics.action_latency,

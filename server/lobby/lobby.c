@@ -141,7 +141,7 @@ void lobby_rooms(request_t *req)
     queue_t *rooms = &req->conn->srv->rooms, *q = queue_head(rooms);
     /* In a cluster, the other nodes' rooms (the directory) merge in, newest first. */
     cluster_room_ref_t *remote = NULL;
-    int nremote = cluster_remote_rooms(req->conn->srv, req->session->name, game, want, &remote);
+    int nremote = cluster_remote_rooms(req->conn->srv, req->session->name, game, status, &remote);
     for (int ri = 0;; walked++) {
         room_t *r = q != rooms ? queue_data(q, room_t, node) : NULL;
         if (!r && ri >= nremote) break;
@@ -328,8 +328,7 @@ void lobby_say(request_t *req)
     /* Reply and event first: without them, nothing is said (internal). */
     unsigned long mark = tapis_alloc_failures();
     json_t *reply = req_ok_prepare(req, json_pack("{s:s}", "room", r->id));
-    json_t *ev = proto_event("chat");
-    json_object_set_new(ev, "room", json_string(r->id));
+    json_t *ev = room_new_event(r, "chat");
     json_object_set_new(ev, "from", json_string(req->session->name));
     json_object_set_new(ev, "seat", seat >= 0 ? json_integer(seat) : json_null());
     json_object_set(ev, "text", json_object_get(req->msg, "text"));

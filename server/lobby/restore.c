@@ -60,8 +60,7 @@ static durable_verdict_t on_room(void *ctx, durable_room_rec_t *rec, struct room
                                  json_t **result, char *why, size_t whylen)
 {
     restoring_t *rs = ctx;
-    return room_rebuild(rs->srv, rec, "server", rs->srv->cluster != NULL, restored_session, rs, out,
-                        result, why, whylen);
+    return room_rebuild(rs->srv, rec, "server", restored_session, rs, out, result, why, whylen);
 }
 
 static int on_done(void *ctx)
@@ -108,7 +107,8 @@ session_t *lobby_session_by_id(server_t *srv, uint64_t sid)
     s = session_restore(srv, rec.id, rec.name, rec.token_hash, rec.created);
     if (!s) return NULL;
     lobby_session_hold(s);
-    durable_session_new(&srv->durable, s); /* this node holds it too now */
+    durable_session_t d = session_durable(s);
+    durable_session_new(&srv->durable, &d); /* this node holds it too now */
     return s;
 }
 
@@ -136,17 +136,58 @@ static durable_verdict_t takeover_room(void *ctx, durable_room_rec_t *rec, struc
                                        json_t **result, char *why, size_t whylen)
 {
     durable_verdict_t v =
-        room_rebuild(ctx, rec, "node", true, cluster_session, ctx, out, result, why, whylen);
+        room_rebuild(ctx, rec, "node", cluster_session, ctx, out, result, why, whylen);
+    if (v == DURABLE_ROOM_REBUILT) room_publish(*out); /* in the directory as this node's */
     /* A rated game stays rated. */
     lobby_accounts_taken_over(ctx, rec->id, v, v == DURABLE_ROOM_REBUILT ? *out : NULL,
                               v == DURABLE_ROOM_OVER ? *result : NULL);
     return v;
 }
 
-static void room_moved(void *ctx, struct room *r)
+static void room_moved(void *ctx, const char *id)
 {
-    (void)ctx;
-    room_close(r, "moved to another node of the cluster; reconnect");
+    room_t *r = room_find(ctx, id);
+    if (r) room_close(r, "moved to another node of the cluster; reconnect");
 }
 
-const cluster_hooks_t lobby_cluster_hooks = {.room = takeover_room, .room_moved = room_moved};
+static bool hosts(void *ctx, const char *id)
+{
+    return room_find(ctx, id) != NULL;
+}
+
+/* Redis may lack what this node holds: every session (and the rooms it is in),
+   then every room (its watchers and summary), written again. */
+static void resync(void *ctx)
+{
+    server_t *srv = ctx;
+    for (queue_t *q = queue_head(&srv->sessions); q != &srv->sessions; q = queue_next(q)) {
+        session_t *s = queue_data(q, session_t, node);
+        durable_session_t d = session_durable(s);
+        cluster_resync_session(srv, &d);
+        for (int i = 0; i < s->nrooms; i++)
+            cluster_resync_session_room(srv, s->id, s->rooms[i]->id);
+    }
+    queue_t *q = queue_head(&srv->rooms);
+    while (q != &srv->rooms) {
+        room_t *r = queue_data(q, room_t, node);
+        q = queue_next(q);                 /* r may move to another node: closed */
+        json_t *summary = room_summary(r); /* NULL out of memory: the directory at a change */
+        if (cluster_resync_room(srv, &r->durable, summary))
+            for (int w = 0; w < r->nwatchers; w++)
+                cluster_resync_watcher(srv, r->id, r->watchers[w]->id);
+        json_decref(summary);
+    }
+}
+
+static void identity(void *ctx, const struct session *s, const char **name, const char **token)
+{
+    (void)ctx;
+    *name = s->name;
+    *token = s->token;
+}
+
+const cluster_hooks_t lobby_cluster_hooks = {.room = takeover_room,
+                                             .room_moved = room_moved,
+                                             .hosts = hosts,
+                                             .resync = resync,
+                                             .identity = identity};

@@ -101,15 +101,15 @@ void lobby_session_hold(session_t *s)
     session_hold(s, s->srv->opts.reconnect_window, on_hold_expired);
 }
 
+/* A new name is the cluster's first: claimed, and the old one released. */
+static int claim_in_cluster(session_t *s, const char *key)
+{
+    if (cluster_claim_name(s->srv, key, s->id) < 0) return -1;
+    cluster_release_name(s->srv, s->name_key, s->id);
+    return 0;
+}
+
 int lobby_session_rename(session_t *s, const char *name)
 {
-    server_t *srv = s->srv;
-    char key[64];
-    int change = session_name_change(s, name, key);
-    if (change < 0) return -1;
-    if (change > 0) {
-        if (cluster_claim_name(srv, key, s->id) < 0) return -1;
-        cluster_release_name(srv, s->name_key, s->id);
-    }
-    return session_rename(s, name);
+    return session_rename(s, name, claim_in_cluster);
 }

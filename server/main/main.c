@@ -9,6 +9,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
@@ -288,6 +289,14 @@ static int listen_on(server_t *srv)
             uv_ip4_name((struct sockaddr_in *)&ss, host, sizeof host);
             port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
         }
+    }
+    if (srv->opts.web_root[0]) { /* the page (server/net/web.c): say where it comes from */
+        char index[sizeof srv->opts.web_root + 16];
+        snprintf(index, sizeof index, "%s/index.html", srv->opts.web_root);
+        if (access(index, R_OK) == 0)
+            log_info("web page from %s", srv->opts.web_root);
+        else
+            log_info("no web page: %s not found (GET / answers 404; see --web-root)", index);
     }
     if (ss.ss_family == AF_INET6)
         log_notice("listening on [%s]:%d", host, port);

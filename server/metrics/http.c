@@ -10,12 +10,11 @@
  * bytes would make the kernel send a reset, which can destroy the answer
  * before the client reads it. One timer per client bounds every state.
  *
- * Parsing follows RFC 9112 where it costs nothing: CRLF or a bare LF ends a
- * line, empty lines before the request line are skipped, a header line
- * starting with whitespace (obs-fold) or without a token before its colon
- * is a 400. Headers are otherwise ignored, except that a GET or HEAD that
- * announces a body (Transfer-Encoding, or a Content-Length other than 0)
- * is a 400: there is nothing it could mean here.
+ * The head is parsed by protocol/http_head.c (RFC 9112 where it costs
+ * nothing); a malformed one is a 400. Headers are otherwise ignored, except
+ * that a GET or HEAD that announces a body (Transfer-Encoding, or a
+ * Content-Length other than 0) is a 400: there is nothing it could mean
+ * here.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,6 +24,7 @@
 
 #include "server/metrics/http.h"
 #include "server/base/log.h"
+#include "protocol/http_head.h"
 #include "protocol/queue.h"
 #include "include/tapis_alloc.h"
 
@@ -50,12 +50,10 @@ typedef struct client {
     bool eof;         /* the client shut down its side */
     bool shut;        /* the answer is written and our side shut down */
     buf_t in;         /* the head as read; after the answer, scratch for discarded bytes */
-    size_t scan;      /* bytes of `in` searched for the end of the head */
-    size_t line_start;
-    size_t head_start; /* after the empty lines before the request line */
-    buf_t out;         /* status line and headers of the answer */
-    buf_t body;        /* its body */
-    queue_t node;      /* in srv->clients while counted */
+    http_scan_t scan; /* the search for the end of the head in `in` */
+    buf_t out;        /* status line and headers of the answer */
+    buf_t body;       /* its body */
+    queue_t node;     /* in srv->clients while counted */
 } client_t;
 
 struct http_server {
@@ -145,18 +143,6 @@ static void on_shutdown(uv_shutdown_t *req, int status)
     uv_timer_start(&c->timer, on_timer, linger, 0);
 }
 
-static const char *reason(int status)
-{
-    switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 431: return "Request Header Fields Too Large";
-    default: return "Internal Server Error";
-    }
-}
-
 /*
  * Answer with `status`, c->body as its body (left out, Content-Length kept,
  * when `head` is set), then close. `extra` is more header lines, each ending
@@ -174,7 +160,7 @@ static void answer(client_t *c, int status, const char *content_type, const char
     buf_printf(&c->out,
                "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
                "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
-               status, reason(status), content_type, c->body.len, extra);
+               status, http_reason(status), content_type, c->body.len, extra);
     if (c->out.failed) {
         client_close(c);
         return;
@@ -218,150 +204,31 @@ static void answer_metrics(client_t *c, bool head)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Parsing                                                                  */
+/* Parsing (protocol/http_head.c)                                           */
 /* ------------------------------------------------------------------------ */
 
-/* A token character (RFC 9110, 5.6.2): method names and header names. */
-static bool is_tchar(unsigned char ch)
-{
-    if ((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'))
-        return true;
-    return ch != 0 && strchr("!#$%&'*+-.^_`|~", ch) != NULL;
-}
-
-/*
- * Search the new bytes of c->in for the end of the head. Returns its length
- * (through the \n of the blank line), or 0 while it is incomplete. Each byte
- * is looked at once, however the head was split into reads.
- */
-static size_t head_end(client_t *c)
-{
-    const char *d = c->in.data;
-    for (size_t i = c->scan; i < c->in.len; i++) {
-        if (d[i] != '\n') continue;
-        size_t start = c->line_start;
-        c->line_start = i + 1;
-        if (i - start > 1 || (i - start == 1 && d[start] != '\r')) continue; /* not empty */
-        if (start == c->head_start) {
-            c->head_start = i + 1; /* an empty line before the request line */
-            continue;
-        }
-        c->scan = i + 1;
-        return i + 1;
-    }
-    c->scan = c->in.len;
-    return 0;
-}
-
-/* The line at *p (its \n and one \r before it cut off); *p moves past it. */
-static const char *next_line(const char **p, const char *end, size_t *len)
-{
-    const char *line = *p;
-    const char *nl = memchr(line, '\n', (size_t)(end - line));
-    if (!nl) nl = end; /* cannot happen: the head ends with a blank line */
-    *p = nl < end ? nl + 1 : end;
-    *len = (size_t)(nl - line);
-    if (*len > 0 && line[*len - 1] == '\r') (*len)--;
-    return line;
-}
-
-typedef struct request {
-    const char *method, *target;
-    size_t method_len, target_len;
-    bool has_body; /* Transfer-Encoding, or a Content-Length other than 0 */
-} request_t;
-
-/* "METHOD SP TARGET SP HTTP/1.x", nothing else. Returns 0, or -1 for a 400. */
-static int parse_request_line(const char *s, size_t n, request_t *r)
-{
-    size_t i = 0;
-    while (i < n && is_tchar((unsigned char)s[i]))
-        i++;
-    if (i == 0 || i == n || s[i] != ' ') return -1;
-    r->method = s;
-    r->method_len = i++;
-    size_t t = i;
-    while (i < n && (unsigned char)s[i] > ' ' && (unsigned char)s[i] < 0x7f)
-        i++;
-    if (i == t || i == n || s[i] != ' ') return -1;
-    r->target = s + t;
-    r->target_len = i++ - t;
-    if (n - i != 8 || (memcmp(s + i, "HTTP/1.0", 8) != 0 && memcmp(s + i, "HTTP/1.1", 8) != 0))
-        return -1;
-    return 0;
-}
-
-/* One header line: a token, a colon, a value of visible bytes, spaces and tabs. */
-static int parse_header(const char *s, size_t n, request_t *r)
-{
-    const char *colon = memchr(s, ':', n);
-    if (!colon || colon == s) return -1;
-    size_t name_len = (size_t)(colon - s);
-    for (size_t i = 0; i < name_len; i++)
-        if (!is_tchar((unsigned char)s[i])) return -1;
-    const char *v = colon + 1, *end = s + n;
-    for (const char *p = v; p < end; p++)
-        if (((unsigned char)*p < ' ' && *p != '\t') || *p == 0x7f) return -1;
-    while (v < end && (*v == ' ' || *v == '\t'))
-        v++;
-    while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
-        end--;
-    if (name_len == 17 && strncasecmp(s, "transfer-encoding", 17) == 0) r->has_body = true;
-    if (name_len == 14 && strncasecmp(s, "content-length", 14) == 0) {
-        if (v == end) return -1;
-        for (const char *p = v; p < end; p++) {
-            if (*p < '0' || *p > '9') return -1;
-            if (*p != '0') r->has_body = true;
-        }
-    }
-    return 0;
-}
-
-/* True if the n bytes at s start with the scheme `scheme` (case-insensitive). */
-static bool has_scheme(const char *s, size_t n, const char *scheme)
-{
-    size_t k = strlen(scheme);
-    return n >= k && strncasecmp(s, scheme, k) == 0;
-}
-
-/* The path of a target: absolute-form loses its scheme and authority, any form its query. */
-static void target_path(const request_t *r, const char **path, size_t *len)
-{
-    const char *p = r->target, *end = r->target + r->target_len;
-    size_t skip = has_scheme(p, r->target_len, "http://")    ? 7
-                  : has_scheme(p, r->target_len, "https://") ? 8
-                                                             : 0;
-    if (skip) {
-        const char *slash = memchr(p + skip, '/', r->target_len - skip);
-        p = slash ? slash : end;
-    }
-    const char *q = memchr(p, '?', (size_t)(end - p));
-    *path = p;
-    *len = (size_t)((q ? q : end) - p);
-}
-
-/* The head is complete (head_end() returned `end`): answer it. */
+/* The head is complete (http_head_end() returned `end`): answer it. */
 static void handle_request(client_t *c, size_t end)
 {
-    const char *p = c->in.data + c->head_start, *stop = c->in.data + end;
-    request_t r = {0};
-    size_t n;
-    const char *line = next_line(&p, stop, &n);
-    if (parse_request_line(line, n, &r) < 0) {
+    http_request_t r;
+    http_parse_error_t e = http_parse(&c->scan, c->in.data, end, &r);
+    bool head = e != HTTP_BAD_REQUEST_LINE && http_method_is(&r, "HEAD");
+    bool get = e != HTTP_BAD_REQUEST_LINE && http_method_is(&r, "GET");
+    if (e == HTTP_BAD_REQUEST_LINE) {
         answer_error(c, 400, "bad request line\n", "", false);
         return;
     }
-    bool head = r.method_len == 4 && memcmp(r.method, "HEAD", 4) == 0;
-    bool get = r.method_len == 3 && memcmp(r.method, "GET", 3) == 0;
-    while ((line = next_line(&p, stop, &n)) && n > 0) {
-        if (line[0] == ' ' || line[0] == '\t' || parse_header(line, n, &r) < 0) {
-            answer_error(c, 400, "bad header line\n", "", head);
-            return;
-        }
+    if (e == HTTP_TOO_MANY_HEADERS) {
+        answer_error(c, 431, "too many header lines\n", "", head);
+        return;
+    }
+    if (e != HTTP_OK) {
+        answer_error(c, 400, "bad header line\n", "", head);
+        return;
     }
     const char *path;
     size_t path_len;
-    target_path(&r, &path, &path_len);
+    http_target_path(&r, &path, &path_len);
     if (path_len != 8 || memcmp(path, "/metrics", 8) != 0)
         answer_error(c, 404, "not found; the metrics are at /metrics\n", "", head);
     else if (!get && !head)
@@ -410,7 +277,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     if (c->state != CLIENT_READING) return;
     buf_commit(&c->in, (size_t)nread);
-    size_t end = head_end(c);
+    size_t end = http_head_end(&c->scan, c->in.data, c->in.len);
     if (end > HTTP_HEAD_MAX || (end == 0 && c->in.len > HTTP_HEAD_MAX))
         answer_error(c, 431, "request head over 8192 bytes\n", "", false);
     else if (end > 0)

@@ -48,9 +48,23 @@ static const char *const budget_names[BUDGET__COUNT] = {
     [BUDGET_LOGIN] = "login",
 };
 
+static const char *const http_status_names[METRICS_HTTP_STATUSES] = {
+    "101", "200", "400", "403", "404", "405", "426", "429", "431", "500", "503",
+};
+
 /* ------------------------------------------------------------------------ */
 /* Counting                                                                 */
 /* ------------------------------------------------------------------------ */
+
+void metrics_http(metrics_t *m, int status)
+{
+    char s[8];
+    snprintf(s, sizeof s, "%d", status);
+    int k = 9; /* "500" */
+    for (int i = 0; i < METRICS_HTTP_STATUSES; i++)
+        if (strcmp(s, http_status_names[i]) == 0) k = i;
+    m->http[k]++;
+}
 
 void histogram_observe(histogram_t *h, double seconds)
 {
@@ -78,6 +92,9 @@ close_cause_t metrics_close_cause(const char *why)
         {TAPIS_E_IDLE_TIMEOUT, CLOSE_IDLE_TIMEOUT},
         {"line too long", CLOSE_LINE_TOO_LONG},
         {"HTTP request on the line port", CLOSE_HTTP},
+        {"HTTP answered", CLOSE_HTTP},
+        {"no HTTP request in time", CLOSE_HTTP},
+        {"closed by the client", CLOSE_QUIT},
         {TAPIS_E_SERVER_FULL, CLOSE_REFUSED},
         {TAPIS_E_TOO_MANY_CONNECTIONS, CLOSE_REFUSED},
         {TAPIS_E_RATE_LIMITED, CLOSE_REFUSED},
@@ -266,6 +283,13 @@ static void collect(const metrics_t *m, const struct server *srv, writer_t *w)
     family(w, "tapis_connections_closed_total", "counter", "Connections closed, by cause.");
     for (int i = 0; i < CLOSE__COUNT; i++)
         sample(w, "", "cause", cause_names[i], NULL, NULL, (double)m->closed[i]);
+
+    gauge(w, "tapis_websockets_open", "Connections that are WebSockets now.",
+          (double)m->websockets);
+    family(w, "tapis_http_responses_total", "counter",
+           "HTTP answers of the game port (the page, WebSocket handshakes), by status.");
+    for (int i = 0; i < METRICS_HTTP_STATUSES; i++)
+        sample(w, "", "status", http_status_names[i], NULL, NULL, (double)m->http[i]);
 
     family(w, "tapis_sessions", "gauge",
            "Sessions: connected, or held for a player who may reconnect.");

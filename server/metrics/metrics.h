@@ -37,7 +37,7 @@ typedef enum close_cause {
     CLOSE_HELLO_TIMEOUT,
     CLOSE_IDLE_TIMEOUT,
     CLOSE_LINE_TOO_LONG,
-    CLOSE_HTTP,       /* an HTTP request on the line port */
+    CLOSE_HTTP,       /* an HTTP request answered (a file, an error), not a WebSocket */
     CLOSE_REFUSED,    /* refused at accept: see tapis_connections_refused_total */
     CLOSE_TAKEN_OVER, /* its session said hello on another connection */
     CLOSE_KICKED,     /* admin kick */
@@ -62,6 +62,9 @@ typedef enum budget_kind {
     BUDGET_LOGIN,
     BUDGET__COUNT
 } budget_kind_t;
+
+/* The statuses of the game port's HTTP answers (tapis_http_responses_total). */
+#define METRICS_HTTP_STATUSES 11
 
 #define METRICS_GAMES 16    /* games counted apart (more share the last slot) */
 #define METRICS_REFUSALS 64 /* (game, code) pairs counted apart; more go to code "other" */
@@ -93,6 +96,8 @@ typedef struct metrics {
     int64_t relay_links;        /* links open to other nodes (relay.c) */
     uint64_t relayed;           /* requests sent over a link */
     uint64_t taken_over;        /* rooms of dead nodes rebuilt here */
+    int64_t websockets;         /* WebSockets open now (ws.c counts them in, conn.c out) */
+    uint64_t http[METRICS_HTTP_STATUSES]; /* the game port's HTTP answers, by status */
     int64_t start_wall_ms;
     /* Asked at each exposition: the live nodes (this one included) and whether
        Redis answers. main.c sets it to cluster_health(); NULL counts 0, down. */
@@ -108,6 +113,9 @@ close_cause_t metrics_close_cause(const char *why);
 /* The registry index of a game (for applied[] and refusals). */
 int metrics_game_index(const char *game_id);
 void metrics_refused(metrics_t *m, int game, const char *code);
+/* An HTTP answer of the game port (web.c): 101, 200, 400, 403, 404, 405, 426,
+   429, 431, 500 or 503 (any other counts as 500). */
+void metrics_http(metrics_t *m, int status);
 
 /* The whole exposition in Prometheus text format 0.0.4. Returns 0, -1 on no memory. */
 int metrics_text(const metrics_t *m, const struct server *srv, buf_t *out);

@@ -29,13 +29,16 @@
 #include <string.h>
 
 #include "server/net/conn.h"
+#include "server/net/web.h"
+#include "server/net/ws.h"
 #include "protocol/envelope.h"
 #include "json/json_text.h"
 #include "server/base/log.h"
 
 #define READ_BUF_SIZE (64 * 1024)
 #define FLUSH_TIMEOUT_MS 5000
-#define OUT_KEEP (16 * 1024) /* a larger output buffer is freed once written */
+#define HTTP_FLUSH_TIMEOUT_MS 30000 /* a file of the page, to a slow phone */
+#define OUT_KEEP (16 * 1024)        /* a larger output buffer is freed once written */
 
 static char read_buf[READ_BUF_SIZE];
 
@@ -184,6 +187,8 @@ static void on_close(uv_handle_t *h)
     if (--c->open_handles > 0) return;
     frame_free(&c->frame);
     buf_free(&c->out);
+    web_free(c->web);
+    ws_free(c->ws);
     tapis_free(c);
 }
 
@@ -203,6 +208,7 @@ void conn_close(conn_t *c, const char *why)
     flush_remove(c);
     buf_reset(&c->out);
     c->state = CONN_CLOSING;
+    if (c->kind == CONN_WS) srv->metrics.websockets--;
     srv->conn_hooks->on_close(c);
     queue_remove(&c->node);
     srv->nconns--;
@@ -255,10 +261,12 @@ void conn_close_after_flush(conn_t *c, const char *why)
     log_debug("conn %llu closing after flush: %s", (unsigned long long)c->id, why);
     if (!c->close_why) c->close_why = why;
     ready_remove(c);
+    if (c->ws) ws_close(c, why); /* the close frame goes after what was sent */
     c->state = CONN_FLUSHING;
     if (c->reading) uv_read_stop((uv_stream_t *)&c->tcp);
     c->reading = false;
-    uv_timer_start(&c->timer, on_flush_timeout, FLUSH_TIMEOUT_MS, 0);
+    uv_timer_start(&c->timer, on_flush_timeout,
+                   c->kind == CONN_HTTP ? HTTP_FLUSH_TIMEOUT_MS : FLUSH_TIMEOUT_MS, 0);
     flush_push(c);
 }
 
@@ -390,6 +398,32 @@ static int out_queued(conn_t *c)
     return 0;
 }
 
+/* A WebSocket's line: one text message. */
+static int ws_line(conn_t *c, const char *line, size_t len)
+{
+    if (ws_send_text(c, line, len) < 0) {
+        conn_doom(c, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* A message to a WebSocket: its text in a scratch buffer, then one text message. */
+static int ws_send_json(conn_t *c, const json_t *msg)
+{
+    static buf_t scratch;
+    buf_reset(&scratch);
+    size_t n = json_text(msg, buf_end(&scratch), buf_room(&scratch));
+    if (n + 1 > buf_room(&scratch)) {
+        if (buf_reserve(&scratch, n + 1) < 0) {
+            conn_doom(c, "out of memory");
+            return -1;
+        }
+        json_text(msg, buf_end(&scratch), n + 1);
+    }
+    return ws_line(c, buf_end(&scratch), n);
+}
+
 int conn_send(conn_t *c, const json_t *msg)
 {
     if (!c || c->state != CONN_OPEN) return -1;
@@ -397,6 +431,7 @@ int conn_send(conn_t *c, const json_t *msg)
         conn_doom(c, "out of memory");
         return -1;
     }
+    if (c->ws) return ws_send_json(c, msg);
     /* The encoding of proto_encode() (compact JSON, then the newline), written
        straight into the output buffer; a message longer than the room left
        is encoded again once the buffer has grown. */
@@ -424,6 +459,7 @@ int conn_send_new(conn_t *c, json_t *msg)
 int conn_send_encoded(conn_t *c, const char *line, size_t len)
 {
     if (!c || c->state != CONN_OPEN) return -1;
+    if (c->ws) return ws_line(c, line, len && line[len - 1] == '\n' ? len - 1 : len);
     if (buf_append(&c->out, line, len) < 0) {
         conn_doom(c, "out of memory");
         return -1;
@@ -434,7 +470,18 @@ int conn_send_encoded(conn_t *c, const char *line, size_t len)
 int conn_send_line(conn_t *c, const char *line, size_t len)
 {
     if (!c || c->state != CONN_OPEN) return -1;
+    if (c->ws) return ws_line(c, line, len);
     if (buf_append(&c->out, line, len) < 0 || buf_append(&c->out, "\n", 1) < 0) {
+        conn_doom(c, "out of memory");
+        return -1;
+    }
+    return out_queued(c);
+}
+
+int conn__write_raw(conn_t *c, const void *data, size_t n)
+{
+    if (c->state != CONN_OPEN) return -1;
+    if (buf_append(&c->out, data, n) < 0) {
         conn_doom(c, "out of memory");
         return -1;
     }
@@ -444,6 +491,34 @@ int conn_send_line(conn_t *c, const char *line, size_t len)
 /* ------------------------------------------------------------------------ */
 /* Reading                                                                  */
 /* ------------------------------------------------------------------------ */
+
+int conn__feed_lines(conn_t *c, const char *data, size_t n)
+{
+    return frame_feed(&c->frame, data, n) < 0 ? -1 : 0;
+}
+
+/* Hand a read's bytes to what c speaks: the splitter, the HTTP head, the WebSocket. */
+static int feed(conn_t *c, const char *data, size_t n)
+{
+    if (c->kind == CONN_SNIFFING) {
+        /* an HTTP request starts with its method, upper case; a line does not */
+        if (data[0] >= 'A' && data[0] <= 'Z') {
+            if (web_start(c) < 0) return -1;
+        } else {
+            c->kind = CONN_LINES;
+            const char *refused = conn__admit_client(c, NULL);
+            if (refused) {
+                conn__refuse(c, refused);
+                return 0;
+            }
+        }
+    }
+    switch (c->kind) {
+    case CONN_HTTP: return web_read(c, data, n);
+    case CONN_WS: return ws_read(c, data, n);
+    default: return conn__feed_lines(c, data, n);
+    }
+}
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
@@ -469,11 +544,12 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         if (!heap_contains(&c->ready)) conn_close_after_flush(c, "end of input");
         return;
     }
-    if (frame_feed(&c->frame, buf->base, (size_t)nread) < 0) {
+    c->srv->metrics.bytes_received += (uint64_t)nread;
+    if (feed(c, buf->base, (size_t)nread) < 0) {
         conn_close(c, "out of memory");
         return;
     }
-    c->srv->metrics.bytes_received += (uint64_t)nread;
+    if (c->state != CONN_OPEN || c->kind == CONN_HTTP) return; /* answered, or a head in progress */
     note_read(c, server_now_us(c->srv));
     if (!heap_contains(&c->ready)) conn_update_ready(c);
     if (c->state == CONN_OPEN && c->reading && frame_buffered(&c->frame) > read_pause_bytes(c)) {
@@ -565,6 +641,10 @@ static void on_hello_timeout(uv_timer_t *t)
 {
     conn_t *c = t->data;
     if (c->greeted || c->state != CONN_OPEN) return;
+    if (c->kind == CONN_HTTP) {
+        conn_close(c, "no HTTP request in time");
+        return;
+    }
     close_with_error(c, TAPIS_E_HELLO_TIMEOUT, "no hello in time; closing");
 }
 
@@ -605,20 +685,41 @@ static void peer_name(conn_t *c)
     snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
 }
 
+/* The numeric address of c's peer, from c->peer ("[v6]:port" or "v4:port"). */
+static void peer_addr(const conn_t *c, char addr[48])
+{
+    const char *p = c->peer, *colon = strrchr(p, ':');
+    size_t n = colon ? (size_t)(colon - p) : strlen(p);
+    if (p[0] == '[' && n >= 2) { /* [v6] */
+        p++;
+        n -= 2;
+    }
+    if (n >= 48) n = 47;
+    memcpy(addr, p, n);
+    addr[n] = 0;
+}
+
+/* Is addr one of --trusted-proxy? */
+static bool trusted_proxy(const server_t *srv, const char *addr)
+{
+    size_t k = strlen(addr);
+    for (const char *p = srv->opts.trusted_proxy; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == k && memcmp(p, addr, n) == 0) return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
 /*
- * Count c against its address. Returns NULL when it may stay, or the error
- * code that refuses it: too_many_connections (open at once) or rate_limited
- * (new connections too fast).
+ * Count c against the client address `addr`. Returns NULL when it may stay,
+ * or the error code that refuses it: too_many_connections (open at once) or
+ * rate_limited (new connections too fast).
  */
-static const char *count_peer(conn_t *c)
+static const char *count_peer(conn_t *c, const char *addr)
 {
     server_t *srv = c->srv;
-    char addr[48];
-    const char *colon = strrchr(c->peer, ':');
-    size_t n = colon ? (size_t)(colon - c->peer) : strlen(c->peer);
-    if (n >= sizeof addr) n = sizeof addr - 1;
-    memcpy(addr, c->peer, n);
-    addr[n] = 0;
+    size_t n = strlen(addr);
     if (srv->next_conn_id % PEER_SWEEP_EVERY == 0) peer_sweep(srv);
     const conn_hooks_t *h = srv->conn_hooks;
     if (h->is_node_addr && h->is_node_addr(srv, addr)) { /* a node's links: one per client */
@@ -644,6 +745,46 @@ static const char *count_peer(conn_t *c)
                      2 * srv->opts.conn_rate))
         return TAPIS_E_RATE_LIMITED;
     return NULL;
+}
+
+/* Count c under addr; a refusal is logged and counted, and its code returned (else NULL). */
+static const char *admit(conn_t *c, const char *addr)
+{
+    server_t *srv = c->srv;
+    const char *refused = count_peer(c, addr);
+    if (refused && strcmp(refused, TAPIS_E_TOO_MANY_CONNECTIONS) == 0) {
+        log_warn("conn %llu from %s refused: %d connections from one address is the cap",
+                 (unsigned long long)c->id, c->peer, srv->opts.max_conns_per_ip);
+        srv->metrics.refused[REFUSE_PER_IP]++;
+    } else if (refused) {
+        log_debug("conn %llu from %s refused: new connections too fast", (unsigned long long)c->id,
+                  c->peer);
+        srv->metrics.refused[REFUSE_CONN_RATE]++;
+    }
+    return refused;
+}
+
+const char *conn__admit_client(conn_t *c, const char *addr)
+{
+    if (!c->via_proxy || c->admitted) return NULL;
+    c->admitted = true;
+    if (!addr) {
+        addr = c->addr; /* named no client: counted as the proxy itself */
+    } else {
+        char peer[sizeof c->peer];
+        snprintf(peer, sizeof peer, "%s via %s", addr, c->addr);
+        memcpy(c->peer, peer, sizeof peer);
+        log_info("conn %llu is %s", (unsigned long long)c->id, c->peer);
+    }
+    return admit(c, addr);
+}
+
+void conn__refuse(conn_t *c, const char *code)
+{
+    close_with_error(c, code,
+                     strcmp(code, TAPIS_E_TOO_MANY_CONNECTIONS) == 0
+                         ? "too many connections from your address; try again later"
+                         : "too many new connections from your address; wait a little");
 }
 
 static void on_refused_close(uv_handle_t *h)
@@ -721,25 +862,29 @@ void conn_on_connection(uv_stream_t *listener, int status)
         close_with_error(c, TAPIS_E_SERVER_FULL, "too many connections; try again later");
         return;
     }
-    const char *refused = count_peer(c);
-    if (refused && strcmp(refused, TAPIS_E_TOO_MANY_CONNECTIONS) == 0) {
-        log_warn("conn %llu from %s refused: %d connections from one address is the cap",
-                 (unsigned long long)c->id, c->peer, srv->opts.max_conns_per_ip);
-        srv->metrics.refused[REFUSE_PER_IP]++;
-        close_with_error(c, refused, "too many connections from your address; try again later");
-        return;
+    peer_addr(c, c->addr);
+    if (trusted_proxy(srv, c->addr)) {
+        c->via_proxy = true; /* counted once it names its client (conn__admit_client()) */
+    } else {
+        const char *refused = admit(c, c->addr);
+        if (refused) {
+            conn__refuse(c, refused);
+            return;
+        }
     }
-    if (refused) {
-        log_debug("conn %llu from %s refused: new connections too fast", (unsigned long long)c->id,
-                  c->peer);
-        srv->metrics.refused[REFUSE_CONN_RATE]++;
-        close_with_error(c, refused, "too many new connections from your address; wait a little");
-        return;
-    }
-    log_info("conn %llu from %s", (unsigned long long)c->id, c->peer);
+    if (c->via_proxy)
+        log_info("conn %llu from %s, a trusted proxy", (unsigned long long)c->id, c->peer);
+    else
+        log_info("conn %llu from %s", (unsigned long long)c->id, c->peer);
     if (srv->opts.hello_timeout > 0)
         uv_timer_start(&c->timer, on_hello_timeout, srv->opts.hello_timeout, 0);
     resume_reading(c);
+}
+
+void conn__wait_request(conn_t *c)
+{
+    if (c->srv->opts.hello_timeout > 0)
+        uv_timer_start(&c->timer, on_hello_timeout, c->srv->opts.hello_timeout, 0);
 }
 
 /* Called once a hello succeeded: the hello timeout gives way to the idle timeout. */

@@ -26,6 +26,14 @@
 /* Connection                                                               */
 /* ------------------------------------------------------------------------ */
 
+/* What the connection speaks, known from its first bytes (web.h). */
+typedef enum conn_kind {
+    CONN_SNIFFING, /* nothing read yet */
+    CONN_LINES,    /* the line protocol */
+    CONN_HTTP,     /* an HTTP request head (web.c) */
+    CONN_WS,       /* a WebSocket: text messages are lines (ws.c) */
+} conn_kind_t;
+
 typedef enum conn_state {
     CONN_OPEN,     /* reading and answering */
     CONN_FLUSHING, /* read nothing more; close once the output is flushed */
@@ -39,9 +47,13 @@ struct conn {
     uv_shutdown_t shutdown;
     server_t *srv;
     uint64_t id;
-    char peer[64];
+    char peer[64]; /* "addr:port" for the log; "client via proxy" once a trusted proxy named it */
+    char addr[48]; /* the peer's numeric address */
     conn_state_t state;
-    int open_handles; /* freed when the last handle's close callback ran */
+    conn_kind_t kind;
+    struct web_in *web; /* web.c's, while CONN_HTTP */
+    struct ws *ws;      /* ws.c's, once CONN_WS */
+    int open_handles;   /* freed when the last handle's close callback ran */
     bool reading;
     bool saw_line; /* a first line came: HTTP detection is done */
     bool eof;      /* the peer shut down its side: answer, then close */
@@ -73,6 +85,8 @@ struct conn {
     bool greeted;               /* conn_hello_done() ran */
     bool node_link; /* from a cluster node's address (hooks.is_node_addr): not capped per address */
     bool relayed;   /* a node's link (hello "via"): idles as long as its client */
+    bool via_proxy; /* from a --trusted-proxy: counted per address once it names its client */
+    bool admitted;  /* ...and that was done (conn__admit_client()) */
 
     queue_t node; /* in srv->conns */
 };
@@ -124,6 +138,22 @@ void conn_update_ready(conn_t *c);
 void conn_note_error(conn_t *c, const char *code);
 /* Write the output every connection has waiting (the scheduler, after its commit). */
 void conn_flush_all(server_t *srv);
+/* For web.c and ws.c only: append bytes to c's output as they are (an HTTP
+   answer, a WebSocket frame), and feed bytes to c's line splitter. 0 or -1
+   (c is doomed, or memory ran out). */
+int conn__write_raw(conn_t *c, const void *data, size_t n);
+int conn__feed_lines(conn_t *c, const char *data, size_t n);
+/* A connection from a --trusted-proxy names its client `addr` (NULL: none;
+   then the proxy's own address counts): count it under that address for
+   --max-conns-per-ip and --conn-rate, once. Returns NULL, or the code that
+   refuses it (logged and counted): then answer and close it, or
+   conn__refuse() for a line connection. Nothing for any other connection. */
+const char *conn__admit_client(conn_t *c, const char *addr);
+void conn__refuse(conn_t *c, const char *code);
+/* An HTTP connection kept for another request (web.c): it has --hello-timeout
+   again to send it, or it is closed. */
+void conn__wait_request(conn_t *c);
+
 /* Free the counts of connections per address (at exit, once every connection is closed). */
 void conn_free_peers(server_t *srv);
 

@@ -38,11 +38,36 @@ static int private_code(char *out)
     return 0;
 }
 
+/* What the durability sink is told of r, once its id is set. */
+static void set_durable(room_t *r)
+{
+    r->durable = (durable_room_t){.rid = r->rid,
+                                  .id = r->id,
+                                  .game = r->desc->id,
+                                  .title = r->desc->title,
+                                  .players = r->nseats,
+                                  .private_room = r->private_room};
+}
+
 /* Entry n of r's journal: to the durability sink (the store and, with --redis, the cluster). */
 void room__journal(room_t *r, const char *kind, int seat, int64_t at, const json_t *data)
 {
     uint64_t n = ++r->journal_n;
-    durable_journal(&r->srv->durable, r, n, kind, seat, at, data);
+    durable_journal(&r->srv->durable, &r->durable, n, kind, seat, at, data);
+}
+
+/* s is in r now (sits or watches): the session's list of rooms, and the sink. */
+static int member_add(room_t *r, session_t *s)
+{
+    int added = session_add_room(s, r);
+    if (added > 0) durable_session_room(&r->srv->durable, s->id, &r->durable, true);
+    return added < 0 ? -1 : 0;
+}
+
+static void member_remove(room_t *r, session_t *s)
+{
+    if (session_remove_room(s, r))
+        durable_session_room(&r->srv->durable, s->id, &r->durable, false);
 }
 
 /* Seat i changed (sat, freed, a bot took it): its row, and a "seat" entry saying who. */
@@ -57,7 +82,17 @@ static void seat_changed(room_t *r, int i, int64_t at)
                   : t->session ? json_pack("{s:s, s:I}", "name", t->session->name, "session",
                                            (json_int_t)t->session->id)
                                : json_object();
-    durable_seat(&r->srv->durable, r, i);
+    durable_seat_t seat = {.bot = t->bot};
+    if (t->bot) {
+        seat.strategy = t->bot_strategy;
+        seat.bot_name = t->bot_name;
+        seat.delay_min = t->bot_delay_min;
+        seat.delay_max = t->bot_delay_max;
+    } else if (t->session) {
+        seat.session = t->session->id;
+        seat.name = t->session->name;
+    }
+    durable_seat(&r->srv->durable, &r->durable, i, &seat);
     room__journal(r, "seat", i, at, who);
     json_decref(who);
 }
@@ -116,6 +151,7 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     } else {
         snprintf(r->id, sizeof r->id, "%llu", (unsigned long long)r->rid);
     }
+    set_durable(r);
     HASH_ADD_STR(srv->by_room_id, id, r);
     if (!r->hh.tbl) {
         json_decref(all);
@@ -128,7 +164,7 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     srv->nrooms++;
     log_info("room %s: created (%s, %d seats%s)", r->id, d->id, nseats,
              private_room ? ", private" : "");
-    durable_room_new(&srv->durable, r, all, seed);
+    durable_room_new(&srv->durable, &r->durable, all, seed);
     json_decref(all);
     return r;
 }
@@ -139,7 +175,7 @@ void room_free_graveyard(server_t *srv)
         room_t *r = queue_data(queue_head(&srv->graveyard), room_t, node);
         queue_remove(&r->node);
         game_free(r->game);
-        durable_room_free(&srv->durable, r);
+        durable_room_free(&srv->durable, &r->durable);
         rated_room_free(r->rated);
         tapis_free(r->watchers);
         tapis_free(r);
@@ -156,10 +192,10 @@ void room_destroy(room_t *r)
         json_decref(rated_room_over(srv, r->rated, r->id, NULL));
     log_info("room %s: closed", r->id);
     for (int i = 0; i < r->nseats; i++)
-        if (r->seats[i].session) session_remove_room(r->seats[i].session, r);
+        if (r->seats[i].session) member_remove(r, r->seats[i].session);
     for (int i = 0; i < r->nwatchers; i++)
-        session_remove_room(r->watchers[i], r);
-    durable_room_closed(&srv->durable, r, r->status == ROOM_OVER);
+        member_remove(r, r->watchers[i]);
+    durable_room_closed(&srv->durable, &r->durable, r->status == ROOM_OVER);
     HASH_DEL(srv->by_room_id, r);
     queue_remove(&r->node);
     srv->nrooms--;
@@ -231,7 +267,7 @@ void room_seated(room_t *r)
         r->status = ROOM_PLAYING;
         r->last_now = room__clock(r);
         log_info("room %s: table full, game starts", r->id);
-        durable_room_started(&r->srv->durable, r);
+        durable_room_started(&r->srv->durable, &r->durable);
         for (int i = 0; r->rated && i < r->nseats; i++) /* who plays, for the ratings */
             rated_room_seat(r->srv, r->rated, i,
                             r->seats[i].session ? r->seats[i].session->account : NULL,
@@ -251,7 +287,7 @@ static void remove_watcher(room_t *r, session_t *s)
     for (int i = 0; i < r->nwatchers; i++)
         if (r->watchers[i] == s) {
             r->watchers[i] = r->watchers[--r->nwatchers];
-            durable_watcher(&r->srv->durable, r, s, false);
+            durable_watcher(&r->srv->durable, &r->durable, s->id, false);
             return;
         }
 }
@@ -268,7 +304,7 @@ int room_sit(room_t *r, session_t *s, int seat, tapis_error_t *err)
     if (seat < 0 && (seat = first_free(r)) < 0) return fail(err, TAPIS_E_ROOM_FULL, "no free seat");
     if (s->nrooms >= SESSION_MAX_ROOMS)
         return fail(err, TAPIS_E_TOO_MANY_ROOMS, "leave a room first (you are in too many)");
-    if (session_add_room(s, r) < 0) return fail(err, TAPIS_E_INTERNAL, "out of memory");
+    if (member_add(r, s) < 0) return fail(err, TAPIS_E_INTERNAL, "out of memory");
     remove_watcher(r, s);
     r->seats[seat].session = s;
     log_info("room %s: %s sits at seat %d", r->id, s->name, seat);
@@ -390,9 +426,9 @@ int room_watch(room_t *r, session_t *s, tapis_error_t *err)
         r->watchers = n;
         r->capwatchers = cap;
     }
-    if (session_add_room(s, r) < 0) return fail(err, TAPIS_E_INTERNAL, "out of memory");
+    if (member_add(r, s) < 0) return fail(err, TAPIS_E_INTERNAL, "out of memory");
     r->watchers[r->nwatchers++] = s;
-    durable_watcher(&r->srv->durable, r, s, true);
+    durable_watcher(&r->srv->durable, &r->durable, s->id, true);
     log_info("room %s: %s watches", r->id, s->name);
     room__reschedule(r);
     return 0;
@@ -400,7 +436,7 @@ int room_watch(room_t *r, session_t *s, tapis_error_t *err)
 
 void room_release(room_t *r, session_t *s)
 {
-    session_remove_room(s, r);
+    member_remove(r, s);
     if (r->closed) return;
     remove_watcher(r, s);
     int seat = room_seat_of(r, s);
@@ -431,15 +467,12 @@ static void member_event(room_t *r, session_t *s, const char *ev)
 {
     if (!room__attended(r)) return; /* nobody to tell: build nothing */
     unsigned long mark = tapis_alloc_failures();
-    json_t *m = proto_event(ev);
-    json_object_set_new(m, "room", json_string(r->id));
+    json_t *m = room_new_event(r, ev);
     json_object_set_new(m, "seat", json_integer(room_seat_of(r, s)));
     json_object_set_new(m, "name", json_string(s->name));
     if (strcmp(ev, "disconnect") == 0)
         json_object_set_new(m, "hold_ms", json_integer((json_int_t)r->srv->opts.reconnect_window));
-    m = game_json_checked(m, mark);
-    room_broadcast(r, m);
-    json_decref(m);
+    room_broadcast_new(r, m, mark);
 }
 
 void room_member_disconnected(room_t *r, session_t *s)
@@ -482,12 +515,7 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
     r->status = rec->playing ? ROOM_PLAYING : ROOM_WAITING;
     r->seq = rec->seq;
     r->journal_n = rec->journal_n;
-    if (rec->journal) {
-        char sd[24];
-        snprintf(sd, sizeof sd, "%llu", (unsigned long long)rec->seed);
-        r->cluster_meta = json_pack("{s:s, s:s}", "options", rec->options, "seed", sd);
-        r->cluster_journal = json_incref(rec->journal);
-    }
+    set_durable(r);
     r->last_now = rec->last_at;
     r->clock_offset = rec->last_at - server_now_ms(srv);
     r->timer_at = GAME_NO_DEADLINE;
@@ -500,6 +528,7 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
     }
     queue_insert_head(&srv->rooms, &r->node);
     srv->nrooms++;
+    durable_room_rebuilt(&srv->durable, &r->durable, rec->from);
     for (int i = 0; i < r->nseats; i++) {
         seat_t *st = &r->seats[i];
         st->bot_due = GAME_NO_DEADLINE;
@@ -509,7 +538,7 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
             if (parse_strategy(r, st, rec->seats[i].strategy, &ignored) < 0)
                 parse_strategy(r, st, NULL, &ignored); /* a level this build no longer has */
             make_bot(r, i);
-        } else if (rec->seats[i].session && session_add_room(rec->seats[i].session, r) == 0) {
+        } else if (rec->seats[i].session && member_add(r, rec->seats[i].session) == 0) {
             st->session = rec->seats[i].session;
         } else if (rec->seats[i].session || (rec->playing && !rec->seats[i].bot)) {
             /* A person whose session did not come back: a bot plays on (as after the
@@ -538,8 +567,8 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
  * a takeover both come here with their record (see room.h).
  */
 durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const char *here,
-                               bool keep_journal, room_find_session_fn find, void *ctx,
-                               room_t **out, json_t **result, char *why, size_t whylen)
+                               room_find_session_fn find, void *ctx, room_t **out, json_t **result,
+                               char *why, size_t whylen)
 {
     *out = NULL;
     *result = NULL;
@@ -556,14 +585,10 @@ durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const cha
     journal_replay_t jr;
     if (journal_replay_start(&jr, d, n, rec->options, rec->seed, why, whylen) < 0)
         return DURABLE_ROOM_BAD;
-    json_t *journal = keep_journal ? json_array() : NULL;
     int ok = 0;
     for (size_t i = 0; ok == 0 && i < rec->nentries; i++) {
         const durable_entry_t *e = &rec->entries[i];
         ok = journal_replay_entry(&jr, e->n, e->kind, e->seat, e->at, e->data, why, whylen);
-        if (journal) /* the cluster keeps a copy to write to Redis again */
-            json_array_append_new(journal, json_pack("[I, s, i, I, s?]", (json_int_t)e->n, e->kind,
-                                                     e->seat, (json_int_t)e->at, e->data));
     }
     if (ok == 0 && rec->error[0]) { /* the backend could not read it all */
         snprintf(why, whylen, "%s", rec->error);
@@ -571,13 +596,11 @@ durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const cha
     }
     if (ok < 0) {
         journal_replay_abandon(&jr);
-        json_decref(journal);
         return DURABLE_ROOM_BAD;
     }
     if (game_is_over(jr.g)) {
         *result = d->result(jr.g);
         journal_replay_abandon(&jr);
-        json_decref(journal);
         return DURABLE_ROOM_OVER;
     }
     room_record_t rr = {.rid = rec->rid,
@@ -588,7 +611,7 @@ durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const cha
                         .journal_n = jr.n,
                         .options = rec->options,
                         .seed = rec->seed,
-                        .journal = journal,
+                        .from = rec,
                         .nseats = n};
     snprintf(rr.id, sizeof rr.id, "%s", rec->id);
     /* Each change of a room is one journal entry and one state event: the count
@@ -602,7 +625,6 @@ durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const cha
             rr.seats[i].session = find(ctx, rec, i, rec->seats[i].session);
     }
     room_t *r = room_restore(srv, d, jr.g, &rr);
-    json_decref(journal);
     if (!r) {
         snprintf(why, whylen, "no room for it here (--max-rooms, or nobody in it)");
         return DURABLE_ROOM_NO_ROOM;

@@ -68,9 +68,7 @@ struct room {
     int64_t timer_at;         /* ms: the earliest of game deadline, turn timer, bots, or
                                  GAME_NO_DEADLINE */
     int64_t unattended_at;    /* ms since which a waiting room has no connected person, or -1 */
-    json_t *cluster_meta;     /* cluster.c: {"options","seed"} as text (NULL without --redis) */
-    json_t *cluster_journal;  /* cluster.c: the journal's entries, to write again */
-    bool cluster_moved;       /* another node hosts it now: Redis is not told it closed */
+    durable_room_t durable;   /* what the durability sink is told of it (durable.h) */
     struct rated_room *rated; /* a rated game (account.h), or NULL: casual */
     UT_hash_handle hh;        /* srv->by_room_id */
     queue_t node;             /* in srv->rooms, newest first; then in srv->graveyard */
@@ -91,7 +89,7 @@ typedef struct room_record {
     uint64_t journal_n;  /* entries in its journal */
     const char *options; /* its complete options (JSON text) and seed */
     uint64_t seed;
-    json_t *journal; /* with --redis: its entries [[n, kind, seat, at, data]...] (borrowed) */
+    const durable_room_rec_t *from; /* the backend's record it was rebuilt from (borrowed) */
     int nseats;
     struct {
         session_t *session; /* a person (restored session), or NULL */
@@ -111,15 +109,16 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
  * table, replay its journal through core/journal.c, then host it as
  * room_restore() does, its seats' and watchers' sessions found by `find`
  * (seat -1: a watcher; NULL when the session is gone). `here` words the
- * refusal of an unknown game ("server", "node"); with keep_journal the room
- * keeps a copy of its journal for the cluster. Returns the verdict: REBUILT
+ * refusal of an unknown game ("server", "node"). The sink is told the room
+ * was rebuilt from rec (durable_room_rebuilt(): the cluster keeps a copy of
+ * its journal) before anything new is written of it. Returns the verdict: REBUILT
  * (*out), OVER (*result, the caller's), BAD or NO_ROOM (why).
  */
 typedef session_t *(*room_find_session_fn)(void *ctx, const durable_room_rec_t *rec, int seat,
                                            uint64_t id);
 durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const char *here,
-                               bool keep_journal, room_find_session_fn find, void *ctx,
-                               room_t **out, json_t **result, char *why, size_t whylen);
+                               room_find_session_fn find, void *ctx, room_t **out, json_t **result,
+                               char *why, size_t whylen);
 /* Take the room out of the server; its memory is freed by room_free_graveyard(). */
 void room_destroy(room_t *r);
 /* Tell everyone in r `{"ev":"closed","room","reason"}`, then room_destroy() it. */
@@ -164,8 +163,12 @@ void room_release(room_t *r, session_t *s);
  * the game if that filled the last seat.
  */
 void room_seated(room_t *r);
-/* Send the room event (seats, connections, status) to every connected member. */
+/* Send the room event (seats, connections, status) to every connected member
+   (and room_publish() it). */
 void room_notify(room_t *r);
+/* r's summary to the sink's backends that list rooms (the cluster's directory);
+   nothing is made without one. */
+void room_publish(room_t *r);
 
 void room_member_disconnected(room_t *r, session_t *s);
 void room_member_reconnected(room_t *r, session_t *s);
@@ -187,6 +190,14 @@ json_t *room_summary(const room_t *r);
 json_t *room_event(const room_t *r);
 /* Send ev (borrowed) to every connected member. */
 void room_broadcast(room_t *r, const json_t *ev);
+/* A new event `name` of room r: {"ev": name, "room": id}, for its other keys. */
+json_t *room_new_event(const room_t *r, const char *name);
+/*
+ * The end of building event ev (taken) since `mark` (tapis_alloc_failures()):
+ * room_broadcast() it whole, or NULL when an allocation failed (the members
+ * are dropped rather than told an incomplete one), then release it.
+ */
+void room_broadcast_new(room_t *r, json_t *ev, unsigned long mark);
 /* "waiting", "playing" or "over". */
 const char *room_status_name(room_status_t st);
 

@@ -107,9 +107,31 @@ void room_broadcast(room_t *r, const json_t *ev)
     send_members(r, ev, true);
 }
 
+json_t *room_new_event(const room_t *r, const char *name)
+{
+    json_t *ev = proto_event(name);
+    json_object_set_new(ev, "room", json_string(r->id));
+    return ev;
+}
+
+void room_broadcast_new(room_t *r, json_t *ev, unsigned long mark)
+{
+    ev = game_json_checked(ev, mark);
+    room_broadcast(r, ev);
+    json_decref(ev);
+}
+
+void room_publish(room_t *r)
+{
+    if (r->closed || !durable_wants_summary(&r->srv->durable)) return;
+    json_t *summary = room_summary(r);
+    if (summary) durable_room_changed(&r->srv->durable, &r->durable, summary);
+    json_decref(summary);
+}
+
 void room_notify(room_t *r)
 {
-    if (!r->closed) durable_room_changed(&r->srv->durable, r); /* the directory, in a cluster */
+    room_publish(r);
     if (r->closed || !room__attended(r))
         return; /* (thousands of rooms may lose their last
                     connection at once: build nothing then) */
@@ -286,13 +308,12 @@ void room_changed(room_t *r)
            than told an incomplete one. */
         unsigned long mark = tapis_alloc_failures();
         json_t *result = r->desc->result(r->game);
-        json_t *ev = proto_event("game_over");
-        json_object_set_new(ev, "room", json_string(r->id));
+        json_t *ev = room_new_event(r, "game_over");
         json_object_set(ev, "result", result);
         if (r->rated)
             json_object_set_new(ev, "ratings", rated_room_over(r->srv, r->rated, r->id, result));
         ev = game_json_checked(ev, mark);
-        durable_room_over(&r->srv->durable, r, result);
+        durable_room_over(&r->srv->durable, &r->durable, result);
         char *text = json_dumps(result, JSON_COMPACT);
         log_info("room %s: game over %s", r->id, text ? text : "");
         tapis_free(text);
@@ -511,12 +532,9 @@ static bool turn_timeout(room_t *r, int i, int64_t now)
     json_decref(action);
     if (rc == 0) {
         mark = tapis_alloc_failures();
-        json_t *ev = proto_event("timeout");
-        json_object_set_new(ev, "room", json_string(r->id));
+        json_t *ev = room_new_event(r, "timeout");
         json_object_set_new(ev, "seat", json_integer(i));
-        ev = game_json_checked(ev, mark);
-        room_broadcast(r, ev);
-        json_decref(ev);
+        room_broadcast_new(r, ev, mark);
     }
     return rc == 0;
 }
@@ -525,12 +543,9 @@ void room_close(room_t *r, const char *reason)
 {
     if (r->closed) return;
     unsigned long mark = tapis_alloc_failures();
-    json_t *ev = proto_event("closed");
-    json_object_set_new(ev, "room", json_string(r->id));
+    json_t *ev = room_new_event(r, "closed");
     json_object_set_new(ev, "reason", json_string(reason));
-    ev = game_json_checked(ev, mark);
-    room_broadcast(r, ev);
-    json_decref(ev);
+    room_broadcast_new(r, ev, mark);
     room_destroy(r);
 }
 
@@ -540,6 +555,34 @@ static void close_unattended(room_t *r)
     log_info("room %s: waiting with nobody connected for %llu ms; closing", r->id,
              (unsigned long long)r->srv->opts.waiting_timeout);
     room_close(r, "waiting_timeout");
+}
+
+/*
+ * The seat whose move is due at `now` to run first, or -1. A bot's at-once
+ * action (game.h, at_once: the rest of its move, as seqnum's draw after a
+ * play) comes before any other seat's move due at the same time, or the next
+ * seat could play and draw first and the draw would lapse; then the turn
+ * timers that ran out, then the bots, each in seat order. A seat in `done`
+ * moved in this run already: only an at-once action of its own (if
+ * `once_ok`) may follow. *once says the seat returned acts at once.
+ */
+static int next_due(room_t *r, int64_t now, unsigned done, bool once_ok, bool *once)
+{
+    uint64_t turn = r->srv->opts.turn_timer;
+    int timeout = -1, bot = -1;
+    for (int i = 0; i < r->nseats; i++) {
+        seat_t *st = &r->seats[i];
+        if (st->bot && st->bot_due <= now && at_once(r, i) && once_ok) {
+            *once = true;
+            return i;
+        }
+        if (done & (1u << i)) continue;
+        if (!st->bot && turn > 0 && st->wait_since >= 0 && st->wait_since + (int64_t)turn <= now &&
+            timeout < 0)
+            timeout = i;
+        if (st->bot && st->bot_due <= now && bot < 0) bot = i;
+    }
+    return timeout >= 0 ? timeout : bot;
 }
 
 void room_run_due(room_t *r)
@@ -557,16 +600,16 @@ void room_run_due(room_t *r)
     if (r->status != ROOM_PLAYING) return;
     int64_t now = clock_at(r, due);
     settle(r, now);
-    uint64_t turn = r->srv->opts.turn_timer;
-    for (int i = 0; i < r->nseats && r->status == ROOM_PLAYING; i++) {
-        seat_t *st = &r->seats[i];
-        if (turn > 0 && !st->bot && st->wait_since >= 0 && st->wait_since + (int64_t)turn <= now &&
-            turn_timeout(r, i, now))
-            room_changed(r);
-    }
-    for (int i = 0; i < r->nseats && r->status == ROOM_PLAYING; i++) {
-        seat_t *st = &r->seats[i];
-        if (st->bot && st->bot_due <= now && bot_move(r, i, now)) room_changed(r);
+    /* Each seat moves at most once a run, but for its at-once actions (a bounded
+       number of them, should a game keep saying at_once). */
+    unsigned done = 0;
+    for (int left = 4 * r->nseats; r->status == ROOM_PLAYING;) {
+        bool once = false;
+        int i = next_due(r, now, done, left > 0, &once);
+        if (i < 0) break;
+        if (once) left--;
+        done |= 1u << i;
+        if (r->seats[i].bot ? bot_move(r, i, now) : turn_timeout(r, i, now)) room_changed(r);
     }
     room__reschedule(r);
 }

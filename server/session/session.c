@@ -59,7 +59,9 @@ session_t *session_find_name(server_t *srv, const char *name)
     return s;
 }
 
-int session_name_change(session_t *s, const char *name, char key[64])
+/* The key of `name` into `key`; 1 when it is not s's own and no other session
+   here holds it, 0 when it is s's own, -1 when another session holds it. */
+static int name_change(session_t *s, const char *name, char key[64])
 {
     session_name_key(key, name);
     if (strcmp(key, s->name_key) == 0) return 0;
@@ -67,12 +69,12 @@ int session_name_change(session_t *s, const char *name, char key[64])
     return same && same != s ? -1 : 1;
 }
 
-int session_rename(session_t *s, const char *name)
+int session_rename(session_t *s, const char *name, session_claim_fn claim)
 {
     server_t *srv = s->srv;
     char key[64];
-    int change = session_name_change(s, name, key);
-    if (change < 0) return -1;
+    int change = name_change(s, name, key);
+    if (change < 0 || (change > 0 && claim && claim(s, key) < 0)) return -1;
     if (change > 0) {
         char old[sizeof s->name_key];
         memcpy(old, s->name_key, sizeof old);
@@ -88,7 +90,8 @@ int session_rename(session_t *s, const char *name)
     bool changed = strcmp(s->name, name) != 0;
     snprintf(s->name, sizeof s->name, "%s", name);
     if (changed) {
-        durable_session_rename(&srv->durable, s);
+        durable_session_t d = session_durable(s);
+        durable_session_rename(&srv->durable, &d);
     }
     return 0;
 }
@@ -132,7 +135,8 @@ session_t *session_create(server_t *srv, conn_t *c, const char *name)
     }
     s->conn = c;
     c->session = s;
-    durable_session_new(&srv->durable, s);
+    durable_session_t d = session_durable(s);
+    durable_session_new(&srv->durable, &d);
     return s;
 }
 
@@ -169,6 +173,15 @@ session_t *session_find(server_t *srv, const char *token)
 /* Membership                                                               */
 /* ------------------------------------------------------------------------ */
 
+durable_session_t session_durable(const session_t *s)
+{
+    return (durable_session_t){.id = s->id,
+                               .name = s->name,
+                               .name_key = s->name_key,
+                               .token_hash = s->token_hash,
+                               .created = s->created};
+}
+
 int session_add_room(session_t *s, struct room *r)
 {
     for (int i = 0; i < s->nrooms; i++)
@@ -181,19 +194,18 @@ int session_add_room(session_t *s, struct room *r)
         s->caprooms = cap;
     }
     s->rooms[s->nrooms++] = r;
-    durable_session_room(&s->srv->durable, s, r, true);
-    return 0;
+    return 1;
 }
 
-void session_remove_room(session_t *s, struct room *r)
+bool session_remove_room(session_t *s, struct room *r)
 {
     for (int i = 0; i < s->nrooms; i++)
         if (s->rooms[i] == r) {
             memmove(s->rooms + i, s->rooms + i + 1, (size_t)(s->nrooms - i - 1) * sizeof *s->rooms);
             s->nrooms--;
-            durable_session_room(&s->srv->durable, s, r, false);
-            return;
+            return true;
         }
+    return false;
 }
 
 struct room *session_single_room(const session_t *s)
@@ -230,7 +242,8 @@ void session_close(session_t *s)
         s->conn->session = NULL;
         s->conn = NULL;
     }
-    durable_session_end(&srv->durable, s);
+    durable_session_t d = session_durable(s);
+    durable_session_end(&srv->durable, &d);
     HASH_DELETE(hh, srv->by_token, s);
     if (s->hh_name.tbl) HASH_DELETE(hh_name, srv->by_name, s); /* else a rename lost it */
     queue_remove(&s->node);

@@ -70,12 +70,14 @@ session_t *session_find(server_t *srv, const char *token);
 session_t *session_find_name(server_t *srv, const char *name);
 /* The lookup key of a name: ASCII letters folded to lower case. */
 void session_name_key(char out[64], const char *name);
-/* The key of `name` into `key`; 1 when it is not s's own and no other session
-   here holds it, 0 when it is s's own, -1 when another session holds it. */
-int session_name_change(session_t *s, const char *name, char key[64]);
-/* Rename s here (the cluster's claim of the name is the caller's). Returns 0,
-   or -1 when the name is another's or out of memory (s keeps its old name). */
-int session_rename(session_t *s, const char *name);
+/*
+ * Rename s. When the name's key changes, claim(s, key) runs first (the
+ * lobby's: the cluster's claim of the name; NULL: none) and may refuse (-1).
+ * Returns 0, or -1 when the name is another's, refused or out of memory (s
+ * keeps its old name).
+ */
+typedef int (*session_claim_fn)(session_t *s, const char *key);
+int session_rename(session_t *s, const char *name, session_claim_fn claim);
 /* Start the hold: on_expired(s) runs after ms unless session_unhold() came first. */
 typedef void (*session_expired_fn)(session_t *s);
 void session_hold(session_t *s, uint64_t ms, session_expired_fn on_expired);
@@ -84,9 +86,12 @@ void session_unhold(session_t *s);
    the indexes; freed once its timer closed. Once, after it left its rooms. */
 void session_close(session_t *s);
 
-/* Membership bookkeeping (rooms call these). */
+/* Membership bookkeeping (rooms call these, and tell the sink): 1 when r was
+   added, 0 when s was in it already, -1 out of memory; true when r was removed. */
 int session_add_room(session_t *s, struct room *r);
-void session_remove_room(session_t *s, struct room *r);
+bool session_remove_room(session_t *s, struct room *r);
+/* What the durability sink is told of s (durable.h), borrowing its names. */
+durable_session_t session_durable(const session_t *s);
 /* The only room s is in, or NULL when it is in none or several. */
 struct room *session_single_room(const session_t *s);
 

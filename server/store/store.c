@@ -17,8 +17,6 @@
 #include "core/journal.h"
 #include "json/json_text.h"
 #include "server/base/log.h"
-#include "server/room/room.h"
-#include "server/session/session.h"
 #include "server/store/store_int.h"
 
 /* ------------------------------------------------------------------------ */

@@ -50,26 +50,14 @@ int store_commit(server_t *srv);
  * half-loaded).
  */
 
-/* Sessions. */
-void store_session_new(const session_t *s);
-void store_session_rename(const session_t *s);
-void store_session_end(const session_t *s);
-
-/* Rooms: created (its complete options and seed), playing, over or closed. */
-void store_room_new(const room_t *r, const json_t *options, uint64_t seed);
-void store_room_started(const room_t *r);
-void store_room_over(const room_t *r, const json_t *result);
-void store_room_closed(const room_t *r);
-
-/* The seat changed (sat, freed, a bot took it): its row (room.c journals the change). */
-void store_seat(room_t *r, int seat);
 /*
- * Entry n of r's journal: kind "act" (seat, data = the action), "tick"
- * (seat -1, data NULL), "start" (the game starts; seat -1, data NULL),
- * "seat" (data = who sits there now: {"name","session"}, {"bot"} or {}).
+ * What rooms and sessions write comes only through the sink (store_durable's
+ * entries, store_write.c): sessions, rooms (created with their complete
+ * options and seed, playing, over or closed), seats, and each room's journal,
+ * entry n of kind "act" (seat, data = the action), "tick" (seat -1, data
+ * NULL), "start" (the game starts; seat -1, data NULL) or "seat" (data = who
+ * sits there now: {"name","session"}, {"bot"} or {}).
  */
-void store_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
-                   const json_t *data);
 
 /*
  * Finished games (match history). A page of them, newest first (ended, then

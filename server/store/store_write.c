@@ -13,8 +13,6 @@
 #include "core/journal.h"
 #include "json/json_text.h"
 #include "server/base/log.h"
-#include "server/room/room.h"
-#include "server/session/session.h"
 #include "server/store/store_int.h"
 
 /* ------------------------------------------------------------------------ */
@@ -81,67 +79,70 @@ static void bind_json(sqlite3_stmt *s, int i, const json_t *j)
     }
 }
 
-void store_session_new(const session_t *s)
+/* The store a backend entry writes to (its ctx is the server); NULL with --db none. */
+static store_t *store_of(void *srv)
 {
-    store_t *st = s->srv->store;
-    sqlite3_stmt *q = begin(st, S_SESSION_NEW);
+    return ((server_t *)srv)->store;
+}
+
+/* The statement `which` with ?1 = id (a session's or a room's number), or NULL. */
+static sqlite3_stmt *begin_id(store_t *st, int which, uint64_t id)
+{
+    sqlite3_stmt *q = begin(st, which);
+    if (q) sqlite3_bind_int64(q, 1, (sqlite3_int64)id);
+    return q;
+}
+
+static void session_new(void *srv, const durable_session_t *s)
+{
+    store_t *st = store_of(srv);
+    sqlite3_stmt *q = begin_id(st, S_SESSION_NEW, s->id);
     if (!q) return;
-    sqlite3_bind_int64(q, 1, (sqlite3_int64)s->id);
     bind_text(q, 2, s->name);
     bind_text(q, 3, s->token_hash);
     sqlite3_bind_int64(q, 4, s->created);
     run(st, q);
 }
 
-void store_session_rename(const session_t *s)
+static void session_rename(void *srv, const durable_session_t *s)
 {
-    store_t *st = s->srv->store;
-    sqlite3_stmt *q = begin(st, S_SESSION_RENAME);
+    store_t *st = store_of(srv);
+    sqlite3_stmt *q = begin_id(st, S_SESSION_RENAME, s->id);
     if (!q) return;
-    sqlite3_bind_int64(q, 1, (sqlite3_int64)s->id);
     bind_text(q, 2, s->name);
     run(st, q);
 }
 
-void store_session_end(const session_t *s)
+static void session_end(void *srv, const durable_session_t *s)
 {
-    store_t *st = s->srv->store;
-    sqlite3_stmt *q = begin(st, S_SESSION_END);
-    if (!q) return;
-    sqlite3_bind_int64(q, 1, (sqlite3_int64)s->id);
-    run(st, q);
+    store_t *st = store_of(srv);
+    sqlite3_stmt *q = begin_id(st, S_SESSION_END, s->id);
+    if (q) run(st, q);
 }
 
-void store_room_new(const room_t *r, const json_t *options, uint64_t seed)
+static void room_new(void *srv, const durable_room_t *r, const json_t *options, uint64_t seed)
 {
-    store_t *st = r->srv->store;
-    sqlite3_stmt *q = begin(st, S_ROOM_NEW);
+    store_t *st = store_of(srv);
+    sqlite3_stmt *q = begin_id(st, S_ROOM_NEW, r->rid);
     if (!q) return;
-    sqlite3_bind_int64(q, 1, (sqlite3_int64)r->rid);
     bind_text(q, 2, r->id);
-    bind_text(q, 3, r->desc->id);
-    sqlite3_bind_int(q, 4, r->nseats);
+    bind_text(q, 3, r->game);
+    sqlite3_bind_int(q, 4, r->players);
     bind_json(q, 5, options);
     sqlite3_bind_int64(q, 6, (sqlite3_int64)seed);
     sqlite3_bind_int(q, 7, r->private_room);
-    bind_text(q, 8, r->desc->title);
+    bind_text(q, 8, r->title);
     sqlite3_bind_int64(q, 9, server_wall_ms());
     run(st, q);
 }
 
-static void room_status(const room_t *r, const char *status)
+static void room_started(void *srv, const durable_room_t *r)
 {
-    store_t *st = r->srv->store;
-    sqlite3_stmt *q = begin(st, S_ROOM_STATUS);
+    store_t *st = store_of(srv);
+    sqlite3_stmt *q = begin_id(st, S_ROOM_STATUS, r->rid);
     if (!q) return;
-    sqlite3_bind_int64(q, 1, (sqlite3_int64)r->rid);
-    bind_text(q, 2, status);
+    bind_text(q, 2, "playing");
     run(st, q);
-}
-
-void store_room_started(const room_t *r)
-{
-    room_status(r, "playing");
 }
 
 void store__room_end(store_t *st, uint64_t rid, const char *status, const json_t *result,
@@ -157,28 +158,25 @@ void store__room_end(store_t *st, uint64_t rid, const char *status, const json_t
     run(st, q);
 }
 
-void store_room_over(const room_t *r, const json_t *result)
+static void room_over(void *srv, const durable_room_t *r, const json_t *result)
 {
-    store__room_end(r->srv->store, r->rid, "over", result, NULL);
+    store__room_end(store_of(srv), r->rid, "over", result, NULL);
 }
 
-void store_room_closed(const room_t *r)
+/* A room that ended keeps its "over" row (its result, for the history). */
+static void room_closed(void *srv, const durable_room_t *r, bool over)
 {
-    store__room_end(r->srv->store, r->rid, "closed", NULL, NULL);
+    if (!over) store__room_end(store_of(srv), r->rid, "closed", NULL, NULL);
 }
 
-void store_journal(room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
-                   const json_t *data)
+static void journal(void *srv, const durable_room_t *r, uint64_t n, const char *kind, int seat,
+                    int64_t at, const json_t *data)
 {
-    store_t *st = r->srv->store;
+    store_t *st = store_of(srv);
     if (!store__open_txn(st)) return;
-    if (st->npend == st->cappend) {
-        size_t cap = st->cappend ? 2 * st->cappend : 64;
-        struct pending *v = tapis_realloc(st->pend, cap * sizeof *v);
-        if (!v) goto oom;
-        st->pend = v;
-        st->cappend = cap;
-    }
+    struct pending *v = tapis_grow(st->pend, &st->cappend, st->npend, sizeof *v, 64);
+    if (!v) goto oom;
+    st->pend = v;
     struct pending *e = &st->pend[st->npend];
     *e = (struct pending){.rid = r->rid, .n = n, .at = at, .seat = seat, .len = SIZE_MAX};
     snprintf(e->kind, sizeof e->kind, "%s", kind);
@@ -231,24 +229,22 @@ void store__write_pending(store_t *st)
     st->npend = st->ntexts = 0;
 }
 
-void store_seat(room_t *r, int seat)
+static void seat(void *srv, const durable_room_t *r, int i, const durable_seat_t *t)
 {
-    store_t *st = r->srv->store;
-    sqlite3_stmt *q = begin(st, S_SEAT);
+    store_t *st = store_of(srv);
+    sqlite3_stmt *q = begin_id(st, S_SEAT, r->rid);
     if (!q) return;
-    const seat_t *t = &r->seats[seat];
-    sqlite3_bind_int64(q, 1, (sqlite3_int64)r->rid);
-    sqlite3_bind_int(q, 2, seat);
+    sqlite3_bind_int(q, 2, i);
     if (t->bot) {
         bind_text(q, 3, "bot");
         sqlite3_bind_int(q, 5, 1);
-        bind_text(q, 6, t->bot_strategy);
+        bind_text(q, 6, t->strategy);
         bind_text(q, 7, t->bot_name);
-        sqlite3_bind_int64(q, 8, t->bot_delay_min);
-        sqlite3_bind_int64(q, 9, t->bot_delay_max);
+        sqlite3_bind_int64(q, 8, t->delay_min);
+        sqlite3_bind_int64(q, 9, t->delay_max);
     } else if (t->session) {
-        bind_text(q, 3, t->session->name);
-        sqlite3_bind_int64(q, 4, (sqlite3_int64)t->session->id);
+        bind_text(q, 3, t->name);
+        sqlite3_bind_int64(q, 4, (sqlite3_int64)t->session);
         sqlite3_bind_int(q, 5, 0);
     } else {
         sqlite3_bind_int(q, 5, 0);
@@ -265,62 +261,6 @@ static int d_commit(void *srv)
     return store_commit(srv);
 }
 
-static void d_session_new(void *srv, const session_t *s)
-{
-    (void)srv;
-    store_session_new(s);
-}
-
-static void d_session_rename(void *srv, const session_t *s)
-{
-    (void)srv;
-    store_session_rename(s);
-}
-
-static void d_session_end(void *srv, const session_t *s)
-{
-    (void)srv;
-    store_session_end(s);
-}
-
-static void d_room_new(void *srv, room_t *r, const json_t *options, uint64_t seed)
-{
-    (void)srv;
-    store_room_new(r, options, seed);
-}
-
-static void d_room_started(void *srv, const room_t *r)
-{
-    (void)srv;
-    store_room_started(r);
-}
-
-static void d_room_over(void *srv, const room_t *r, const json_t *result)
-{
-    (void)srv;
-    store_room_over(r, result);
-}
-
-/* A room that ended keeps its "over" row (its result, for the history). */
-static void d_room_closed(void *srv, room_t *r, bool over)
-{
-    (void)srv;
-    if (!over) store_room_closed(r);
-}
-
-static void d_seat(void *srv, room_t *r, int i)
-{
-    (void)srv;
-    store_seat(r, i);
-}
-
-static void d_journal(void *srv, room_t *r, uint64_t n, const char *kind, int seat, int64_t at,
-                      const json_t *data)
-{
-    (void)srv;
-    store_journal(r, n, kind, seat, at, data);
-}
-
 static json_t *d_history(void *srv, uint64_t viewer, bool all, int limit, long long offset,
                          long long *total)
 {
@@ -335,7 +275,7 @@ static int d_game_record(void *srv, const char *id, uint64_t viewer, json_t **ou
 static int d_restore(void *srv, const durable_restore_hooks_t *h, int *sessions_kept,
                      int *quarantined)
 {
-    store_t *st = ((server_t *)srv)->store;
+    store_t *st = store_of(srv);
     if (!st) {
         *sessions_kept = *quarantined = 0;
         return 0;
@@ -346,15 +286,15 @@ static int d_restore(void *srv, const durable_restore_hooks_t *h, int *sessions_
 const durable_backend_t store_durable = {
     .name = "store",
     .commit = d_commit,
-    .session_new = d_session_new,
-    .session_rename = d_session_rename,
-    .session_end = d_session_end,
-    .room_new = d_room_new,
-    .room_started = d_room_started,
-    .room_over = d_room_over,
-    .room_closed = d_room_closed,
-    .seat = d_seat,
-    .journal = d_journal,
+    .session_new = session_new,
+    .session_rename = session_rename,
+    .session_end = session_end,
+    .room_new = room_new,
+    .room_started = room_started,
+    .room_over = room_over,
+    .room_closed = room_closed,
+    .seat = seat,
+    .journal = journal,
     .history = d_history,
     .game_record = d_game_record,
     .restore = d_restore,

@@ -27,6 +27,7 @@
 #   still run (involuntary context switches; 0 once it is gone).
 # steal_ticks CPU: the time the hypervisor kept core CPU (all cores when CPU
 #   is empty) from running, from /proc/stat, in clock ticks (0 without it).
+# figure FILE KEY: the value of the key=value figure KEY of loadgen's line in FILE.
 
 budgets="--line-rate 1000000 --conn-rate 1000000 --create-rate 100000 --max-conns-per-ip 0"
 
@@ -136,4 +137,8 @@ preempted() {
 steal_ticks() {
     awk -v c="cpu$1" '$1 == c { print $9 + 0; f = 1 } END { if (!f) print 0 }' /proc/stat 2>/dev/null ||
         echo 0
+}
+
+figure() {
+    sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1" | head -n 1
 }

@@ -41,6 +41,10 @@
  *          (i mod n)th port, so the two players of a table are on two
  *          different nodes of a cluster and at least one of them is served
  *          through a relay)
+ *          --ws 1 (every connection is a WebSocket of tapisd's game port:
+ *          the RFC 6455 handshake on GET /ws, then each line sent is one
+ *          masked text frame and each text frame received one line; the
+ *          latency counts from the frame's write as it does from the line's)
  *
  * Output: one line of key=value figures on stdout; latencies are in µs,
  * from a log-linear histogram (relative error under 1/64). Exit status 0
@@ -83,7 +87,8 @@ static struct {
     int pipeline;
     const char *ports;
     int procs;
-} opt = {MODE_PING, "127.0.0.1", 7233, 50, 500, 10.0, 1.0, 0, 0, NULL, 1, NULL, 1};
+    int ws;
+} opt = {MODE_PING, "127.0.0.1", 7233, 50, 500, 10.0, 1.0, 0, 0, NULL, 1, NULL, 1, 0};
 
 typedef struct conn conn_t;
 typedef struct table table_t;
@@ -95,7 +100,8 @@ struct conn {
     int index;
     int port; /* the server port it connects to */
     bool connected, closing, think_init;
-    bench_line_t in; /* partial line */
+    bool ws_open;    /* --ws: the handshake's answer came */
+    bench_line_t in; /* partial line; with --ws, the bytes of frames not yet complete */
     /* ping */
     uint64_t sent_at; /* when the batch in flight was written */
     int in_flight;    /* its requests not yet answered */
@@ -156,9 +162,47 @@ static void fail(const char *fmt, const char *a)
 /* Sending                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * --ws: each line of data[0..len) (each ends in '\n') as one masked text
+ * frame, into out (room for len + 14 bytes a line). Returns the frames' length.
+ */
+static size_t ws_frames(const char *data, size_t len, char *out)
+{
+    static const unsigned char key[4] = {0x5a, 0xc3, 0x1f, 0x77};
+    size_t o = 0;
+    for (const char *p = data, *end = data + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = (size_t)((nl ? nl : end) - p);
+        out[o++] = (char)0x81;
+        if (n < 126) {
+            out[o++] = (char)(0x80 | n);
+        } else {
+            out[o++] = (char)(0x80 | 126);
+            out[o++] = (char)(n >> 8);
+            out[o++] = (char)n;
+        }
+        memcpy(out + o, key, 4);
+        o += 4;
+        for (size_t i = 0; i < n; i++)
+            out[o++] = (char)(p[i] ^ key[i & 3]);
+        p += n + (nl != NULL);
+    }
+    return o;
+}
+
 static void send_bytes(conn_t *c, const char *data, size_t len)
 {
     if (c->closing) return;
+    if (opt.ws) {
+        /* at most 8 bytes of header a line, and a line is at least its newline */
+        char stack[4096], *out = len * 8 + 64 <= sizeof stack ? stack : malloc(len * 8 + 64);
+        if (!out) abort();
+        len = ws_frames(data, len, out);
+        data = out;
+        if (bench_write((uv_stream_t *)&c->tcp, data, len) < 0) other_errors++;
+        if (out != stack) free(out);
+        return;
+    }
     if (bench_write((uv_stream_t *)&c->tcp, data, len) < 0) other_errors++;
 }
 
@@ -459,6 +503,51 @@ static void handle_line(conn_t *c, const char *line, size_t len)
         tables_line(c, line, len);
 }
 
+static void after_connect(conn_t *c);
+
+/*
+ * --ws: the bytes read, added to what came before: first the handshake's
+ * answer (101, or the run fails), then frames, each text frame one line.
+ */
+static void ws_read(conn_t *c, const char *data, size_t n)
+{
+    bench_line_t *in = &c->in;
+    bench_line_append(in, data, n);
+    size_t at = 0;
+    if (!c->ws_open) {
+        const char *end = in->len ? memmem(in->data, in->len, "\r\n\r\n", 4) : NULL;
+        if (!end) return;
+        if (in->len < 12 || memcmp(in->data, "HTTP/1.1 101", 12) != 0) {
+            fail("the WebSocket handshake was refused: %.12s", in->data);
+            return;
+        }
+        c->ws_open = true;
+        at = (size_t)(end + 4 - in->data);
+        after_connect(c);
+    }
+    while (!c->closing && in->len - at >= 2) {
+        const unsigned char *h = (const unsigned char *)in->data + at;
+        size_t hl = 2, len = h[1] & 0x7f;
+        if (len == 126) {
+            if (in->len - at < 4) break;
+            hl = 4;
+            len = (size_t)h[2] << 8 | h[3];
+        } else if (len == 127) {
+            fail("a frame of more than 64 KiB%s", "");
+            return;
+        }
+        if (in->len - at < hl + len) break;
+        if ((h[0] & 0x0f) == 0x8) {
+            fail("the server closed the WebSocket%s", "");
+            return;
+        }
+        if ((h[0] & 0x0f) == 0x1) handle_line(c, in->data + at + hl, len);
+        at += hl + len;
+    }
+    memmove(in->data, in->data + at, in->len - at);
+    in->len -= at;
+}
+
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 {
     conn_t *c = s->data;
@@ -468,6 +557,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
             exit_code = 1;
             stop_all();
         }
+        return;
+    }
+    if (opt.ws) {
+        ws_read(c, b->base, (size_t)nread);
         return;
     }
     size_t at = 0, len;
@@ -491,6 +584,23 @@ static void on_connect(uv_connect_t *req, int status)
     c->connected = true;
     uv_tcp_nodelay(&c->tcp, 1);
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    if (opt.ws) {
+        char req[256];
+        int n = snprintf(req, sizeof req,
+                         "GET /ws HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
+                         "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                         "Sec-WebSocket-Version: 13\r\n\r\n",
+                         opt.host, c->port);
+        if (bench_write((uv_stream_t *)&c->tcp, req, (size_t)n) < 0) other_errors++;
+    } else {
+        after_connect(c);
+    }
+    start_connects();
+}
+
+/* The connection is up (and, with --ws, its handshake done): start its work. */
+static void after_connect(conn_t *c)
+{
     if (opt.mode == MODE_PING) {
         setup_ok++;
         ping_send(c);
@@ -500,7 +610,6 @@ static void on_connect(uv_connect_t *req, int status)
                  (int)uv_os_getpid());
         send_json(c, json_pack("{s:s,s:s}", "cmd", "hello", "name", name));
     }
-    start_connects();
 }
 
 static void start_connects(void)
@@ -638,6 +747,7 @@ static int report(result_t *r, int conns)
     else
         printf("mode=%s target=%s:%d ", what, opt.host, opt.port);
     if (opt.procs > 1) printf("procs=%d ", opt.procs);
+    if (opt.ws) printf("transport=ws ");
     if (opt.mode == MODE_PING)
         printf("conns=%d pipeline=%d ", conns, opt.pipeline);
     else
@@ -765,6 +875,7 @@ int main(int argc, char **argv)
         {"--pipeline", BENCH_INT, &opt.pipeline},
         {"--ports", BENCH_STRING, &opt.ports},
         {"--procs", BENCH_INT, &opt.procs},
+        {"--ws", BENCH_INT, &opt.ws},
         {NULL, BENCH_INT, NULL},
     };
     if (!bench_options(argc, argv, 2, options)) usage();

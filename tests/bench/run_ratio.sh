@@ -78,11 +78,6 @@ sample() {
          END { print t, c + 0, w + 0 }' /proc/uptime "/proc/$1/stat" "/proc/$1/io" 2>/dev/null
 }
 
-# The value of a key=value figure of loadgen's line in file $1.
-figure() {
-    sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1" | head -n 1
-}
-
 # start_floor SCRIPT: the floor on a free port; sets $server, $port, $log.
 start_floor() {
     log=$tmp/floor.log

@@ -107,6 +107,19 @@ def slap_games_in_real_time_without_a_protocol_error():
 
 
 @check
+def easy_and_hard_levels_play_over_the_protocol():
+    # tapis-bot's easy and a small search against the server's hard and easy
+    # bots (quick ones: addbot strategy=LEVEL:MS), from views received over the
+    # protocol (aspoint3: short games).
+    games_without_a_protocol_error("aspoint3", 1, "--players", "2", "--bots", "1",
+                                   "--strategy", "hard/8", "--bot-strategy", "easy:10",
+                                   "--option", "rounds=1")
+    games_without_a_protocol_error("aspoint3", 1, "--players", "2", "--bots", "1",
+                                   "--strategy", "easy", "--bot-strategy", "hard:10",
+                                   "--option", "rounds=1")
+
+
+@check
 def it_takes_its_seats_back_after_a_restart_and_a_kill_9():
     """The server stops (SIGTERM, "restart": true), then dies (kill -9) in the
     middle of the game; each time it comes back on the same database and
@@ -211,6 +224,7 @@ def two_bots_on_the_ladder_play_rated_games_by_seek():
 def bad_command_lines_exit_2():
     for args in (["--players", "1"], ["--bots", "2", "--players", "2"], ["--game", "nope"],
                  ["--strategy", "clever"], ["--strategy", "greedy:soon"],
+                 ["--strategy", "hard/0"], ["--strategy", "hard/x"], ["--strategy", "hardly"],
                  ["--account", "ann"], ["--key", "00"]):
         p = subprocess.run([TAPIS_BOT, "127.0.0.1:1"] + args, capture_output=True, text=True)
         assert p.returncode == 2, "%s: exit %d %s" % (args, p.returncode, p.stderr)

@@ -71,6 +71,20 @@ def name_lobby_table_move_and_update():
 
 
 @check
+def take_by_positions_in_the_hand():
+    # 233's take names cards of the hand as a claim does: `take 1 2` sends the
+    # first two cards of the sorted hand (unknown to the server as "1" "2").
+    server = Server(TAPISD, "--bot-delay", "200", "--seed", "4")
+    with tapis_session(TAPIS, server) as tty:
+        start_table(tty, "tara")
+        tty.expect(r"your turn \(draw\)")
+        tty.send("take 1 2")
+        tty.expect(r"(cannot_claim|cannot_take|own_discard|too_late|tara take)")
+        tty.send("quit")
+        tty.expect(r"bye")
+
+
+@check
 def cards_are_coloured_on_a_terminal_and_not_with_no_color():
     server = Server(TAPISD, "--bot-delay", "200")
     try:

@@ -86,10 +86,10 @@ static inline const char *gt_act(game_t *g, int seat, const char *action, int64_
 static inline void gt_refused(game_t *g, int seat, const char *action, int64_t now,
                               const char *code)
 {
-    json_t *before = g->desc->dump(g);
+    json_t *before = game_dump(g);
     assert_string_equal(gt_act(g, seat, action, now), code);
     assert_true(gt_err.message[0] != '\0');
-    json_t *after = g->desc->dump(g);
+    json_t *after = game_dump(g);
     assert_true(json_equal(before, after));
     json_decref(before);
     json_decref(after);

@@ -86,6 +86,18 @@ static int held(g233_t *g, int seat)
     return g233_hand_size(&g->p[seat].hand);
 }
 
+/* Lock a triple of `name` (taken from the draw pile) in front of `seat`, as a claim would. */
+static void lock_triple(g233_t *g, int seat, const char *name)
+{
+    g233_group_t *m = &g->p[seat].melds[g->p[seat].nmelds++];
+    m->kind = G233_GROUP_TRIPLE;
+    m->n = 3;
+    for (int i = 0; i < 3; i++) {
+        next_draw(g, name);
+        m->cards[i] = g->draw[--g->ndraw];
+    }
+}
+
 /* `seat`, whose turn it is, draws `card` (stacked on the draw pile) at `now`. */
 static void draws(g233_t *g, int seat, const char *card, int64_t now)
 {
@@ -460,12 +472,65 @@ static void inline_args_form_is_accepted(void **state)
     game_free(&g->base);
 }
 
-static void own_turn_may_take_the_top_discard(void **state)
+/*
+ * Option take = "claim" (the default): on one's own turn too, the top discard
+ * is taken only to lay at once the triple or square it makes (5 cards stay in
+ * hand after the discard), or to complete a winning combination; never for a
+ * double, never as a plain draw.
+ */
+static void own_turn_take_obeys_a_claims_conditions(void **state)
 {
     (void)state;
+    json_t *d = game_default_options(&g233_desc);
+    assert_string_equal(json_string_value(json_object_get(d, "take")), "claim");
+    json_decref(d);
+    gt_new_refused(&g233_desc, 3, "{\"take\":\"maybe\"}", "bad_option");
     g233_t *g = position(&(position_t){3, "{\"dispute_ms\":0}", .hands = {PLAIN}});
     top(g, "G4", -1);
-    /* G4 makes no group with this hand: on one's own turn no laying rule applies. */
+    /* G4 makes no group with this hand: it stays on the pile. */
+    forbidden(g, 0, "{\"type\":\"take\"}", 0, "cannot_take");
+    forbidden(g, 0, "{\"type\":\"take\",\"final\":true}", 0, "cannot_claim");
+    refused(g, 0, "{\"type\":\"take\",\"cards\":[\"G4\",\"G4\"]}", 0, "not_in_hand");
+    game_free(&g->base);
+    /* A pair of reds and the discarded red would be a double: refused, as a claim. */
+    g = position(&(position_t){3, "{\"dispute_ms\":0}", .hands = {"Y1 Y5 B2 B7 G3 G8 red pink"}});
+    top(g, "red", -1);
+    forbidden(g, 0, "{\"type\":\"take\",\"cards\":[\"red\"]}", 0, "cannot_claim");
+    game_free(&g->base);
+    /* G4 G4 and the discard: the triple is laid at once, then a discard. */
+    g = position(&(position_t){3, "{\"dispute_ms\":0}", .hands = {"Y1 Y5 B2 B7 G4 G4 red pink"}});
+    top(g, "G4", -1);
+    assert_int_equal(gt_legal_count(&g->base, 0), 2); /* draw, and this take */
+    assert_true(legal_has(g, 0, "{\"type\":\"take\",\"cards\":[\"G4\",\"G4\"]}"));
+    OK(g, 0, "{\"type\":\"take\",\"args\":[\"G4\",\"G4\"]}", 0); /* inline: take G4 G4 */
+    assert_int_equal(g->p[0].nmelds, 1);
+    assert_int_equal(g->p[0].melds[0].kind, G233_GROUP_TRIPLE);
+    assert_int_equal(g->phase, G233_PH_DISCARD);
+    assert_int_equal(g->turn, 0);
+    assert_int_equal(count_events(g, "take", "G4"), 1);
+    OK(g, 0, "{\"type\":\"discard\",\"card\":\"Y1\"}", 0);
+    assert_int_equal(held(g, 0), 5);
+    assert_int_equal(g->turn, 1);
+    game_free(&g->base);
+    /* Completing a 2-3-3 with the discard's double: take final, then discard and declare. */
+    g = position(&(position_t){3, "{\"dispute_ms\":0}", .hands = {"Y2 Y2 Y2 G5 G6 G7 orange B1"}});
+    top(g, "orange", -1);
+    OK(g, 0, "{\"type\":\"take\",\"final\":true}", 0);
+    refused(g, 0, "{\"type\":\"discard\",\"card\":\"B1\"}", 0, "must_declare");
+    OK(g, 0, "{\"type\":\"discard\",\"card\":\"B1\",\"declare\":true}", 0);
+    assert_int_equal(g->declared, G233_COMBO_233);
+    game_free(&g->base);
+}
+
+/* Option take = "draw" (the earlier reading): the top discard is a plain draw. */
+static void own_turn_take_is_a_plain_draw_with_option_take_draw(void **state)
+{
+    (void)state;
+    g233_t *g =
+        position(&(position_t){3, "{\"dispute_ms\":0,\"take\":\"draw\"}", .hands = {PLAIN}});
+    top(g, "G4", -1);
+    refused(g, 0, "{\"type\":\"take\",\"cards\":[\"G4\",\"G4\"]}", 0, "bad_action");
+    /* G4 makes no group with this hand: with this option no laying rule applies. */
     OK(g, 0, "{\"type\":\"take\"}", 0);
     assert_int_equal(g->p[0].hand.n[g233_card_number(2, 4)], 1);
     assert_int_equal(g->phase, G233_PH_DISCARD);
@@ -624,6 +689,49 @@ static void joker_claims_with_a_pair(void **state)
     game_free(&g->base);
 }
 
+/*
+ * Interpretation: two jokers and any number or symbol card are a triple ("le
+ * joker peut remplacer n'importe quelle carte"), so a player holding two
+ * jokers may claim any such discard.
+ */
+static void two_jokers_claim_any_discard_as_a_triple(void **state)
+{
+    (void)state;
+    g233_t *g = discard_to(3, 2, "joker joker B1 B5 G4 G6 orange purple", "Y7");
+    assert_true(legal_has(g, 2, "{\"type\":\"claim\",\"cards\":[\"joker\",\"joker\"]}"));
+    OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"joker\",\"joker\"]}", 1);
+    assert_int_equal(g->p[2].melds[0].kind, G233_GROUP_TRIPLE);
+    game_free(&g->base);
+}
+
+/*
+ * Interpretation: a triple claimed (or taken on one's turn) with the last two
+ * cards of a hand would leave nothing to discard ("il doit lui rester 5 ou 2
+ * cartes dans la main"): refused. Seat `s` holds Y3 Y3 beside two locked triples.
+ */
+static g233_t *two_cards_left(int s)
+{
+    g233_t *g = table(3, "{\"dispute_ms\":0}");
+    hand(g, 0, PLAIN);
+    hand(g, s, "Y3 Y3");
+    lock_triple(g, s, "B8");
+    lock_triple(g, s, "G6");
+    audit_ok(g);
+    turn0(g, "Y3", "Y3", 0);
+    return g;
+}
+
+static void a_claim_that_leaves_nothing_to_discard_is_refused(void **state)
+{
+    (void)state;
+    g233_t *g = two_cards_left(2);
+    forbidden(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"Y3\"]}", 1, "cannot_claim");
+    game_free(&g->base);
+    g = two_cards_left(1); /* the turn player's take, on a claim's conditions */
+    forbidden(g, 1, "{\"type\":\"take\",\"cards\":[\"Y3\",\"Y3\"]}", 1, "cannot_claim");
+    game_free(&g->base);
+}
+
 static void claim_closes_when_the_next_player_draws(void **state)
 {
     (void)state;
@@ -700,14 +808,28 @@ static void turn_players_take_races_with_claims(void **state)
 {
     (void)state;
     g233_t *g = position(&(position_t){
-        4, "{\"dispute_ms\":200}", .hands = {PLAIN, [2] = "Y3 Y3 B1 B5 G4 G6 orange purple"},
+        4, "{\"dispute_ms\":200}",
+        .hands = {PLAIN, "Y3 Y3 B2 B6 G5 G7 red pink", "Y3 joker B1 B5 G4 G6 orange purple"},
         .scores = {[1] = 10, [2] = 50}, .drawn = "Y3", .discarded = "Y3"});
-    OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"Y3\"]}", 100);
-    OK(g, 1, "{\"type\":\"take\"}", 150); /* within the window, lower score: seat 1 wins */
+    OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"joker\"]}", 100);
+    refused(g, 1, "{\"type\":\"draw\"}", 120, "claim_pending");
+    /* within the window, lower score: seat 1 wins */
+    OK(g, 1, "{\"type\":\"take\",\"cards\":[\"Y3\",\"Y3\"]}", 150);
     g233_desc.tick(&g->base, 301);
     assert_int_equal(g->turn, 1);
     assert_int_equal(g->phase, G233_PH_DISCARD);
-    assert_int_equal(g->p[1].hand.n[g233_card_number(0, 3)] >= 1, 1);
+    assert_int_equal(g->p[1].nmelds, 1);
+    assert_int_equal(g->p[2].nmelds, 0);
+    game_free(&g->base);
+    /* Option take = "draw": the plain take races the same way. */
+    g = position(&(position_t){4, "{\"dispute_ms\":200,\"take\":\"draw\"}",
+                               .hands = {PLAIN, [2] = "Y3 Y3 B1 B5 G4 G6 orange purple"},
+                               .scores = {[1] = 10, [2] = 50}, .drawn = "Y3", .discarded = "Y3"});
+    OK(g, 2, "{\"type\":\"claim\",\"cards\":[\"Y3\",\"Y3\"]}", 100);
+    OK(g, 1, "{\"type\":\"take\"}", 150);
+    g233_desc.tick(&g->base, 301);
+    assert_int_equal(g->turn, 1);
+    assert_int_equal(g->p[1].nmelds, 0);
     assert_int_equal(g->p[2].nmelds, 0);
     game_free(&g->base);
 }
@@ -807,7 +929,7 @@ static void declare_before_drawing_then_each_other_player_draws_once(void **stat
 {
     (void)state;
     g233_t *g = position(
-        &(position_t){3, NULL,
+        &(position_t){3, "{\"take\":\"draw\"}",
                       .hands = {"red red Y1 Y2 Y3 B5 B5 B5", [1] = "Y8 Y7 B1 B2 G5 G8 orange pink",
                                 [2] = "Y6 Y4 B8 B3 G6 G1 purple pink"}});
     assert_true(legal_has(g, 0, "{\"type\":\"declare\"}"));
@@ -818,7 +940,7 @@ static void declare_before_drawing_then_each_other_player_draws_once(void **stat
     draws(g, 1, "Y6", 0);
     OK(g, 1, "{\"type\":\"discard\",\"card\":\"Y6\"}", 0);
     refused(g, 0, "{\"type\":\"claim\",\"cards\":[\"Y6\",\"Y6\"]}", 0, "round_ending");
-    /* The last player may take the discard on their last draw. */
+    /* The last player may take the discard on their last draw (take = "draw": plainly). */
     OK(g, 2, "{\"type\":\"take\"}", 0);
     OK(g, 2, "{\"type\":\"discard\",\"card\":\"G1\"}", 0);
     /* Round over: scored, hands revealed, winner deals the next round. */
@@ -919,6 +1041,74 @@ static void combination_at_the_end_of_a_turn_is_declared(void **state)
     g = discard_leaving_a_233("{\"declare\":\"may\"}");
     assert_int_equal(g->declarer, -1);
     assert_int_equal(g->turn, 1);
+    game_free(&g->base);
+}
+
+/*
+ * declare=must cannot be dodged: when some discard leaves a winning
+ * combination, only such discards are legal, and the game declares it. With
+ * red red Y1 Y2 Y3 B5 B5 B5 G7, only G7 keeps the 2-3-3 (issue 28: discarding
+ * Y3 used to go on). A stop drawn last that makes a rainbow is kept the same
+ * way. declare=may leaves the choice.
+ */
+static void must_declare_allows_only_the_discards_that_keep_a_combination(void **state)
+{
+    (void)state;
+    for (int may = 0; may <= 1; may++) {
+        g233_t *g = table(3, may ? "{\"declare\":\"may\"}" : NULL);
+        hand(g, 0, "red Y1 Y2 Y3 B5 B5 B5 G7");
+        draws(g, 0, "red", 0);
+        if (may) {
+            OK(g, 0, "{\"type\":\"discard\",\"card\":\"Y3\"}", 0);
+            assert_int_equal(g->declarer, -1);
+            game_free(&g->base);
+            continue;
+        }
+        forbidden(g, 0, "{\"type\":\"discard\",\"card\":\"Y3\"}", 0, "must_declare");
+        forbidden(g, 0, "{\"type\":\"discard\",\"card\":\"red\"}", 0, "must_declare");
+        assert_int_equal(gt_legal_count(&g->base, 0), 2); /* G7, with "declare" or without */
+        assert_true(legal_has(g, 0, "{\"type\":\"discard\",\"card\":\"G7\"}"));
+        OK(g, 0, "{\"type\":\"discard\",\"card\":\"G7\"}", 0);
+        assert_int_equal(g->declarer, 0);
+        assert_int_equal(g->declared, G233_COMBO_233);
+        game_free(&g->base);
+    }
+    for (int may = 0; may <= 1; may++) {
+        g233_t *g = position(&(position_t){3, may ? "{\"declare\":\"may\"}" : NULL,
+                                           .hands = {"red pink purple orange Y4 B4 G4 G5"},
+                                           .drawn = "stop"});
+        if (may) {
+            OK(g, 0, "{\"type\":\"discard\",\"card\":\"stop\"}", 0);
+            assert_int_equal(g->declarer, -1);
+        } else {
+            forbidden(g, 0, "{\"type\":\"discard\",\"card\":\"stop\"}", 0, "must_declare");
+            OK(g, 0, "{\"type\":\"discard\",\"card\":\"G5\"}", 0);
+            assert_int_equal(g->declared, G233_COMBO_RAINBOW);
+        }
+        game_free(&g->base);
+    }
+}
+
+/*
+ * Interpretation: during the last draws a reverse or a stop discarded has no
+ * effect (the direction stays, nobody is skipped): every other player draws
+ * once, in the order the round had.
+ */
+static void reverse_and_stop_do_nothing_during_the_last_draws(void **state)
+{
+    (void)state;
+    g233_t *g = position(&(position_t){
+        4, NULL, .hands = {"red red Y1 Y2 Y3 B5 B5 B5", "Y1 Y5 B2 B7 G3 G8 pink reverse", PLAIN}});
+    OK(g, 0, "{\"type\":\"declare\"}", 0);
+    assert_int_equal(g->turn, 1);
+    draws(g, 1, "G1", 0);
+    OK(g, 1, "{\"type\":\"discard\",\"card\":\"reverse\"}", 0);
+    assert_int_equal(g->dir, 1);
+    assert_int_equal(g->turn, 2);
+    draws(g, 2, "stop", 0);
+    OK(g, 2, "{\"type\":\"discard\",\"card\":\"stop\"}", 0);
+    assert_int_equal(g->turn, 3); /* not skipped */
+    assert_int_equal(g->round, 1);
     game_free(&g->base);
 }
 
@@ -1126,6 +1316,26 @@ static void game_ends_when_a_total_passes_the_target(void **state)
     game_free(&g->base);
 }
 
+/* "dépasser 233 points": a total of exactly 233 does not end the game; 234 does. */
+static void game_does_not_end_at_exactly_the_target(void **state)
+{
+    (void)state;
+    for (int over = 0; over <= 1; over++) {
+        /* seat 0's 2-3-3 pays 50: 183 + 50 = 233, 184 + 50 = 234 */
+        g233_t *g = position(&(position_t){
+            2, NULL, .hands = {"red red Y1 Y2 Y3 B5 B5 B5", "Y4 Y7 B1 B4 G2 G5 purple orange"},
+            .scores = {183 + over, 100}});
+        OK(g, 0, "{\"type\":\"declare\"}", 0);
+        draws(g, 1, "G1", 0);
+        OK(g, 1, "{\"type\":\"discard\",\"card\":\"G1\"}", 0);
+        json_t *h0 = json_array_get(json_object_get(g->last_round.tree, "hands"), 0);
+        assert_int_equal(json_integer_value(json_object_get(h0, "score")), 233 + over);
+        assert_int_equal(game_is_over(&g->base), over);
+        assert_int_equal(g->round, over ? 1 : 2);
+        game_free(&g->base);
+    }
+}
+
 static void tie_at_the_top_plays_another_round(void **state)
 {
     (void)state;
@@ -1172,7 +1382,8 @@ int main(void)
         cmocka_unit_test(dealer_opens_by_drawing),
         cmocka_unit_test(turn_is_draw_one_then_discard_one_clockwise),
         cmocka_unit_test(inline_args_form_is_accepted),
-        cmocka_unit_test(own_turn_may_take_the_top_discard),
+        cmocka_unit_test(own_turn_take_obeys_a_claims_conditions),
+        cmocka_unit_test(own_turn_take_is_a_plain_draw_with_option_take_draw),
         cmocka_unit_test(own_discard_cannot_be_taken_back),
         cmocka_unit_test(claim_lays_a_triple_discards_and_play_resumes_after_taker),
         cmocka_unit_test(claim_with_two_melds_leaves_two_in_hand),
@@ -1181,6 +1392,8 @@ int main(void)
         cmocka_unit_test(a_discard_may_complete_a_233_with_its_double),
         cmocka_unit_test(sequences_are_claimed_only_with_the_option),
         cmocka_unit_test(joker_claims_with_a_pair),
+        cmocka_unit_test(two_jokers_claim_any_discard_as_a_triple),
+        cmocka_unit_test(a_claim_that_leaves_nothing_to_discard_is_refused),
         cmocka_unit_test(claim_closes_when_the_next_player_draws),
         cmocka_unit_test(claims_outside_the_window_go_to_the_first),
         cmocka_unit_test(claims_within_the_window_go_to_the_lowest_score),
@@ -1198,6 +1411,8 @@ int main(void)
         cmocka_unit_test(declare_after_drawing_and_discarding),
         cmocka_unit_test(declare_option_is_must_by_default),
         cmocka_unit_test(combination_at_the_end_of_a_turn_is_declared),
+        cmocka_unit_test(must_declare_allows_only_the_discards_that_keep_a_combination),
+        cmocka_unit_test(reverse_and_stop_do_nothing_during_the_last_draws),
         cmocka_unit_test(hand_dealt_winning_is_declared_when_its_turn_comes),
         cmocka_unit_test(square_laid_that_completes_a_234_is_declared),
         cmocka_unit_test(declarer_scores_the_combination_not_a_regrouping),
@@ -1208,6 +1423,7 @@ int main(void)
         cmocka_unit_test(draw_pile_is_rebuilt_from_the_discards_but_the_top),
         cmocka_unit_test(round_ends_without_winner_after_max_rebuilds),
         cmocka_unit_test(game_ends_when_a_total_passes_the_target),
+        cmocka_unit_test(game_does_not_end_at_exactly_the_target),
         cmocka_unit_test(tie_at_the_top_plays_another_round),
         cmocka_unit_test(views_show_a_hand_only_to_its_owner),
     };

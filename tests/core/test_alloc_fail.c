@@ -492,7 +492,7 @@ static int choose(const game_t *g, json_t **action)
 static json_t *dump_paused(const game_t *g)
 {
     alloc_fail_pause();
-    json_t *d = g->desc->dump(g);
+    json_t *d = game_dump(g);
     alloc_fail_resume();
     return d;
 }
@@ -616,7 +616,7 @@ static void game_part(script_t *s)
     look(s, g);
     do
         script_begin_step(s);
-    while (step_json(s, "dump", d->dump(g)));
+    while (step_json(s, "dump", game_dump(g)));
     game_free(g);
 }
 

@@ -4,8 +4,6 @@
  * created with a fixed seed, then the deal is set with the test constructors
  * of aspoint3.h, and the rule is exercised through the public apply() with
  * JSON actions. Hidden information is checked over many random games.
- * About 1,400 lines: one short test per rule and example of the text, kept in
- * one file so that RULES.md and its tests can be read side by side.
  *
  * Length: over 800 lines on purpose: one test per rule of RULES.md and per example of
  * the text, in its order, so that a rule and its test are found together.
@@ -193,6 +191,43 @@ static void ace_takes_the_whole_hand_even_where_other_cards_score_more(void **st
     assert_int_equal(g->score[0], 1);
     assert_int_equal(g->score[1], 0);
     game_free(&g->base);
+}
+
+/*
+ * The two readings of the aces on every hand of three (C(52,3) = 22,100),
+ * from the text's values: the ace reading (kept) and "the best combination"
+ * (the larger of the aces-with-threes and the sum of the cards but the aces).
+ * The game scores the ace reading on all of them; the readings differ on
+ * exactly the hands of one ace and two court cards worth more than 30 (K K,
+ * K Q, K J: 6 + 16 + 16 pairs, with each of 4 aces: 152 hands), nowhere else.
+ */
+static void ace_reading_differs_from_best_combination_only_with_two_court_cards(void **state)
+{
+    (void)state;
+    static const int value[13] = {30, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20}; /* A 2..10 J Q K */
+    int differ = 0;
+    for (int a = 0; a < AP3_DECK; a++)
+        for (int b = a + 1; b < AP3_DECK; b++)
+            for (int c = b + 1; c < AP3_DECK; c++) {
+                ap3_card_t h[3] = {(ap3_card_t)a, (ap3_card_t)b, (ap3_card_t)c};
+                int aces = 0, threes = 0, others = 0, courts = 0;
+                for (int i = 0; i < 3; i++) {
+                    int r = ap3_rank(h[i]);
+                    aces += r == 0;
+                    threes += r == 2;
+                    courts += r >= 10;
+                    if (r != 0) others += value[r];
+                }
+                int ace_reading = aces ? aces * (30 + 3 * threes) : others;
+                int best = aces && others > ace_reading ? others : ace_reading;
+                assert_int_equal(ap3_points(h, 3), ace_reading);
+                if (best != ace_reading) {
+                    differ++;
+                    if (aces != 1 || courts != 2 || others <= 30)
+                        fail_msg("cards %d %d %d: the readings differ elsewhere", a, b, c);
+                }
+            }
+    assert_int_equal(differ, 4 * (6 + 16 + 16));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1115,7 +1150,7 @@ static void hidden_cards_reach_nobody_before_the_reveal(void **state)
             audit_ok(g);
             if (steps % 5 == 0) {
                 game_t *r = aspoint3_desc.resample(&g->base, s, seed);
-                json_t *d1 = aspoint3_desc.dump(&g->base), *d2 = aspoint3_desc.dump(r);
+                json_t *d1 = game_dump(&g->base), *d2 = game_dump(r);
                 differs += !json_equal(d1, d2);
                 json_decref(d1);
                 json_decref(d2);
@@ -1212,6 +1247,7 @@ int main(void)
         cmocka_unit_test(three_cards_without_an_ace_score_their_sum),
         cmocka_unit_test(aces_combine_only_with_aces_and_threes),
         cmocka_unit_test(ace_takes_the_whole_hand_even_where_other_cards_score_more),
+        cmocka_unit_test(ace_reading_differs_from_best_combination_only_with_two_court_cards),
         cmocka_unit_test(deal_gives_two_hidden_cards_each_and_two_centre_cards),
         cmocka_unit_test(options_out_of_range_are_refused),
         cmocka_unit_test(starter_swaps_blind_with_the_face_down_card),

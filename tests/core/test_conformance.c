@@ -248,13 +248,13 @@ static bool audit_ok(playout_t *p, const game_t *g, const char *after)
  */
 static void do_tick(playout_t *p, bool dump)
 {
-    json_t *before = dump ? p->d->dump(p->g) : NULL;
+    json_t *before = dump ? game_dump(p->g) : NULL;
     bool changed = game_tick(p->g, p->now);
     log_push(p, TICK, NULL, changed);
     p->run->ticks++;
     ran(p, CK_STATE);
     if (before) {
-        json_t *after = p->d->dump(p->g);
+        json_t *after = game_dump(p->g);
         bool differs = !json_equal(before, after);
         if (differs != changed)
             finding(p, CK_STATE, "tick returned %s but the state %s", changed ? "true" : "false",
@@ -496,7 +496,7 @@ static json_t *same_effect(playout_t *p, int seat, const json_t *c)
     game_error_t err = {0};
     json_t *found = NULL, *want = NULL;
     game_t *x = replay(p, p->nlog, why, sizeof why);
-    if (x && game_apply(x, seat, c, p->now, &err) == 0) want = p->d->dump(x);
+    if (x && game_apply(x, seat, c, p->now, &err) == 0) want = game_dump(x);
     game_free(x);
     size_t i;
     json_t *a;
@@ -504,7 +504,7 @@ static json_t *same_effect(playout_t *p, int seat, const json_t *c)
         {
             game_t *y = replay(p, p->nlog, why, sizeof why);
             if (y && game_apply(y, seat, a, p->now, &err) == 0) {
-                json_t *got = p->d->dump(y);
+                json_t *got = game_dump(y);
                 if (json_equal(got, want)) found = a;
                 json_decref(got);
             }
@@ -527,7 +527,7 @@ static int blame(playout_t *p, const json_t *before, json_t **tried, const int *
     int culprit = -1;
     for (int k = 0; x && k < n && culprit < 0; k++) {
         game_apply(x, seat[k], tried[k], p->now, &err);
-        json_t *d = p->d->dump(x);
+        json_t *d = game_dump(x);
         if (!json_equal(d, before)) culprit = k;
         json_decref(d);
     }
@@ -553,7 +553,7 @@ static bool check_illegal(playout_t *p, int acting, int tries)
     size_t i;
     json_t *a;
     json_array_foreach(legal_of(p, s), i, a) json_array_append_new(canon_items, cu_canon(a));
-    json_t *before = p->d->dump(p->g);
+    json_t *before = game_dump(p->g);
     bool accepted = false;
     for (int k = 0; k < tries && k < 16 && !accepted; k++) {
         json_t *c;
@@ -596,7 +596,7 @@ static bool check_illegal(playout_t *p, int acting, int tries)
         tried[n++] = c;
     }
     if (!accepted) {
-        json_t *after = p->d->dump(p->g);
+        json_t *after = game_dump(p->g);
         if (!json_equal(before, after)) {
             int k = blame(p, before, tried, seat, n);
             finding(p, CK_ILLEGAL, "a refused action changed the state: seat %d sent %s",
@@ -655,7 +655,7 @@ static void check_replay(playout_t *p, const char *when)
         finding(p, CK_REPLAY, "replay (%s, %zu entries) failed: %s", when, p->nlog, why);
         return;
     }
-    json_t *x = p->d->dump(p->g), *y = p->d->dump(r);
+    json_t *x = game_dump(p->g), *y = game_dump(r);
     if (!json_equal(x, y))
         finding(p, CK_REPLAY, "replay (%s, %zu entries) gives another dump: %s vs %s", when,
                 p->nlog, cu_show(x), cu_show(y));
@@ -690,7 +690,7 @@ static void check_resample(playout_t *p)
 {
     rng_t r = step_rng(p, CK_RESAMPLE);
     int s = (int)rng_below(&r, (uint32_t)p->seats + 1) - 1;
-    json_t *before = p->d->dump(p->g);
+    json_t *before = game_dump(p->g);
     game_t *c = p->d->resample(p->g, s, rng_next(&r));
     ran(p, CK_RESAMPLE);
     p->run->resampled++;
@@ -716,8 +716,8 @@ static void check_resample(playout_t *p)
     game_error_t err = {0};
     if (p->d->audit(c, &err) != 0)
         finding(p, CK_RESAMPLE, "audit of resample(%d) failed: %s: %s", s, err.code, err.message);
-    x = p->d->dump(p->g);
-    y = p->d->dump(c);
+    x = game_dump(p->g);
+    y = game_dump(c);
     if (!json_equal(before, x)) finding(p, CK_RESAMPLE, "resample(%d) changed the original", s);
     if (!json_equal(before, y)) p->run->resample_differs++;
     json_decref(x);
@@ -882,7 +882,7 @@ static void check_settle(playout_t *p, int s, const json_t *a)
                 "but accepted after tick(%" PRId64 ")",
                 s, cu_show(a), err.code ? err.code : "(null)", err.message, p->now);
     } else {
-        json_t *x = p->d->dump(p->g), *y = p->d->dump(p->settle);
+        json_t *x = game_dump(p->g), *y = game_dump(p->settle);
         if (!json_equal(x, y))
             finding(p, CK_STATE,
                     "seat %d's %s with a deadline due: tick then apply gives %s, apply alone %s", s,
@@ -1032,13 +1032,25 @@ static bool options_well_formed(const game_desc_t *d)
     return ok;
 }
 
+/* The state's held parts lie inside it, past its game_t. */
+static bool held_parts_within(const game_desc_t *d)
+{
+    for (int i = 0; i < GAME_MAX_HELD; i++)
+        if ((d->logs[i] &&
+             (d->logs[i] < sizeof(game_t) || d->logs[i] + sizeof(game_log_t) > d->size)) ||
+            (d->shared[i] &&
+             (d->shared[i] < sizeof(game_t) || d->shared[i] + sizeof(game_shared_t) > d->size)))
+            return false;
+    return true;
+}
+
 /* What game.h requires; the optional functions (tick, waiting, bot...) may be NULL. */
 static bool descriptor_complete(const game_desc_t *d)
 {
     return d->id && d->title && d->min_seats >= 1 && d->min_seats <= d->max_seats &&
            d->max_seats <= GAME_MAX_SEATS && options_well_formed(d) && d->create && d->apply &&
            d->legal && d->view_public && d->is_over && d->result && d->dump && d->resample &&
-           d->audit && d->free;
+           d->audit && d->size >= sizeof(game_t) && held_parts_within(d);
 }
 
 /*
@@ -1209,7 +1221,7 @@ static void creation_is_deterministic(void **state)
                     json_decref(opts);
                     continue;
                 }
-                json_t *x = a->desc->dump(a), *y = b->desc->dump(b);
+                json_t *x = game_dump(a), *y = game_dump(b);
                 if (!json_equal(x, y))
                     fail_msg("game %s seats %d seed %" PRIu64 ": two dumps: %s vs %s", d->id, seats,
                              seed, cu_show(x), cu_show(y));

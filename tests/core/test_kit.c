@@ -56,7 +56,7 @@ static void default_options_are_those_of_before_the_table(void **state)
     (void)state;
     json_t *d = game_default_options(&g233_desc);
     assert_json(d, "{\"dispute_ms\": 200, \"max_rebuilds\": 3, \"target\": 233, "
-                   "\"claim_sequences\": false, \"declare\": \"must\"}");
+                   "\"claim_sequences\": false, \"declare\": \"must\", \"take\": \"claim\"}");
     json_decref(d);
     d = game_default_options(&aspoint3_desc);
     assert_json(d, "{\"rounds\": 3, \"target\": 350, \"packs\": 0, \"pack_scoring\": \"manche\"}");
@@ -73,7 +73,7 @@ static void options_json_advertises_types_ranges_and_choices(void **state)
 {
     (void)state;
     json_t *t = game_options_json(&g233_desc);
-    assert_int_equal(json_array_size(t), 5);
+    assert_int_equal(json_array_size(t), 6);
     json_t *dispute = json_array_get(t, 0), *declare = json_array_get(t, 4);
     json_t *claim = json_array_get(t, 3);
     assert_string_equal(json_string_value(json_object_get(dispute, "name")), "dispute_ms");
@@ -88,6 +88,7 @@ static void options_json_advertises_types_ranges_and_choices(void **state)
     assert_string_equal(json_string_value(json_object_get(declare, "type")), "string");
     assert_string_equal(json_string_value(json_object_get(declare, "default")), "must");
     assert_json(json_object_get(declare, "choices"), "[\"must\", \"may\"]");
+    assert_json(json_object_get(json_array_get(t, 5), "choices"), "[\"claim\", \"draw\"]");
     json_decref(t);
     /* Every game: one row per default option, the same default. */
     const game_desc_t *games[] = {&g233_desc, &aspoint3_desc, &seqnum_desc, &slap_desc};

@@ -40,6 +40,9 @@ installs them, and a weaker check in their place would pass what they fail.
 - install: `meson install --destdir` puts the executables, the man pages,
   the unit and PROTOCOL.md under the prefix (so `--prefix=$HOME/x` needs no
   root), and the unit's ExecStart names the installed tapisd.
+
+Length: over 800 lines on purpose: one check a section, each beside the
+helpers only it uses, in the one file meson runs with a CHECK name.
 """
 import contextlib
 import json

@@ -124,9 +124,9 @@ static void audit_ok(table_t *t, const game_t *g, const char *after)
 /* tick(now): next_deadline() moves past now, and the result says whether the dump changed. */
 static void do_tick(table_t *t)
 {
-    json_t *before = t->d->dump(t->g);
+    json_t *before = game_dump(t->g);
     bool changed = game_tick(t->g, t->now);
-    json_t *after = t->d->dump(t->g);
+    json_t *after = game_dump(t->g);
     CHECK(t, changed == !json_equal(before, after), "tick returned %d but the dump %s", changed,
           changed ? "did not change" : "changed");
     json_decref(before);
@@ -222,7 +222,7 @@ typedef struct snapshot {
 
 static void snap_take(table_t *t, snapshot_t *s)
 {
-    s->dump = t->d->dump(t->g);
+    s->dump = game_dump(t->g);
     for (int k = GAME_SPECTATOR; k < t->seats; k++)
         s->views[k + 1] = game_view(t->g, k);
 }
@@ -237,7 +237,7 @@ static void snap_check_free(table_t *t, snapshot_t *s, int seat, const json_t *a
         json_decref(v);
         json_decref(s->views[k + 1]);
     }
-    json_t *d = t->d->dump(t->g);
+    json_t *d = game_dump(t->g);
     CHECK(t, json_equal(d, s->dump), "seat %d's refused %s changed the state: %s became %s", seat,
           cu_show(a), cu_show(s->dump), cu_show(d));
     json_decref(d);
@@ -484,7 +484,7 @@ static json_t *hostile_options(const game_desc_t *d, fz_t *in)
  */
 static void check_options_kept(table_t *t)
 {
-    json_t *d = t->d->dump(t->g), *kept = json_object_get(d, "options");
+    json_t *d = game_dump(t->g), *kept = json_object_get(d, "options");
     const char *k;
     json_t *v;
     if (json_is_object(kept)) json_object_foreach(t->options, k, v)
@@ -555,7 +555,7 @@ static void check_replay(table_t *t)
                   i, err.code ? err.code : "(null)", err.message);
         }
     }
-    json_t *x = t->d->dump(t->g), *y = t->d->dump(r);
+    json_t *x = game_dump(t->g), *y = game_dump(r);
     CHECK(t, json_equal(x, y), "replay gives another state: %s vs %s", cu_show(x), cu_show(y));
     json_decref(x);
     json_decref(y);

@@ -17,15 +17,13 @@
 
 #include "json/json_text.h"
 #include "json/jw.h"
+#include "tests/json/xorshift.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static unsigned next(unsigned n)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (unsigned)(rng_state % n);
+    return xorshift_below(&rng_state, n);
 }
 
 static const char *const keys[] = {"seat", "hand", "legal", "k", "a_b", "score", "x1", "phase"};

@@ -431,23 +431,30 @@ static void random_lines_always_get_one_line_reply(void **state)
     }
 }
 
-/* The allocation-free ok reply is byte for byte the built one, whatever the id. */
+/* The allocation-free ok reply is byte for byte the built one, whatever the
+   id, with no field or one string field (an act's room). */
 static void encode_ok_equals_the_built_reply(void **state)
 {
     (void)state;
+    const char *rooms[] = {NULL, "12", "caf\xc3\xa9", "q\"x\\", "\x01\n"};
     const char *ids[] = {
         NULL,   "7",   "-12345678901234", "\"abc\"",       "\"é\\n\\u0001\"", "null",
         "true", "1.5", "[1,{\"a\":[]}]",  "{\"k\":\"v\"}", "\"\\u007f\""};
     const char *names[] = {"ping", "leave", "say", "hello"};
     for (size_t n = 0; n < sizeof names / sizeof *names; n++)
-        for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
-            json_t *id = ids[i] ? json_loads(ids[i], JSON_DECODE_ANY, NULL) : NULL;
-            assert_true(!ids[i] || id);
+        for (size_t i = 0; i < sizeof ids / sizeof *ids * (sizeof rooms / sizeof *rooms); i++) {
+            size_t k = i / (sizeof ids / sizeof *ids);
+            json_t *id =
+                ids[i % (sizeof ids / sizeof *ids)]
+                    ? json_loads(ids[i % (sizeof ids / sizeof *ids)], JSON_DECODE_ANY, NULL)
+                    : NULL;
             json_t *built = proto_reply(names[n], id);
+            if (rooms[k]) json_object_set_new(built, "room", json_string(rooms[k]));
             size_t want_len;
             char *want = proto_encode(built, &want_len);
             char got[256];
-            size_t len = proto_encode_ok(names[n], id, got, sizeof got);
+            size_t len =
+                proto_encode_ok(names[n], id, rooms[k] ? "room" : NULL, rooms[k], got, sizeof got);
             assert_int_equal(len, want_len);
             got[len] = 0;
             assert_string_equal(got, want);
@@ -457,13 +464,17 @@ static void encode_ok_equals_the_built_reply(void **state)
         }
     /* what it does not do: names it cannot write as they are, buffers too small */
     char buf[64];
-    assert_int_equal(proto_encode_ok("Ping", NULL, buf, sizeof buf), 0);
-    assert_int_equal(proto_encode_ok("pi\"ng", NULL, buf, sizeof buf), 0);
-    assert_int_equal(proto_encode_ok(NULL, NULL, buf, sizeof buf), 0);
+    const char *big_room = "0123456789012345678901234567890123456789";
+    assert_int_equal(proto_encode_ok("Ping", NULL, NULL, NULL, buf, sizeof buf), 0);
+    assert_int_equal(proto_encode_ok("pi\"ng", NULL, NULL, NULL, buf, sizeof buf), 0);
+    assert_int_equal(proto_encode_ok(NULL, NULL, NULL, NULL, buf, sizeof buf), 0);
     json_t *big = json_string("0123456789012345678901234567890123456789");
-    assert_int_equal(proto_encode_ok("ping", big, buf, sizeof buf), 0);
+    assert_int_equal(proto_encode_ok("ping", big, NULL, NULL, buf, sizeof buf), 0);
     json_decref(big);
-    assert_int_equal(proto_encode_ok("ping", NULL, buf, 20), 0);
+    assert_int_equal(proto_encode_ok("ping", NULL, NULL, NULL, buf, 20), 0);
+    assert_int_equal(proto_encode_ok("act", NULL, "room", "\xff", buf, sizeof buf),
+                     0); /* not UTF-8 */
+    assert_int_equal(proto_encode_ok("act", NULL, "room", big_room, buf, sizeof buf), 0);
 }
 
 int main(void)

@@ -5,15 +5,20 @@ port is read from its "listening on" log line), with --db none unless args
 name a --db, and keeps its log: the one launcher of tapisd for every suite
 (tests/clients/clientutil.py and tests/deploy/test_deploy.py import it too),
 with free_port() and end_process(); Client is
-one connection speaking the JSON-lines protocol; run_tests() runs the
-functions registered with @test and prints "N passed, M failed" last.
+one connection speaking the JSON-lines protocol, WsClient the same over a
+WebSocket of the game port (its handshake and frames written here, by
+hand: ws_frame(), ws_handshake()); run_tests() runs the functions
+registered with @test and prints "N passed, M failed" last.
 """
+import base64
+import hashlib
 import json
 import os
 import random
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -50,10 +55,11 @@ class Server:
     """tapisd on a free port, its log kept in self.log (one line an item, read
     by a thread of its own). The server tests, the client tests and the
     packaging tests all start tapisd through this class. With `with`, it is
-    stopped (SIGTERM) at the end of the block."""
+    stopped (SIGTERM) at the end of the block. `listen` is its one --listen
+    (port 0: a free one); self.host and self.port say where it listens."""
 
     def __init__(self, exe, *args, wrapper=(), start_timeout=TIMEOUT, cwd=None,
-                 default_db=False):
+                 default_db=False, listen="127.0.0.1:0"):
         self.exe = exe
         self.args = list(args)
         # Many servers start in one working directory: no shared tapis.db unless a
@@ -66,7 +72,7 @@ class Server:
         self._log_ended = False
         if cwd:
             exe = os.path.abspath(exe)
-        self.proc = subprocess.Popen(list(wrapper) + [exe, "--listen", "127.0.0.1:0"] + self.args,
+        self.proc = subprocess.Popen(list(wrapper) + [exe, "--listen", listen] + self.args,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, errors="replace", cwd=cwd)
         self.reader = threading.Thread(target=self._read_log, daemon=True)
@@ -75,8 +81,9 @@ class Server:
         if not m:
             self.kill()
             raise RuntimeError("tapisd did not start: " + "".join(self.log[-20:]))
+        self.host = m.group(1).strip("[]")
         self.port = int(m.group(2))
-        self.address = "127.0.0.1:%d" % self.port
+        self.address = "%s:%d" % (m.group(1), self.port)
 
     def __enter__(self):
         return self
@@ -114,6 +121,13 @@ class Server:
 
     def connect(self, name=None, **kw):
         c = Client(self.port, **kw)
+        if name is not None:
+            c.hello(name)
+        return c
+
+    def connect_ws(self, name=None, **kw):
+        """A WebSocket (WsClient) on the game port, its handshake done."""
+        c = WsClient(self.port, **kw)
         if name is not None:
             c.hello(name)
         return c
@@ -174,12 +188,16 @@ class Closed(Exception):
 class Client:
     _ids = 0
 
-    def __init__(self, port, host="127.0.0.1", family=socket.AF_INET, rcvbuf=None):
+    def __init__(self, port, host="127.0.0.1", family=socket.AF_INET, rcvbuf=None, wrap=None):
+        """wrap: a function of the connected socket that returns the one to
+        use (an ssl context's wrap_socket, for a server behind TLS)."""
         self.sock = socket.socket(family, socket.SOCK_STREAM)
         if rcvbuf:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.settimeout(TIMEOUT)
         self.sock.connect((host, port))
+        if wrap:
+            self.sock = wrap(self.sock)
         self.buf = b""
         self.events = []   # events received while waiting for replies, in order
         self.all = []      # every message received, in order
@@ -196,23 +214,28 @@ class Client:
     def send(self, obj):
         self.send_raw(json.dumps(obj) + "\n")
 
+    def recv_some(self, deadline, what="line"):
+        """The next bytes the socket gives before `deadline` (monotonic); raises
+        TimeoutError after it, Closed at the end of the connection."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("no %s within the time given" % what)
+        self.sock.settimeout(left)
+        try:
+            d = self.sock.recv(65536)
+        except socket.timeout:
+            raise TimeoutError("no %s within the time given" % what)
+        except ConnectionResetError:
+            d = b""
+        if not d:
+            self.closed = True
+            raise Closed("connection closed by the server")
+        return d
+
     def read_line(self, timeout=TIMEOUT):
         deadline = time.monotonic() + timeout
         while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("no line within %.1fs" % timeout)
-            self.sock.settimeout(left)
-            try:
-                d = self.sock.recv(65536)
-            except socket.timeout:
-                raise TimeoutError("no line within %.1fs" % timeout)
-            except ConnectionResetError:
-                d = b""
-            if not d:
-                self.closed = True
-                raise Closed("connection closed by the server")
-            self.buf += d
+            self.buf += self.recv_some(deadline)
         line, self.buf = self.buf.split(b"\n", 1)
         return line.decode()
 
@@ -296,6 +319,183 @@ class Client:
             pass
 
 
+# -- WebSocket (RFC 6455), the client's side, by hand --
+
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+WS_TEXT, WS_BINARY, WS_CLOSE, WS_PING, WS_PONG = 1, 2, 8, 9, 10
+
+
+def ws_accept(key):
+    """The Sec-WebSocket-Accept a server must answer to `key`."""
+    return base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
+
+
+def ws_mask(key, data):
+    k = (key * (len(data) // 4 + 1))[:len(data)]
+    return (int.from_bytes(data, "big") ^ int.from_bytes(k, "big")).to_bytes(len(data), "big")
+
+
+def ws_frame(opcode, payload=b"", fin=True, mask=True, rsv=0, length=None):
+    """One frame as a client sends it (masked unless mask=False); `length`
+    overrides the length the header claims."""
+    if isinstance(payload, str):
+        payload = payload.encode()
+    n = len(payload) if length is None else length
+    head = bytes([(0x80 if fin else 0) | (rsv << 4) | opcode])
+    m = 0x80 if mask else 0
+    if n < 126:
+        head += bytes([m | n])
+    elif n < 65536:
+        head += bytes([m | 126]) + n.to_bytes(2, "big")
+    else:
+        head += bytes([m | 127]) + n.to_bytes(8, "big")
+    if mask:
+        key = os.urandom(4)
+        head += key
+        payload = ws_mask(key, payload)
+    return head + payload
+
+
+def ws_handshake(sock, path="/ws", host=None, origin=None, extra=(), key=None):
+    """Send an upgrade request on sock; return (status, headers dict with
+    lower-case names, bytes read past the head)."""
+    key = key or base64.b64encode(os.urandom(16)).decode()
+    host = host or "%s:%d" % sock.getpeername()[:2]
+    lines = ["GET %s HTTP/1.1" % path, "Host: " + host, "Upgrade: websocket",
+             "Connection: Upgrade", "Sec-WebSocket-Key: " + key, "Sec-WebSocket-Version: 13"]
+    if origin:
+        lines.append("Origin: " + origin)
+    lines += list(extra)
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    status, headers, rest = read_http_head(sock)
+    if status == 101:
+        assert headers.get("sec-websocket-accept") == ws_accept(key), headers
+    return status, headers, rest
+
+
+def read_http_head(sock, timeout=TIMEOUT):
+    """(status, headers with lower-case names, the bytes after the head)."""
+    data = b""
+    deadline = time.monotonic() + timeout
+    while b"\r\n\r\n" not in data:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        d = sock.recv(65536)
+        if not d:
+            raise Closed("closed before the answer's head: %r" % data)
+        data += d
+    head, rest = data.split(b"\r\n\r\n", 1)
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for l in lines[1:]:
+        k, v = l.split(":", 1)
+        headers[k.strip().lower()] = v.strip()
+    return int(lines[0].split()[1]), headers, rest
+
+
+class WsClient(Client):
+    """A Client over a WebSocket of the game port: each request one text
+    message, each text message received one line. Control frames are kept:
+    self.pongs (payloads), self.close_code and self.close_reason once the
+    server's close frame came (then the client answers it, as RFC 6455 asks,
+    and reading raises Closed)."""
+
+    def __init__(self, port, host="127.0.0.1", path="/ws", origin=None, extra=(), http_host=None,
+                 **kw):
+        super().__init__(port, host=host, **kw)
+        status, self.headers, self.raw = ws_handshake(self.sock, path, host=http_host,
+                                                      origin=origin, extra=extra)
+        assert status == 101, "handshake refused: %d %r" % (status, self.headers)
+        self.pongs = []
+        self.close_code = None
+        self.close_reason = None
+        self.frames = []  # (opcode, payload) of every frame received, in order
+
+    def send_frame(self, opcode, payload=b"", **kw):
+        self.sock.sendall(ws_frame(opcode, payload, **kw))
+
+    def send_raw(self, data):
+        """One text message (a trailing newline is left out: a message is a line)."""
+        if isinstance(data, str):
+            data = data.encode()
+        self.send_frame(WS_TEXT, data[:-1] if data.endswith(b"\n") else data)
+
+    def send(self, obj):
+        self.send_frame(WS_TEXT, json.dumps(obj))
+
+    def _frame(self):
+        """The next complete frame in self.raw as (fin, opcode, payload), or None."""
+        r = self.raw
+        if len(r) < 2:
+            return None
+        assert not r[1] & 0x80, "the server masked a frame"
+        n, off = r[1] & 0x7f, 2
+        if n == 126:
+            if len(r) < 4:
+                return None
+            n, off = int.from_bytes(r[2:4], "big"), 4
+        elif n == 127:
+            if len(r) < 10:
+                return None
+            n, off = int.from_bytes(r[2:10], "big"), 10
+        if len(r) < off + n:
+            return None
+        self.raw = r[off + n:]
+        return bool(r[0] & 0x80), r[0] & 0x0f, r[off:off + n]
+
+    def _message(self, frag):
+        """The next message from the frames buffered, or None; control frames
+        are noted, and a close frame answered (then Closed is raised)."""
+        while True:
+            f = self._frame()
+            if f is None:
+                return None
+            fin, op, payload = f
+            self.frames.append((op, payload))
+            if op == WS_PONG:
+                self.pongs.append(payload)
+            elif op == WS_CLOSE:
+                self.close_code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else None
+                self.close_reason = payload[2:].decode()
+                try:
+                    self.send_frame(WS_CLOSE, payload[:2])
+                except OSError:
+                    pass
+                self.closed = True
+                raise Closed("close frame %r" % self.close_code)
+            elif op in (WS_TEXT, WS_BINARY, 0):
+                frag.append(payload)
+                if fin:
+                    data = b"".join(frag)
+                    del frag[:]
+                    return data
+
+    def read_line(self, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
+        frag = []
+        while True:
+            m = self._message(frag)
+            if m is not None:
+                return m.decode()
+            self.raw += self.recv_some(deadline, "message")
+
+    def pump_messages(self):
+        """Non-blocking: what has come, as messages (see pump())."""
+        self.raw += read_available(self)
+        out = []
+        frag = []
+        while True:
+            try:
+                m = self._message(frag)
+            except Closed:
+                break
+            if m is None:
+                break
+            msg = json.loads(m.decode())
+            self.all.append(msg)
+            out.append(msg)
+        return out
+
+
 def is_ev(name, room=None):
     return lambda e: e.get("ev") == name and (room is None or e.get("room") == room)
 
@@ -347,25 +547,33 @@ def run_tests(argv):
 
 # -- playing from "legal" --
 
-def pump(client):
-    """Non-blocking: read what is there; return the complete messages."""
-    out = []
+def read_available(client):
+    """Non-blocking: the bytes client's socket holds now (client.closed set at its end)."""
+    got = b""
     client.sock.setblocking(False)
     try:
         while True:
             try:
                 d = client.sock.recv(65536)
-            except (BlockingIOError, InterruptedError):
+            except (BlockingIOError, InterruptedError, ssl.SSLWantReadError):
                 break
             except ConnectionResetError:
                 d = b""
             if not d:
                 client.closed = True
                 break
-            client.buf += d
+            got += d
     finally:
         client.sock.setblocking(True)
-    return out + drain(client)
+    return got
+
+
+def pump(client):
+    """Non-blocking: read what is there; return the complete messages."""
+    if isinstance(client, WsClient):
+        return client.pump_messages()
+    client.buf += read_available(client)
+    return drain(client)
 
 
 def quiesce(players, quiet=0.5, timeout=10):
@@ -489,7 +697,8 @@ def play(players, rng, timeout=60, check=None, until=None):
         for m in p.c.events:
             p.handle(m, check)
         p.c.events = []
-        for m in drain(p.c):  # lines read ahead by earlier requests
+        for m in (p.c.pump_messages() if isinstance(p.c, WsClient) else drain(p.c)):
+            # lines read ahead by earlier requests
             p.handle(m, check)
     deadline = time.monotonic() + timeout
     try:

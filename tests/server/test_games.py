@@ -429,22 +429,36 @@ def seqnum_draw_lapses_against_a_server_bot(exe):
 def seqnum_server_bots_never_lose_a_draw(exe):
     """A bot never forgets its draw: the draw after a play is the rest of the
     move (the game says at_once) and the server's bots take it without their
-    reaction time. Before, an all-bot table lost 2.4 draws a game: the next
-    bot played and drew within the first bot's delay."""
-    srv = Server(exe, "--bot-delay", "5-40", "--turn-timer", "0")
-    try:
-        a = srv.connect("ann")
-        room = a.ok("create", game="seqnum", players=3, options={"max_turns": 120})["room"]
-        w = srv.connect("watcher")
-        w.ok("watch", room=room)
-        a.ok("addbot", room=room)
-        a.ok("addbot", room=room)
-        a.ok("leave", room=room)  # a bot takes seat 0: three server bots
-        w.event(is_ev("game_over", room), timeout=60)
-        v = w.ok("state", room=room)["view"]
-        assert [p["lapsed"] for p in v["players"]] == [0, 0, 0], v["players"]
-    finally:
-        srv.finish()
+    reaction time, before any other seat's move due at the same time. Before,
+    an all-bot table lost 2.4 draws a game at 5-40 ms; at --bot-delay 0, where
+    every move falls due at once, the next seat played and drew first (tables
+    of four random bots lost draws in two games of three). Every level listed
+    by `games` at seats 1-3 (seat 0 is the greedy bot that replaces a person)
+    at --bot-delay 0 (random, the level that lost most, six times), and random
+    at 5-40 ms: every seat keeps its cards. (Every level at every seat, two to
+    four seats, on the set clock: test_room.c.)"""
+    for delay in ("0", "5-40"):
+        srv = Server(exe, "--bot-delay", delay, "--turn-timer", "0")
+        try:
+            a = srv.connect("ann")
+            games = {g["id"]: g for g in a.ok("games")["games"]}
+            levels = [b["level"] for b in games["seqnum"]["bots"]]
+            assert "random" in levels and "normal" in levels, levels
+            w = srv.connect("watcher")
+            for level in (levels + ["random"] * 5 if delay == "0" else ["random"]):
+                room = a.ok("create", game="seqnum", players=4,
+                            options={"max_turns": 120})["room"]
+                w.ok("watch", room=room)
+                for _ in range(3):
+                    a.ok("addbot", room=room, strategy=level)
+                a.ok("leave", room=room)  # a bot (greedy) takes seat 0
+                w.event(is_ev("game_over", room), timeout=60)
+                v = w.ok("state", room=room)["view"]
+                lost = [p["lapsed"] for p in v["players"]]
+                assert lost == [0, 0, 0, 0], (delay, level, v["players"])
+                w.ok("leave", room=room)
+        finally:
+            srv.finish()
 
 
 # ---------------------------------------------------------------- slap

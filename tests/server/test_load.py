@@ -4,7 +4,6 @@ others; 1,000 connections at once each get their answers; a flood of
 pipelined requests is answered in order while others still get through.
 Usage: test_load.py PATH/TO/tapisd"""
 import os
-import resource
 import selectors
 import socket
 import sys
@@ -13,14 +12,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Server, is_ev, run_tests, test  # noqa: E402
-from util import open_sockets, served  # noqa: E402
-
-
-def raise_nofile(n):
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < n:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(n, hard), hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+from util import open_sockets, raise_nofile, served  # noqa: E402
 
 
 @served("--out-cap", "65536")

@@ -15,7 +15,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import TIMEOUT, Server, is_ev, read_to_eof, run_tests, test  # noqa: E402
+from harness import (TIMEOUT, Server, is_ev, read_to_eof, run_tests, test,  # noqa: E402
+                     ws_handshake)
 
 def documented_families():
     """{family: type} from the table of docs/METRICS.md: the scrape must match it."""
@@ -139,6 +140,32 @@ def bot_table(srv, name="ann", watcher="wat", game="seqnum", options=None):
     a.ok("leave", room=room)  # a bot takes the seat
     a.close()
     return w, room
+
+
+@test
+def metrics_of_websockets_and_the_page(exe):
+    """WebSockets open, and the game port's HTTP answers by status."""
+    srv = Server(exe, "--metrics", "127.0.0.1:0", "--web-root", "none")
+    try:
+        port = metrics_port(srv)
+        ws = srv.connect_ws("ann")
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=TIMEOUT)
+        assert ws_handshake(s, origin="http://elsewhere.example")[0] == 403
+        s.close()
+        assert http(srv.port, b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n")[0] == 404
+        m = scrape(port)
+        assert value(m, "tapis_websockets_open") == 1
+        assert value(m, "tapis_http_responses_total", status="101") == 1
+        assert value(m, "tapis_http_responses_total", status="403") == 1
+        assert value(m, "tapis_http_responses_total", status="404") == 1
+        assert value(m, "tapis_connections_closed_total", cause="http") == 2
+        ws.ok("quit")
+        deadline = time.monotonic() + TIMEOUT  # the close is the server's, in its own time
+        while value(scrape(port), "tapis_websockets_open") != 0:
+            assert time.monotonic() < deadline, "the WebSocket is still counted"
+            time.sleep(0.02)
+    finally:
+        srv.finish()
 
 
 @test

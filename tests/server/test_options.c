@@ -180,6 +180,12 @@ static void values_out_of_range_are_refused(void **state)
         {"--node-id", "node-a.1", "node a"},
         {"--db", "none", ""},
         {"--seed", "18446744073709551615", "18446744073709551616"},
+        {"--web-root", "none", ""},
+        {"--allow-origin", "https://a.example:8443", "a.example"},
+        {"--allow-origin", "*", "https://a.example/path"},
+        {"--allow-origin", "http://a,https://b", "http://a,"},
+        {"--trusted-proxy", "127.0.0.1,::1", "localhost"},
+        {"--trusted-proxy", "10.0.0.1", "10.0.0.1/8"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         server_opts_t o;
@@ -216,6 +222,14 @@ static void values_land_where_they_should(void **state)
     assert_int_equal(o.seed, 42);
     assert_int_equal(o.dispute_ms, 2000);
     assert_int_equal(o.idle_timeout, 90000); /* a bare TIME is in seconds */
+    /* the lists add up, given again or as one comma list */
+    assert_int_equal(parse(&o, "--allow-origin", "http://a", "--allow-origin", "https://b,*",
+                           "--trusted-proxy", "::1", "--trusted-proxy", "10.1.2.3", "--web-root",
+                           "none", NULL),
+                     0);
+    assert_string_equal(o.allow_origin, "http://a,https://b,*");
+    assert_string_equal(o.trusted_proxy, "::1,10.1.2.3");
+    assert_string_equal(o.web_root, "");
 }
 
 /* A config file of `text`; its path in a static buffer. */

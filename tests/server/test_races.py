@@ -156,28 +156,32 @@ def at_table(seed, extra=()):
     return register
 
 
+def first_alone_then_late(t, first, first_act, late, late_act):
+    """`first` acts, then `late` once the window has closed (sent after the
+    first's reply and a sleep longer than the window: its stamp is later than
+    the window's end whatever the machine's load). The first wins alone and
+    the late action is refused: returns (the refusal, the settling event)."""
+    t.mark()
+    refused, e = t.act_then_late(first, first_act, late, late_act)
+    assert t.race(first, late) == (first, 1, late), t.stamps(2)
+    assert refused["ok"] is False, refused
+    assert e["seat"] == first and e["contenders"] == 1, e
+    return refused, e
+
+
 @at_table(1)
 def claims_apart_go_to_the_earlier_one(t):
     turn, take, o, claim = t.find(lambda turn, o: True)
-    # the turn player takes first; the claim comes after the window closed
-    # (sent after the take's reply and a sleep longer than the window: its
-    # stamp is later than the window's end whatever the machine's load)
-    t.mark()
-    late, e = t.act_then_late(turn, take, o, claim)
-    assert t.race(turn, o) == (turn, 1, o), t.stamps(2)
-    assert late["ok"] is False and late["error"]["code"] == "too_late", late
-    assert e["seat"] == turn and e["contenders"] == 1, e
+    refused, _ = first_alone_then_late(t, turn, take, o, claim)  # the take, then the claim
+    assert refused["error"]["code"] == "too_late", refused
     assert t.views[turn]["phase"] == "discard" and t.views[0]["turn"] == turn
 
 
 @at_table(2)
 def claim_first_then_take_late_goes_to_the_claim(t):
     turn, take, o, claim = t.find(lambda turn, o: True)
-    t.mark()
-    late, e = t.act_then_late(o, claim, turn, take)
-    assert t.race(o, turn) == (o, 1, turn), t.stamps(2)
-    assert late["ok"] is False, late
-    assert e["seat"] == o and e["did"] == "claim" and e["contenders"] == 1, e
+    _, e = first_alone_then_late(t, o, claim, turn, take)
+    assert e["did"] == "claim", e
 
 
 @at_table(3)

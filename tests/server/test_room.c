@@ -1,6 +1,7 @@
 /*
  * test_room.c — a room of 233 (server/room) driven by the real scheduler on
- * the set clock: the dispute window and the turn timer, deterministically.
+ * the set clock: the dispute window and the turn timer, deterministically;
+ * and tables of seqnum's server bots, whose at-once draws come first.
  *
  * The server is the smallest that hosts a room: a server_t of the test's,
  * the room, scheduler, net, durable, metrics and base parts linked, and
@@ -38,13 +39,14 @@ int session_add_room(session_t *s, room_t *r)
 {
     (void)r;
     s->nrooms++;
-    return 0;
+    return 1;
 }
 
-void session_remove_room(session_t *s, room_t *r)
+bool session_remove_room(session_t *s, room_t *r)
 {
     (void)r;
     s->nrooms--;
+    return true;
 }
 
 static uint64_t game_seed;
@@ -89,7 +91,7 @@ typedef struct entry {
 static entry_t journal[MAX_ENTRIES];
 static int njournal;
 
-static void on_journal(void *ctx, struct room *r, uint64_t n, const char *kind, int seat,
+static void on_journal(void *ctx, const durable_room_t *r, uint64_t n, const char *kind, int seat,
                        int64_t at, const json_t *data)
 {
     (void)ctx;
@@ -455,6 +457,115 @@ static void a_turn_timer_plays_the_default_action_at_its_deadline_not_before(voi
     end_table();
 }
 
+/* ------------------------------------------------------------------------ */
+/* Bots: an at-once draw comes first                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A seqnum table of server bots, levels[s] at seat s, run by the scheduler to
+ * its end (at most `turns` turns), the clock set to each deadline as it falls
+ * due: with --bot-delay `delay` (NULL: each level's own pace). Returns the
+ * final public view.
+ */
+static json_t *bot_game(uint64_t seed, int seats, const char *const *levels, const char *delay,
+                        int turns)
+{
+    memset(&srv, 0, sizeof srv);
+    game_seed = seed;
+    log_set_level(LOG_ERROR);
+    char *argv[] = {"tapisd", "--turn-timer", "0", "--bot-delay", (char *)delay, NULL};
+    assert_int_equal(options_parse(&srv.opts, delay ? 5 : 3, argv), 0);
+    assert_int_equal(uv_loop_init(&loop), 0);
+    server_lists_init(&srv, &loop);
+    clock_set(&srv.clock, 1000000);
+    tapis_error_t err = {0};
+    json_t *opts = json_pack("{s:i}", "max_turns", turns);
+    room = room_create(&srv, game_find("seqnum"), seats, opts, false, &err);
+    json_decref(opts);
+    assert_non_null(room);
+    for (int i = 0; i < seats; i++) {
+        assert_int_equal(room_add_bot(room, levels[i], &err), i);
+        room_seated(room);
+    }
+    assert_int_equal(room->status, ROOM_PLAYING);
+    for (int turns = 0; room->status == ROOM_PLAYING; turns++) {
+        if (turns > 100000) fail_msg("seed %llu: the bots never finish", (unsigned long long)seed);
+        heap_node_t *due = heap_min(&srv.timers);
+        assert_non_null(due); /* a bot always has a move due */
+        if (due->key > now_us()) clock_set(&srv.clock, due->key);
+        sched_turn(&srv);
+    }
+    json_t *ev = room_state_event(room, GAME_SPECTATOR);
+    json_t *v = json_incref(json_object_get(ev, "view"));
+    json_decref(ev);
+    room_destroy(room);
+    sched_turn(&srv);
+    heap_free(&srv.timers);
+    heap_free(&srv.ready);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    return v;
+}
+
+/* No seat of the finished game `v` lost a draw: each may still hold the whole deal. */
+static void no_draw_lost(json_t *v, const char *what, uint64_t seed)
+{
+    json_t *players = json_object_get(v, "players"), *p;
+    json_t *p0 = json_array_get(players, 0);
+    json_int_t deal = json_integer_value(json_object_get(p0, "max_cards")) +
+                      json_integer_value(json_object_get(p0, "lapsed"));
+    size_t s;
+    json_array_foreach(players, s, p)
+    {
+        json_int_t lapsed = json_integer_value(json_object_get(p, "lapsed"));
+        json_int_t max = json_integer_value(json_object_get(p, "max_cards"));
+        if (lapsed != 0 || max != deal)
+            fail_msg("%s, seed %llu: seat %zu lost %lld draws (may hold %lld of %lld)", what,
+                     (unsigned long long)seed, s, (long long)lapsed, (long long)max,
+                     (long long)deal);
+    }
+    assert_true(deal >= 4);
+}
+
+/*
+ * seqnum RULES.md, "a bot never forgets": at --bot-delay 0 every bot's move is
+ * due at once, the next seat's play with the last seat's draw; the draw runs
+ * first, at every level, for two to four seats. Then every level at its own
+ * pace (the server's levels at the default --bot-delay), mixed at one table.
+ */
+static void server_bots_draw_before_the_next_seat_moves(void **state)
+{
+    (void)state;
+    const game_bot_level_t *levels = game_find("seqnum")->bot_levels;
+    int nlevels = 0;
+    while (levels[nlevels].name)
+        nlevels++;
+    assert_true(nlevels >= 2);
+    for (int l = 0; l < nlevels; l++)
+        for (int seats = 2; seats <= 4; seats++) {
+            const char *names[4] = {levels[l].name, levels[l].name, levels[l].name, levels[l].name};
+            uint64_t seed = (uint64_t)(10 * l + seats);
+            json_t *v = bot_game(seed, seats, names, "0", 16); /* "hard" searches: short */
+            no_draw_lost(v, levels[l].name, seed);
+            json_decref(v);
+        }
+    /* random, the level that lost most draws before, on more tables */
+    for (int seats = 2; seats <= 4; seats++)
+        for (uint64_t seed = 1; seed <= 6; seed++) {
+            const char *names[4] = {"random", "random", "random", "random"};
+            json_t *v = bot_game(seed * 10 + (uint64_t)seats, seats, names, "0", 120);
+            no_draw_lost(v, "random", seed * 10 + (uint64_t)seats);
+            json_decref(v);
+        }
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        const char *names[4];
+        for (int s = 0; s < 4; s++)
+            names[s] = levels[(s + (int)seed) % nlevels].name;
+        json_t *v = bot_game(seed, 3, names, NULL, 16);
+        no_draw_lost(v, "mixed levels at their own pace", seed);
+        json_decref(v);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -462,6 +573,7 @@ int main(void)
         cmocka_unit_test(claims_within_the_window_with_equal_scores_go_to_the_earlier),
         cmocka_unit_test(claims_beyond_the_window_go_to_the_earlier),
         cmocka_unit_test(a_turn_timer_plays_the_default_action_at_its_deadline_not_before),
+        cmocka_unit_test(server_bots_draw_before_the_next_seat_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

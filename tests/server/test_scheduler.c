@@ -229,6 +229,19 @@ static void assert_event(int i, const char *what, uint64_t at)
     assert_int_equal(events[i].at, at);
 }
 
+/* The events from `from` on are exactly the NULL-ended pairs (what, at as an int)
+   that follow, in that order. */
+static void assert_events(int from, ...)
+{
+    va_list ap;
+    va_start(ap, from);
+    int i = from;
+    for (const char *what; (what = va_arg(ap, const char *)); i++)
+        assert_event(i, what, (uint64_t)va_arg(ap, int));
+    va_end(ap);
+    assert_int_equal(nevents, i);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Tests                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -253,13 +266,9 @@ static void lines_and_deadlines_go_in_time_order(void **state)
     add_deadline(3, 2000);
     clock_set(&srv.clock, 1000);
     sched_turn(&srv);
-    assert_int_equal(nevents, 6);
-    assert_event(0, "a1", 100);
-    assert_event(1, "room 2", 150);
-    assert_event(2, "b1", 200);
-    assert_event(3, "room 1", 250);
-    assert_event(4, "a2", 300); /* the line first at the same µs */
-    assert_event(5, "room 0", 300);
+    /* at 300, the line first */
+    assert_events(0, "a1", 100, "room 2", 150, "b1", 200, "room 1", 250, "a2", 300, "room 0", 300,
+                  NULL);
     assert_int_equal(commits, 1);
     assert_true(heap_contains(&rooms[3].due));
     clock_set(&srv.clock, 1999);
@@ -267,7 +276,7 @@ static void lines_and_deadlines_go_in_time_order(void **state)
     assert_int_equal(nevents, 6); /* 1 µs before: not due */
     clock_set(&srv.clock, 2000);
     sched_turn(&srv);
-    assert_event(6, "room 3", 2000);
+    assert_events(6, "room 3", 2000, NULL);
     close(fa);
     close(fb);
 }
@@ -283,11 +292,7 @@ static void a_line_takes_the_stamp_of_the_read_that_ended_it(void **state)
     send_at(fb, b, "y1\n", 20);
     send_at(fa, a, "3\n", 30);
     sched_turn(&srv);
-    assert_int_equal(nevents, 4);
-    assert_event(0, "x1", 10);
-    assert_event(1, "x2", 10);
-    assert_event(2, "y1", 20);
-    assert_event(3, "x3", 30); /* its "\n" came at 30 */
+    assert_events(0, "x1", 10, "x2", 10, "y1", 20, "x3", 30, NULL); /* x3's "\n" came at 30 */
     close(fa);
     close(fb);
 }

@@ -273,7 +273,8 @@ def games_list_each_games_bot_levels_and_their_pace(exe):
         for g in games:
             levels = {b["level"]: b for b in g["bots"]}
             assert g["bots"][0]["level"] == "normal", g["bots"]  # the default
-            assert {"normal", "easy", "fast", "greedy", "random"} <= set(levels), levels
+            assert {"normal", "easy", "hard", "fast", "greedy", "random"} <= set(levels), levels
+            assert levels["easy"]["strategy"] == "easy" and levels["hard"]["strategy"] == "hard"
             lo, hi = levels["normal"]["pace_ms"]
             assert 800 <= lo <= hi, levels["normal"]  # a person's pace
             assert levels["greedy"]["pace_ms"] == [50, 300]  # --bot-delay's default

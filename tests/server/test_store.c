@@ -4,9 +4,9 @@
  * back, field by field, as the records a restart hands up (durable.h), and a
  * journal that does not replay is quarantined with its reason.
  *
- * No room or lobby is linked: the test fills the structs the store reads
- * (room.h, session.h) itself, and plays the room side of a restore with
- * hooks of its own. The wall clock the store stamps rows with is the test's.
+ * No room or lobby is linked: the test hands the sink the plain records
+ * rooms and sessions hand it (durable.h), and plays the room side of a
+ * restore with hooks of its own. The wall clock the store stamps rows with is the test's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,8 +22,6 @@
 
 #include "core/journal.h"
 #include "server/durable/durable.h"
-#include "server/room/room.h"
-#include "server/session/session.h"
 #include "server/store/store.h"
 
 /* The wall clock (main.c's in tapisd): fixed, so rows are stamped alike. */
@@ -38,8 +36,8 @@ int64_t server_wall_ms(void)
 typedef struct fixture {
     char dir[64];
     server_t srv;
-    session_t ana, bob;
-    room_t room;
+    durable_room_t room;
+    uint64_t journal_n;
 } fixture_t;
 
 /* What a restore handed up, copied. */
@@ -80,22 +78,21 @@ static int teardown(void **state)
     return 0;
 }
 
-static void make_session(fixture_t *f, session_t *s, uint64_t id, const char *name,
-                         const char *hash)
+static void make_session(fixture_t *f, uint64_t id, const char *name, const char *hash)
 {
-    s->srv = &f->srv;
-    s->id = id;
-    s->created = 1234 + (int64_t)id;
-    snprintf(s->name, sizeof s->name, "%s", name);
-    snprintf(s->token_hash, sizeof s->token_hash, "%s", hash);
-    durable_session_new(&f->srv.durable, s);
+    durable_session_t s = {.id = id,
+                           .name = name,
+                           .name_key = name,
+                           .token_hash = hash,
+                           .created = 1234 + (int64_t)id};
+    durable_session_new(&f->srv.durable, &s);
 }
 
 static void entry(fixture_t *f, const char *kind, int seat, int64_t at, const char *data)
 {
     json_t *d = data ? json_loads(data, 0, NULL) : NULL;
     assert_true(!data || d);
-    durable_journal(&f->srv.durable, &f->room, ++f->room.journal_n, kind, seat, at, d);
+    durable_journal(&f->srv.durable, &f->room, ++f->journal_n, kind, seat, at, d);
     json_decref(d);
 }
 
@@ -103,25 +100,19 @@ static void entry(fixture_t *f, const char *kind, int seat, int64_t at, const ch
 static void write_room(fixture_t *f)
 {
     assert_int_equal(store_open(&f->srv), 0);
-    make_session(f, &f->ana, 7, "ana", HASH_A);
-    make_session(f, &f->bob, 9, "Bob", HASH_B);
-    room_t *r = &f->room;
-    r->srv = &f->srv;
-    r->rid = 3;
-    snprintf(r->id, sizeof r->id, "3");
-    r->desc = game_find("233");
-    assert_non_null(r->desc);
-    r->nseats = 2;
+    make_session(f, 7, "ana", HASH_A);
+    make_session(f, 9, "Bob", HASH_B);
+    const game_desc_t *d = game_find("233");
+    assert_non_null(d);
+    durable_room_t *r = &f->room;
+    *r = (durable_room_t){.rid = 3, .id = "3", .game = d->id, .title = d->title, .players = 2};
     json_t *options = json_pack("{s:i}", "target", 40);
     durable_room_new(&f->srv.durable, r, options, 42);
     json_decref(options);
-    r->seats[0].session = &f->ana;
-    durable_seat(&f->srv.durable, r, 0);
+    durable_seat(&f->srv.durable, r, 0, &(durable_seat_t){.session = 7, .name = "ana"});
     entry(f, "seat", 0, 5, "{\"name\":\"ana\",\"session\":7}");
-    r->seats[1].bot = true;
-    snprintf(r->seats[1].bot_strategy, sizeof r->seats[1].bot_strategy, "greedy");
-    snprintf(r->seats[1].bot_name, sizeof r->seats[1].bot_name, "greedy");
-    durable_seat(&f->srv.durable, r, 1);
+    durable_seat(&f->srv.durable, r, 1,
+                 &(durable_seat_t){.bot = true, .strategy = "greedy", .bot_name = "greedy"});
     entry(f, "seat", 1, 5, "{\"bot\":\"greedy\"}");
     durable_room_started(&f->srv.durable, r);
     entry(f, "start", -1, 6, NULL);
@@ -283,6 +274,27 @@ static void a_room_and_its_sessions_come_back_as_records(void **state)
     seen_free(&s);
 }
 
+/*
+ * Room 3's journal was damaged: a restore hands it up with its `entries`,
+ * refused for a reason that names `what`, and the store quarantines it with
+ * that reason (the database is closed after).
+ */
+static void quarantined_for(fixture_t *f, seen_t *s, size_t entries, const char *what)
+{
+    int kept, quarantined;
+    assert_int_equal(restore(f, s, &kept, &quarantined), 0);
+    assert_int_equal(quarantined, 1);
+    assert_int_equal(s->nrooms, 1);
+    assert_int_equal(s->rooms[0].nentries, entries);
+    if (!strstr(s->why, what)) fail_msg("the refusal names %s: %s", what, s->why);
+    store_close(&f->srv);
+    char status[32], note[400];
+    db_text(f, "SELECT status FROM rooms WHERE rid = 3", status, sizeof status);
+    db_text(f, "SELECT note FROM rooms WHERE rid = 3", note, sizeof note);
+    assert_string_equal(status, "quarantined");
+    assert_string_equal(note, s->why); /* the reason, kept with it */
+}
+
 static void a_cut_journal_is_quarantined_with_its_reason(void **state)
 {
     fixture_t *f = *state;
@@ -294,23 +306,12 @@ static void a_cut_journal_is_quarantined_with_its_reason(void **state)
                "DELETE FROM journal_tail2 WHERE rid = 3 AND n = 2;"
                "DELETE FROM journal_tail3 WHERE rid = 3 AND n = 2;");
     seen_t s = {.replay = true};
-    int kept, quarantined;
-    assert_int_equal(restore(f, &s, &kept, &quarantined), 0);
-    assert_int_equal(quarantined, 1);
-    assert_int_equal(s.nrooms, 1);
-    assert_int_equal(s.rooms[0].nentries, 2);
-    if (!strstr(s.why, "entry 2 is missing")) fail_msg("the refusal names entry 2: %s", s.why);
-    store_close(&f->srv);
-
-    char status[32], note[400];
-    db_text(f, "SELECT status FROM rooms WHERE rid = 3", status, sizeof status);
-    db_text(f, "SELECT note FROM rooms WHERE rid = 3", note, sizeof note);
-    assert_string_equal(status, "quarantined");
-    assert_string_equal(note, s.why); /* the reason, kept with it */
+    quarantined_for(f, &s, 2, "entry 2 is missing");
     seen_free(&s);
 
     /* Not handed up again. */
     seen_t again = {.replay = true};
+    int kept, quarantined;
     assert_int_equal(restore(f, &again, &kept, &quarantined), 0);
     assert_int_equal(again.nrooms, 0);
     assert_int_equal(quarantined, 0);
@@ -324,20 +325,8 @@ static void a_corrupt_entry_is_quarantined_with_its_reason(void **state)
     db_exec(f, "INSERT INTO journal (rid, n, kind, seat, at, data) "
                "VALUES (3, 4, 'act', 0, 7, '{not json')");
     seen_t s = {.replay = true};
-    int kept, quarantined;
-    assert_int_equal(restore(f, &s, &kept, &quarantined), 0);
-    assert_int_equal(quarantined, 1);
-    assert_int_equal(s.nrooms, 1);
-    assert_int_equal(s.rooms[0].nentries, 4);
+    quarantined_for(f, &s, 4, "entry 4 (act): the action is not a JSON object");
     assert_string_equal(s.rooms[0].entries[3].data, "{not json"); /* handed up as it is */
-    if (!strstr(s.why, "entry 4 (act): the action is not a JSON object"))
-        fail_msg("the refusal names entry 4: %s", s.why);
-    store_close(&f->srv);
-    char status[32], note[400];
-    db_text(f, "SELECT status FROM rooms WHERE rid = 3", status, sizeof status);
-    db_text(f, "SELECT note FROM rooms WHERE rid = 3", note, sizeof note);
-    assert_string_equal(status, "quarantined");
-    assert_string_equal(note, s.why);
     seen_free(&s);
 }
 

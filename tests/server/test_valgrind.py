@@ -13,7 +13,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Player, Server, play, run_tests, test  # noqa: E402
+from harness import (WS_BINARY, WS_PING, WS_TEXT, Player, Server, play, run_tests,  # noqa: E402
+                     test)
 
 
 def sanitized(exe):
@@ -43,6 +44,14 @@ def valgrind_session_is_clean(exe):
         x.send_raw(b'{"cmd":"ping"\nGET\n{"cmd":"join","room":"9"}\n' + b"z" * 2000 + b"\n")
         h = srv.connect()
         h.send_raw(b"GET / HTTP/1.1\r\n\r\n")
+        ws = srv.connect_ws("ws")  # wslay's frames, both ways, and a close of each kind
+        ws.ok("watch", room=room)
+        ws.send_frame(WS_PING, b"p")
+        ws.send_frame(WS_TEXT, b'{"cmd":"ping","id":"fr', fin=False)
+        ws.send_frame(0, b'ag"}')
+        assert ws.reply("frag")["ok"] and ws.pongs == [b"p"]
+        srv.connect_ws().send_frame(WS_BINARY, b"x")
+        srv.connect_ws().send_frame(WS_TEXT, b"\xff")
         pa, pb = Player(a, room), Player(b, room)
         play([pa, pb], random.Random(1), until=lambda ps: ps[0].seq > 30, timeout=120)
         b2 = srv.connect()

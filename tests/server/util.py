@@ -8,6 +8,7 @@ exit, 0) whatever the test's outcome: the test function takes the Server.
 import contextlib
 import functools
 import os
+import resource
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -58,3 +59,11 @@ def open_sockets():
     finally:
         for s in socks:
             s.close()
+
+
+def raise_nofile(n):
+    """Raise this process's descriptor limit to n (at most its hard limit); returns the limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < n:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(n, hard), hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]

@@ -1,0 +1,92 @@
+/*
+ * search.h — the kit's levels of bot beyond a game's greedy strategy: "hard",
+ * a determinized Monte Carlo search, and "easy", the greedy strategy with
+ * mistakes. Both are pure functions of one seat's view, like every bot: their
+ * randomness comes only from the rng they are given (game.h, "bots").
+ *
+ * The search (flat Monte Carlo over determinizations): for sample j, a state
+ * consistent with the view is drawn (the game's from_view: what the view shows
+ * as it shows it, what it hides drawn from the rng); each legal action is
+ * applied to a copy made from the same draw, then every seat plays the game's
+ * greedy strategy through the game's own apply() until the game ends, the
+ * stage (deal, round) changes or max_moves were played; the game's value() of
+ * the end state for the searching seat is averaged per action. Every action
+ * sees the same draws (common random numbers), so the averages differ by the
+ * action rather than by luck. The best average wins; ties go to the greedy
+ * choice.
+ */
+#ifndef TAPIS_CORE_SEARCH_H
+#define TAPIS_CORE_SEARCH_H
+
+#include "core/game.h"
+
+/* The default playouts per move of "hard", and the most a strategy may ask. */
+#define GAME_SEARCH_MAX_PLAYOUTS 100000
+
+typedef struct game_search {
+    /*
+     * A state of the game consistent with `view` (one seat's view, with its
+     * "seat" and "legal"): every public part as the view shows it, the viewer's
+     * own cards as its "hand" shows them, the hidden cards drawn with rng from
+     * those the viewer cannot place. Its clock starts at 0. NULL when the view
+     * cannot be read (the search then plays the greedy choice).
+     */
+    game_t *(*from_view)(const json_t *view, rng_t *rng);
+    /* How good g is for seat, the higher the better (points, or a win counted
+       as more than any points): the value of a playout's end. */
+    double (*value)(const game_t *g, int seat);
+    /* A count that changes when a deal or a round ends (playouts stop there),
+       or NULL: they go on to the game's end or max_moves. */
+    int (*stage)(const game_t *g);
+    int max_moves; /* a playout's most moves after the searched one */
+    int playouts;  /* the default budget: playouts per move, over all actions */
+    /* The most actions searched (0: all): beyond it, the greedy choice and others drawn
+       at random from the legal list, so that the budget is not spread too thin. */
+    int max_actions;
+    game_strategy_fn *policy; /* every seat's strategy in the playouts: the game's greedy */
+} game_search_t;
+
+/*
+ * The "hard" level: the action the search above chooses among `legal`
+ * (view["legal"], not empty) with `budget` playouts in all (at least one per
+ * action; one action is played without search). A new action object.
+ */
+json_t *game_search_run(const json_t *view, const json_t *legal, const game_search_t *s, int budget,
+                        rng_t *rng);
+/*
+ * The budget a strategy names: "hard" is `def`, "hard/N" is N playouts per
+ * move (1..GAME_SEARCH_MAX_PLAYOUTS); -1 when the strategy is not "hard".
+ */
+int game_search_budget(const char *strategy, int def);
+
+/* The "easy" level's rate of mistakes: one move in GAME_EASY_MISTAKE_EVERY. */
+#define GAME_EASY_MISTAKE_EVERY 3
+
+/*
+ * The "easy" level: the greedy strategy `greedy`, except that one move in
+ * GAME_EASY_MISTAKE_EVERY (drawn from rng) is a uniformly drawn legal action
+ * instead.
+ */
+json_t *game_bot_easy(const json_t *view, const json_t *legal, rng_t *rng,
+                      game_strategy_fn *greedy);
+
+/*
+ * A game's bot() with the kit's levels: NULL when view["legal"] is empty;
+ * "random" is the kit's; "hard" (and "hard/N") searches with s; "easy" is
+ * game_bot_easy(); anything else is the game's greedy strategy (s->policy).
+ * A reaction time after the name ("hard:250") is the caller's business and
+ * is left out here.
+ */
+json_t *game_bot_search(const json_t *view, const char *strategy, rng_t *rng,
+                        const game_search_t *s);
+
+/* --- reading a view, for from_view --- */
+
+/* o[key] as an int (0 when it is not one). */
+int game_search_int(const json_t *o, const char *key);
+/* o[key] as a seat: -1 when it is null (nobody). */
+int game_search_seat(const json_t *o, const char *key);
+/* n cards from the end of pool[0..*npool-1] into out (pool shrinks): false when it has fewer. */
+bool game_search_deal(uint8_t *out, int n, uint8_t *pool, int *npool);
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * search.c — what the kit's search (core/search.h) needs of seqnum: a state
+ * drawn from one seat's view, and the value of a state (a board has no
+ * stages: playouts end with the game or their move limit).
+ *
+ * What a view hides: the other hands and the order of the draw pile. The
+ * unseen cards are the deck less the viewer's hand and every discard pile
+ * (played and traded cards lie face up); they are dealt at random to the
+ * other hands and the pile. A pending draw's turn number is not shown: every
+ * seat that owes one is taken to owe it since the last turn.
+ */
+#include <string.h>
+
+#include "core/seqnum/internal.h"
+#include "core/search.h"
+
+/* Cards named in `list` into out (at most max) and out of left[]; -1 if one is unknown. */
+static int take_cards(const json_t *list, uint8_t *out, int max, int *left)
+{
+    size_t i;
+    json_t *c;
+    int n = 0;
+    json_array_foreach(list, i, c)
+    {
+        int k = seqnum_card_parse(json_string_value(c));
+        if (k < 0 || n >= max || left[k]-- <= 0) return -1;
+        out[n++] = (uint8_t)k;
+    }
+    return n;
+}
+
+game_t *seqnum_from_view(const json_t *view, rng_t *rng)
+{
+    int n = (int)json_array_size(json_object_get(view, "players"));
+    int seat = game_search_int(view, "seat");
+    if (n < 2 || n > SEQNUM_MAX_SEATS || seat < 0 || seat >= n ||
+        json_is_true(json_object_get(view, "over")) ||
+        json_array_size(json_object_get(view, "chips")) != SEQNUM_CELLS)
+        return NULL;
+    seqnum_t *g = game_state_new(sizeof *g, &seqnum_desc, n, NULL);
+    if (!g) return NULL;
+    game_log_init(&g->events, SEQNUM_EVENTS);
+    g->nteams = game_search_int(view, "teams");
+    g->goal = game_search_int(view, "goal");
+    g->deal = n <= 3 ? 5 : 4;
+    g->max_turns = game_search_int(view, "max_turns");
+    g->winner = -1;
+    rng_seed(&g->rng, rng_next(rng));
+    g->turn = game_search_int(view, "turn");
+    g->turns = game_search_int(view, "turns");
+    g->traded = json_is_true(json_object_get(view, "traded"));
+    g->reshuffles = game_search_int(view, "reshuffles");
+    if (g->nteams < 2 || g->turn < 0 || g->turn >= n) goto bad;
+    for (int c = 0; c < SEQNUM_CELLS; c++)
+        g->chip[c] =
+            (int8_t)json_integer_value(json_array_get(json_object_get(view, "chips"), (size_t)c));
+    size_t i, k;
+    json_t *q, *c;
+    json_array_foreach(json_object_get(view, "sequences"), i, q)
+    {
+        if (g->nseqs >= SEQNUM_MAX_SEQS) goto bad;
+        seqnum_seq_t *s = &g->seqs[g->nseqs++];
+        s->team = game_search_int(q, "team");
+        json_array_foreach(json_object_get(q, "cells"), k, c) if (k < 5) s->cells[k] =
+            (int)json_integer_value(c);
+    }
+
+    int left[SEQNUM_KINDS];
+    for (int x = 0; x < SEQNUM_KINDS; x++)
+        left[x] = seqnum_copies(x);
+    int want[SEQNUM_MAX_SEATS] = {0};
+    json_array_foreach(json_object_get(view, "players"), i, q)
+    {
+        seqnum_player_t *p = &g->p[i];
+        p->max_cards = game_search_int(q, "max_cards");
+        p->lapsed = game_search_int(q, "lapsed");
+        p->owe = json_is_true(json_object_get(q, "owes_draw")) ? g->turns - 1 : -1;
+        p->ndiscards = take_cards(json_object_get(q, "discards"), p->discards, SEQNUM_DECK, left);
+        if (p->ndiscards < 0) goto bad;
+        want[i] = game_search_int(q, "cards");
+        if (want[i] < 0 || want[i] > SEQNUM_MAX_HAND) goto bad;
+    }
+    uint8_t mine[SEQNUM_MAX_HAND + 1];
+    int nmine = take_cards(json_object_get(view, "hand"), mine, SEQNUM_MAX_HAND, left);
+    if (nmine < 0 || nmine != want[seat]) goto bad;
+    for (int j = 0; j < nmine; j++)
+        seqnum_hand_add(&g->p[seat], mine[j]);
+    want[seat] = 0;
+    uint8_t pool[SEQNUM_DECK];
+    int npool = 0;
+    for (int x = 0; x < SEQNUM_KINDS; x++)
+        for (int j = 0; j < left[x]; j++)
+            pool[npool++] = (uint8_t)x;
+    rng_shuffle_u8(rng, pool, npool);
+    for (int s = 0; s < n; s++)
+        for (; want[s] > 0 && npool > 0; want[s]--)
+            seqnum_hand_add(&g->p[s], pool[--npool]);
+    memcpy(g->draw, pool, (size_t)npool);
+    g->ndraw = npool;
+    if (g->ndraw != game_search_int(view, "draw_pile")) goto bad;
+    for (int s = 0; s < n; s++)
+        if (want[s]) goto bad;
+    return &g->base;
+bad:
+    game_free(&g->base);
+    return NULL;
+}
+
+/*
+ * A won game above anything; then sequences, then every line of five cells
+ * that only one team holds chips in, by 4 to the power of its chips (a free
+ * corner counts for every team): the lines nearest to a sequence weigh most.
+ */
+double seqnum_value(const game_t *base, int seat)
+{
+    const seqnum_t *g = (const seqnum_t *)base;
+    int team = seqnum_team(g, seat);
+    if (g->over) return g->winner == team ? 1e6 : g->winner < 0 ? 0 : -1e6;
+    static const int dir[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
+    double v = 0;
+    for (int t = 0; t < g->nteams; t++)
+        v += (t == team ? 1 : -1) * 5000.0 * seqnum_team_sequences(g, t);
+    for (int r = 0; r < SEQNUM_SIDE; r++)
+        for (int c = 0; c < SEQNUM_SIDE; c++)
+            for (int d = 0; d < 4; d++) {
+                int er = r + 4 * dir[d][0], ec = c + 4 * dir[d][1];
+                if (er >= SEQNUM_SIDE || ec < 0 || ec >= SEQNUM_SIDE) continue;
+                int owner = -1, count = 0;
+                bool mixed = false;
+                for (int k = 0; k < 5 && !mixed; k++) {
+                    int cell = (r + k * dir[d][0]) * SEQNUM_SIDE + c + k * dir[d][1];
+                    int chip = g->chip[cell];
+                    if (seqnum_corner(cell)) {
+                        count++;
+                    } else if (chip != SEQNUM_NO_CHIP) {
+                        if (owner >= 0 && owner != chip) mixed = true;
+                        owner = chip;
+                        count++;
+                    }
+                }
+                if (mixed || owner < 0) continue;
+                double w = 1;
+                for (int k = 0; k < count; k++)
+                    w *= 4;
+                v += owner == team ? w : -w;
+            }
+    return v;
+}

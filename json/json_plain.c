@@ -1,0 +1,164 @@
+/*
+ * json_plain.c — a one-pass parse of plain JSON into a jansson tree
+ * (json_plain.h). Each function returns NULL for "not plain" as for an
+ * allocation that failed: the caller falls back to json_loadb() for both.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "json/json_plain.h"
+
+typedef struct {
+    const char *p, *end;
+    int depth, max_depth;
+} reader_t;
+
+static void skip_space(reader_t *r)
+{
+    while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
+        r->p++;
+}
+
+/* After the opening quote: the string's bytes [*s, *s + *n) if plain. */
+static bool plain_string(reader_t *r, const char **s, size_t *n)
+{
+    const char *q = r->p;
+    while (q < r->end && *q != '"') {
+        unsigned char c = (unsigned char)*q;
+        if (c < 0x20 || c > 0x7e || c == '\\') return false;
+        q++;
+    }
+    if (q == r->end) return false;
+    *s = r->p;
+    *n = (size_t)(q - r->p);
+    r->p = q + 1;
+    return true;
+}
+
+/* An integer of 1 to 18 digits (no real, no leading zero), at r->p. */
+static json_t *plain_integer(reader_t *r)
+{
+    bool minus = r->p < r->end && *r->p == '-';
+    const char *q = r->p + minus, *digits = q;
+    int64_t v = 0;
+    while (q < r->end && *q >= '0' && *q <= '9' && q - digits < 18)
+        v = v * 10 + (*q++ - '0'); /* 18 digits at most: no overflow */
+    size_t n = (size_t)(q - digits);
+    if (n == 0 || (digits[0] == '0' && n > 1)) return NULL;
+    /* a 19th digit, a fraction or an exponent: jansson's to parse */
+    if (q < r->end && (*q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9')))
+        return NULL;
+    r->p = q;
+    return json_integer(minus ? -v : v);
+}
+
+static json_t *plain_word(reader_t *r, const char *word, size_t n, json_t *(*make)(void))
+{
+    if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0) return NULL;
+    r->p += n;
+    return make();
+}
+
+static json_t *plain_value(reader_t *r);
+
+static json_t *plain_object(reader_t *r)
+{
+    json_t *o = json_object();
+    if (!o) return NULL;
+    skip_space(r);
+    if (r->p < r->end && *r->p == '}') {
+        r->p++;
+        return o;
+    }
+    for (;;) {
+        const char *k;
+        size_t kn;
+        if (r->p >= r->end || *r->p != '"') break;
+        r->p++;
+        if (!plain_string(r, &k, &kn)) break;
+        skip_space(r);
+        if (r->p >= r->end || *r->p != ':') break;
+        r->p++;
+        json_t *v = plain_value(r);
+        /* a key seen before replaces its value: the size tells, with no lookup */
+        size_t size = json_object_size(o);
+        if (!v || json_object_setn_new_nocheck(o, k, kn, v) < 0 || json_object_size(o) == size)
+            break;
+        skip_space(r);
+        if (r->p < r->end && *r->p == '}') {
+            r->p++;
+            return o;
+        }
+        if (r->p >= r->end || *r->p != ',') break;
+        r->p++;
+        skip_space(r);
+    }
+    json_decref(o);
+    return NULL;
+}
+
+static json_t *plain_array(reader_t *r)
+{
+    json_t *a = json_array();
+    if (!a) return NULL;
+    skip_space(r);
+    if (r->p < r->end && *r->p == ']') {
+        r->p++;
+        return a;
+    }
+    for (;;) {
+        json_t *v = plain_value(r);
+        if (!v || json_array_append_new(a, v) < 0) break;
+        skip_space(r);
+        if (r->p < r->end && *r->p == ']') {
+            r->p++;
+            return a;
+        }
+        if (r->p >= r->end || *r->p != ',') break;
+        r->p++;
+    }
+    json_decref(a);
+    return NULL;
+}
+
+/* A value, after the whitespace before it. */
+static json_t *plain_value(reader_t *r)
+{
+    skip_space(r);
+    if (r->p >= r->end) return NULL;
+    char c = *r->p;
+    if (c == '{' || c == '[') {
+        if (r->depth == r->max_depth) return NULL;
+        r->p++;
+        r->depth++;
+        json_t *v = c == '{' ? plain_object(r) : plain_array(r);
+        r->depth--;
+        return v;
+    }
+    if (c == '"') {
+        const char *s;
+        size_t n;
+        r->p++;
+        return plain_string(r, &s, &n) ? json_stringn_nocheck(s, n) : NULL;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) return plain_integer(r);
+    if (c == 't') return plain_word(r, "true", 4, json_true);
+    if (c == 'f') return plain_word(r, "false", 5, json_false);
+    if (c == 'n') return plain_word(r, "null", 4, json_null);
+    return NULL;
+}
+
+json_t *json_plain_parse(const char *s, size_t n, int max_depth)
+{
+    reader_t r = {s, s + n, 0, max_depth};
+    skip_space(&r);
+    if (r.p >= r.end || (*r.p != '{' && *r.p != '[')) return NULL;
+    json_t *v = plain_value(&r);
+    skip_space(&r);
+    if (v && r.p != r.end) {
+        json_decref(v);
+        return NULL;
+    }
+    return v;
+}

@@ -1,0 +1,27 @@
+/*
+ * json_plain.h — the jansson tree of a plain JSON text, parsed in one pass,
+ * or nothing: the caller then parses with json_loadb().
+ *
+ * Plain: an object or an array at the top, strings of printable ASCII
+ * (0x20-0x7e) without escapes, integers of at most 18 digits with no
+ * leading zero, true, false and null, JSON's whitespace between, no key
+ * twice in an object. Every request a client or bot sends in play is plain.
+ * Within that subset the tree is json_loadb(s, n, JSON_REJECT_DUPLICATES)'s
+ * (same values, keys in the same order); anything else (an escape, any
+ * other byte in a string, a real, an error, a duplicate key, more than
+ * max_depth levels, an allocation that fails) gives NULL, and json_loadb()
+ * says what it is. So a refusal here needs no care, and an answer is
+ * jansson's (tests/json/test_json_plain.c: both, over random texts).
+ *
+ * Why: json_loadb() reads through a stream one byte at a time, and was a
+ * quarter of the server's instructions per act.
+ */
+#ifndef TAPIS_JSON_PLAIN_H
+#define TAPIS_JSON_PLAIN_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+json_t *json_plain_parse(const char *s, size_t n, int max_depth);
+
+#endif

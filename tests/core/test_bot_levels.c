@@ -1,0 +1,224 @@
+/*
+ * test_bot_levels.c — the bot levels of every game beyond greedy
+ * (core/search.h): "easy" and "hard" only ever choose a listed action, choose
+ * the same one from the same view and generator state, and never read what
+ * the view hides (the same view with other hidden cards behind it gives the
+ * same choice); and each game's from_view (the search's states) gives back
+ * the view it was drawn from, over many random games. Strength is measured by
+ * the benchmark tests/bench/bench_bot_levels.c, not here.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/233/internal.h"
+#include "core/aspoint3/internal.h"
+#include "core/search.h"
+#include "core/seqnum/internal.h"
+#include "core/slap/internal.h"
+#include "tests/core/conformance_util.h"
+
+typedef struct {
+    const game_desc_t *d;
+    game_t *(*from_view)(const json_t *view, rng_t *rng);
+} game_case_t;
+
+static const game_case_t cases[] = {
+    {&g233_desc, g233_from_view},
+    {&aspoint3_desc, ap3_from_view},
+    {&seqnum_desc, seqnum_from_view},
+    {&slap_desc, slap_from_view},
+};
+
+/* A cheap search: the same code as "hard", with few playouts. */
+#define HARD "hard/6"
+
+/*
+ * Play `games` random 2-player games of d (a greedy or a random move, each
+ * seat in turn, an at-once move first, as the benchmarks order them) and call check(g, seat, rng)
+ * on one view in `every` of a seat that has something to do.
+ */
+static void over_games(const game_case_t *gc, int games, int every,
+                       void (*check)(const game_case_t *, game_t *, int, rng_t *))
+{
+    for (int i = 0; i < games; i++) {
+        game_error_t err;
+        game_t *g = game_new(gc->d, 2, NULL, (uint64_t)i + 1, &err);
+        assert_non_null(g);
+        rng_t r;
+        rng_seed(&r, (uint64_t)i * 7919 + 3);
+        int64_t now = 0;
+        for (int moves = 0; !game_is_over(g) && moves < 3000; moves++) {
+            now += 50;
+            if (game_next_deadline(g) <= now) game_tick(g, now);
+            if (game_is_over(g)) break;
+            unsigned w = game_waiting(g);
+            int first = w ? __builtin_ctz(w) : (int)rng_below(&r, 2), seat = -1;
+            int now_seat = game_at_once(g, 0) ? 0 : game_at_once(g, 1) ? 1 : -1;
+            json_t *a = NULL;
+            for (int k = 1; k <= 2 && !a; k++) {
+                int s = now_seat >= 0 ? now_seat : (first + k) % 2;
+                if (now_seat < 0 && k < 2 && rng_below(&r, 4) != 0) continue;
+                json_t *v = game_view(g, s);
+                if (json_array_size(json_object_get(v, "legal"))) {
+                    if (rng_below(&r, (uint32_t)every) == 0) check(gc, g, s, &r);
+                    a = game_bot(gc->d, v, rng_below(&r, 3) ? "greedy" : "random", &r);
+                    seat = s;
+                }
+                json_decref(v);
+            }
+            if (!a) {
+                now = game_next_deadline(g);
+                if (now == GAME_NO_DEADLINE) break;
+                game_tick(g, now);
+                continue;
+            }
+            if (game_apply(g, seat, a, now, &err))
+                fail_msg("%s: %s refused: %s", gc->d->id, cu_show(a), err.message);
+            json_decref(a);
+        }
+        game_free(g);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The levels                                                           */
+/* ------------------------------------------------------------------ */
+
+static void levels_check(const game_case_t *gc, game_t *g, int seat, rng_t *r)
+{
+    static const char *const levels[] = {"easy", HARD};
+    json_t *v = game_view(g, seat);
+    /* The same view, other hidden cards behind it. */
+    game_t *other = g->desc->resample(g, seat, rng_next(r));
+    assert_non_null(other);
+    json_t *ov = game_view(other, seat);
+    for (int i = 0; i < 2; i++) {
+        rng_t r1, r2, r3;
+        rng_seed(&r1, rng_next(r));
+        r2 = r3 = r1;
+        json_t *a = game_bot(gc->d, v, levels[i], &r1);
+        json_t *b = game_bot(gc->d, v, levels[i], &r2);
+        json_t *c = game_bot(gc->d, ov, levels[i], &r3);
+        if (!cu_contains(json_object_get(v, "legal"), a))
+            fail_msg("%s \"%s\" for seat %d chose %s; legal: %s", gc->d->id, levels[i], seat,
+                     cu_show(a), cu_show(json_object_get(v, "legal")));
+        if (!json_equal(a, b))
+            fail_msg("%s \"%s\": %s then %s from the same view and rng", gc->d->id, levels[i],
+                     cu_show(a), cu_show(b));
+        if (!json_equal(a, c))
+            fail_msg("%s \"%s\": %s, and %s with other hidden cards behind the view", gc->d->id,
+                     levels[i], cu_show(a), cu_show(c));
+        json_decref(a);
+        json_decref(b);
+        json_decref(c);
+    }
+    json_decref(ov);
+    game_free(other);
+    json_decref(v);
+}
+
+static void levels_choose_legal_actions_from_the_view_alone(void **state)
+{
+    (void)state;
+    for (int k = 0; k < GAME_COUNT(cases); k++)
+        over_games(&cases[k], 6, 8, levels_check);
+}
+
+/* ------------------------------------------------------------------ */
+/* from_view                                                            */
+/* ------------------------------------------------------------------ */
+
+/* A view without what a drawn state does not keep: the logs and summaries of the past. */
+static json_t *present(json_t *v)
+{
+    static const char *const past[] = {"events", "last_round", "last_deal", "history"};
+    for (int i = 0; i < GAME_COUNT(past); i++)
+        json_object_del(v, past[i]);
+    return v;
+}
+
+static int drawn, unreadable;
+
+static void from_view_check(const game_case_t *gc, game_t *g, int seat, rng_t *r)
+{
+    json_t *v = present(game_view(g, seat));
+    rng_t r1;
+    rng_seed(&r1, rng_next(r));
+    game_t *c = gc->from_view(v, &r1);
+    if (!c) {
+        unreadable++;
+        json_decref(v);
+        return;
+    }
+    drawn++;
+    game_error_t err;
+    if (c->desc->audit(c, &err))
+        fail_msg("%s: audit of from_view: %s: %s\nview: %s", gc->d->id, err.code, err.message,
+                 cu_show(v));
+    json_t *cv = present(game_view(c, seat));
+    /* slap's times are moved to start at 0. */
+    if (json_object_get(v, "now")) {
+        json_int_t now = json_integer_value(json_object_get(v, "now"));
+        static const char *const times[] = {"go_at", "stall_at"};
+        for (int i = 0; i < 2; i++) {
+            json_t *t = json_object_get(cv, times[i]);
+            if (json_is_integer(t))
+                json_object_set_new(cv, times[i], json_integer(json_integer_value(t) + now));
+        }
+        json_object_set(cv, "now", json_object_get(v, "now"));
+    }
+    if (!json_equal(v, cv))
+        fail_msg("%s: from_view(view(%d)) shows %s\nnot %s", gc->d->id, seat, cu_show(cv),
+                 cu_show(v));
+    json_decref(cv);
+    json_decref(v);
+    game_free(c);
+}
+
+static void from_view_gives_the_view_back(void **state)
+{
+    (void)state;
+    for (int k = 0; k < GAME_COUNT(cases); k++) {
+        drawn = unreadable = 0;
+        over_games(&cases[k], 20, 3, from_view_check);
+        print_message("%s: %d states drawn from views, %d views not read\n", cases[k].d->id, drawn,
+                      unreadable);
+        /* 233 refuses only a table with claims pending (their melds are private). */
+        if (unreadable * 20 > drawn)
+            fail_msg("%s: from_view drew %d states and could not read %d views", cases[k].d->id,
+                     drawn, unreadable);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Budgets and easy                                                     */
+/* ------------------------------------------------------------------ */
+
+static void hard_budget_is_read_from_the_strategy(void **state)
+{
+    (void)state;
+    assert_int_equal(game_search_budget("hard", 48), 48);
+    assert_int_equal(game_search_budget("hard/200", 48), 200);
+    assert_int_equal(game_search_budget("hard/0", 48), -1);
+    assert_int_equal(game_search_budget("hard/x", 48), -1);
+    assert_int_equal(game_search_budget("hard/", 48), -1);
+    assert_int_equal(game_search_budget("hardly", 48), -1);
+    assert_int_equal(game_search_budget("greedy", 48), -1);
+    assert_int_equal(game_search_budget(NULL, 48), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hard_budget_is_read_from_the_strategy),
+        cmocka_unit_test(from_view_gives_the_view_back),
+        cmocka_unit_test(levels_choose_legal_actions_from_the_view_alone),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
