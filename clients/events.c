@@ -137,6 +137,13 @@ static void on_reply(session_t *s, const json_t *msg)
         safe_fputs_lines(stdout, json_string_value(json_object_get(msg, "text")));
         fputc('\n', stdout);
         out_end(s);
+    } else if (strcmp(re, "register") == 0) {
+        char name[SHOWN_MAX], key[SHOWN_MAX];
+        safe_text(name, sizeof name, json_string_value(json_object_get(msg, "name")));
+        safe_text(key, sizeof key, json_string_value(json_object_get(msg, "key")));
+        say(s, "account %s registered; its key, shown this once (for bots): %s", name, key);
+    } else if (strcmp(re, "seek") == 0) {
+        say(s, "seeking a table; `cancel` to stop");
     } else if (strcmp(re, "ping") == 0) {
         say(s, "pong");
     } else if (strcmp(re, "quit") == 0) {
@@ -168,6 +175,26 @@ static bool is_own_reply(session_t *s, const json_t *msg)
 /* Events                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* A rated game's new ratings: "[R] ratings: ann 0.0 -> 3.4, bob 0.0 -> -1.8". */
+static void show_ratings(session_t *s, const char *shown_room, const json_t *ratings)
+{
+    if (!json_array_size(ratings)) return;
+    printf("[%s] ratings:", shown_room);
+    size_t i;
+    json_t *r;
+    json_array_foreach(ratings, i, r)
+    {
+        char name[SHOWN_MAX];
+        safe_text(name, sizeof name, json_string_value(json_object_get(r, "name")));
+        printf("%s %s %.1f -> %.1f%s", i ? "," : "", name,
+               json_number_value(json_object_get(r, "before")),
+               json_number_value(json_object_get(r, "after")),
+               json_is_true(json_object_get(r, "abandoned")) ? " (left)" : "");
+    }
+    putchar('\n');
+    (void)s;
+}
+
 static void on_event(session_t *s, const char *ev, const json_t *msg)
 {
     const char *room = json_string_value(json_object_get(msg, "room"));
@@ -182,6 +209,11 @@ static void on_event(session_t *s, const char *ev, const json_t *msg)
         on_room(s, msg);
     } else if (strcmp(ev, "game_over") == 0) {
         show_game_over(s, session_room(s, room, true), json_object_get(msg, "result"));
+        show_ratings(s, shown_room, json_object_get(msg, "ratings"));
+    } else if (strcmp(ev, "matched") == 0 && room) {
+        session_set_current(s, room);
+        say(s, "[%s] a table was found: you sit at seat %d%s", shown_room, seat,
+            json_is_true(json_object_get(msg, "rated")) ? " (rated)" : "");
     } else if (strcmp(ev, "chat") == 0) {
         char from[SHOWN_MAX], prefix[2 * SHOWN_MAX + 8];
         snprintf(prefix, sizeof prefix, "[%s] %s: ", shown_room,

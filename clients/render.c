@@ -49,6 +49,10 @@ const char *render_seat_name(const render_ctx_t *ctx, int seat, char *buf, size_
         safe_text(buf, cap, name);
     else
         snprintf(buf, cap, "seat %d", seat);
+    json_t *rating = json_object_get(s, "rating"); /* an account's, a rated table's bot */
+    size_t n = strlen(buf);
+    if (json_is_number(rating) && n < cap)
+        snprintf(buf + n, cap - n, " (%.1f)", json_number_value(rating));
     return buf;
 }
 

@@ -20,6 +20,11 @@
  * view -- except the rest of a move (a view with "at_once": seqnum's draw after
  * a play), taken at once, as the server's bots do.
  *
+ * On the ladder: `--account NAME --key KEY --seek GAME` logs in to an
+ * account with the key `register` gave, then for each game says `seek GAME
+ * [PLAYERS] rated`, plays the table the server matched it to (the
+ * `matched` event), prints its new rating from `game_over` and leaves.
+ *
  * Refusals of an action by the game (too_late, claim_pending, not_your_turn,
  * ...) are normal in a real-time game: a view can be stale by the time its
  * action arrives. They are counted apart. Any other failed reply (bad_json,
@@ -84,6 +89,9 @@ typedef struct bot_opts {
     long long reconnect_ms; /* a lost connection is opened again for this long; 0 = never */
     json_t *options;        /* create's options */
     bool verbose;
+    const char *account, *key; /* --account, --key: log in (rated play) */
+    bool seek;                 /* --seek GAME: matchmaking instead of create */
+    bool players_given;
 } bot_opts_t;
 
 typedef struct stats {
@@ -92,6 +100,8 @@ typedef struct stats {
     int score_n;
     long long rounds;
     int reconnects;
+    double rating; /* --account: the rating shown after the last rated game */
+    bool rated;
 } stats_t;
 
 /* The whole run, passed around: the options, the connections, the table of the
@@ -302,6 +312,20 @@ static void on_event(seat_conn_t *c, const char *ev, json_t *msg)
             json_array_foreach(winners, k, w) if (json_integer_value(w) == b->c[i].seat) won = true;
         }
         if (won) b->s.wins++;
+        size_t k;
+        json_t *ch;
+        json_array_foreach(json_object_get(msg, "ratings"), k, ch)
+        {
+            const char *name = json_string_value(json_object_get(ch, "name"));
+            if (name && b->o.account && strcasecmp(name, b->o.account) == 0) {
+                b->s.rating = json_number_value(json_object_get(ch, "after"));
+                b->s.rated = true;
+                printf("game %d: rating %.1f (was %.1f, place %lld)\n", b->s.games, b->s.rating,
+                       json_number_value(json_object_get(ch, "before")),
+                       (long long)json_integer_value(json_object_get(ch, "place")));
+                fflush(stdout);
+            }
+        }
         if (b->o.verbose) {
             char *r = json_dumps(result, JSON_COMPACT);
             fprintf(stderr, "game %d over: ", b->s.games);
@@ -309,6 +333,9 @@ static void on_event(seat_conn_t *c, const char *ev, json_t *msg)
             fputc('\n', stderr);
             free(r);
         }
+    } else if (strcmp(ev, "matched") == 0 && b->o.seek && !b->room[0]) {
+        snprintf(b->room, sizeof b->room, "%s", room ? room : "");
+        c->seat = (int)json_integer_value(json_object_get(msg, "seat"));
     } else if (strcmp(ev, "timeout") == 0 && here) {
         json_t *seat = json_object_get(msg, "seat");
         if (json_integer_value(seat) == c->seat) b->s.timeouts++;
@@ -464,15 +491,61 @@ static void reset_seat(seat_conn_t *c)
     c->seat = -1;
 }
 
+/* Play the table of b->room to game_over, then leave it. 0 or -1. */
+static int play_to_end(bot_t *b)
+{
+    long long until = net_now_ms() + b->o.game_timeout_ms;
+    for (;;) {
+        bool all_over = true;
+        for (int i = 0; i < b->nc; i++)
+            all_over = all_over && b->c[i].over;
+        if (all_over) break;
+        if (net_now_ms() > until) {
+            error_at(b, NULL, "room %s: no game_over after %lld s", b->room,
+                     b->o.game_timeout_ms / 1000);
+            return -1;
+        }
+        if (pump(b, 1000) < 0) return -1;
+    }
+    /* Let the last act replies arrive, then leave (the room closes with its last person). */
+    for (int i = 0; i < b->nc; i++)
+        if (!call(&b->c[i], json_pack("{s:s, s:s}", "cmd", "leave", "room", b->room))) return -1;
+    return 0;
+}
+
+/* One game found by `seek`: wait for the server's match, play it, leave. 0 or -1. */
+static int seek_one(bot_t *b)
+{
+    seat_conn_t *c = &b->c[0];
+    reset_seat(c);
+    b->room[0] = '\0';
+    json_t *msg =
+        json_pack("{s:s, s:s, s:i}", "cmd", "seek", "game", b->o.game, "players", b->o.players);
+    if (b->o.account) json_object_set_new(msg, "rated", json_true());
+    if (!call(c, msg)) return -1;
+    long long until = net_now_ms() + b->o.game_timeout_ms;
+    while (!b->room[0]) {
+        if (net_now_ms() > until) {
+            error_at(b, c, "no table found in %lld s", b->o.game_timeout_ms / 1000);
+            return -1;
+        }
+        if (pump(b, 1000) < 0) return -1;
+    }
+    maybe_act(c); /* the state may have come with the match */
+    return play_to_end(b);
+}
+
 /* One game: create, fill, play to game_over, leave. 0 or -1. */
 static int play_one(bot_t *b)
 {
+    if (b->o.seek) return seek_one(b);
     for (int i = 0; i < b->nc; i++)
         reset_seat(&b->c[i]);
     b->room[0] = '\0';
     json_t *msg =
         json_pack("{s:s, s:s, s:i}", "cmd", "create", "game", b->o.game, "players", b->o.players);
     if (b->o.options) json_object_set(msg, "options", b->o.options);
+    if (b->o.account) json_object_set_new(msg, "rated", json_true());
     json_t *r = call(&b->c[0], msg);
     if (!r) return -1;
     snprintf(b->room, sizeof b->room, "%s", json_string_value(json_object_get(r, "room")));
@@ -494,23 +567,7 @@ static int play_one(bot_t *b)
         if (!r) return -1;
         b->c[i].seat = (int)json_integer_value(json_object_get(r, "seat"));
     }
-    long long until = net_now_ms() + b->o.game_timeout_ms;
-    for (;;) {
-        bool all_over = true;
-        for (int i = 0; i < b->nc; i++)
-            all_over = all_over && b->c[i].over;
-        if (all_over) break;
-        if (net_now_ms() > until) {
-            error_at(b, NULL, "room %s: no game_over after %lld s", b->room,
-                     b->o.game_timeout_ms / 1000);
-            return -1;
-        }
-        if (pump(b, 1000) < 0) return -1;
-    }
-    /* Let the last act replies arrive, then leave (the room closes with its last person). */
-    for (int i = 0; i < b->nc; i++)
-        if (!call(&b->c[i], json_pack("{s:s, s:s}", "cmd", "leave", "room", b->room))) return -1;
-    return 0;
+    return play_to_end(b);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -541,6 +598,10 @@ static void usage(FILE *f)
                "  --reconnect SECONDS  a lost connection (a server restart) is opened again\n"
                "                       and takes its seats back with its token, trying for\n"
                "                       this long (default 60; 0 = give up at once)\n"
+               "  --account NAME       log in to this account (with --key) instead of a guest\n"
+               "  --key KEY            the account's key, as `register` returned it\n"
+               "  --seek GAME          find each table by matchmaking (`seek`; rated with\n"
+               "                       --account) instead of opening it; prints the rating\n"
                "  --verbose            print every line sent and received on stderr\n"
                "  --help\n"
                "\n"
@@ -588,7 +649,16 @@ static void add_option(bot_opts_t *o, const char *kv)
 
 static void parse_args(bot_t *b, int argc, char **argv)
 {
-    enum { OPT_BOT_STRATEGY = 256, OPT_OPTION, OPT_SEED, OPT_TIMEOUT, OPT_RECONNECT };
+    enum {
+        OPT_BOT_STRATEGY = 256,
+        OPT_OPTION,
+        OPT_SEED,
+        OPT_TIMEOUT,
+        OPT_RECONNECT,
+        OPT_ACCOUNT,
+        OPT_KEY,
+        OPT_SEEK
+    };
     static const struct option longs[] = {
         {"game", required_argument, NULL, 'g'},
         {"players", required_argument, NULL, 'p'},
@@ -601,6 +671,9 @@ static void parse_args(bot_t *b, int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"reconnect", required_argument, NULL, OPT_RECONNECT},
+        {"account", required_argument, NULL, OPT_ACCOUNT},
+        {"key", required_argument, NULL, OPT_KEY},
+        {"seek", required_argument, NULL, OPT_SEEK},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -617,7 +690,16 @@ static void parse_args(bot_t *b, int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "g:p:b:n:s:N:vh", longs, NULL)) != -1) {
         switch (ch) {
         case 'g': b->o.game = optarg; break;
-        case 'p': b->o.players = parse_int(optarg, 1, GAME_MAX_SEATS, "--players"); break;
+        case 'p':
+            b->o.players = parse_int(optarg, 1, GAME_MAX_SEATS, "--players");
+            b->o.players_given = true;
+            break;
+        case OPT_ACCOUNT: b->o.account = optarg; break;
+        case OPT_KEY: b->o.key = optarg; break;
+        case OPT_SEEK:
+            b->o.seek = true;
+            b->o.game = optarg;
+            break;
         case 'b': b->o.bots = parse_int(optarg, 0, GAME_MAX_SEATS, "--bots"); break;
         case 'n': b->o.games = parse_int(optarg, 0, 1000000, "--games"); break;
         case 's': b->o.strategy = optarg; break;
@@ -644,12 +726,21 @@ static void parse_args(bot_t *b, int argc, char **argv)
         fprintf(stderr, "tapis-bot: bad address \"%s\" (HOST:PORT)\n", argv[optind]);
         exit(2);
     }
+    if (!b->o.account != !b->o.key) {
+        fprintf(stderr, "tapis-bot: --account and --key go together\n");
+        exit(2);
+    }
+    b->desc = game_find(b->o.game);
+    if (b->o.seek && b->desc && !b->o.players_given) { /* the server's default: 4 if it can */
+        b->o.players = b->desc->min_seats > 4 ? b->desc->min_seats : 4;
+        if (b->o.players > b->desc->max_seats) b->o.players = b->desc->max_seats;
+    }
+    if (b->o.seek || b->o.account) b->o.bots = b->o.players - 1; /* one seat: this client's */
     if (b->o.bots < 0) b->o.bots = b->o.players - 1;
     if (b->o.bots >= b->o.players) {
         fprintf(stderr, "tapis-bot: --bots must leave at least one seat to this client\n");
         exit(2);
     }
-    b->desc = game_find(b->o.game);
     if (!b->desc || !b->desc->bot) {
         fprintf(stderr, "tapis-bot: no bot for game \"%s\" in this build\n", b->o.game);
         exit(2);
@@ -708,8 +799,15 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    for (int i = 0; i < b->nc && rc == 0; i++)
-        if (!call(&b->c[i], json_pack("{s:s, s:s}", "cmd", "hello", "name", b->c[i].name))) rc = -1;
+    for (int i = 0; i < b->nc && rc == 0; i++) {
+        json_t *hello = json_pack("{s:s, s:s}", "cmd", "hello", "name", b->c[i].name);
+        if (b->o.account) { /* one connection: --account sets --bots to leave it one seat */
+            json_object_set_new(hello, "name", json_string(b->o.account));
+            json_object_set_new(hello, "key", json_string(b->o.key));
+        }
+        if (!call(&b->c[i], hello)) rc = -1;
+        if (b->o.account) snprintf(b->c[i].name, sizeof b->c[i].name, "%.32s", b->o.account);
+    }
     long long t0 = net_now_ms();
     for (int g = 0; g < b->o.games && rc == 0 && b->s.errors == 0; g++)
         rc = play_one(b);
@@ -729,6 +827,7 @@ int main(int argc, char **argv)
            b->s.score_n ? (double)b->s.score_sum / b->s.score_n : 0.0,
            b->s.games ? (double)b->s.rounds / b->s.games : 0.0, b->s.acts, b->s.refused,
            b->s.timeouts, b->s.reconnects, b->s.errors, secs);
+    if (b->s.rated) printf("rating %s %s: %.1f\n", b->o.account, b->o.game, b->s.rating);
     int status = rc == 0 && b->s.errors == 0 && b->s.games == b->o.games ? 0 : 1;
     free(b);
     return status;

@@ -89,6 +89,10 @@ typedef struct tapis_error {
 #define TAPIS_E_NOT_FINISHED "not_finished"
 /* An operator command (admin.c) from a session that has not said `admin TOKEN`. */
 #define TAPIS_E_FORBIDDEN "forbidden"
+/* A wrong password or key for an account, or a password too short to register. */
+#define TAPIS_E_BAD_PASSWORD "bad_password"
+/* A rated room (create, join) or a rated seek by a guest: log in to an account first. */
+#define TAPIS_E_ACCOUNT_REQUIRED "account_required"
 /* `create` while the server drains for an upgrade: play on where you are. */
 #define TAPIS_E_DRAINING "draining"
 /* A cluster node that hosts the room cannot be reached now (docs/CLUSTER.md). */

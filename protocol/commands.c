@@ -17,6 +17,15 @@
 #define TEXT_MAX_LEN 1000
 #define ROOMS_PAGE_MAX 200
 #define HISTORY_PAGE_MAX 100
+#define PASSWORD_MAX_LEN 128
+#define LEADERBOARD_PAGE_MAX 200
+
+/* A required string argument of 1 to maxlen bytes, at inline position pos. */
+#define REQUIRED_STRING(arg_name, maxlen, pos)                                                     \
+    {                                                                                              \
+        .name = (arg_name), .type = ARG_STRING, .flags = ARG_REQUIRED, .min = 1, .max = (maxlen),  \
+        .position = (pos)                                                                          \
+    }
 
 #define ROOM_ARG(arg_flags, pos)                                                                   \
     {                                                                                              \
@@ -29,8 +38,9 @@ static const command_t commands[CMD__COUNT] = {
         .name = "hello",
         .id = CMD_HELLO,
         .flags = CMD_F_BEFORE_HELLO,
-        .usage = "hello NAME [TOKEN]",
-        .summary = "say who you are (TOKEN: reconnect to your seats)",
+        .usage = "hello NAME [TOKEN] [password=PASSWORD | key=KEY]",
+        .summary = "say who you are (TOKEN: reconnect to your seats; PASSWORD or KEY: your "
+                   "account)",
         .args = {{.name = "name",
                   .type = ARG_STRING,
                   .flags = ARG_REQUIRED,
@@ -39,7 +49,9 @@ static const command_t commands[CMD__COUNT] = {
                   .position = 1},
                  {.name = "token", .type = ARG_STRING, .min = 1, .max = 128, .position = 2},
                  /* a cluster node relaying for a client names itself (docs/CLUSTER.md) */
-                 {.name = "via", .type = ARG_STRING, .min = 1, .max = 32}},
+                 {.name = "via", .type = ARG_STRING, .min = 1, .max = 32},
+                 {.name = "password", .type = ARG_STRING, .min = 1, .max = PASSWORD_MAX_LEN},
+                 {.name = "key", .type = ARG_STRING, .min = 1, .max = 128}},
     },
     {
         .name = "games",
@@ -51,8 +63,8 @@ static const command_t commands[CMD__COUNT] = {
     {
         .name = "create",
         .id = CMD_CREATE,
-        .usage = "create GAME [PLAYERS] [private] [option=value...]",
-        .summary = "open a room for a game; the reply names the room",
+        .usage = "create GAME [PLAYERS] [private] [rated] [option=value...]",
+        .summary = "open a room for a game; the reply names the room (rated: accounts only)",
         .args = {{.name = "game",
                   .type = ARG_STRING,
                   .flags = ARG_REQUIRED,
@@ -61,7 +73,8 @@ static const command_t commands[CMD__COUNT] = {
                   .position = 1},
                  {.name = "players", .type = ARG_INT, .min = 1, .max = PLAYERS_MAX, .position = 2},
                  {.name = "private", .type = ARG_BOOL, .flags = ARG_FLAG},
-                 {.name = "options", .type = ARG_OBJECT, .flags = ARG_EXTRAS}},
+                 {.name = "options", .type = ARG_OBJECT, .flags = ARG_EXTRAS},
+                 {.name = "rated", .type = ARG_BOOL, .flags = ARG_FLAG}},
     },
     {
         .name = "rooms",
@@ -181,6 +194,52 @@ static const command_t commands[CMD__COUNT] = {
         .flags = CMD_F_BEFORE_HELLO,
         .usage = "quit",
         .summary = "say goodbye and close",
+    },
+    {
+        .name = "register",
+        .id = CMD_REGISTER,
+        .flags = CMD_F_BEFORE_HELLO,
+        .usage = "register NAME PASSWORD",
+        .summary = "keep a name: an account with its password; the reply holds a key for bots "
+                   "(shown once)",
+        .args = {REQUIRED_STRING("name", NAME_MAX_LEN, 1),
+                 REQUIRED_STRING("password", PASSWORD_MAX_LEN, 2)},
+    },
+    {
+        .name = "profile",
+        .id = CMD_PROFILE,
+        .usage = "profile [NAME]",
+        .summary = "an account's ratings per game and recent results (yours by default)",
+        .args =
+            {{.name = "name", .type = ARG_STRING, .min = 1, .max = NAME_MAX_LEN, .position = 1}},
+    },
+    {
+        .name = "leaderboard",
+        .id = CMD_LEADERBOARD,
+        .usage = "leaderboard GAME [LIMIT] [OFFSET]",
+        .summary = "the best rated of a game (default 20, at most 200); provisional ones apart",
+        .args = {REQUIRED_STRING("game", NAME_MAX_LEN, 1),
+                 {.name = "limit",
+                  .type = ARG_INT,
+                  .min = 1,
+                  .max = LEADERBOARD_PAGE_MAX,
+                  .position = 2},
+                 {.name = "offset", .type = ARG_INT, .min = 0, .max = 1000000, .position = 3}},
+    },
+    {
+        .name = "seek",
+        .id = CMD_SEEK,
+        .usage = "seek GAME [PLAYERS] [rated]",
+        .summary = "wait for a table: the server seats players of close ratings together",
+        .args = {REQUIRED_STRING("game", NAME_MAX_LEN, 1),
+                 {.name = "players", .type = ARG_INT, .min = 1, .max = PLAYERS_MAX, .position = 2},
+                 {.name = "rated", .type = ARG_BOOL, .flags = ARG_FLAG}},
+    },
+    {
+        .name = "cancel",
+        .id = CMD_CANCEL,
+        .usage = "cancel",
+        .summary = "stop seeking",
     },
     {
         .name = "admin",

@@ -45,6 +45,11 @@ typedef enum cmd_id {
     CMD_PING,
     CMD_HELP,
     CMD_QUIT,
+    CMD_REGISTER, /* accounts and ratings (server/lobby/accounts.c) */
+    CMD_PROFILE,
+    CMD_LEADERBOARD,
+    CMD_SEEK, /* matchmaking (server/lobby/seek.c) */
+    CMD_CANCEL,
     CMD_ADMIN, /* the operator's commands (server/lobby/admin.c), last */
     CMD_ANNOUNCE,
     CMD_DRAIN,

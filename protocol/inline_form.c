@@ -170,6 +170,14 @@ static const arg_spec_t *arg_flagged(const command_t *c, int flag)
     return NULL;
 }
 
+/* The ARG_FLAG argument the bare word w names (create's `private`, `rated`), or NULL. */
+static const arg_spec_t *flag_named(const command_t *c, word_t w)
+{
+    for (const arg_spec_t *a = c->args; a < c->args + CMD_MAX_ARGS && a->name; a++)
+        if ((a->flags & ARG_FLAG) && word_is(w, a->name)) return a;
+    return NULL;
+}
+
 /* Trim trailing blanks of [s, end). */
 static const char *trim_end(const char *s, const char *end)
 {
@@ -215,8 +223,8 @@ static int parse_command_words(const command_t *c, json_t *msg, const char *p, c
             if (set_once(obj, w.s, eq, word_value(val, vn), c->name, err) < 0) return PROTO_ERROR;
             continue;
         }
-        const arg_spec_t *flag = arg_flagged(c, ARG_FLAG);
-        if (flag && word_is(w, flag->name)) {
+        const arg_spec_t *flag = flag_named(c, w);
+        if (flag) {
             if (set_once(msg, flag->name, strlen(flag->name), json_true(), c->name, err) < 0)
                 return PROTO_ERROR;
             continue;

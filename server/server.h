@@ -106,6 +106,8 @@ struct server {
     struct cluster *cluster;        /* --redis (cluster.h), or NULL */
     const char *node_id;            /* this node's id in the cluster (cluster.c), or NULL alone */
     durable_t durable;              /* the one durability sink: the store, then the cluster */
+    struct accounts *accounts;      /* registered names and ratings (account/account.h) */
+    struct seeks *seeks;            /* matchmaking's queue (lobby/seek.c), or NULL */
     queue_t relinking;              /* relay.c's clients whose links broke: open them again */
     const conn_hooks_t *conn_hooks; /* what the connections hand up (conn.h), set by main */
 };

@@ -95,6 +95,9 @@ export class Table {
   onGameOver(ev) {
     this.result = ev.result;
     this.note("Game over. " + this.winnersText(ev.result));
+    if (Array.isArray(ev.ratings) && ev.ratings.length) // a rated table's new ratings
+      this.note("Ratings: " + ev.ratings.map((r) => r.name + " " + r.before.toFixed(1) + " → " + r.after.toFixed(1) +
+        (r.abandoned ? " (left)" : "")).join(", ") + ".");
     this.render();
   }
 
@@ -311,6 +314,7 @@ export class Table {
       const li = h("li.seat" + (waited ? ".waited" : "") + (i === this.seat ? ".mine" : ""), null,
         h("span.sn", null, "Seat " + i + " "),
         h("b", null, x ? (x.bot ? "bot (" + x.strategy + ")" : x.name) : "free"),
+        x && typeof x.rating === "number" ? h("span.rating", { title: "rating (μ − 3σ)" }, " " + x.rating.toFixed(1)) : null,
         x && !x.bot && x.connected === false ? h("span.off", null, " (away)") : null,
         i === this.seat ? h("span.you", null, " (you)") : null,
         waited ? h("span.turnmark", null, " ◀ to play") : null);

@@ -358,11 +358,13 @@ static json_t *seqnum_result(const game_t *base)
         if (g->winner >= 0 && seqnum_team(g, s) == g->winner) winners |= 1u << s;
     for (int t = 0; t < g->nteams; t++)
         json_array_append_new(seqs, json_integer(seqnum_team_sequences(g, t)));
-    return game_json_checked(json_pack("{s:o, s:o, s:o, s:s, s:i}", "winners",
-                                       game_winners_json(winners, base->seats), "team",
-                                       g->winner >= 0 ? json_integer(g->winner) : json_null(),
-                                       "sequences", seqs, "reason", g->reason, "turns", g->turns),
-                             mark);
+    json_t *r =
+        json_pack("{s:o, s:o, s:o, s:s, s:i}", "winners", game_winners_json(winners, base->seats),
+                  "team", g->winner >= 0 ? json_integer(g->winner) : json_null(), "sequences", seqs,
+                  "reason", g->reason, "turns", g->turns);
+    /* Partners (seat s plays for team s % teams): the ratings rate a team as one side. */
+    if (g->nteams < base->seats) json_object_set_new(r, "teams", json_integer(g->nteams));
+    return game_json_checked(r, mark);
 }
 
 /* A play's draw is part of the move: bots take it at once (game.h). */

@@ -128,6 +128,9 @@ static const opt_spec_t OPTIONS[] = {
      .help = "longest chat text (%D; at most 1000)"},
     {"create-rate", "N", NUM(0, 100000), .f = {FIELD(create_rate)}, .def = "60",
      .help = "rooms a session may create per minute (%D; 0 = off)"},
+    {"login-rate", "N", NUM(0, 100000), .f = {FIELD(login_rate)}, .def = "10",
+     .help = "register and login attempts (password or key) per minute per account name and "
+             "per address, bursts of N (%D; 0 = off)"},
     {"max-rooms", "N", NUM(1, 1000000), .f = {FIELD(max_rooms)}, .def = "10000",
      .help = "rooms at once (%D); then server_full"},
     {"waiting-timeout", "TIME", TIME(1000, 1, FOREVER), .f = {FIELD(waiting_timeout)}, .def = "10m",
@@ -148,6 +151,10 @@ static const opt_spec_t OPTIONS[] = {
      .def = "batch", .reload = RELOAD_RESTART,
      .help = "batch: WAL with synchronous=NORMAL, durable across a crash of tapisd (default); "
              "always: synchronous=FULL, durable across a power cut too, slower"},
+    {"pwhash", "interactive|min", .kind = V_CHOICE, .words = "interactive|min",
+     .f = {FIELD(pwhash_min)}, .def = "interactive", .reload = RELOAD_RESTART,
+     .help = "the cost of the accounts' password hashes (Argon2id): libsodium's interactive "
+             "limits (%D), or min for tests only (a stored hash keeps its own cost)"},
     {"export-game", "ID", OTHER(parse_export_game), .f = {FIELD(export_game)},
      .reload = RELOAD_KEEP, .no_config = true,
      .help = "print the record of finished game ID (options, seed, seats, journal, result) as "

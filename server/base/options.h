@@ -26,6 +26,8 @@ typedef struct server_opts {
     uint64_t chat_rate;        /* chat lines per session per 10 s; 0 = off */
     size_t max_chat;           /* longest chat text, bytes */
     uint64_t create_rate;      /* rooms a session may create per minute; 0 = off */
+    uint64_t login_rate;       /* logins per minute per account name and per address; 0 = off */
+    bool pwhash_min;           /* --pwhash min: Argon2id at its least cost (tests only) */
     int max_rooms;             /* rooms at once */
     uint64_t waiting_timeout;  /* ms a waiting room may stay with no connected person */
     uint64_t idle_timeout;     /* ms a connection may stay silent after hello; 0 = never */

@@ -35,6 +35,10 @@ typedef struct cluster cluster_t;
 extern const durable_backend_t cluster_durable;
 
 /* With --redis: set srv->cluster before the store restores (no connection yet). */
+/* The accounts and ratings of the cluster, in Redis (account.h; cluster_accounts.c), with the
+   server as its ctx. */
+struct account_shared;
+extern const struct account_shared cluster_accounts_shared;
 int cluster_init(server_t *srv);
 /* Join, once listening (srv->opts.redis_host). Returns 0, or -1 after logging why. */
 int cluster_start(server_t *srv);

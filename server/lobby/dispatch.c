@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/account/account.h"
 #include "server/lobby/admin.h"
 #include "server/cluster/cluster.h"
 #include "server/lobby/restore.h"
@@ -81,9 +82,17 @@ void req_fail(request_t *req, const char *code, const char *fmt, ...)
 
 static void on_hello(request_t *req)
 {
+    if (json_object_get(req->msg, "password") || json_object_get(req->msg, "key"))
+        lobby_account_hello(req); /* then lobby_hello_as(), perhaps from a thread's end */
+    else
+        lobby_hello_as(req, NULL);
+}
+
+void lobby_hello_as(request_t *req, account_t *a)
+{
     conn_t *c = req->conn;
-    const char *name = json_string_value(json_object_get(req->msg, "name"));
-    const char *token = json_string_value(json_object_get(req->msg, "token"));
+    const char *name = a ? a->name : json_string_value(json_object_get(req->msg, "name"));
+    const char *token = a ? NULL : json_string_value(json_object_get(req->msg, "token"));
     session_t *s;
     bool resumed = false;
     const char *why = text_check_name(name, strlen(name), sizeof s->name - 1);
@@ -95,6 +104,7 @@ static void on_hello(request_t *req)
         req_fail(req, TAPIS_E_BAD_NAME, "names like \"bot\" are kept for the built-in bots");
         return;
     }
+    account_t *reg = a ? a : account_find(c->srv, name);
     if (token) {
         s = session_find(c->srv, token);
         if (!s) s = lobby_session_fetch(c->srv, token); /* made on another node */
@@ -110,7 +120,24 @@ static void on_hello(request_t *req)
     } else {
         s = c->session; /* a second hello renames */
     }
+    /* A registered name is its account's: without a password or key, only the account's own
+       session (by its token, or saying hello again) may bear it. A node's link speaks for a
+       client its node checked. */
+    /* A node's link: "via" counts only from a node's address (else a client could
+       say it to escape the idle timeout, or to bear a registered name). */
+    bool via = c->node_link && json_object_get(req->msg, "via");
+    if (!a && reg && !via && !(s && (s->account == reg || !strcmp(s->name_key, reg->name_key)))) {
+        req_fail(req, TAPIS_E_NAME_TAKEN,
+                 "\"%s\" is a registered name: hello %s password=PASSWORD (or key=KEY)", name,
+                 name);
+        return;
+    }
     session_t *same = session_find_name(c->srv, name);
+    if (a && same && same != s && (!same->account || same->account == a) &&
+        (!c->session || c->session == same)) {
+        s = same; /* the account's session (perhaps held since a restart): this login takes it */
+        resumed = true;
+    }
     if (same && same != s) {
         req_fail(req, TAPIS_E_NAME_TAKEN, "someone here is already called \"%s\"", name);
         return;
@@ -129,9 +156,7 @@ static void on_hello(request_t *req)
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
-    /* A node's link: "via" counts only from a node's address (else a client could
-       say it to escape the idle timeout). */
-    bool via = c->node_link && json_object_get(req->msg, "via");
+    s->account = reg; /* a guest name drops the account; a registered one is the account's */
     if (via) c->relayed = true;
     conn_hello_done(c);
     /* Without its reply the hello fails (internal), and a resumed session stays
@@ -147,8 +172,9 @@ static void on_hello(request_t *req)
     size_t ri;
     json_t *rr;
     json_array_foreach(remote, ri, rr) json_array_append(rooms, json_array_get(rr, 0));
-    json_t *f = json_pack("{s:s, s:s, s:b, s:o, s:s}", "token", s->token, "name", s->name,
-                          "resumed", resumed, "rooms", rooms, "server", "tapisd " TAPIS_VERSION);
+    json_t *f = json_pack("{s:s, s:s, s:b, s:o, s:s, s:b}", "token", s->token, "name", s->name,
+                          "resumed", resumed, "rooms", rooms, "server", "tapisd " TAPIS_VERSION,
+                          "account", s->account != NULL);
     if (req_ok(req, game_json_checked(f, mark)) < 0) {
         json_decref(remote);
         return;
@@ -156,8 +182,8 @@ static void on_hello(request_t *req)
     if (resumed && s->conn != c) {
         lobby_session_attach(s, c); /* sends the current state of every room at once */
     } else {
-        log_info("conn %llu: hello %s (session %llu)", (unsigned long long)c->id, s->name,
-                 (unsigned long long)s->id);
+        log_info("conn %llu: hello %s (session %llu%s)", (unsigned long long)c->id, s->name,
+                 (unsigned long long)s->id, s->account ? ", account" : "");
     }
     /* The rooms other nodes host: their state comes through a link to each. */
     json_array_foreach(remote, ri, rr) relay_link(c, json_string_value(json_array_get(rr, 1)),
@@ -348,6 +374,11 @@ static void (*const HANDLERS[CMD__COUNT])(request_t *req) = {
     [CMD_PING] = on_ping,
     [CMD_HELP] = on_help,
     [CMD_QUIT] = on_quit,
+    [CMD_REGISTER] = lobby_register,
+    [CMD_PROFILE] = lobby_profile,
+    [CMD_LEADERBOARD] = lobby_leaderboard,
+    [CMD_SEEK] = lobby_seek,
+    [CMD_CANCEL] = lobby_cancel,
     [CMD_ADMIN] = admin_login,
     [CMD_ANNOUNCE] = admin_announce,
     [CMD_DRAIN] = admin_drain,
@@ -429,6 +460,7 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
 static void on_conn_close(conn_t *c)
 {
     relay_close_all(c);
+    lobby_accounts_conn_closed(c);
     if (c->session) lobby_session_detach(c->session);
     c->session = NULL;
 }

@@ -71,4 +71,32 @@ void lobby_leave(request_t *req);
 void lobby_addbot(request_t *req);
 void lobby_say(request_t *req);
 
+/* Accounts (accounts.c): register, a hello with a password or key, profile, leaderboard. */
+struct account;
+void lobby_register(request_t *req);
+void lobby_account_hello(request_t *req);
+void lobby_profile(request_t *req);
+void lobby_leaderboard(request_t *req);
+/* After the restore: the rooms that were rated play rated again (the accounts' backend).
+   Returns 0 or -1 (logged). */
+int lobby_accounts_restore(server_t *srv);
+/* A room taken over from a dead node (restore.c): rated again, or its end rated now. */
+void lobby_accounts_taken_over(server_t *srv, const char *room_id, durable_verdict_t v, room_t *r,
+                               const json_t *result);
+/* Password hashes under way for c: their replies go nowhere (c is closing). */
+void lobby_accounts_conn_closed(conn_t *c);
+/* Matchmaking (seek.c): seek, cancel; a session that drops or ends leaves the queue;
+   the queue's timer closed at the stop. */
+void lobby_seek(request_t *req);
+void lobby_cancel(request_t *req);
+void lobby_seek_forget(session_t *s);
+void lobby_seek_close(server_t *srv);
+/* A new table's options (lobby.c): `user`'s (NULL: none) over d's defaults, the server's
+   dispute window where d has one; NULL when out of memory. */
+json_t *lobby_room_options(server_t *srv, const game_desc_t *d, const json_t *user);
+/* The players a table of d gets when nobody says: 4 if it can. */
+int lobby_default_players(const game_desc_t *d);
+/* The hello of dispatch.c, once the account `a` (NULL: a guest) is known. */
+void lobby_hello_as(request_t *req, struct account *a);
+
 #endif

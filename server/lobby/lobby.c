@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "server/account/account.h"
 #include "server/cluster/cluster.h"
 #include "server/net/conn.h"
 #include "server/lobby/dispatch.h"
@@ -19,12 +20,25 @@
 #define HISTORY_PAGE_DEFAULT 20
 
 /* The players a table of d gets when `create` does not say: 4 if it can. */
-static int default_players(const game_desc_t *d)
+int lobby_default_players(const game_desc_t *d)
 {
     int n = 4;
     if (n < d->min_seats) n = d->min_seats;
     if (n > d->max_seats) n = d->max_seats;
     return n;
+}
+
+json_t *lobby_room_options(server_t *srv, const game_desc_t *d, const json_t *user)
+{
+    /* The server's dispute window goes to every game that has one, unless the creator chose. */
+    unsigned long mark = tapis_alloc_failures();
+    json_t *options = user ? json_deep_copy(user) : json_object();
+    json_t *defaults = game_default_options(d);
+    if (json_is_integer(json_object_get(defaults, "dispute_ms")) &&
+        !json_object_get(options, "dispute_ms"))
+        json_object_set_new(options, "dispute_ms", json_integer(srv->opts.dispute_ms));
+    json_decref(defaults);
+    return game_json_checked(options, mark);
 }
 
 void lobby_create(request_t *req)
@@ -53,26 +67,24 @@ void lobby_create(request_t *req)
         return;
     }
     json_t *players = json_object_get(req->msg, "players");
-    int n = players ? (int)json_integer_value(players) : default_players(d);
+    int n = players ? (int)json_integer_value(players) : lobby_default_players(d);
     if (n > GAME_MAX_SEATS) {
         req_fail(req, TAPIS_E_BAD_PLAYERS, "%s is played by %d to %d players", d->title,
                  d->min_seats, d->max_seats);
         return;
     }
-    /* The server's dispute window goes to every game that has one, unless the creator chose. */
-    unsigned long mark = tapis_alloc_failures();
-    json_t *user = json_object_get(req->msg, "options");
-    json_t *options = user ? json_deep_copy(user) : json_object();
-    json_t *defaults = game_default_options(d);
-    if (json_is_integer(json_object_get(defaults, "dispute_ms")) &&
-        !json_object_get(options, "dispute_ms"))
-        json_object_set_new(options, "dispute_ms", json_integer(srv->opts.dispute_ms));
-    json_decref(defaults);
-    if (!(options = game_json_checked(options, mark))) { /* not the options asked for */
+    json_t *options = lobby_room_options(srv, d, json_object_get(req->msg, "options"));
+    if (!options) { /* not the options asked for */
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
     bool priv = json_is_true(json_object_get(req->msg, "private"));
+    bool rated = json_is_true(json_object_get(req->msg, "rated"));
+    if (rated && !req->session->account) {
+        json_decref(options);
+        req_fail(req, TAPIS_E_ACCOUNT_REQUIRED, "guests play casual games: log in to play rated");
+        return;
+    }
     tapis_error_t err = {0};
     room_t *r = room_create(srv, d, n, options, priv, &err);
     json_decref(options);
@@ -80,9 +92,15 @@ void lobby_create(request_t *req)
         req_fail(req, err.code ? err.code : TAPIS_E_BAD_OPTION, "%s", err.message);
         return;
     }
+    if (rated && !(r->rated = rated_room_new(d->id))) {
+        room_destroy(r);
+        req_fail(req, TAPIS_E_INTERNAL, "out of memory");
+        return;
+    }
     /* The reply before the creator sits (in the first seat): without it, no room either. */
-    mark = tapis_alloc_failures();
-    json_t *f = json_pack("{s:s, s:i, s:b}", "room", r->id, "seat", 0, "private", priv);
+    unsigned long mark = tapis_alloc_failures();
+    json_t *f = json_pack("{s:s, s:i, s:b, s:b}", "room", r->id, "seat", 0, "private", priv,
+                          "rated", rated);
     if (priv) json_object_set_new(f, "code", json_string(r->id));
     json_t *reply = req_ok_prepare(req, game_json_checked(f, mark));
     tapis_error_t rerr = {TAPIS_E_INTERNAL, "out of memory"};
@@ -222,6 +240,11 @@ static void seat_and_reply(request_t *req, int (*sit)(request_t *req, tapis_erro
 
 static int sit_player(request_t *req, tapis_error_t *err)
 {
+    if (req->room->rated && !req->session->account) {
+        *err =
+            (tapis_error_t){TAPIS_E_ACCOUNT_REQUIRED, "a rated table seats accounts only: log in"};
+        return -1;
+    }
     json_t *seat = json_object_get(req->msg, "seat");
     return room_sit(req->room, req->session, seat ? (int)json_integer_value(seat) : -1, err);
 }

@@ -4,6 +4,7 @@
 
 #include "server/base/log.h"
 #include "server/durable/durable.h"
+#include "server/lobby/dispatch.h"
 #include "server/lobby/restore.h"
 #include "server/lobby/sessions.h"
 #include "server/session/session.h"
@@ -137,6 +138,9 @@ static durable_verdict_t takeover_room(void *ctx, durable_room_rec_t *rec, struc
     durable_verdict_t v =
         room_rebuild(ctx, rec, "node", cluster_session, ctx, out, result, why, whylen);
     if (v == DURABLE_ROOM_REBUILT) room_publish(*out); /* in the directory as this node's */
+    /* A rated game stays rated. */
+    lobby_accounts_taken_over(ctx, rec->id, v, v == DURABLE_ROOM_REBUILT ? *out : NULL,
+                              v == DURABLE_ROOM_OVER ? *result : NULL);
     return v;
 }
 

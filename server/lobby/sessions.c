@@ -5,6 +5,7 @@
 #include "protocol/envelope.h"
 #include "server/base/log.h"
 #include "server/cluster/cluster.h"
+#include "server/lobby/dispatch.h"
 #include "server/lobby/sessions.h"
 #include "server/net/conn.h"
 #include "server/room/room.h"
@@ -42,6 +43,7 @@ void lobby_session_detach(session_t *s)
 {
     server_t *srv = s->srv;
     s->conn = NULL;
+    lobby_seek_forget(s); /* a seeker who drops leaves the queue */
     if (s->gone) return;
     if (srv->stopping || !holds_a_seat(s)) {
         lobby_session_destroy(s);
@@ -83,6 +85,7 @@ void lobby_session_destroy(session_t *s)
 {
     if (s->gone) return;
     s->gone = true;
+    lobby_seek_forget(s);
     if (s->conn) { /* detached first: rooms left now tell nobody on it */
         s->conn->session = NULL;
         s->conn = NULL;

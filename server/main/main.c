@@ -15,6 +15,7 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "server/account/account.h"
 #include "server/lobby/admin.h"
 #include "server/lobby/restore.h"
 #include "server/cluster/cluster.h"
@@ -108,6 +109,7 @@ static void free_tables(server_t *srv)
     while (!queue_empty(&srv->rooms))
         room_destroy(queue_data(queue_head(&srv->rooms), room_t, node));
     room_free_graveyard(srv);
+    lobby_seek_close(srv);
     sched_close(srv);
 }
 
@@ -312,6 +314,7 @@ static int abandon_start(server_t *srv)
     uv_close((uv_handle_t *)&srv->stop_timer, NULL);
     close_signals_and_probes(srv);
     store_close(srv);
+    accounts_free(srv);
     uv_run(srv->loop, UV_RUN_DEFAULT);
     uv_loop_close(srv->loop);
     return 1;
@@ -373,7 +376,7 @@ int main(int argc, char **argv)
         seed = splitmix(uv_hrtime());
     rng_seed(&srv.rng, seed);
 
-    if (sodium_init() < 0) {
+    if (sodium_init() < 0 || accounts_init(&srv) < 0) {
         log_error("libsodium cannot start");
         return 1;
     }
@@ -404,11 +407,18 @@ int main(int argc, char **argv)
        write (the restore's too) goes to them in this order. */
     if (srv.store) durable_add(&srv.durable, &store_durable, &srv);
     if (srv.cluster) durable_add(&srv.durable, &cluster_durable, &srv);
+    if (srv.store) accounts_set_backend(&srv, &store_accounts_backend, &srv);
+    if (srv.cluster) accounts_set_shared(&srv, &cluster_accounts_shared, &srv);
+    if (accounts_load(&srv) < 0) {
+        cluster_free(&srv);
+        return abandon_start(&srv);
+    }
     cluster_set_hooks(&srv, &lobby_cluster_hooks, &srv);
     if (srv.store && (restored = lobby_restore(&srv, &resessions, &quarantined)) < 0) {
         cluster_free(&srv);
         return abandon_start(&srv);
     }
+    lobby_accounts_restore(&srv); /* (logged) a room it cannot read plays casual */
     if (listen_on(&srv) < 0) {
         cluster_free(&srv);
         return abandon_start(&srv);
@@ -445,6 +455,7 @@ int main(int argc, char **argv)
 
     store_close(&srv);
     cluster_free(&srv);
+    accounts_free(&srv);
     conn_free_peers(&srv);
     int closed = uv_loop_close(&loop);
     if (closed != 0) {

@@ -45,6 +45,7 @@ static const char *const budget_names[BUDGET__COUNT] = {
     [BUDGET_LINE] = "line",
     [BUDGET_CHAT] = "chat",
     [BUDGET_CREATE] = "create",
+    [BUDGET_LOGIN] = "login",
 };
 
 static const char *const http_status_names[METRICS_HTTP_STATUSES] = {

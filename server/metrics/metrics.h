@@ -55,7 +55,13 @@ typedef enum refuse_reason {
 } refuse_reason_t;
 
 /* The budgets whose refusals tapis_rate_limited_total counts. */
-typedef enum budget_kind { BUDGET_LINE, BUDGET_CHAT, BUDGET_CREATE, BUDGET__COUNT } budget_kind_t;
+typedef enum budget_kind {
+    BUDGET_LINE,
+    BUDGET_CHAT,
+    BUDGET_CREATE,
+    BUDGET_LOGIN,
+    BUDGET__COUNT
+} budget_kind_t;
 
 /* The statuses of the game port's HTTP answers (tapis_http_responses_total). */
 #define METRICS_HTTP_STATUSES 11

@@ -11,6 +11,7 @@
 #include "protocol/envelope.h"
 #include "json/jw.h"
 #include "server/base/log.h"
+#include "server/account/account.h"
 #include "server/room/room_int.h"
 #include "server/session/session.h"
 #include "server/durable/durable.h"
@@ -175,6 +176,7 @@ void room_free_graveyard(server_t *srv)
         queue_remove(&r->node);
         game_free(r->game);
         durable_room_free(&srv->durable, &r->durable);
+        rated_room_free(r->rated);
         tapis_free(r->watchers);
         tapis_free(r);
     }
@@ -186,6 +188,8 @@ void room_destroy(room_t *r)
     if (r->closed) return;
     r->closed = true;
     heap_remove(&srv->timers, &r->due);
+    if (r->rated && r->status == ROOM_PLAYING && !srv->stopping) /* left: who abandoned loses */
+        json_decref(rated_room_over(srv, r->rated, r->id, NULL));
     log_info("room %s: closed", r->id);
     for (int i = 0; i < r->nseats; i++)
         if (r->seats[i].session) member_remove(r, r->seats[i].session);
@@ -264,6 +268,11 @@ void room_seated(room_t *r)
         r->last_now = room__clock(r);
         log_info("room %s: table full, game starts", r->id);
         durable_room_started(&r->srv->durable, &r->durable);
+        for (int i = 0; r->rated && i < r->nseats; i++) /* who plays, for the ratings */
+            rated_room_seat(r->srv, r->rated, i,
+                            r->seats[i].session ? r->seats[i].session->account : NULL,
+                            r->seats[i].bot ? r->seats[i].bot_strategy : NULL);
+        if (r->rated) rated_room_begin(r->srv, r->rated, r->id);
         room__journal(r, "start", -1, r->last_now, NULL);
     }
     room_notify(r); /* the seats, and "playing" when it starts: before the first state */
@@ -432,6 +441,8 @@ void room_release(room_t *r, session_t *s)
     remove_watcher(r, s);
     int seat = room_seat_of(r, s);
     if (seat >= 0) {
+        if (r->status == ROOM_PLAYING && r->rated && !r->srv->stopping) /* a loss */
+            rated_room_abandon(r->srv, r->rated, r->id, seat);
         if (r->status == ROOM_PLAYING && r->desc->bot) {
             log_info("room %s: %s leaves seat %d; a bot takes it", r->id, s->name, seat);
             tapis_error_t ignored;

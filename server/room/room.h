@@ -61,16 +61,17 @@ struct room {
     int nwatchers, capwatchers;
     game_t *game; /* created with the room, played once full */
     room_status_t status;
-    bool closed;            /* room_destroy() ran: freed at the end of the turn */
-    uint64_t seq;           /* state events sent */
-    int64_t last_now;       /* the game's clock never goes back */
-    heap_node_t due;        /* in srv->timers while timer_at is set */
-    int64_t timer_at;       /* ms: the earliest of game deadline, turn timer, bots, or
-                               GAME_NO_DEADLINE */
-    int64_t unattended_at;  /* ms since which a waiting room has no connected person, or -1 */
-    durable_room_t durable; /* what the durability sink is told of it (durable.h) */
-    UT_hash_handle hh;      /* srv->by_room_id */
-    queue_t node;           /* in srv->rooms, newest first; then in srv->graveyard */
+    bool closed;              /* room_destroy() ran: freed at the end of the turn */
+    uint64_t seq;             /* state events sent */
+    int64_t last_now;         /* the game's clock never goes back */
+    heap_node_t due;          /* in srv->timers while timer_at is set */
+    int64_t timer_at;         /* ms: the earliest of game deadline, turn timer, bots, or
+                                 GAME_NO_DEADLINE */
+    int64_t unattended_at;    /* ms since which a waiting room has no connected person, or -1 */
+    durable_room_t durable;   /* what the durability sink is told of it (durable.h) */
+    struct rated_room *rated; /* a rated game (account.h), or NULL: casual */
+    UT_hash_handle hh;        /* srv->by_room_id */
+    queue_t node;             /* in srv->rooms, newest first; then in srv->graveyard */
 };
 
 /* room_sit() and friends refuse with a tapis_error_t (tapis_error.h): a TAPIS_E_* code. */

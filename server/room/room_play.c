@@ -10,6 +10,7 @@
 #include "protocol/envelope.h"
 #include "json/jw.h"
 #include "server/base/log.h"
+#include "server/account/account.h"
 #include "server/room/room_int.h"
 #include "server/session/session.h"
 #include "server/durable/durable.h"
@@ -27,6 +28,18 @@ const char *room_status_name(room_status_t st)
     }
 }
 
+/* Beside a seat's name, its rating in the game: a person's account's, a bot level's in a
+   rated room (account.h). Guests have none. */
+static void seat_rating(const room_t *r, int i, json_t *seat)
+{
+    const seat_t *st = &r->seats[i];
+    const account_t *a = st->session ? st->session->account : NULL;
+    if (st->bot && r->rated) a = account_bot_find(r->srv, st->bot_strategy);
+    double shown;
+    if (seat && account_shown_rating(a, r->desc->id, &shown))
+        json_object_set_new(seat, "rating", json_real(shown));
+}
+
 json_t *room_summary(const room_t *r)
 {
     unsigned long mark = tapis_alloc_failures();
@@ -42,12 +55,14 @@ json_t *room_summary(const room_t *r)
                                                    st->session->conn != NULL));
         else
             json_array_append_new(seats, json_null());
+        seat_rating(r, i, json_array_get(seats, (size_t)i));
     }
     json_t *sum = json_pack("{s:s, s:s, s:s, s:i, s:b, s:s, s:o, s:i}", "room", r->id, "game",
                             r->desc->id, "title", r->desc->title, "players", r->nseats, "private",
                             r->private_room, "status", room_status_name(r->status), "seats", seats,
                             "spectators", r->nwatchers);
     if (r->srv->node_id) json_object_set_new(sum, "node", json_string(r->srv->node_id));
+    if (r->rated) json_object_set_new(sum, "rated", json_true());
     return game_json_checked(sum, mark);
 }
 
@@ -295,6 +310,8 @@ void room_changed(room_t *r)
         json_t *result = r->desc->result(r->game);
         json_t *ev = room_new_event(r, "game_over");
         json_object_set(ev, "result", result);
+        if (r->rated)
+            json_object_set_new(ev, "ratings", rated_room_over(r->srv, r->rated, r->id, result));
         ev = game_json_checked(ev, mark);
         durable_room_over(&r->srv->durable, &r->durable, result);
         char *text = json_dumps(result, JSON_COMPACT);

@@ -43,6 +43,7 @@ struct session {
     bool hold_open;                   /* hold handle initialised and not yet closed */
     bool gone;                        /* session_close() ran, or is under way */
     bool admin;                       /* said `admin TOKEN` (admin.c) */
+    struct account *account;          /* logged in to this account (account.h), or NULL: a guest */
     struct room **rooms;              /* rooms seated in or watched */
     int nrooms, caprooms;
     budget_t chat_budget, create_budget;

@@ -95,6 +95,8 @@ static const char *const migrations[] = {
     "CREATE VIEW journal_all AS SELECT rid, n, kind, seat, at, data FROM journal"
     TAIL_UNION(0) TAIL_UNION(1) TAIL_UNION(2) TAIL_UNION(3) ";",
     /* clang-format on */
+    /* 4 -> 5: accounts, their ratings per game and their rated results (store_accounts.c) */
+    STORE_ACCOUNTS_SCHEMA,
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -26,6 +26,10 @@
    the server as its ctx: rooms and sessions reach the functions below through
    it, never directly. */
 extern const durable_backend_t store_durable;
+/* The store as the accounts' backend (server/account/account.h; store_accounts.c), with the
+   server as its ctx. */
+struct account_backend;
+extern const struct account_backend store_accounts_backend;
 
 /*
  * Open (or create) the database at srv->opts.db_path, migrate its schema and

@@ -13,6 +13,25 @@
 
 #define TAIL_PARTS 4
 
+/* The accounts' tables (store_accounts.c; docs/STORE.md): a migration step of store.c. */
+#define STORE_ACCOUNTS_SCHEMA                                                                      \
+    "CREATE TABLE accounts ("                                                                      \
+    "  name_key TEXT PRIMARY KEY," /* the name folded to lower case */                             \
+    "  name TEXT NOT NULL,"                                                                        \
+    "  pwhash TEXT,"   /* crypto_pwhash_str (Argon2id); NULL for a bot level */                    \
+    "  key_hash TEXT," /* hex BLAKE2b-256 of the account key; never the key */                     \
+    "  created INTEGER NOT NULL) WITHOUT ROWID;"                                                   \
+    "CREATE TABLE ratings ("                                                                       \
+    "  name_key TEXT NOT NULL, game TEXT NOT NULL,"                                                \
+    "  mu REAL NOT NULL, sigma REAL NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL,"      \
+    "  PRIMARY KEY (name_key, game)) WITHOUT ROWID;"                                               \
+    "CREATE TABLE rated_results ("                                                                 \
+    "  id INTEGER PRIMARY KEY, name_key TEXT NOT NULL, game TEXT NOT NULL, room TEXT NOT NULL,"    \
+    "  place INTEGER NOT NULL, sides INTEGER NOT NULL, abandoned INTEGER NOT NULL,"                \
+    "  before REAL NOT NULL, after REAL NOT NULL, at INTEGER NOT NULL);"                           \
+    "CREATE INDEX rated_results_by_name ON rated_results(name_key, id);"                           \
+    "CREATE TABLE rated_rooms (room TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID;"
+
 enum {
     S_SESSION_NEW,
     S_SESSION_RENAME,
@@ -76,6 +95,8 @@ typedef struct room_row {
 } room_row_t;
 
 /* Between the files (store__ names are the store's own). */
+/* Open the turn's transaction if it is not open yet. False: nothing is written. */
+bool store__open_txn(store_t *st);
 void store__write_pending(store_t *st); /* the turn's journal entries (store_write.c) */
 void store__room_end(store_t *st, uint64_t rid, const char *status, const json_t *result,
                      const char *note);

@@ -19,8 +19,7 @@
 /* Writes                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* Open the turn's transaction if it is not open yet. False: nothing is written. */
-static bool open_txn(store_t *st)
+bool store__open_txn(store_t *st)
 {
     if (!st || st->srv->stopping) return false;
     if (!st->in_txn) {
@@ -38,7 +37,7 @@ static bool open_txn(store_t *st)
 /* The statement `which`, reset, inside the turn's transaction; NULL when nothing is written. */
 static sqlite3_stmt *begin(store_t *st, int which)
 {
-    if (!open_txn(st)) return NULL;
+    if (!store__open_txn(st)) return NULL;
     sqlite3_stmt *s = st->stmt[which];
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
@@ -174,7 +173,7 @@ static void journal(void *srv, const durable_room_t *r, uint64_t n, const char *
                     int64_t at, const json_t *data)
 {
     store_t *st = store_of(srv);
-    if (!open_txn(st)) return;
+    if (!store__open_txn(st)) return;
     struct pending *v = tapis_grow(st->pend, &st->cappend, st->npend, sizeof *v, 64);
     if (!v) goto oom;
     st->pend = v;

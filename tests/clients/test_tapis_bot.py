@@ -191,10 +191,41 @@ def a_protocol_error_gives_a_non_zero_exit():
 
 
 @check
+def two_bots_on_the_ladder_play_rated_games_by_seek():
+    # Two accounts registered over the protocol, then two tapis-bots that log in
+    # with the keys and find each other by `seek`, three rated games each.
+    server = Server(TAPISD, "--bot-delay", "0", "--pwhash", "min")
+    try:
+        keys = {}
+        for name in ("ladder1", "ladder2"):
+            c = server.connect()
+            keys[name] = c.ok("register", name=name, password="ladder-password")["key"]
+            c.close()
+        procs = [subprocess.Popen([TAPIS_BOT, server.address, "--account", name, "--key", key,
+                                   "--seek", "aspoint3", "--games", "3", "--seed", str(i)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for i, (name, key) in enumerate(sorted(keys.items()))]
+        outs = [p.communicate(timeout=300) for p in procs]
+        c = server.connect()
+        c.hello("judge")
+        profiles = {n: c.ok("profile", name=n) for n in keys}
+    finally:
+        server.stop()
+    for p, (name, _), (out, err) in zip(procs, sorted(keys.items()), outs):
+        assert p.returncode == 0, "exit %d\n%s\n%s" % (p.returncode, out, err)
+        assert len(re.findall(r"^game \d: rating ", out, re.M)) == 3, out
+        m = re.search(r"^rating %s aspoint3: (-?[\d.]+)$" % name, out, re.M)
+        assert m, out
+        r = profiles[name]["ratings"][0]
+        assert r["games"] == 3 and abs(r["rating"] - float(m.group(1))) < 0.051, (r, out)
+
+
+@check
 def bad_command_lines_exit_2():
     for args in (["--players", "1"], ["--bots", "2", "--players", "2"], ["--game", "nope"],
                  ["--strategy", "clever"], ["--strategy", "greedy:soon"],
-                 ["--strategy", "hard/0"], ["--strategy", "hard/x"], ["--strategy", "hardly"]):
+                 ["--strategy", "hard/0"], ["--strategy", "hard/x"], ["--strategy", "hardly"],
+                 ["--account", "ann"], ["--key", "00"]):
         p = subprocess.run([TAPIS_BOT, "127.0.0.1:1"] + args, capture_output=True, text=True)
         assert p.returncode == 2, "%s: exit %d %s" % (args, p.returncode, p.stderr)
 

@@ -46,6 +46,26 @@ def legal_number(tty, pattern):
 
 
 @check
+def an_account_sees_ratings_beside_the_names():
+    # A guest registers its own name, opens a rated table: the seats show the ratings
+    # (0.0 before any rated game, the bot level's too); leaving loses the game.
+    server = Server(TAPISD, "--bot-delay", "0", "--seed", "5", "--pwhash", "min")
+    with tapis_session(TAPIS, server, "--name", "ada") as tty:
+        tty.expect(r"hello ada\.")
+        tty.send("register ada secret-pass")
+        tty.expect(r"account ada registered; its key, shown this once \(for bots\): [0-9a-f]{32}")
+        tty.send("create aspoint3 2 rated")
+        tty.expect(r"room (\S+) created; you sit at seat 0")
+        tty.send("addbot")
+        tty.expect(r"seat 0\s+ada \(0\.0\)\s+\(you\)")
+        tty.expect(r"seat 1\s+bot1 \(0\.0\)")
+        tty.send("leave")
+        tty.expect(r"left room")
+        tty.send("profile")
+        tty.expect(r'"abandoned":\s*true')
+
+
+@check
 def aspoint3_picture_a_move_by_number_and_the_reveal():
     with table_with_a_bot("ada", "create aspoint3 2", "aspoint3") as (tty, room):
         # Seat 0 starts deal 1: own two cards, the centre (face-down as ??).

@@ -39,10 +39,11 @@ static json_t *request(const char *line, const char **code, char *message, size_
 static void table_has_every_command_of_the_design(void **state)
 {
     (void)state;
-    const char *names[] = {"hello", "games", "create", "rooms",  "history", "replay",
-                           "join",  "watch", "leave",  "addbot", "act",     "state",
-                           "say",   "ping",  "help",   "quit",   "admin",   "announce",
-                           "drain", "close", "kick",   "stats"};
+    const char *names[] = {"hello",       "games", "create", "rooms",  "history",  "replay",
+                           "join",        "watch", "leave",  "addbot", "act",      "state",
+                           "say",         "ping",  "help",   "quit",   "admin",    "announce",
+                           "drain",       "close", "kick",   "stats",  "register", "profile",
+                           "leaderboard", "seek",  "cancel"};
     int n;
     const command_t *t = command_table(&n);
     assert_int_equal(n, CMD__COUNT);
@@ -67,7 +68,7 @@ static void only_some_commands_work_before_hello(void **state)
     for (int i = 0; i < n; i++) {
         bool before = strcmp(t[i].name, "hello") == 0 || strcmp(t[i].name, "ping") == 0 ||
                       strcmp(t[i].name, "help") == 0 || strcmp(t[i].name, "games") == 0 ||
-                      strcmp(t[i].name, "quit") == 0;
+                      strcmp(t[i].name, "quit") == 0 || strcmp(t[i].name, "register") == 0;
         assert_int_equal(!!(t[i].flags & CMD_F_BEFORE_HELLO), before);
     }
 }
@@ -239,6 +240,14 @@ static const inline_case_t inline_cases[] = {
     {"create 233 4 private",
      "{\"cmd\":\"create\",\"game\":\"233\",\"players\":4,\"private\":true}"},
     {"create 233 private", "{\"cmd\":\"create\",\"game\":\"233\",\"private\":true}"},
+    {"create 233 2 rated private",
+     "{\"cmd\":\"create\",\"game\":\"233\",\"players\":2,\"rated\":true,\"private\":true}"},
+    {"register ann s3cret-pass",
+     "{\"cmd\":\"register\",\"name\":\"ann\",\"password\":\"s3cret-pass\"}"},
+    {"hello ann password=12345678",
+     "{\"cmd\":\"hello\",\"name\":\"ann\",\"password\":\"12345678\"}"},
+    {"leaderboard 233 10 20",
+     "{\"cmd\":\"leaderboard\",\"game\":\"233\",\"limit\":10,\"offset\":20}"},
     {"create 233 4 target=500 fast=true", "{\"cmd\":\"create\",\"game\":\"233\",\"players\":4,"
                                           "\"options\":{\"target\":500,\"fast\":true}}"},
     {"create game=slap players=3 private=false",
@@ -333,6 +342,7 @@ static void inline_mistakes_are_bad_requests(void **state)
         {"create 233 four", TAPIS_E_BAD_REQUEST, "players: must be an integer"},
         {"create 233 4 banana", TAPIS_E_BAD_REQUEST, "too many words"},
         {"create 233 private private", TAPIS_E_BAD_REQUEST, "private: given twice"},
+        {"create 233 rated rated", TAPIS_E_BAD_REQUEST, "rated: given twice"},
         {"create 233 options=x", TAPIS_E_BAD_REQUEST, "options: must be an object"},
         {"watch", TAPIS_E_BAD_REQUEST, "room: required"},
         {"say", TAPIS_E_BAD_REQUEST, "text: required"},

@@ -15,6 +15,7 @@ keep their connection and their game (no storm of links, no error budget
 spent); Redis killed and started again empty mid-game loses no table.
 Usage: test_cluster.py PATH/TO/tapisd"""
 import functools
+import math
 import os
 import random
 import re
@@ -692,6 +693,118 @@ def via_counts_only_from_a_nodes_address(cl):
         got += d
     assert b'"ok":true' in got and 0.8 < time.monotonic() - t0 < 4, got
     s.close()
+
+
+# -- accounts and ratings (issue 27): one truth in Redis --
+
+def rated_table_with_a_bot(client):
+    """A rated aspoint3 table of `client` with a bot; returns (room, node hosting it)."""
+    room = client.ok("create", game="aspoint3", players=2, rated=True)["room"]
+    client.ok("addbot", room=room, strategy="normal")
+    client.event(lambda e: e.get("ev") == "state" and e.get("room") == room)
+    node = [r for r in client.ok("rooms")["rooms"] if r["room"] == room][0]["node"]
+    return room, node
+
+
+def aspoint3_rating(client, name):
+    return [r for r in client.ok("profile", name=name)["ratings"] if r["game"] == "aspoint3"]
+
+
+@clustered("--pwhash", "min")
+def accounts_and_ratings_are_the_clusters(cl):
+    a = cl.nodes["a"].connect()
+    a.ok("register", name="alice", password="alice-password")
+    c = cl.nodes["c"].connect()
+    assert c.request("register", name="ALICE", password="x-password")["error"]["code"] == \
+        "name_taken"
+    assert c.request("hello", name="alice")["error"]["code"] == "name_taken"
+    b = cl.nodes["b"].connect()
+    assert b.ok("hello", name="alice", password="alice-password")["account"] is True
+    room, node = rated_table_with_a_bot(b)
+    b.ok("leave", room=room)  # a loss, on whichever node hosts it
+    c.hello("carol")
+    wait_for(lambda: aspoint3_rating(c, "alice"), "alice's rating seen from node c")
+    mine = aspoint3_rating(c, "alice")[0]
+    assert mine["games"] == 1 and mine["rating"] < 0, mine
+    assert c.ok("profile", name="alice")["recent"][0]["room"] == room
+    # The leaderboard is the cluster's too: node a never held the game.
+    a.hello("ann")
+    board = a.ok("leaderboard", game="aspoint3")
+    assert [p["name"] for p in board["provisional"]] == ["bot:normal", "alice"], board
+    assert board["provisional_total"] == 2 and board["players"] == [] and board["total"] == 0
+    assert abs(board["provisional"][1]["rating"] - mine["rating"]) < 1e-9, board
+
+
+@clustered("--pwhash", "min")
+def a_rated_game_stays_rated_when_its_node_dies(cl):
+    b = cl.nodes["b"].connect()
+    b.ok("register", name="alice", password="alice-password")
+    b.ok("hello", name="alice", password="alice-password")
+    room = b.ok("create", game="aspoint3", players=2, rated=True)["room"]
+    b.ok("addbot", room=room, strategy="normal:60000")  # slow: the game is under way
+    b.event(lambda e: e.get("ev") == "state" and e.get("room") == room)
+    host = [r for r in b.ok("rooms")["rooms"] if r["room"] == room][0]["node"]
+    cl.nodes[host].proc.send_signal(signal.SIGKILL)
+    cl.nodes[host].proc.wait()
+    other = [i for i in ("a", "b", "c") if i != host][0]
+    c = cl.nodes[other].connect()
+    c.hello("carol")
+    wait_for(lambda: any(r["room"] == room and r["node"] != host
+                         for r in c.ok("rooms")["rooms"]), "the room taken over", timeout=15)
+    new_host = [r for r in c.ok("rooms")["rooms"] if r["room"] == room][0]["node"]
+    assert cl.nodes[new_host].wait_log(r"room %s: rated again after its node's death" % room, 5)
+    a = cl.nodes[new_host].connect()
+    assert a.ok("hello", name="alice", password="alice-password")["rooms"] == [room]
+    a.ok("leave", room=room)
+    wait_for(lambda: aspoint3_rating(c, "alice"), "alice's abandoned game rated")
+    rec = c.ok("profile", name="alice")["recent"]
+    assert len(rec) == 1 and rec[0]["abandoned"] and rec[0]["room"] == room, rec
+
+
+def two_losses_from_new():
+    """alice's (mu, sigma) after losing twice to a bot level, both new (core/rating.c)."""
+    beta, tau = 25 / 6, 25 / 300
+    me, bot = (25.0, 25 / 3), (25.0, 25 / 3)
+    for _ in range(2):
+        p = [(m, (s * s + tau * tau) ** 0.5) for m, s in (bot, me)]  # bot first
+        c = (sum(s * s + beta * beta for _, s in p)) ** 0.5
+        e = [math.exp(m / c) for m, _ in p]
+        out = []
+        for i in range(2):
+            s2 = p[i][1] ** 2
+            if i == 0:
+                quo = e[0] / (e[0] + e[1])
+                w, d = 1 - quo, quo * (1 - quo)
+            else:
+                q0, q1 = e[1] / (e[0] + e[1]), 1.0
+                w, d = -q0 + (1 - q1), q0 * (1 - q0) + q1 * (1 - q1)
+            gamma = s2 ** 0.5 / c
+            out.append((p[i][0] + s2 / c * w, p[i][1] * max(1 - gamma * s2 / c / c * d,
+                                                            1e-4) ** 0.5))
+        bot, me = out
+    return me
+
+
+@clustered("--pwhash", "min")
+def two_games_ending_at_once_on_two_nodes_lose_neither_update(cl):
+    a = cl.nodes["a"].connect()
+    a.ok("register", name="alice", password="alice-password")
+    a.ok("hello", name="alice", password="alice-password")
+    r1, n1 = rated_table_with_a_bot(a)
+    r2, n2 = rated_table_with_a_bot(a)
+    assert n1 != n2, "both tables on node %s" % n1
+    # Both tables lose alice in one write: two nodes rate alice and bot:normal at once.
+    a.send_raw('{"cmd":"leave","room":"%s"}\n{"cmd":"leave","room":"%s"}\n' % (r1, r2))
+    c = cl.nodes["c"].connect("carol")
+    wait_for(lambda: aspoint3_rating(c, "alice") and
+             aspoint3_rating(c, "alice")[0]["games"] == 2, "both games in alice's rating")
+    mine = aspoint3_rating(c, "alice")[0]
+    bot = aspoint3_rating(c, "bot:normal")[0]
+    assert bot["games"] == 2, bot
+    mu, sigma = two_losses_from_new()
+    assert abs(mine["mu"] - mu) < 1e-9 and abs(mine["sigma"] - sigma) < 1e-9, (mine, mu, sigma)
+    assert {x["room"] for x in c.ok("profile", name="alice")["recent"]} == {r1, r2}
+    assert cl.redis.command("HGET", "tapis:account:alice", "r:aspoint3").split()[-1] == "2"
 
 
 if __name__ == "__main__":

@@ -1,0 +1,290 @@
+/*
+ * cluster_accounts.c — the accounts and ratings of a cluster, in its Redis
+ * (account.h's account_shared_t): one truth for every node.
+ *
+ * Keys (docs/CLUSTER.md):
+ *   tapis:account:KEY          HASH  name, created, pwhash, key_hash (or bot 1), and
+ *                                    r:GAME = "MU SIGMA GAMES WINS VERSION" per game rated
+ *   tapis:account:KEY:results  LIST  its rated results, newest first (JSON)
+ *   tapis:board:GAME[:provisional]  ZSET  folded names by the rating shown
+ *   tapis:board:GAME:rows      HASH  folded name -> its leaderboard row (JSON)
+ *   tapis:rated                HASH  room -> a rated game under way (rated_room_json())
+ * KEY is the name folded to lower case. A register claims the name with
+ * HSETNX (two nodes registering one name: one wins); a game's end writes
+ * every rating of its table in one Lua script that first checks each
+ * rating's version, so two games ending at once on two nodes for the same
+ * player lose neither update: the second is computed again from the first's
+ * ratings (rated.c, settle()). The script takes its keys in its one JSON
+ * argument: the cluster's Redis is one server, never a Redis Cluster.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/account/account.h"
+#include "server/base/log.h"
+#include "server/cluster/cluster_int.h"
+
+/* clang-format off */
+static const char RATE_SCRIPT[] =
+    "local a = cjson.decode(ARGV[1]) "
+    "local f = 'r:' .. a.game "
+    "for _, p in ipairs(a.players) do "
+    "  local cur = redis.call('HGET', p.key, f) "
+    "  local ver = 0 "
+    "  if cur then ver = tonumber(string.match(cur, '(%S+)$')) end "
+    "  if ver ~= p.ver then return 0 end "
+    "end "
+    "local est, prov = 'tapis:board:' .. a.game, 'tapis:board:' .. a.game .. ':provisional' "
+    "for _, p in ipairs(a.players) do "
+    "  redis.call('HSET', p.key, f, p.value) "
+    "  redis.call('LPUSH', p.key .. ':results', p.result) "
+    "  redis.call('HSET', est .. ':rows', p.name, p.row) "
+    "  if p.provisional then "
+    "    redis.call('ZREM', est, p.name) redis.call('ZADD', prov, p.shown, p.name) "
+    "  else "
+    "    redis.call('ZREM', prov, p.name) redis.call('ZADD', est, p.shown, p.name) "
+    "  end "
+    "end "
+    "return 1";
+/* clang-format on */
+
+static const char RELEASE_SCRIPT[] =
+    "if redis.call('HEXISTS', KEYS[1], 'pwhash') == 0 and "
+    "   redis.call('HEXISTS', KEYS[1], 'bot') == 0 then redis.call('DEL', KEYS[1]) end "
+    "return 1";
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void rating_field(account_t *a, const char *field, const char *value)
+{
+    double mu, sigma;
+    int games, wins;
+    long long ver;
+    if (sscanf(value, "%lf %lf %d %d %lld", &mu, &sigma, &games, &wins, &ver) != 5) {
+        log_warn("cluster: account %s: a bad rating \"%s\" is skipped", a->name, field);
+        return;
+    }
+    account_rating_t *r = account_rating_set(a, field + 2, mu, sigma, games, wins);
+    if (r) r->ver = ver;
+}
+
+static void result_json(account_t *a, const char *text)
+{
+    json_t *j = json_loads(text, 0, NULL);
+    account_result_t res = {
+        .place = (int)json_integer_value(json_object_get(j, "place")),
+        .sides = (int)json_integer_value(json_object_get(j, "sides")),
+        .abandoned = json_is_true(json_object_get(j, "abandoned")),
+        .before = json_number_value(json_object_get(j, "before")),
+        .after = json_number_value(json_object_get(j, "after")),
+        .at = json_integer_value(json_object_get(j, "at")),
+    };
+    const char *game = json_string_value(json_object_get(j, "game"));
+    const char *room = json_string_value(json_object_get(j, "room"));
+    snprintf(res.game, sizeof res.game, "%s", game ? game : "");
+    snprintf(res.room, sizeof res.room, "%s", room ? room : "");
+    json_decref(j);
+    account_recent_add(a, &res);
+}
+
+static int fetch(void *ctx, server_t *srv, const char *name)
+{
+    cluster_t *cl = cluster__of(ctx);
+    if (!cl) return -1;
+    char key[64];
+    account_name_key(key, name);
+    redisReply *h = cluster__command(cl, "HGETALL tapis:account:%s", key);
+    if (!h) return -1;
+    if (h->type != REDIS_REPLY_ARRAY || h->elements == 0) {
+        freeReplyObject(h);
+        return 0;
+    }
+    const char *stored = cluster__field(h, "name");
+    const char *created = cluster__field(h, "created");
+    account_t *a = account_here(srv, stored ? stored : name);
+    if (!a)
+        a = accounts_loaded(srv, stored ? stored : name, NULL, NULL, created ? atoll(created) : 0);
+    if (!a) {
+        freeReplyObject(h);
+        return -1;
+    }
+    const char *pwhash = cluster__field(h, "pwhash");
+    const char *key_hash = cluster__field(h, "key_hash");
+    a->bot = cluster__field(h, "bot") != NULL;
+    if (pwhash) snprintf(a->pwhash, sizeof a->pwhash, "%s", pwhash);
+    if (key_hash) snprintf(a->key_hash, sizeof a->key_hash, "%s", key_hash);
+    a->pending = !pwhash && !a->bot; /* claimed by a register, not yet hashed */
+    for (size_t i = 0; i + 1 < h->elements; i += 2)
+        if (h->element[i]->type == REDIS_REPLY_STRING && !strncmp(h->element[i]->str, "r:", 2) &&
+            h->element[i + 1]->type == REDIS_REPLY_STRING)
+            rating_field(a, h->element[i]->str, h->element[i + 1]->str);
+    freeReplyObject(h);
+    redisReply *l =
+        cluster__command(cl, "LRANGE tapis:account:%s:results 0 %d", key, ACCOUNT_RECENT - 1);
+    if (l && l->type == REDIS_REPLY_ARRAY) {
+        a->nrecent = a->recent_head = 0;
+        for (size_t i = l->elements; i-- > 0;) /* oldest first */
+            if (l->element[i]->type == REDIS_REPLY_STRING) result_json(a, l->element[i]->str);
+    }
+    if (l) freeReplyObject(l);
+    return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int claim(void *ctx, const account_t *a)
+{
+    cluster_t *cl = cluster__of(ctx);
+    if (!cl) return -1;
+    long long got = cluster__reply_int(
+        cluster__command(cl, "HSETNX tapis:account:%s name %s", a->name_key, a->name), -1);
+    if (got == 1)
+        cluster__reply_int(cluster__command(cl, "HSET tapis:account:%s created %lld", a->name_key,
+                                            (long long)a->created),
+                           0);
+    return got < 0 ? -1 : (int)got;
+}
+
+static void release(void *ctx, const account_t *a)
+{
+    cluster_t *cl = cluster__of(ctx);
+    char k[96];
+    snprintf(k, sizeof k, "tapis:account:%s", a->name_key);
+    if (cl) cluster__reply_int(cluster__command(cl, "EVAL %s 1 %s", RELEASE_SCRIPT, k), 0);
+}
+
+static void put(void *ctx, const account_t *a)
+{
+    cluster_t *cl = cluster__of(ctx);
+    if (!cl) return;
+    redisReply *r =
+        a->bot
+            ? cluster__command(cl, "HSET tapis:account:%s name %s created %lld bot 1", a->name_key,
+                               a->name, (long long)a->created)
+            : cluster__command(cl,
+                               "HSET tapis:account:%s name %s created %lld pwhash %s "
+                               "key_hash %s",
+                               a->name_key, a->name, (long long)a->created, a->pwhash, a->key_hash);
+    if (!r) log_error("cluster: account %s not written to Redis", a->name);
+    cluster__reply_int(r, 0);
+}
+
+static int rate(void *ctx, const char *game, account_t *const *who, const account_rating_t *now,
+                const account_result_t *res, int n)
+{
+    cluster_t *cl = cluster__of(ctx);
+    if (!cl) return -1;
+    json_t *players = json_array();
+    for (int i = 0; i < n; i++) {
+        char key[96], value[160];
+        snprintf(key, sizeof key, "tapis:account:%s", who[i]->name_key);
+        snprintf(value, sizeof value, "%.17g %.17g %d %d %lld", now[i].mu, now[i].sigma,
+                 now[i].games, now[i].wins, now[i].ver + 1);
+        json_t *r =
+            json_pack("{s:s, s:s, s:i, s:b, s:f, s:f, s:I}", "game", res[i].game, "room",
+                      res[i].room, "place", res[i].place, "abandoned", res[i].abandoned, "before",
+                      res[i].before, "after", res[i].after, "at", (json_int_t)res[i].at);
+        json_object_set_new(r, "sides", json_integer(res[i].sides));
+        char *rtext = json_dumps(r, JSON_COMPACT);
+        json_decref(r);
+        json_t *row = account_board_row(who[i], &now[i]);
+        char *row_text = row ? json_dumps(row, JSON_COMPACT) : NULL;
+        json_decref(row);
+        json_array_append_new(players,
+                              json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:f, s:b}", "key", key,
+                                        "ver", (json_int_t)now[i].ver, "value", value, "result",
+                                        rtext ? rtext : "{}", "name", who[i]->name_key, "row",
+                                        row_text ? row_text : "{}", "shown",
+                                        rating_display((rating_t){now[i].mu, now[i].sigma}),
+                                        "provisional", now[i].sigma > ACCOUNT_PROVISIONAL));
+        free(rtext);
+        free(row_text);
+    }
+    json_t *arg = json_pack("{s:s, s:o}", "game", game, "players", players);
+    char *text = arg ? json_dumps(arg, JSON_COMPACT) : NULL;
+    json_decref(arg);
+    if (!text) return -1;
+    long long got = cluster__reply_int(cluster__command(cl, "EVAL %s 0 %s", RATE_SCRIPT, text), -1);
+    free(text);
+    return got < 0 ? -1 : (int)got;
+}
+
+/* Rows [from, from + n) of the sorted set `set` of the board of `game`, best first, as JSON
+   (placed from `first` when first > 0); *total gets the set's size. NULL: unreachable. */
+static json_t *board_rows(cluster_t *cl, const char *game, const char *set, long long from, int n,
+                          long long first, long long *total)
+{
+    *total = cluster__reply_int(cluster__command(cl, "ZCARD tapis:board:%s%s", game, set), -1);
+    redisReply *names = *total < 0 ? NULL
+                                   : cluster__command(cl, "ZREVRANGE tapis:board:%s%s %lld %lld",
+                                                      game, set, from, from + n - 1);
+    if (!names || names->type != REDIS_REPLY_ARRAY) {
+        if (names) freeReplyObject(names);
+        return NULL;
+    }
+    json_t *out = json_array();
+    for (size_t i = 0; i < names->elements; i++) {
+        redisReply *row =
+            cluster__command(cl, "HGET tapis:board:%s:rows %s", game, names->element[i]->str);
+        json_t *e = row && row->type == REDIS_REPLY_STRING ? json_loads(row->str, 0, NULL) : NULL;
+        if (row) freeReplyObject(row);
+        if (!e) continue;
+        if (first > 0) json_object_set_new(e, "place", json_integer(first + (long long)i));
+        json_array_append_new(out, e);
+    }
+    freeReplyObject(names);
+    return out;
+}
+
+static json_t *board(void *ctx, const char *game, int limit, long long offset)
+{
+    cluster_t *cl = cluster__of(ctx);
+    if (!cl) return NULL;
+    long long total, ptotal;
+    json_t *players = board_rows(cl, game, "", offset, limit, offset + 1, &total);
+    json_t *prov = players ? board_rows(cl, game, ":provisional", 0, limit, 0, &ptotal) : NULL;
+    if (!prov) {
+        json_decref(players);
+        return NULL;
+    }
+    return json_pack("{s:o, s:I, s:i, s:I, s:o, s:I, s:f}", "players", players, "total",
+                     (json_int_t)total, "limit", limit, "offset", (json_int_t)offset, "provisional",
+                     prov, "provisional_total", (json_int_t)ptotal, "provisional_sigma",
+                     ACCOUNT_PROVISIONAL);
+}
+
+static void rated_room(void *ctx, const char *room_id, const json_t *data)
+{
+    cluster_t *cl = cluster__of(ctx);
+    char *text = data ? json_dumps(data, JSON_COMPACT) : NULL;
+    if (cl && (text || !data))
+        cluster__reply_int(text ? cluster__command(cl, "HSET tapis:rated %s %s", room_id, text)
+                                : cluster__command(cl, "HDEL tapis:rated %s", room_id),
+                           0);
+    free(text);
+}
+
+static json_t *rated_room_get(void *ctx, const char *room_id)
+{
+    cluster_t *cl = cluster__of(ctx);
+    redisReply *r = cl ? cluster__command(cl, "HGET tapis:rated %s", room_id) : NULL;
+    json_t *data = r && r->type == REDIS_REPLY_STRING ? json_loads(r->str, 0, NULL) : NULL;
+    if (r) freeReplyObject(r);
+    return data;
+}
+
+const account_shared_t cluster_accounts_shared = {
+    .rated_room = rated_room,
+    .rated_room_get = rated_room_get,
+    .board = board,
+    .fetch = fetch,
+    .claim = claim,
+    .release = release,
+    .put = put,
+    .rate = rate,
+};
