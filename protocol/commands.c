@@ -17,6 +17,7 @@
 #define TEXT_MAX_LEN 1000
 #define ROOMS_PAGE_MAX 200
 #define HISTORY_PAGE_MAX 100
+#define REPLAY_STEP_MAX 100000000
 
 #define ROOM_ARG(arg_flags, pos)                                                                   \
     {                                                                                              \
@@ -87,14 +88,17 @@ static const command_t commands[CMD__COUNT] = {
     {
         .name = "replay",
         .id = CMD_REPLAY,
-        .usage = "replay ID",
-        .summary = "the record of a finished game: options, seed, seats and journal",
-        .args = {{.name = "game_id",
-                  .type = ARG_ROOM,
-                  .flags = ARG_REQUIRED,
-                  .min = 1,
-                  .max = ROOM_MAX_LEN,
-                  .position = 1}},
+        .usage = "replay ID [STEP]",
+        .summary = "the record of a finished game (options, seed, seats, journal), or with "
+                   "STEP what a spectator saw after that many moves",
+        .args =
+            {{.name = "game_id",
+              .type = ARG_ROOM,
+              .flags = ARG_REQUIRED,
+              .min = 1,
+              .max = ROOM_MAX_LEN,
+              .position = 1},
+             {.name = "step", .type = ARG_INT, .min = 0, .max = REPLAY_STEP_MAX, .position = 2}},
     },
     {
         .name = "join",
