@@ -73,7 +73,8 @@ SEED = int(os.environ.get("TAPIS_WEB_SEED") or random.randrange(1, 1 << 30))
 GAME_TIMEOUT = 120
 # The keys of a seated player's view that a spectator's lacks (core/*/view.c's
 # view_seat and game_write_own, server/room/room_play.c's at_once).
-OWN_KEYS = {"seat", "hand", "legal", "at_once", "must_win", "swapped_out", "team"}
+OWN_KEYS = {"seat", "hand", "legal", "at_once", "must_win", "last_drawn", "swapped_out",
+            "team"}
 # Short games (core/<game>/RULES.md, "Options").
 # "timers": count-downs the table must have drawn at least once in a game
 # (every state is drawn as it comes, so a state that has one shows it).
