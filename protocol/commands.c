@@ -26,6 +26,7 @@
         .name = (arg_name), .type = ARG_STRING, .flags = ARG_REQUIRED, .min = 1, .max = (maxlen),  \
         .position = (pos)                                                                          \
     }
+#define REPLAY_STEP_MAX 100000000
 
 #define ROOM_ARG(arg_flags, pos)                                                                   \
     {                                                                                              \
@@ -100,14 +101,17 @@ static const command_t commands[CMD__COUNT] = {
     {
         .name = "replay",
         .id = CMD_REPLAY,
-        .usage = "replay ID",
-        .summary = "the record of a finished game: options, seed, seats and journal",
-        .args = {{.name = "game_id",
-                  .type = ARG_ROOM,
-                  .flags = ARG_REQUIRED,
-                  .min = 1,
-                  .max = ROOM_MAX_LEN,
-                  .position = 1}},
+        .usage = "replay ID [STEP]",
+        .summary = "the record of a finished game (options, seed, seats, journal), or with "
+                   "STEP what a spectator saw after that many moves",
+        .args =
+            {{.name = "game_id",
+              .type = ARG_ROOM,
+              .flags = ARG_REQUIRED,
+              .min = 1,
+              .max = ROOM_MAX_LEN,
+              .position = 1},
+             {.name = "step", .type = ARG_INT, .min = 0, .max = REPLAY_STEP_MAX, .position = 2}},
     },
     {
         .name = "join",

@@ -24,7 +24,6 @@ class App {
     this.bannerEl = document.getElementById("banner");
     this.games = [];
     this.tables = new Map(); // room -> Table
-    this.options = new Map(); // room -> options this page created it with
     this.current = null; // the Table on screen
     this.name = null;
     this.lobby = null;
@@ -221,17 +220,6 @@ class App {
   botLevels(game) {
     const g = this.games.find((x) => x.id === game);
     return g ? g.bots || [] : [];
-  }
-
-  rememberOptions(room, options) {
-    this.options.set(room, options);
-  }
-
-  // An option this page gave when it created the room (undefined otherwise:
-  // then the game's default or, for dispute_ms, the server's window).
-  createdOption(room, name) {
-    const o = this.options.get(room);
-    return o && name in o ? o[name] : undefined;
   }
 }
 

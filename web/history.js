@@ -1,12 +1,14 @@
 // history.js — finished games (`history`, yours or every public one, a page
 // at a time) and the replay viewer of one (`replay`). A record holds the
-// options, the seed, the seats and the journal of actions, not the cards
-// dealt (they follow from the seed in the game's core): the viewer steps
-// through the actions, described in words, and draws what the actions
-// alone decide (seqnum's chips on the board).
+// options, the seed, the seats and the journal, not the cards dealt (they
+// follow from the seed in the game's core), and the page has no rules: the
+// viewer lists the moves (the journal's act and tick entries) in words and,
+// for each step, asks the server for what a spectator saw then (`replay ID
+// step=N`, replayed by the server's core), drawn by the game's own table
+// drawing (web/games/GAME.js) as the live table draws it. Buttons, the
+// slider, the list and the keys ← → Home End step through it.
 
 import { h, clear } from "./dom.js";
-import { board, replayBoard } from "./games/seqnum.js";
 
 const PAGE = 10;
 
@@ -79,19 +81,22 @@ export class Replay {
     this.app = app;
     this.rec = record;
     this.mod = app.gameModule(record.game);
-    this.steps = record.actions.filter((x) => x.kind === "act");
-    this.n = 0; // actions shown
-    this.boardEl = h("div.rboard");
+    // The steps the server counts: each act or tick entry made a new state.
+    this.steps = record.actions.filter((x) => x.kind === "act" || x.kind === "tick");
+    this.n = 0; // moves shown
+    this.asked = 0; // the latest step asked for: older answers are dropped
+    this.view = null;
+    this.boardEl = h("div.rboard.board", { "aria-label": "the table at this step" });
     this.stepEl = h("p.step", { role: "status", "aria-live": "polite" });
     this.listEl = h("ol.rsteps");
     this.range = h("input#replay-range", { type: "range", min: 0, max: this.steps.length, value: 0, "aria-label": "step" });
     this.range.addEventListener("input", () => this.go(Number(this.range.value)));
     const names = record.seats.map((s) => (s.bot ? "bot " + s.seat + " (" + s.strategy + ")" : s.name));
     this.names = names;
-    const t = this.nameCtx();
+    const t = this.ctx();
     this.el = h("section.replay", { "aria-label": "replay", tabindex: "-1", onkeydown: (e) => this.key(e) },
       h("h2", null, "Replay: " + (this.mod ? this.mod.title : record.game) + " #" + record.id),
-      h("p", null, "Players: " + names.map((n, i) => i + " " + n).join(", ") + " · options " + JSON.stringify(record.options) + " · seed " + record.seed),
+      h("p", null, "Players: " + names.map((n, i) => i + " " + n).join(", ") + " · options " + Object.entries(record.options).map(([k, v]) => k + " " + JSON.stringify(v)).join(", ") + " · seed " + record.seed),
       h("p", null, "Result: " + (record.result.winners || []).map((s) => names[s]).join(", ") + " won. ",
         this.mod && this.mod.resultLines ? this.mod.resultLines(record.result, t).join(" · ") : ""),
       h("div.rctl", null,
@@ -104,8 +109,26 @@ export class Replay {
       this.stepEl, this.boardEl, this.listEl);
   }
 
-  nameCtx() {
-    return { name: (s) => (s === null || s === undefined || s < 0 ? "nobody" : this.names[s] || "seat " + s), isMine: () => false, seat: null };
+  // What a game module's drawing asks of a table (table.js), for a watcher
+  // of a finished game: no seat, nothing legal, nothing to click or time.
+  ctx() {
+    return {
+      app: this.app,
+      room: null,
+      seat: null,
+      view: this.view,
+      received: 0,
+      keys: new Map(),
+      name: (s) => (s === null || s === undefined || s < 0 ? "nobody" : this.names[s] || "seat " + s),
+      isMine: () => false,
+      legal: () => [],
+      offer: (a, opts) => h("span", null, (opts && (opts.content || opts.label)) || ""),
+      covered: () => {},
+      bindKey: () => {},
+      autoAct: () => {},
+      render: () => this.drawBoard(),
+      localTime: () => null,
+    };
   }
 
   key(e) {
@@ -122,24 +145,45 @@ export class Replay {
     this.draw();
   }
 
+  describe(x, t) {
+    const what = x.kind === "tick" ? "the game's timer"
+      : t.name(x.seat) + ": " + ((this.mod && this.mod.describeAction(x.data, t)) || JSON.stringify(x.data));
+    return what + " (at " + (x.at / 1000).toFixed(1) + " s)";
+  }
+
   draw() {
-    const t = this.nameCtx();
+    const t = this.ctx();
     this.range.value = String(this.n);
-    const describe = (x) => t.name(x.seat) + ": " + ((this.mod && this.mod.describeAction(x.data, t)) || JSON.stringify(x.data)) +
-      " (at " + (x.at / 1000).toFixed(1) + " s)";
     this.stepEl.textContent = this.n === 0 ? "Before the first move (" + this.steps.length + " moves)."
-      : "Move " + this.n + " of " + this.steps.length + ": " + describe(this.steps[this.n - 1]);
-    clear(this.boardEl);
-    if (this.rec.game === "seqnum") {
-      const idx = this.n ? this.rec.actions.indexOf(this.steps[this.n - 1]) + 1 : 0;
-      this.boardEl.appendChild(board(replayBoard(this.rec, idx)));
-    }
+      : "Move " + this.n + " of " + this.steps.length + ": " + this.describe(this.steps[this.n - 1], t);
     clear(this.listEl);
     this.steps.forEach((x, i) => {
       this.listEl.appendChild(h("li" + (i === this.n - 1 ? ".current" : ""), null,
-        h("button.link", { type: "button", onclick: () => this.go(i + 1) }, describe(x))));
+        h("button.link", { type: "button", onclick: () => this.go(i + 1) }, this.describe(x, t))));
     });
     const cur = this.listEl.querySelector(".current");
     if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+    this.fetchView(this.n);
+  }
+
+  async fetchView(n) {
+    this.asked = n;
+    let r;
+    try {
+      r = await this.app.proto.request("replay", { game_id: String(this.rec.id), step: n });
+    } catch (e) {
+      if (this.asked === n) this.stepEl.textContent = e.code + ": " + e.message;
+      return;
+    }
+    if (this.asked !== n) return; // a later step was asked for meanwhile
+    this.view = r.view;
+    this.el.dataset.step = String(r.step);
+    this.drawBoard();
+  }
+
+  drawBoard() {
+    clear(this.boardEl);
+    if (!this.view) return;
+    this.boardEl.appendChild(this.mod ? this.mod.render(this.view, this.ctx()) : h("pre", null, JSON.stringify(this.view, null, 1)));
   }
 }

@@ -82,7 +82,6 @@ export class Lobby {
         const r = await this.app.proto.request("create", {
           game: gameSel.value, players: Number(players.value), options, private: priv.checked,
         });
-        this.app.rememberOptions(r.room, options);
         const table = this.app.showTable(r.room);
         table.mySeat = r.seat;
         for (let i = 0; i < Number(bots.value); i++) {

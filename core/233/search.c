@@ -8,9 +8,10 @@
  * the melds, the gifts laid in front of the players, a drawn gift being placed
  * (public) and the top discard; they are dealt at random to the other hands
  * (never a gift: a gift in hand is public), the discard pile under its top and
- * the draw pile. The options a view does not show (dispute_ms, max_rebuilds,
- * claim_sequences, declare) take their defaults; a table with claims pending
- * (whose melds only their makers know) is not drawn.
+ * the draw pile. The view's dispute_ms is kept (within the option's range);
+ * the options a view does not show (max_rebuilds, claim_sequences, declare)
+ * take their defaults; a table with claims pending (whose melds only their
+ * makers know) is not drawn.
  */
 #include <string.h>
 
@@ -42,7 +43,9 @@ game_t *g233_from_view(const json_t *view, rng_t *rng)
     g233_t *g = game_state_new(sizeof *g, &g233_desc, n, NULL);
     if (!g) return NULL;
     game_log_init(&g->events, G233_EVENTS);
-    g->dispute_ms = 200;
+    const json_t *window = json_object_get(view, "dispute_ms");
+    json_int_t ms = json_is_integer(window) ? json_integer_value(window) : 200;
+    g->dispute_ms = ms < 0 ? 0 : ms > 60000 ? 60000 : (int)ms;
     g->max_rebuilds = 3;
     g->target = game_search_int(view, "target");
     g->declare_must = true;

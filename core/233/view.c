@@ -83,6 +83,9 @@ void g233_view_public(const game_t *base, jw_t *w)
     for (int i = 0; i < g->nclaims; i++)
         jw_int(w, NULL, g->claims[i].seat);
     jw_end(w);
+    /* The room's window (its option, perhaps the server's --dispute-window): a
+       client shows the dispute's countdown from it. */
+    jw_int(w, "dispute_ms", g->dispute_ms);
     game_write_seat(w, "declarer", g->declarer);
     game_write_players(base, w, write_player);
     /* The events (a game_log_t) and the last round's summary are never changed

@@ -3,6 +3,7 @@
  * say. The handler checks what the protocol cannot (does the game exist, is
  * the seat free), replies, then lets the room broadcast.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "server/account/account.h"
@@ -15,6 +16,7 @@
 #include "server/session/session.h"
 #include "server/durable/durable.h"
 #include "protocol/text.h"
+#include "core/journal.h"
 
 #define ROOMS_PAGE_DEFAULT 50
 #define HISTORY_PAGE_DEFAULT 20
@@ -202,13 +204,105 @@ void lobby_history(request_t *req)
                           "limit", limit, "offset", (json_int_t)offset));
 }
 
-/* The record of one finished game (docs/STORE.md, "Records"). */
+static bool is_step(const json_t *entry)
+{
+    const char *k = json_string_value(json_object_get(entry, "kind"));
+    return k && (strcmp(k, "act") == 0 || strcmp(k, "tick") == 0);
+}
+
+static json_int_t entry_int(const json_t *entry, const char *key, json_int_t dflt)
+{
+    const json_t *v = json_object_get(entry, key);
+    return json_is_integer(v) ? json_integer_value(v) : dflt;
+}
+
+/*
+ * What a spectator saw (game_view(GAME_SPECTATOR)) after the first `step`
+ * act and tick entries of a finished game's record, replayed through core's
+ * journal replay (core/journal.h) as a restore and `tapis replay` do. The
+ * record is the server's own, stored by a game that ended: a refusal here is
+ * a fault (logged), not the caller's. NULL with *why on a fault.
+ */
+static json_t *record_view_at(const json_t *record, json_int_t step, char *why, size_t whylen)
+{
+    const game_desc_t *d = game_find(json_string_value(json_object_get(record, "game")));
+    const char *seed = json_string_value(json_object_get(record, "seed"));
+    if (!d || !seed) {
+        snprintf(why, whylen, "the record names no game of this server or no seed");
+        return NULL;
+    }
+    journal_replay_t jr;
+    if (journal_replay_start_tree(&jr, d, (int)entry_int(record, "players", 0),
+                                  json_object_get(record, "options"), strtoull(seed, NULL, 10), why,
+                                  whylen) < 0)
+        return NULL;
+    size_t i;
+    const json_t *e;
+    json_int_t done = 0;
+    json_array_foreach(json_object_get(record, "actions"), i, e)
+    {
+        if (done == step) break;
+        json_int_t n = entry_int(e, "n", 0);
+        if (journal_replay_entry_tree(&jr, n < 0 ? 0 : (uint64_t)n,
+                                      json_string_value(json_object_get(e, "kind")),
+                                      (int)entry_int(e, "seat", -1), entry_int(e, "at", 0),
+                                      json_object_get(e, "data"), why, whylen) < 0) {
+            journal_replay_abandon(&jr);
+            return NULL;
+        }
+        done += is_step(e);
+    }
+    json_t *view = game_view(jr.g, GAME_SPECTATOR);
+    if (!view) snprintf(why, whylen, "out of memory");
+    journal_replay_abandon(&jr);
+    return view;
+}
+
+/*
+ * The record of one finished game (docs/STORE.md, "Records"); with `step`,
+ * the spectator's view after that many moves instead. Replaying weighs on
+ * the line budget like a page of history: one line more per 100 entries.
+ */
+static void replay_step(request_t *req, json_t *record, json_int_t step)
+{
+    const json_t *actions = json_object_get(record, "actions");
+    json_int_t steps = 0;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(actions, i, e) steps += is_step(e);
+    if (step > steps) {
+        req_fail(req, TAPIS_E_BAD_REQUEST, "replay: step: game %s has steps 0 to %lld",
+                 json_string_value(json_object_get(record, "id")), (long long)steps);
+        json_decref(record);
+        return;
+    }
+    uint64_t rate = req->conn->srv->opts.line_rate;
+    budget_charge(&req->conn->line_budget, req->stamp, rate ? 1000000 / rate : 0,
+                  (uint64_t)(json_array_size(actions) / 100));
+    char why[256] = "";
+    json_t *view = record_view_at(record, step, why, sizeof why);
+    if (!view) {
+        log_error("replay of game %s, step %lld: %s",
+                  json_string_value(json_object_get(record, "id")), (long long)step, why);
+        req_fail(req, TAPIS_E_INTERNAL, "replay: the game does not replay (logged)");
+    } else {
+        req_ok(req, json_pack("{s:o, s:I, s:I}", "view", view, "step", step, "steps", steps));
+    }
+    json_decref(record);
+}
+
 void lobby_replay(request_t *req)
 {
     const char *id = json_string_value(json_object_get(req->msg, "game_id"));
+    const json_t *step = json_object_get(req->msg, "step");
     json_t *record = NULL;
     switch (durable_game_record(&req->conn->srv->durable, id, req->session->id, &record)) {
-    case DURABLE_REC_OK: req_ok(req, json_pack("{s:o}", "record", record)); return;
+    case DURABLE_REC_OK:
+        if (step)
+            replay_step(req, record, json_integer_value(step));
+        else
+            req_ok(req, json_pack("{s:o}", "record", record));
+        return;
     case DURABLE_REC_NOT_FINISHED:
         req_fail(req, TAPIS_E_NOT_FINISHED, "game %s is not finished", id);
         return;

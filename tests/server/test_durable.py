@@ -24,7 +24,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import HELD, Player, Server, is_ev, play, pump, quiesce, run_tests, test  # noqa: E402
+from harness import (HELD, Player, Server, is_ev, play, pump, quiesce, run_tests,  # noqa: E402
+                     test, wait_for)
 
 BOT_DELAY = "0-3"
 CLAIM_SEED = os.environ.get("TAPIS_CLAIM_SEED", "1")
@@ -772,6 +773,71 @@ def every_finished_game_exports_and_a_tampered_journal_does_not(exe):
             assert r.returncode == 1 and r.stdout == "", (game, r)
             assert "does not replay" in r.stderr and why in r.stderr, (game, r.stderr)
         assert export(exe, db, rooms["slap"][0]).returncode == 0
+
+
+def watched_game(player, watcher, game, seed):
+    """Like finish_game, with `watcher` watching from before the start; returns
+    (room, {seq: view} of every state the watcher got)."""
+    options, bots = FINISHING[game]
+    room = player.ok("create", game=game, players=1 + bots, options=options)["room"]
+    watcher.ok("watch", room=room)
+    for _ in range(bots):
+        player.ok("addbot", room=room)
+    p = Player(player, room)
+    play([p], random.Random(seed), timeout=90)
+    quiesce([p], quiet=0.2)
+    seen = {}
+    wait_for(lambda: pump(watcher) is None or any(is_ev("game_over", room)(m) for m in watcher.all),
+             "the watcher's game_over")
+    for m in watcher.all:
+        if is_ev("state", room)(m):
+            seen[m["seq"]] = m["view"]
+    return room, seen
+
+
+@test
+def replay_step_is_what_a_live_spectator_saw(exe):
+    """`replay ID step=N`: the spectator's view after N moves (act and tick
+    entries), replayed by the server; over random games of every game, each
+    step is the view a live spectator got (the state of seq N + 1, the start
+    being seq 1), and no step holds a hand or a legal action."""
+    for seed in (21, 22):
+        with temp_db() as db:
+            srv = Server(exe, "--db", db, "--bot-delay", HISTORY_BOT_DELAY, "--seed", str(seed),
+                         "--line-rate", "1000000")
+            try:
+                ann, wat, cyd = srv.connect("ann"), srv.connect("wat"), srv.connect("cyd")
+                for game in FINISHING:
+                    room, seen = watched_game(ann, wat, game, seed)
+                    rec = cyd.ok("replay", game_id=room)["record"]
+                    steps = sum(a["kind"] in ("act", "tick") for a in rec["actions"])
+                    # the watcher saw every state: the start (seq 1), then one a move
+                    assert sorted(seen) == list(range(1, steps + 2)), (game, steps, sorted(seen))
+                    for n in range(steps + 1):
+                        r = cyd.ok("replay", game_id=room, step=n)
+                        assert r["step"] == n and r["steps"] == steps, (game, r)
+                        v = r["view"]
+                        assert "hand" not in v and "legal" not in v, (game, n, v)
+                        assert v.get("seat") is None and v == seen[n + 1], (game, n, v, seen[n + 1])
+                    assert r["view"].get("result") == rec["result"] or \
+                        r["view"]["phase"] == "over", (game, r["view"])
+                    # the inline form, and the bounds
+                    assert inline(cyd, "replay %s %d" % (room, steps))["view"] == r["view"]
+                    for bad in (steps + 1, -1, "1"):
+                        assert error_code(cyd.request("replay", game_id=room, step=bad)) \
+                            == "bad_request", (game, bad)
+                    assert error_code(inline(cyd, "replay %s %d" % (room, steps + 1))) \
+                        == "bad_request"
+                # the access rules of replay
+                gp, _ = finish_game(ann, "233", private=True, seed=seed)
+                assert error_code(cyd.request("replay", game_id=gp, step=0)) == "not_found"
+                assert ann.ok("replay", game_id=gp, step=0)["step"] == 0
+                assert error_code(cyd.request("replay", game_id="999", step=0)) == "not_found"
+                waiting = cyd.ok("create", game="233", players=2)["room"]
+                assert error_code(cyd.request("replay", game_id=waiting, step=0)) \
+                    == "not_finished"
+            finally:
+                srv.finish()
 
 
 @test

@@ -165,6 +165,21 @@ def many_tables_at_once(exe):
 
 
 
+@served("--dispute-window", "750")
+def a_233_view_says_the_rooms_dispute_window(srv):
+    """233's view carries the room's dispute_ms, the server's --dispute-window
+    unless the room chose one, so that a client can show the countdown."""
+    a, b, w = srv.connect("a"), srv.connect("b"), srv.connect("w")
+    for options, want in (({}, 750), ({"dispute_ms": 20}, 20), ({"dispute_ms": 0}, 0)):
+        room = a.ok("create", game="233", players=2, options=options)["room"]
+        w.ok("watch", room=room)
+        b.ok("join", room=room)
+        for c in (a, b, w):
+            assert c.ok("state", room=room)["view"]["dispute_ms"] == want, (options, c.name)
+        for c in (a, b, w):
+            c.ok("leave", room=room)
+
+
 @test
 def state_events_equal_the_state_reply_in_every_game(exe):
     """room_changed() joins encoded parts; `state` builds the view whole."""

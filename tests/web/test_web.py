@@ -26,6 +26,11 @@ the server announced. Meanwhile:
 - every request the page makes goes to tapisd's origin, and the page comes
   with the Content-Security-Policy header.
 A reload in mid-game puts the player back in the seat with the same hand.
+A finished seqnum and a finished slap game are found in the history and
+their replays stepped through (buttons, arrow keys, End): each step is
+drawn by the game's table drawing from the spectator's view the server
+replays (`replay ID step=N`), compared with that view fetched on the line
+protocol; 233's dispute countdown runs the view's dispute_ms.
 Screenshots at desktop and phone width go to the screens folder.
 """
 import json
@@ -696,44 +701,103 @@ def private_table_by_its_link_and_its_code(exe):
                 p.quit()
 
 
+REPLAY_CARDS = """return [...document.querySelectorAll('.rboard [data-card]')].map((e) => e.dataset.card);"""
+
+
+def check_replay_step(page, obs, room, n, game):
+    """The replay viewer shows step n, drawn from the view the server gives
+    (obs asks for it over the line protocol): nothing to play, no hand, only
+    cards of that view, and the game's own marks of it."""
+    page.wait(lambda: page.js("return document.querySelector('section.replay').dataset.step") == str(n),
+              "step %d drawn" % n)
+    view = obs.ok("replay", game_id=room, step=n)["view"]
+    assert not page.d.find_elements(By.CSS_SELECTOR, ".rboard .hand, .rboard button.act"), \
+        "the replay offers actions or shows a hand"
+    cards = page.js(REPLAY_CARDS)
+    assert set(cards) <= strings(view, set()), (game, n, cards)
+    if game == "seqnum":
+        chips = page.js("return document.querySelectorAll('.rboard .chip').length")
+        assert chips == sum(c >= 0 for c in view["chips"]) + len(view["players"]), (n, chips)
+    elif game == "slap":
+        for p in view["piles"]:
+            fig = page.d.find_element(By.CSS_SELECTOR, '.rboard figure.slappile[data-pile="%d"]' % p["pile"])
+            assert (" %d card" % p["cards"]) in fig.find_element(By.TAG_NAME, "figcaption").text, (n, p)
+            top = [c.get_attribute("data-card") for c in fig.find_elements(By.CSS_SELECTOR, "[data-card]")]
+            assert top == ([p["top"]] if p["top"] else []), (n, p, top)
+    return view
+
+
 @test
 def history_lists_the_game_and_the_replay_steps_through_it(exe):
+    """For seqnum and slap, a game played through the page is in its history,
+    and its replay, stepped with the buttons and the arrow keys, draws every
+    step with the game's table drawing from the view the server replays."""
     db = os.path.join(SCREENS, "..", "web-history.db")
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
             os.unlink(db + suffix)
     os.makedirs(os.path.dirname(db), exist_ok=True)
-    with Server(sys.argv[1], "--web-root", WEB, "--bot-delay", "30-60", "--seed", str(SEED), "--db", db) as srv:
+    with Server(sys.argv[1], "--web-root", WEB, "--bot-delay", "30-60", "--seed", str(SEED), "--db", db,
+                "--line-rate", "100000") as srv:
         page = Page(srv)
+        obs = srv.connect("obs")
         try:
+            # 233's dispute countdown runs the window the view gives (the room's dispute_ms)
+            for ms in (750, 0):
+                got = page.d.execute_async_script("""const done = arguments[arguments.length - 1];
+                    import("/games/233.js").then((m) => done(m.countdowns(
+                        {claims: [1], dispute_ms: arguments[0], discard_pile: 3, round: 1}, {received: 1000})));""", ms)
+                assert got == [{"label": "Dispute window", "at": 1000 + ms}], got
             page.hello("ida")
-            room = page.create("seqnum", 2, GAMES["seqnum"]["options"])
-            page.add_bots(1)
-            page.play_to_end(random.Random(SEED + 5), "seqnum")
-            page.click(By.XPATH, "//div[contains(@class,'result')]//button[contains(., 'History')]")
-            row = page.wait(lambda: page.d.find_elements(By.CSS_SELECTOR, 'ul.games li[data-game="%s"]' % room), "the game in the history")[0]
-            assert "ida" in row.text and "won by" in row.text, row.text
-            page.click(By.CSS_SELECTOR, 'ul.games li[data-game="%s"] button.replay' % room)
-            page.wait(lambda: page.d.find_elements(By.ID, "replay-next"), "the replay viewer")
-            assert "Before the first move" in page.d.find_element(By.CSS_SELECTOR, ".replay .step").text
-            chips = lambda: page.js("return document.querySelectorAll('.rboard .chip').length")
-            assert chips() == 0, "chips on the board before the first move"
-            page.click(By.ID, "replay-next")
-            assert "Move 1 of" in page.d.find_element(By.CSS_SELECTOR, ".replay .step").text
-            assert chips() == 1, "the first move put %d chips" % chips()
-            page.d.find_element(By.CSS_SELECTOR, "section.replay").send_keys(Keys.END)
-            page.wait(lambda: "Move" in page.d.find_element(By.CSS_SELECTOR, ".replay .step").text and
-                      page.js("return document.querySelector('#replay-range').value") ==
-                      page.js("return document.querySelector('#replay-range').max"), "the last move")
-            # The board at the end frames the winning sequence, as the table did.
-            if "sequences made" in page.d.find_element(By.CSS_SELECTOR, "section.replay").text:
-                assert page.js("return document.querySelectorAll('.rboard .sqcell.inseq').length") >= 5, \
-                    "no sequence framed at the end of the replay"
-            page.resize(1200, 900)
-            page.screenshot("seqnum-desktop-replay")
-            page.resize(375, 812)
-            page.fits()
-            page.screenshot("seqnum-phone-replay")
+            for k, game in enumerate(("seqnum", "slap")):
+                if k:
+                    page.js("window.tapisApp.showLobby()")
+                    page.wait(lambda: page.d.find_elements(By.ID, "create-go"), "the lobby")
+                room = page.create(game, 2, GAMES[game]["options"])
+                page.add_bots(1)
+                page.play_to_end(random.Random(SEED + 5 + k), game)
+                page.click(By.XPATH, "//div[contains(@class,'result')]//button[contains(., 'History')]")
+                row = page.wait(lambda: page.d.find_elements(By.CSS_SELECTOR, 'ul.games li[data-game="%s"]' % room),
+                                "the game in the history")[0]
+                assert "ida" in row.text and "won by" in row.text, row.text
+                page.click(By.CSS_SELECTOR, 'ul.games li[data-game="%s"] button.replay' % room)
+                page.wait(lambda: page.d.find_elements(By.ID, "replay-next"), "the replay viewer")
+                assert "Before the first move" in page.d.find_element(By.CSS_SELECTOR, ".replay .step").text
+                steps = int(page.js("return document.querySelector('#replay-range').max"))
+                rec = obs.ok("replay", game_id=room)["record"]
+                assert steps == sum(a["kind"] in ("act", "tick") for a in rec["actions"]) > 2, steps
+                first = check_replay_step(page, obs, room, 0, game)
+                page.click(By.ID, "replay-next")
+                assert "Move 1 of %d" % steps in page.d.find_element(By.CSS_SELECTOR, ".replay .step").text
+                check_replay_step(page, obs, room, 1, game)
+                box = page.d.find_element(By.CSS_SELECTOR, "section.replay")
+                box.send_keys(Keys.ARROW_RIGHT)
+                check_replay_step(page, obs, room, 2, game)
+                box.send_keys(Keys.ARROW_LEFT)
+                check_replay_step(page, obs, room, 1, game)
+                # the first moves one key at a time, then the end key and the buttons
+                for n in range(2, min(steps, 30) + 1):
+                    box.send_keys(Keys.ARROW_RIGHT)
+                    check_replay_step(page, obs, room, n, game)
+                box.send_keys(Keys.END)
+                last = check_replay_step(page, obs, room, steps, game)
+                assert last != first, game
+                assert page.js("return document.querySelector('#replay-range').value") == str(steps)
+                page.click(By.ID, "replay-first")
+                check_replay_step(page, obs, room, 0, game)
+                page.click(By.ID, "replay-last")
+                check_replay_step(page, obs, room, steps, game)
+                if game == "seqnum" and last["sequences"]:
+                    # the board at the end frames the winning sequence, as the table did
+                    assert page.js("return document.querySelectorAll('.rboard .sqcell.inseq').length") >= 5, \
+                        "no sequence framed at the end of the replay"
+                page.resize(1200, 900)
+                page.screenshot("%s-desktop-replay" % game)
+                page.resize(375, 812)
+                page.wait(lambda: page.js("return window.innerWidth") <= 375, "the phone's width")
+                page.fits()
+                page.screenshot("%s-phone-replay" % game)
+                page.resize(1200, 900)
         finally:
             page.quit()
         srv.finish()

@@ -122,11 +122,10 @@ function lastRound(v, t) {
 
 export function countdowns(v, t) {
   if (!v.claims || !v.claims.length) return [];
-  // The window runs dispute_ms from the first claim (seen when it arrived
-  // here). A room this page did not create with dispute_ms has the server's
-  // --dispute-window, which the protocol does not tell: no time shown then.
-  const ms = t.app.createdOption(t.room, "dispute_ms");
-  if (ms === undefined) return [{ label: "Dispute", text: "the lowest score wins when the window closes" }];
+  // The window runs the room's dispute_ms (in the view: the option, or the
+  // server's --dispute-window) from the first claim, seen when it arrived here.
+  const ms = v.dispute_ms;
+  if (typeof ms !== "number") return [{ label: "Dispute", text: "the lowest score wins when the window closes" }];
   const key = v.claims[0] + ":" + v.discard_pile + ":" + v.round;
   if (t.disputeKey !== key) {
     t.disputeKey = key;

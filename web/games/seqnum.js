@@ -24,8 +24,8 @@ function chip(team, locked) {
     TEAM_MARK[team] + TEAM_LETTER[team]);
 }
 
-// The board alone (also drawn by the replay viewer): `cellFor(i)` may return
-// a button for cell i, else the cell is drawn as a plain element.
+// The board alone: `cellFor(i)` may return a button for cell i, else the
+// cell is drawn as a plain element.
 export function board(v, cellFor) {
   const inSeq = new Set();
   for (const s of v.sequences || []) for (const c of s.cells) inSeq.add(c);
@@ -171,62 +171,4 @@ export function resultLines(r, t) {
   (r.sequences || []).forEach((n, i) => lines.push(teamLabel(i) + ": " + n + " sequence" + (n === 1 ? "" : "s")));
   lines.push("Turns: " + r.turns);
   return lines;
-}
-
-// The board's fixed numbers (core/seqnum/board.c, RULES.md "Board"): the
-// replay viewer draws the board from a record, which has no view.
-export const LAYOUT = [
-  0, 40, 34, 44, 40, 11, 23, 26, 1, 0, 1, 44, 32, 17, 20, 25, 43, 25, 22, 39,
-  17, 8, 6, 48, 9, 31, 10, 2, 30, 13, 12, 33, 13, 36, 29, 24, 23, 15, 11, 47,
-  31, 16, 7, 20, 2, 45, 42, 29, 41, 12, 45, 21, 30, 32, 34, 39, 22, 27, 18, 48,
-  19, 35, 18, 46, 14, 19, 9, 3, 38, 46, 47, 37, 15, 8, 37, 43, 28, 36, 41, 16,
-  5, 27, 28, 6, 3, 14, 33, 4, 38, 24, 0, 7, 35, 5, 4, 42, 26, 10, 21, 0,
-];
-
-// The board after the first `n` actions of a record: plays put a chip of
-// the seat's team, a minus removes one, and a line of five through a new
-// chip (corners count for everyone) is a sequence unless it shares more than
-// one chip with one of the team's (RULES.md, "Sequences"). The rest of the
-// state (the hands) needs the deal, which the record does not hold.
-export function replayBoard(record, n) {
-  const players = record.players;
-  const teams = record.options && record.options.teams ? record.options.teams : players >= 4 ? 2 : players;
-  const chips = LAYOUT.map(() => -1);
-  const sequences = [];
-  for (const x of record.actions.slice(0, n)) {
-    if (x.kind !== "act" || !x.data || x.data.type !== "play") continue;
-    const cell = x.data.cell;
-    if (x.data.card === "minus") {
-      chips[cell] = -1;
-      continue;
-    }
-    const team = x.seat % teams;
-    chips[cell] = team;
-    for (const line of linesThrough(cell)) {
-      if (!line.every((c) => LAYOUT[c] === 0 || chips[c] === team)) continue;
-      const own = sequences.filter((s) => s.team === team);
-      if (own.every((s) => line.filter((c) => LAYOUT[c] !== 0 && s.cells.includes(c)).length <= 1)) {
-        sequences.push({ team, cells: line });
-      }
-    }
-  }
-  return { side: 10, layout: LAYOUT, chips, sequences };
-}
-
-// Every line of five cells (row, column, both diagonals) through `cell`.
-function linesThrough(cell) {
-  const r0 = Math.floor(cell / 10), c0 = cell % 10;
-  const out = [];
-  for (const [dr, dc] of [[0, 1], [1, 0], [1, 1], [1, -1]]) {
-    for (let k = -4; k <= 0; k++) {
-      const line = [];
-      for (let i = 0; i < 5; i++) {
-        const r = r0 + (k + i) * dr, c = c0 + (k + i) * dc;
-        if (r < 0 || r > 9 || c < 0 || c > 9) break;
-        line.push(r * 10 + c);
-      }
-      if (line.length === 5) out.push(line);
-    }
-  }
-  return out;
 }
