@@ -100,19 +100,11 @@ static double play(const game_desc_t *d, uint64_t seed, const char *const strate
     rng_seed(&bots[1], seed * 2 + 2);
     rng_seed(&order, seed ^ 0x9e3779b97f4a7c15u);
     mover_t m = {d, strategy, bots, hard};
-    int64_t now = 0;
-    for (long moves = 0; !game_is_over(g) && moves < 100000; moves++) {
-        int seat;
-        json_t *a = playout_step(g, &now, &order, timed_move, &m, &seat);
-        if (!a) {
-            if (now == GAME_NO_DEADLINE) break;
-            continue;
-        }
-        if (game_apply(g, seat, a, now, &err)) {
-            fprintf(stderr, "%s: %s refused: %s\n", d->id, strategy[seat], err.message);
-            exit(1);
-        }
-        json_decref(a);
+    json_t *refused;
+    int seat;
+    if (playout_play(g, 100000, &order, timed_move, &m, &refused, &seat, &err)) {
+        fprintf(stderr, "%s: %s refused: %s\n", d->id, strategy[seat], err.message);
+        exit(1);
     }
     json_t *r = g->desc->result(g);
     json_t *win = json_object_get(r, "winners");

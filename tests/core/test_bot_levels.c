@@ -70,18 +70,10 @@ static void over_games(const game_case_t *gc, int games, int every, check_t *che
         rng_t r;
         rng_seed(&r, (uint64_t)i * 7919 + 3);
         over_games_t o = {gc, &r, every, check};
-        int64_t now = 0;
-        for (int moves = 0; !game_is_over(g) && moves < 3000; moves++) {
-            int seat;
-            json_t *a = playout_step(g, &now, &r, checked_move, &o, &seat);
-            if (!a) {
-                if (now == GAME_NO_DEADLINE) break;
-                continue;
-            }
-            if (game_apply(g, seat, a, now, &err))
-                fail_msg("%s: %s refused: %s", gc->d->id, cu_show(a), err.message);
-            json_decref(a);
-        }
+        json_t *a;
+        int seat;
+        if (playout_play(g, 3000, &r, checked_move, &o, &a, &seat, &err))
+            fail_msg("%s: %s refused: %s", gc->d->id, cu_show(a), err.message);
         game_free(g);
     }
 }

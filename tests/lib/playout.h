@@ -1,7 +1,6 @@
 /*
- * playout.h — the step of a 2-seat random playout that the bot levels'
- * benchmark (tests/bench/bench_bot_levels.c) and test (tests/core/
- * test_bot_levels.c) share: the same order of seats, so that what the test
+ * playout.h — the 2-seat playout that the bot levels' benchmark (tests/bench/bench_bot_levels.c)
+ * and test (tests/core/ test_bot_levels.c) share: the same order of seats, so that what the test
  * checks is what the benchmark measures.
  */
 #ifndef TAPIS_TESTS_PLAYOUT_H
@@ -16,19 +15,20 @@
 typedef json_t *playout_move_t(void *ctx, game_t *g, int seat, json_t *view);
 
 /*
- * One step at room time *now: the clock goes on 50 ms (a deadline that falls
- * due is ticked); then a move that follows the last one at once comes first
- * (seqnum's draw: the server's bots make it without their reaction time),
- * else the seat the game waits on, unless the other comes first (a claim, a
- * slap) one time in four, as `order` draws it. move() is asked for the
- * action of the first of them whose view has legal actions.
+ * Play g out, at most `max_moves` steps, from room time 0. Each step the
+ * clock goes on 50 ms (a deadline that falls due is ticked); then a move
+ * that follows the last one at once comes first (seqnum's draw: the
+ * server's bots make it without their reaction time), else the seat the
+ * game waits on, unless the other comes first (a claim, a slap) one time in
+ * four, as `order` draws it. move() is asked for the action of the first of
+ * them whose view has legal actions, and it is applied; when there is none,
+ * the clock jumps to the next deadline, and the game ends there when there
+ * is none.
  *
- * Returns that action (a new reference: the caller applies it at *now) with
- * its *seat, or NULL when there is none: the game is over, or the clock has
- * jumped to the next deadline and ticked it, or there is none
- * (*now == GAME_NO_DEADLINE: nothing more will happen).
+ * Returns 0, or -1 when the game refused an action: then *refused is that
+ * action (the caller's to free), *seat the seat that chose it, err why.
  */
-json_t *playout_step(game_t *g, int64_t *now, rng_t *order, playout_move_t *move, void *ctx,
-                     int *seat);
+int playout_play(game_t *g, long max_moves, rng_t *order, playout_move_t *move, void *ctx,
+                 json_t **refused, int *seat, game_error_t *err);
 
 #endif
