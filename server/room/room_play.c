@@ -462,6 +462,12 @@ void room__reschedule(room_t *r)
     int64_t now = room__clock(r);
     int64_t at = game_next_deadline(r->game);
     uint64_t turn = r->srv->opts.turn_timer;
+    /* A bot's next move falls due no earlier than the server's clock now,
+       rounded up: with no reaction time, a room of bots would otherwise keep
+       its moves at the time of the work in hand, before every line read
+       since, and hold the whole server until its game ended. Only an
+       at-once move (the rest of a move) stays at the time of its cause. */
+    int64_t real = (int64_t)((server_now_us(r->srv) + 999) / 1000) + r->clock_offset;
     update_waits(r, now);
     for (int i = 0; i < r->nseats; i++) {
         seat_t *st = &r->seats[i];
@@ -469,8 +475,14 @@ void room__reschedule(room_t *r)
             at = st->wait_since + (int64_t)turn;
         if (st->bot) {
             if (st->bot_due == GAME_NO_DEADLINE && st->bot_passed_seq != r->seq &&
-                bot_has_move(r, i))
-                st->bot_due = now + (at_once(r, i) ? 0 : bot_delay(r, st));
+                bot_has_move(r, i)) {
+                if (at_once(r, i))
+                    st->bot_due = now;
+                else {
+                    st->bot_due = now + bot_delay(r, st);
+                    if (st->bot_due < real) st->bot_due = real;
+                }
+            }
             if (st->bot_due < at) at = st->bot_due;
         }
     }

@@ -464,11 +464,14 @@ static void a_turn_timer_plays_the_default_action_at_its_deadline_not_before(voi
 /*
  * A seqnum table of server bots, levels[s] at seat s, run by the scheduler to
  * its end (at most `turns` turns), the clock set to each deadline as it falls
- * due: with --bot-delay `delay` (NULL: each level's own pace). Returns the
- * final public view.
+ * due: with --bot-delay `delay` (NULL: each level's own pace). With `lag_us`,
+ * each turn comes that late after its deadline (a busy loop, a slow search):
+ * the moves due next must not fall before the clock, or a table of bots
+ * with no reaction time would come before every line read meanwhile.
+ * Returns the final public view.
  */
 static json_t *bot_game(uint64_t seed, int seats, const char *const *levels, const char *delay,
-                        int turns)
+                        int turns, uint64_t lag_us)
 {
     memset(&srv, 0, sizeof srv);
     game_seed = seed;
@@ -492,8 +495,24 @@ static json_t *bot_game(uint64_t seed, int seats, const char *const *levels, con
         if (turns > 100000) fail_msg("seed %llu: the bots never finish", (unsigned long long)seed);
         heap_node_t *due = heap_min(&srv.timers);
         assert_non_null(due); /* a bot always has a move due */
-        if (due->key > now_us()) clock_set(&srv.clock, due->key);
-        sched_turn(&srv);
+        if (lag_us)
+            clock_set(&srv.clock, (due->key > now_us() ? due->key : now_us()) + lag_us);
+        else if (due->key > now_us())
+            clock_set(&srv.clock, due->key);
+        if (!lag_us) {
+            sched_turn(&srv);
+            continue;
+        }
+        /* One step of a turn, as sched_turn() takes it: on a clock that stands
+           still a whole turn would run the table to its end. */
+        srv.work_us = due->key;
+        room_run_due(room);
+        srv.work_us = 0;
+        due = heap_min(&srv.timers);
+        if (room->status == ROOM_PLAYING && due->key < now_us())
+            fail_msg("seed %llu: a bot's move due at %llu µs, before the clock (%llu µs)",
+                     (unsigned long long)seed, (unsigned long long)due->key,
+                     (unsigned long long)now_us());
     }
     json_t *ev = room_state_event(room, GAME_SPECTATOR);
     json_t *v = json_incref(json_object_get(ev, "view"));
@@ -544,7 +563,7 @@ static void server_bots_draw_before_the_next_seat_moves(void **state)
         for (int seats = 2; seats <= 4; seats++) {
             const char *names[4] = {levels[l].name, levels[l].name, levels[l].name, levels[l].name};
             uint64_t seed = (uint64_t)(10 * l + seats);
-            json_t *v = bot_game(seed, seats, names, "0", 16); /* "hard" searches: short */
+            json_t *v = bot_game(seed, seats, names, "0", 16, 0); /* "hard" searches: short */
             no_draw_lost(v, levels[l].name, seed);
             json_decref(v);
         }
@@ -552,7 +571,7 @@ static void server_bots_draw_before_the_next_seat_moves(void **state)
     for (int seats = 2; seats <= 4; seats++)
         for (uint64_t seed = 1; seed <= 6; seed++) {
             const char *names[4] = {"random", "random", "random", "random"};
-            json_t *v = bot_game(seed * 10 + (uint64_t)seats, seats, names, "0", 120);
+            json_t *v = bot_game(seed * 10 + (uint64_t)seats, seats, names, "0", 120, 0);
             no_draw_lost(v, "random", seed * 10 + (uint64_t)seats);
             json_decref(v);
         }
@@ -560,8 +579,25 @@ static void server_bots_draw_before_the_next_seat_moves(void **state)
         const char *names[4];
         for (int s = 0; s < 4; s++)
             names[s] = levels[(s + (int)seed) % nlevels].name;
-        json_t *v = bot_game(seed, 3, names, NULL, 16);
+        json_t *v = bot_game(seed, 3, names, NULL, 16, 0);
         no_draw_lost(v, "mixed levels at their own pace", seed);
+        json_decref(v);
+    }
+}
+
+/*
+ * A table of bots with no reaction time holds nobody up: each turn of the
+ * scheduler comes 2.5 ms after the moves it runs fell due (the loop was busy,
+ * a search took that long), and the moves due next fall no earlier than the
+ * clock, so the lines read meanwhile go first. The draws still come first.
+ */
+static void bots_with_no_reaction_time_fall_due_after_the_clock(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        const char *names[4] = {"random", "greedy", "random", "greedy"};
+        json_t *v = bot_game(seed, 4, names, "0", 120, 2500);
+        no_draw_lost(v, "no reaction time, late turns", seed);
         json_decref(v);
     }
 }
@@ -574,6 +610,7 @@ int main(void)
         cmocka_unit_test(claims_beyond_the_window_go_to_the_earlier),
         cmocka_unit_test(a_turn_timer_plays_the_default_action_at_its_deadline_not_before),
         cmocka_unit_test(server_bots_draw_before_the_next_seat_moves),
+        cmocka_unit_test(bots_with_no_reaction_time_fall_due_after_the_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
