@@ -99,9 +99,10 @@ typedef struct account_shared {
     /* Bring the account named `name` into memory from the cluster (added, or its
        credentials and ratings refreshed). 1 found, 0 none, -1 unreachable. */
     int (*fetch)(void *ctx, server_t *srv, const char *name);
-    /* Reserve a's name for a register under way: 1 done, 0 taken, -1 unreachable; release()
-       gives it back when the register fails. */
-    int (*claim)(void *ctx, const account_t *a);
+    /* Reserve a's name for a register under way by session sid (0: none): 1 done, 0 an
+       account's, -2 a session's other than sid (a guest's, on any node), -1 unreachable;
+       release() gives it back when the register fails. */
+    int (*claim)(void *ctx, const account_t *a, uint64_t sid);
     void (*release)(void *ctx, const account_t *a);
     /* a's credentials are set (the end of a register). */
     void (*put)(void *ctx, const account_t *a);

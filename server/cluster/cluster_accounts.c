@@ -137,17 +137,24 @@ static int fetch(void *ctx, server_t *srv, const char *name)
 /* Writing                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static int claim(void *ctx, const account_t *a)
+/* The name is free of accounts and of every node's sessions but the registering one's,
+   checked and claimed at once (cluster_rooms.c's CLAIM_NAME refuses a guest the names of
+   accounts, registered or being registered). */
+static const char CLAIM_SCRIPT[] =
+    "local owner = redis.call('HGET', 'tapis:names', ARGV[1]) "
+    "if owner and owner ~= ARGV[4] then return 2 end "
+    "if redis.call('HSETNX', 'tapis:account:'..ARGV[1], 'name', ARGV[2]) == 0 then return 0 end "
+    "redis.call('HSET', 'tapis:account:'..ARGV[1], 'created', ARGV[3]) return 1";
+
+static int claim(void *ctx, const account_t *a, uint64_t sid)
 {
     cluster_t *cl = cluster__of(ctx);
     if (!cl) return -1;
     long long got = cluster__reply_int(
-        cluster__command(cl, "HSETNX tapis:account:%s name %s", a->name_key, a->name), -1);
-    if (got == 1)
-        cluster__reply_int(cluster__command(cl, "HSET tapis:account:%s created %lld", a->name_key,
-                                            (long long)a->created),
-                           0);
-    return got < 0 ? -1 : (int)got;
+        cluster__command(cl, "EVAL %s 0 %s %s %lld %llu", CLAIM_SCRIPT, a->name_key, a->name,
+                         (long long)a->created, (unsigned long long)sid),
+        -1);
+    return got == 2 ? -2 : got < 0 ? -1 : (int)got;
 }
 
 static void release(void *ctx, const account_t *a)

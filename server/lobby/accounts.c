@@ -206,11 +206,14 @@ void lobby_register(request_t *req)
         return;
     }
     accounts_t *t = srv->accounts; /* in a cluster, the name is the cluster's */
-    int claimed = t->shared && t->shared->claim ? t->shared->claim(t->shared_ctx, a) : 1;
+    uint64_t sid = req->session ? req->session->id : 0;
+    int claimed = t->shared && t->shared->claim ? t->shared->claim(t->shared_ctx, a, sid) : 1;
     if (claimed <= 0) {
         account_drop(srv, a);
         if (claimed == 0)
             req_fail(req, TAPIS_E_NAME_TAKEN, "\"%s\" is registered already", name);
+        else if (claimed == -2)
+            req_fail(req, TAPIS_E_NAME_TAKEN, "someone is called \"%s\" now", name);
         else
             req_fail(req, TAPIS_E_UNAVAILABLE, "the cluster cannot be reached; try again");
         return;

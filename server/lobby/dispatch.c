@@ -147,9 +147,14 @@ void lobby_hello_as(request_t *req, account_t *a)
         req_fail(req, TAPIS_E_INTERNAL, "cannot create a session");
         return;
     }
-    if (!cluster_name_free(c->srv, s->id, name)) { /* another node has a session of that name */
+    /* Another node has a session of that name, or (a guest's) an account is registering it. */
+    int named = cluster_name_free(c->srv, s->id, name, !reg);
+    if (named < 0) {
         if (created) lobby_session_destroy(s);
-        req_fail(req, TAPIS_E_NAME_TAKEN, "someone here is already called \"%s\"", name);
+        if (named == -2)
+            req_fail(req, TAPIS_E_NAME_TAKEN, "\"%s\" is a registered name", name);
+        else
+            req_fail(req, TAPIS_E_NAME_TAKEN, "someone here is already called \"%s\"", name);
         return;
     }
     if (lobby_session_rename(s, name) < 0) {
