@@ -91,6 +91,11 @@ typedef struct account_backend {
                        void (*each)(server_t *srv, const char *room_id, const json_t *data));
 } account_backend_t;
 
+/* The answers of account_shared_t's reads that do not wait: fetch_async()'s `found` as
+   fetch() returns it; board()'s page (NULL: unreachable), the callee's. */
+typedef void (*account_fetched_fn)(server_t *srv, int found, void *arg);
+typedef void (*account_board_fn)(server_t *srv, json_t *page, void *arg);
+
 /*
  * In a cluster, the one truth about accounts, shared by the nodes (Redis:
  * cluster_accounts.c). Every entry may be NULL.
@@ -99,6 +104,10 @@ typedef struct account_shared {
     /* Bring the account named `name` into memory from the cluster (added, or its
        credentials and ratings refreshed). 1 found, 0 none, -1 unreachable. */
     int (*fetch)(void *ctx, server_t *srv, const char *name);
+    /* The same without waiting: done(srv, found, arg) later, on the loop. Returns 0, or -1
+       (Redis cannot be reached now; done never runs). */
+    int (*fetch_async)(void *ctx, server_t *srv, const char *name, account_fetched_fn done,
+                       void *arg);
     /* Reserve a's name for a register under way by session sid (0: none): 1 done, 0 an
        account's, -2 a session's other than sid (a guest's, on any node), -1 unreachable;
        release() gives it back when the register fails. */
@@ -115,8 +124,9 @@ typedef struct account_shared {
     int (*rate)(void *ctx, const char *game, account_t *const *who, const account_rating_t *now,
                 const account_result_t *res, int n);
     /* One page of the leaderboard of `game`, as the `leaderboard` reply has it (without
-       "game"), or NULL when unreachable. */
-    json_t *(*board)(void *ctx, const char *game, int limit, long long offset);
+       "game"), to done() later, on the loop. Returns 0, or -1 (done never runs). */
+    int (*board)(void *ctx, const char *game, int limit, long long offset, account_board_fn done,
+                 void *arg);
     /* A rated room under way, as the backend's rated_room() (data NULL: it ended), so that
        the node taking it over after its host's death keeps it rated; and that data back. */
     void (*rated_room)(void *ctx, const char *room_id, const json_t *data);

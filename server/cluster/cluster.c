@@ -308,15 +308,69 @@ redisAsyncContext *cluster__async_ctx(cluster_t *cl)
     return cl->ac;
 }
 
+/* A command sent on the asynchronous context: its callback, counted. */
+typedef struct async_call {
+    cluster_t *cl;
+    redisCallbackFn *fn;
+    void *priv;
+} async_call_t;
+
+static void on_async_reply(redisAsyncContext *ac, void *reply, void *priv)
+{
+    async_call_t *a = priv;
+    cluster_t *cl = a->cl;
+    if (cl->async_pending > 0) cl->async_pending--;
+    cl->async_progress = server_now_ms(cl->srv);
+    if (a->fn) a->fn(ac, reply, a->priv);
+    tapis_free(a);
+}
+
+int cluster__async_argv(cluster_t *cl, redisCallbackFn *fn, void *priv, int argc, const char **argv)
+{
+    redisAsyncContext *ac = cluster__async_ctx(cl);
+    async_call_t *a = ac ? tapis_malloc(sizeof *a) : NULL;
+    if (!a) return -1;
+    *a = (async_call_t){cl, fn, priv};
+    if (redisAsyncCommandArgv(ac, on_async_reply, a, argc, argv, NULL) != REDIS_OK) {
+        tapis_free(a);
+        return -1;
+    }
+    if (cl->async_pending++ == 0) cl->async_progress = server_now_ms(cl->srv);
+    return 0;
+}
+
 int cluster__async(cluster_t *cl, redisCallbackFn *fn, void *priv, const char *fmt, ...)
 {
     redisAsyncContext *ac = cluster__async_ctx(cl);
-    if (!ac) return -1;
+    async_call_t *a = ac ? tapis_malloc(sizeof *a) : NULL;
+    if (!a) return -1;
+    *a = (async_call_t){cl, fn, priv};
     va_list ap;
     va_start(ap, fmt);
-    int rc = redisvAsyncCommand(ac, fn, priv, fmt, ap);
+    int rc = redisvAsyncCommand(ac, on_async_reply, a, fmt, ap);
     va_end(ap);
-    return rc == REDIS_OK ? 0 : -1;
+    if (rc != REDIS_OK) {
+        tapis_free(a);
+        return -1;
+    }
+    if (cl->async_pending++ == 0) cl->async_progress = server_now_ms(cl->srv);
+    return 0;
+}
+
+/* At each heartbeat: a Redis that has answered nothing asked on the asynchronous context
+   for a heartbeat's time hangs. The context goes (every callback waiting is told NULL:
+   the lobby answers from what the node holds) and a new one is made when needed. */
+static void async_watch(cluster_t *cl)
+{
+    if (!cl->ac || cl->async_pending == 0 ||
+        server_now_ms(cl->srv) - cl->async_progress < (int64_t)cl->srv->opts.node_ttl / 3)
+        return;
+    log_warn("cluster: Redis answered none of %d commands in %llu ms; they are given up",
+             cl->async_pending, (unsigned long long)(server_now_ms(cl->srv) - cl->async_progress));
+    redisAsyncContext *ac = cl->ac;
+    cl->ac = NULL;
+    cl->async_pending = 0;
+    redisAsyncFree(ac);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -386,7 +440,9 @@ static void node_seen(cluster_t *cl, const char *id, const char *record)
 static void beat(cluster_t *cl)
 {
     server_t *srv = cl->srv;
-    if (srv->stopping || !connect_sync(cl)) return;
+    if (srv->stopping) return;
+    async_watch(cl); /* first: a Redis that hangs fails what follows */
+    if (!connect_sync(cl)) return;
     char rec[512];
     snprintf(rec, sizeof rec, "{\"id\":\"%s\",\"addr\":\"%s\",\"rooms\":%d,\"conns\":%d}", cl->id,
              cl->addr, srv->nrooms, srv->nconns);

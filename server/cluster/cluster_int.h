@@ -85,6 +85,8 @@ struct cluster {
     redisAsyncContext *sub;
     bool sub_ready;
     redisAsyncContext *ac; /* commands whose answer the loop does not wait for */
+    int async_pending;      /* ...sent on ac, not yet answered */
+    int64_t async_progress; /* ms: when ac last answered (or was first waited on) */
     uv_timer_t beat;
     dir_room_t *dir;
     cl_room_t *rooms; /* the rooms this node hosts, by their record's address */
@@ -103,9 +105,13 @@ void cluster__append(cluster_t *cl, const char *fmt, ...);
 /* Run one command now (after the pipeline). The reply is the caller's, or NULL. */
 redisReply *cluster__command(cluster_t *cl, const char *fmt, ...);
 /* Send one command on the asynchronous context: fn(ac, reply, priv) runs when Redis answers
-   (reply NULL when the context is lost or freed: priv is fn's to free either way). Returns
-   0, or -1 (fn will not run) when Redis cannot be reached now. */
+   (reply NULL when the context is lost, freed, or given up after a heartbeat without any
+   answer: priv is fn's to free either way; fn may be NULL). Returns 0, or -1 (fn will not
+   run) when Redis cannot be reached now. */
 int cluster__async(cluster_t *cl, redisCallbackFn *fn, void *priv, const char *fmt, ...);
+/* The same with its arguments as they are (binary-safe). */
+int cluster__async_argv(cluster_t *cl, redisCallbackFn *fn, void *priv, int argc,
+                        const char **argv);
 /* The asynchronous context, connecting it if it is not (NULL: Redis cannot be reached now). */
 redisAsyncContext *cluster__async_ctx(cluster_t *cl);
 /* cluster_seek.c: a message on this node's channel of matches; at the start, this node's

@@ -125,9 +125,7 @@ int cluster_seek_take(server_t *srv, const json_t *group, cluster_seek_taken_cb 
         argv[argc++] = json_string_value(json_array_get(e, 0));
         argv[argc++] = json_string_value(json_array_get(e, 1));
     }
-    redisAsyncContext *ac = cluster__async_ctx(cl);
-    int rc =
-        ac && redisAsyncCommandArgv(ac, on_take, c, (int)argc, argv, NULL) == REDIS_OK ? 0 : -1;
+    int rc = cluster__async_argv(cl, on_take, c, (int)argc, argv);
     tapis_free(argv);
     if (rc < 0) tapis_free(c);
     return rc;

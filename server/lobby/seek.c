@@ -452,7 +452,7 @@ void lobby_seek_matched(void *ctx, const json_t *m)
     if (!room || !game || !node) return;
     seeker_t *k = find_sid(srv, sid);
     session_t *s = k ? k->s : lobby_session_here(srv, sid);
-    if (k) drop(srv, k);        /* out of the cluster's queue already */
+    if (k) leave(srv, k);       /* out of the cluster's queue already, unless it sought again */
     if (!s || !s->conn) return; /* its seat waits for it: hello NAME TOKEN, anywhere */
     log_info("seek: %s seated at table %s of node %s", s->name, room, node);
     send_matched(s, room, game, (int)json_integer_value(json_object_get(m, "players")),

@@ -17,7 +17,10 @@ Accounts, ratings and names are the cluster's (a guest name of one node
 cannot be registered on another), and so is matchmaking's queue: seekers
 on two nodes get one table, three seeks crossing on three nodes seat two
 and leave one waiting (nobody seated twice), and a seeker who cancels,
-drops or whose node dies leaves the queue in Redis.
+drops or whose node dies leaves the queue in Redis. profile and
+leaderboard wait for Redis without stopping the node (another client's
+ping is answered while Redis is stopped), and are answered from the
+node's memory when Redis hangs for a heartbeat.
 Usage: test_cluster.py PATH/TO/tapisd"""
 import functools
 import math
@@ -923,6 +926,53 @@ def a_guest_name_of_another_node_cannot_be_registered(cl):
     assert b.ok("register", name="dora", password="dora-password")["logged_in"] is True
     c = cl.nodes["c"].connect()
     assert c.request("hello", name="DORA")["error"]["code"] == "name_taken"
+
+
+# -- what does not wait for Redis --
+
+def replies(client, ids, timeout=10):
+    """The replies to the requests `ids` (sent raw), by id."""
+    got = {}
+    deadline = time.monotonic() + timeout
+    while len(got) < len(ids):
+        m = client.recv(max(0.01, deadline - time.monotonic()))
+        if "re" in m:
+            got[m["id"]] = m
+    return got
+
+
+@clustered("--pwhash", "min", "--node-ttl", "9s")
+def profile_and_leaderboard_wait_for_redis_and_the_loop_does_not(cl):
+    a = cl.nodes["a"].connect()
+    a.ok("register", name="alice", password="alice-password")
+    x, y = cl.nodes["a"].connect("xavier"), cl.nodes["a"].connect("yann")
+    cl.redis.proc.send_signal(signal.SIGSTOP)
+    try:
+        x.send_raw('{"cmd":"profile","name":"alice","id":"p"}\n'
+                   '{"cmd":"leaderboard","game":"aspoint3","id":"l"}\n')
+        # The node serves its other clients while x's reads wait for Redis (a heartbeat, 3 s
+        # here, before it gives them up).
+        assert y.ok("ping")
+        assert not x.events and not x.buf.strip(), "x answered while Redis was stopped"
+    finally:
+        cl.redis.proc.send_signal(signal.SIGCONT)
+    got = replies(x, ["p", "l"])
+    assert got["p"]["ok"] and got["p"]["name"] == "alice", got
+    assert got["l"]["ok"] and got["l"]["game"] == "aspoint3" and got["l"]["total"] == 0, got
+
+
+@clustered("--pwhash", "min")
+def a_profile_is_answered_from_the_node_when_redis_hangs(cl):
+    a = cl.nodes["a"].connect()
+    a.ok("register", name="alice", password="alice-password")
+    x = cl.nodes["a"].connect("xavier")
+    cl.redis.proc.send_signal(signal.SIGSTOP)
+    try:  # given up after a heartbeat without an answer: what node a holds
+        r = x.request("profile", name="alice", timeout=15)
+        assert r["ok"] and r["name"] == "alice" and r["ratings"] == [], r
+        assert cl.nodes["a"].wait_log(r"Redis answered none of \d+ commands", 5)
+    finally:
+        cl.redis.proc.send_signal(signal.SIGCONT)
 
 
 if __name__ == "__main__":
