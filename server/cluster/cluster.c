@@ -302,7 +302,8 @@ static void async_connect(cluster_t *cl)
         cl->ac = async_open(cl, on_async_connect, on_async_disconnect);
 }
 
-redisAsyncContext *cluster__async_ctx(cluster_t *cl)
+/* The asynchronous context, connecting it if it is not (NULL: Redis cannot be reached now). */
+static redisAsyncContext *async_ctx(cluster_t *cl)
 {
     if (!cl->ac) async_connect(cl);
     return cl->ac;
@@ -327,7 +328,7 @@ static void on_async_reply(redisAsyncContext *ac, void *reply, void *priv)
 
 int cluster__async_argv(cluster_t *cl, redisCallbackFn *fn, void *priv, int argc, const char **argv)
 {
-    redisAsyncContext *ac = cluster__async_ctx(cl);
+    redisAsyncContext *ac = async_ctx(cl);
     async_call_t *a = ac ? tapis_malloc(sizeof *a) : NULL;
     if (!a) return -1;
     *a = (async_call_t){cl, fn, priv};
@@ -341,7 +342,7 @@ int cluster__async_argv(cluster_t *cl, redisCallbackFn *fn, void *priv, int argc
 
 int cluster__async(cluster_t *cl, redisCallbackFn *fn, void *priv, const char *fmt, ...)
 {
-    redisAsyncContext *ac = cluster__async_ctx(cl);
+    redisAsyncContext *ac = async_ctx(cl);
     async_call_t *a = ac ? tapis_malloc(sizeof *a) : NULL;
     if (!a) return -1;
     *a = (async_call_t){cl, fn, priv};

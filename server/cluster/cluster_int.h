@@ -112,8 +112,6 @@ int cluster__async(cluster_t *cl, redisCallbackFn *fn, void *priv, const char *f
 /* The same with its arguments as they are (binary-safe). */
 int cluster__async_argv(cluster_t *cl, redisCallbackFn *fn, void *priv, int argc,
                         const char **argv);
-/* The asynchronous context, connecting it if it is not (NULL: Redis cannot be reached now). */
-redisAsyncContext *cluster__async_ctx(cluster_t *cl);
 /* cluster_seek.c: a message on this node's channel of matches; at the start, this node's
    seekers of a former life leave the queue; a dead node's seekers leave it. */
 void cluster__seek_message(cluster_t *cl, const char *text, size_t len);
