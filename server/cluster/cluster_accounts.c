@@ -145,6 +145,7 @@ typedef struct account_call {
     char name[64];
     account_fetched_fn fetched;
     account_board_fn board;
+    account_rated_fn rated;
     char game[32];
     int limit;
     long long offset;
@@ -226,11 +227,10 @@ static void put(void *ctx, const account_t *a)
     cluster__reply_int(r, 0);
 }
 
-static int rate(void *ctx, const char *game, account_t *const *who, const account_rating_t *now,
-                const account_result_t *res, int n)
+/* RATE_SCRIPT's argument for rate(): the caller frees it; NULL when out of memory. */
+static char *rate_text(const char *game, account_t *const *who, const account_rating_t *now,
+                       const account_result_t *res, int n)
 {
-    cluster_t *cl = cluster__of(ctx);
-    if (!cl) return -1;
     json_t *players = json_array();
     for (int i = 0; i < n; i++) {
         char key[96], value[160];
@@ -260,10 +260,42 @@ static int rate(void *ctx, const char *game, account_t *const *who, const accoun
     json_t *arg = json_pack("{s:s, s:o}", "game", game, "players", players);
     char *text = arg ? json_dumps(arg, JSON_COMPACT) : NULL;
     json_decref(arg);
+    return text;
+}
+
+static int rate(void *ctx, const char *game, account_t *const *who, const account_rating_t *now,
+                const account_result_t *res, int n)
+{
+    cluster_t *cl = cluster__of(ctx);
+    char *text = cl ? rate_text(game, who, now, res, n) : NULL;
     if (!text) return -1;
     long long got = cluster__reply_int(cluster__command(cl, "EVAL %s 0 %s", RATE_SCRIPT, text), -1);
     free(text);
     return got < 0 ? -1 : (int)got;
+}
+
+static void on_rated(redisAsyncContext *ac, void *reply, void *priv)
+{
+    (void)ac;
+    account_call_t *c = priv;
+    redisReply *r = reply;
+    if (r && r->type == REDIS_REPLY_ERROR) log_warn("cluster: Redis refused a rating: %s", r->str);
+    c->rated(c->srv, r && r->type == REDIS_REPLY_INTEGER ? (int)r->integer : -1, c->arg);
+    tapis_free(c);
+}
+
+static int rate_async(void *ctx, const char *game, account_t *const *who,
+                      const account_rating_t *now, const account_result_t *res, int n,
+                      account_rated_fn done, void *arg)
+{
+    cluster_t *cl = cluster__of(ctx);
+    account_call_t *c = cl ? tapis_calloc(1, sizeof *c) : NULL;
+    char *text = c ? rate_text(game, who, now, res, n) : NULL;
+    if (text) *c = (account_call_t){.srv = ctx, .rated = done, .arg = arg};
+    int rc = text ? cluster__async(cl, on_rated, c, "EVAL %s 0 %s", RATE_SCRIPT, text) : -1;
+    if (rc < 0) tapis_free(c);
+    free(text);
+    return rc;
 }
 
 /* One page of a leaderboard in one reply: {total, rows, provisional total, provisional rows},
@@ -356,4 +388,5 @@ const account_shared_t cluster_accounts_shared = {
     .release = release,
     .put = put,
     .rate = rate,
+    .rate_async = rate_async,
 };
