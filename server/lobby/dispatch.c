@@ -104,7 +104,11 @@ void lobby_hello_as(request_t *req, account_t *a)
         req_fail(req, TAPIS_E_BAD_NAME, "names like \"bot\" are kept for the built-in bots");
         return;
     }
-    account_t *reg = a ? a : account_find(c->srv, name);
+    /* A first hello without a token reads no account from the cluster: its name's claim
+       refuses it a registered name (cluster_name_free()). A token's or a link's session
+       may be an account's, held on another node: read it. */
+    bool first = !token && !c->session && !json_object_get(req->msg, "via");
+    account_t *reg = a ? a : first ? account_here(c->srv, name) : account_find(c->srv, name);
     if (token) {
         s = session_find(c->srv, token);
         if (!s) s = lobby_session_fetch(c->srv, token); /* made on another node */
