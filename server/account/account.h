@@ -91,6 +91,13 @@ typedef struct account_backend {
                        void (*each)(server_t *srv, const char *room_id, const json_t *data));
 } account_backend_t;
 
+/* The answers of account_shared_t's reads that do not wait: fetch_async()'s `found` as
+   fetch() returns it; board()'s page (NULL: unreachable), the callee's. */
+typedef void (*account_fetched_fn)(server_t *srv, int found, void *arg);
+typedef void (*account_board_fn)(server_t *srv, json_t *page, void *arg);
+/* rate_async()'s answer: rate()'s return value. */
+typedef void (*account_rated_fn)(server_t *srv, int rc, void *arg);
+
 /*
  * In a cluster, the one truth about accounts, shared by the nodes (Redis:
  * cluster_accounts.c). Every entry may be NULL.
@@ -99,9 +106,14 @@ typedef struct account_shared {
     /* Bring the account named `name` into memory from the cluster (added, or its
        credentials and ratings refreshed). 1 found, 0 none, -1 unreachable. */
     int (*fetch)(void *ctx, server_t *srv, const char *name);
-    /* Reserve a's name for a register under way: 1 done, 0 taken, -1 unreachable; release()
-       gives it back when the register fails. */
-    int (*claim)(void *ctx, const account_t *a);
+    /* The same without waiting: done(srv, found, arg) later, on the loop. Returns 0, or -1
+       (Redis cannot be reached now; done never runs). */
+    int (*fetch_async)(void *ctx, server_t *srv, const char *name, account_fetched_fn done,
+                       void *arg);
+    /* Reserve a's name for a register under way by session sid (0: none): 1 done, 0 an
+       account's, -2 a session's other than sid (a guest's, on any node), -1 unreachable;
+       release() gives it back when the register fails. */
+    int (*claim)(void *ctx, const account_t *a, uint64_t sid);
     void (*release)(void *ctx, const account_t *a);
     /* a's credentials are set (the end of a register). */
     void (*put)(void *ctx, const account_t *a);
@@ -113,9 +125,15 @@ typedef struct account_shared {
      */
     int (*rate)(void *ctx, const char *game, account_t *const *who, const account_rating_t *now,
                 const account_result_t *res, int n);
+    /* The same without waiting: done(srv, rc, arg) later, on the loop. Returns 0, or -1 (done
+       never runs). */
+    int (*rate_async)(void *ctx, const char *game, account_t *const *who,
+                      const account_rating_t *now, const account_result_t *res, int n,
+                      account_rated_fn done, void *arg);
     /* One page of the leaderboard of `game`, as the `leaderboard` reply has it (without
-       "game"), or NULL when unreachable. */
-    json_t *(*board)(void *ctx, const char *game, int limit, long long offset);
+       "game"), to done() later, on the loop. Returns 0, or -1 (done never runs). */
+    int (*board)(void *ctx, const char *game, int limit, long long offset, account_board_fn done,
+                 void *arg);
     /* A rated room under way, as the backend's rated_room() (data NULL: it ended), so that
        the node taking it over after its host's death keeps it rated; and that data back. */
     void (*rated_room)(void *ctx, const char *room_id, const json_t *data);
@@ -225,6 +243,18 @@ rated_room_t *rated_room_from_json(server_t *srv, const json_t *data);
  * only when someone abandoned (those who stayed tie, ahead of them).
  */
 json_t *rated_room_over(server_t *srv, rated_room_t *rr, const char *room_id, const json_t *result);
+/*
+ * The same in a cluster without waiting for Redis: the accounts are read
+ * and the ratings written on the cluster's asynchronous context, and
+ * done(srv, room_id, changes, arg) gets the changes later, on the loop
+ * (NULL: out of memory, or the server is stopping: its restart rates the
+ * game from the journal). rr is copied: the room may go meanwhile. Returns
+ * 0, or -1 when it cannot (alone, Redis away, or the game is not rated):
+ * then rated_room_over() is the answer.
+ */
+typedef void (*rated_over_fn)(server_t *srv, const char *room_id, json_t *changes, void *arg);
+int rated_room_over_async(server_t *srv, rated_room_t *rr, const char *room_id,
+                          const json_t *result, rated_over_fn done, void *arg);
 /* A bot level's account by the bot's strategy ("greedy:250": bot:greedy), or NULL. */
 account_t *account_bot_find(server_t *srv, const char *bot_strategy);
 /* The displayed rating of a seat (a person's account or a bot level) in game; false: none. */

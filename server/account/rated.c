@@ -272,21 +272,28 @@ static json_t *apply(server_t *srv, const outcome_t *o)
     return changes;
 }
 
-/* The ratings of rr's end (rated_room_over(), which forgets rr after them). */
-static json_t *rate_end(server_t *srv, rated_room_t *rr, const char *room_id, const json_t *result)
+/* Is rr's end rated (someone left, or a result; every seat known; two sides)? Fills sd. */
+static bool rated_end(const rated_room_t *rr, const char *room_id, const json_t *result,
+                      sides_t *sd)
 {
     bool left = false;
     for (int s = 0; s < rr->nseats; s++)
         left |= rr->seats[s].abandoned;
-    if (!result && !left) return NULL; /* closed unfinished, nobody to blame: not rated */
+    if (!result && !left) return false; /* closed unfinished, nobody to blame: not rated */
     for (int s = 0; s < rr->nseats; s++)
         if (!rr->seats[s].who) {
             log_warn("room %s: seat %d has no account: the game is not rated", room_id, s);
-            return NULL;
+            return false;
         }
+    make_sides(rr, result, sd);
+    return sd->n >= 2;
+}
+
+/* The ratings of rr's end (rated_room_over(), which forgets rr after them). */
+static json_t *rate_end(server_t *srv, rated_room_t *rr, const char *room_id, const json_t *result)
+{
     sides_t sd;
-    make_sides(rr, result, &sd);
-    if (sd.n < 2) return NULL;
+    if (!rated_end(rr, room_id, result, &sd)) return NULL;
     outcome_t o;
     if (settle(srv, rr, &sd, room_id, result, &o) < 0) return NULL;
     log_info("room %s: rated game over (%d sides)", room_id, sd.n);
@@ -299,4 +306,117 @@ json_t *rated_room_over(server_t *srv, rated_room_t *rr, const char *room_id, co
     json_t *changes = rate_end(srv, rr, room_id, result);
     keep(srv, NULL, room_id); /* rated or not, it has ended: once its ratings are written */
     return changes;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The same in a cluster, without waiting for Redis                         */
+/* ------------------------------------------------------------------------ */
+
+/* settle()'s loop as callbacks: read every seat's account, compute, write all or none,
+   again while another node's game changed one meanwhile. */
+typedef struct rate_job {
+    server_t *srv;
+    rated_room_t rr; /* a copy: the room may go meanwhile */
+    char room_id[32];
+    json_t *result;
+    sides_t sd;
+    outcome_t o;
+    int reading; /* accounts still to come */
+    int attempt;
+    rated_over_fn done;
+    void *arg;
+} rate_job_t;
+
+static void job_read(rate_job_t *j);
+
+static void job_end(rate_job_t *j, bool written)
+{
+    server_t *srv = j->srv;
+    json_t *changes = NULL;
+    if (!srv->stopping) { /* else the restart (or the takeover) rates it from the journal */
+        if (!written)
+            log_error("room %s: the cluster's ratings cannot be written: this node's only",
+                      j->room_id);
+        log_info("room %s: rated game over (%d sides)", j->room_id, j->sd.n);
+        changes = apply(srv, &j->o);
+        keep(srv, NULL, j->room_id);
+    }
+    j->done(srv, j->room_id, changes, j->arg);
+    json_decref(j->result);
+    tapis_free(j);
+}
+
+static void job_rated(server_t *srv, int rc, void *arg)
+{
+    (void)srv;
+    rate_job_t *j = arg;
+    if (rc > 0) {
+        for (int i = 0; i < j->o.n; i++)
+            j->o.now[i].ver++;
+        job_end(j, true);
+    } else if (rc == 0 && ++j->attempt <= 50 && !j->srv->stopping) {
+        log_info("room %s: ratings changed on another node meanwhile: computed again", j->room_id);
+        job_read(j);
+    } else {
+        job_end(j, false);
+    }
+}
+
+static void job_compute(rate_job_t *j)
+{
+    accounts_t *t = j->srv->accounts;
+    if (compute(&j->rr, &j->sd, j->room_id, j->result, &j->o) < 0) {
+        j->done(j->srv, j->room_id, NULL, j->arg);
+        keep(j->srv, NULL, j->room_id);
+        json_decref(j->result);
+        tapis_free(j);
+        return;
+    }
+    if (j->srv->stopping || t->shared->rate_async(t->shared_ctx, j->rr.game, j->o.who, j->o.now,
+                                                  j->o.res, j->o.n, job_rated, j) < 0)
+        job_end(j, false);
+}
+
+static void job_fetched(server_t *srv, int found, void *arg)
+{
+    (void)srv;
+    (void)found; /* unreachable: this node's copy */
+    rate_job_t *j = arg;
+    if (--j->reading == 0) job_compute(j);
+}
+
+/* Read every seat's account again (the cluster's ratings, not this node's copies). */
+static void job_read(rate_job_t *j)
+{
+    accounts_t *t = j->srv->accounts;
+    j->reading = 1; /* this loop's own, so that no answer completes it early */
+    for (int s = 0; s < j->rr.nseats; s++) {
+        j->reading++;
+        if (t->shared->fetch_async(t->shared_ctx, j->srv, j->rr.seats[s].who->name, job_fetched,
+                                   j) < 0)
+            j->reading--;
+    }
+    if (--j->reading == 0) job_compute(j);
+}
+
+int rated_room_over_async(server_t *srv, rated_room_t *rr, const char *room_id,
+                          const json_t *result, rated_over_fn done, void *arg)
+{
+    accounts_t *t = srv->accounts;
+    if (!t->shared || !t->shared->fetch_async || !t->shared->rate_async) return -1;
+    if (!rr || !rr->started || rr->nseats < 2) return -1;
+    rate_job_t *j = tapis_calloc(1, sizeof *j);
+    if (!j) return -1;
+    if (!rated_end(rr, room_id, result, &j->sd)) {
+        tapis_free(j);
+        return -1; /* not rated: rated_room_over() says so at once */
+    }
+    j->srv = srv;
+    j->rr = *rr;
+    snprintf(j->room_id, sizeof j->room_id, "%s", room_id);
+    j->result = json_incref((json_t *)result);
+    j->done = done;
+    j->arg = arg;
+    job_read(j);
+    return 0;
 }

@@ -228,8 +228,12 @@ static void on_message(redisAsyncContext *ac, void *reply, void *priv)
     redisReply *r = reply;
     if (!r || r->type != REDIS_REPLY_ARRAY || r->elements < 3) return;
     if (strcmp(r->element[0]->str, "message") == 0) {
-        dir_apply(cl, r->element[2]->str, r->element[2]->len);
-    } else if (strcmp(r->element[0]->str, "subscribe") == 0) {
+        if (strcmp(r->element[1]->str, CHANNEL) == 0)
+            dir_apply(cl, r->element[2]->str, r->element[2]->len);
+        else /* this node's channel of matches (cluster_seek.c) */
+            cluster__seek_message(cl, r->element[2]->str, r->element[2]->len);
+    } else if (strcmp(r->element[0]->str, "subscribe") == 0 &&
+               strcmp(r->element[1]->str, CHANNEL) == 0) {
         cl->sub_ready = true;
         dir_load(cl); /* after subscribing: nothing published since is missed */
     }
@@ -249,21 +253,125 @@ static void on_sub_disconnect(const redisAsyncContext *ac, int status)
     cl->sub_ready = false;
 }
 
-static void subscribe(cluster_t *cl)
+/* A new asynchronous context on the loop, or NULL. */
+static redisAsyncContext *async_open(cluster_t *cl, redisConnectCallback *on_connect,
+                                     redisDisconnectCallback *on_disconnect)
 {
-    if (cl->sub || cl->srv->stopping) return;
     redisAsyncContext *ac = redisAsyncConnect(cl->srv->opts.redis_host, cl->srv->opts.redis_port);
-    if (!ac) return;
+    if (!ac) return NULL;
     if (ac->err) {
         redisAsyncFree(ac);
-        return;
+        return NULL;
     }
     ac->data = cl;
     redisLibuvAttach(ac, cl->srv->loop);
-    redisAsyncSetConnectCallback(ac, on_sub_connect);
-    redisAsyncSetDisconnectCallback(ac, on_sub_disconnect);
-    redisAsyncCommand(ac, on_message, cl, "SUBSCRIBE " CHANNEL);
+    redisAsyncSetConnectCallback(ac, on_connect);
+    redisAsyncSetDisconnectCallback(ac, on_disconnect);
+    return ac;
+}
+
+static void subscribe(cluster_t *cl)
+{
+    if (cl->sub || cl->srv->stopping) return;
+    redisAsyncContext *ac = async_open(cl, on_sub_connect, on_sub_disconnect);
+    if (!ac) return;
+    redisAsyncCommand(ac, on_message, cl, "SUBSCRIBE " CHANNEL " " SEEK_CHANNEL "%s", cl->id);
     cl->sub = ac;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Redis: the asynchronous context, for commands whose answer can wait      */
+/* ------------------------------------------------------------------------ */
+
+static void on_async_connect(const redisAsyncContext *ac, int status)
+{
+    cluster_t *cl = ac->data;
+    if (status != REDIS_OK && cl->ac == ac) cl->ac = NULL; /* hiredis frees it */
+}
+
+static void on_async_disconnect(const redisAsyncContext *ac, int status)
+{
+    (void)status;
+    cluster_t *cl = ac->data;
+    if (cl->ac == ac) cl->ac = NULL;
+}
+
+static void async_connect(cluster_t *cl)
+{
+    if (!cl->ac && !cl->srv->stopping)
+        cl->ac = async_open(cl, on_async_connect, on_async_disconnect);
+}
+
+/* The asynchronous context, connecting it if it is not (NULL: Redis cannot be reached now). */
+static redisAsyncContext *async_ctx(cluster_t *cl)
+{
+    if (!cl->ac) async_connect(cl);
+    return cl->ac;
+}
+
+/* A command sent on the asynchronous context: its callback, counted. */
+typedef struct async_call {
+    cluster_t *cl;
+    redisCallbackFn *fn;
+    void *priv;
+} async_call_t;
+
+static void on_async_reply(redisAsyncContext *ac, void *reply, void *priv)
+{
+    async_call_t *a = priv;
+    cluster_t *cl = a->cl;
+    if (cl->async_pending > 0) cl->async_pending--;
+    cl->async_progress = server_now_ms(cl->srv);
+    if (a->fn) a->fn(ac, reply, a->priv);
+    tapis_free(a);
+}
+
+int cluster__async_argv(cluster_t *cl, redisCallbackFn *fn, void *priv, int argc, const char **argv)
+{
+    redisAsyncContext *ac = async_ctx(cl);
+    async_call_t *a = ac ? tapis_malloc(sizeof *a) : NULL;
+    if (!a) return -1;
+    *a = (async_call_t){cl, fn, priv};
+    if (redisAsyncCommandArgv(ac, on_async_reply, a, argc, argv, NULL) != REDIS_OK) {
+        tapis_free(a);
+        return -1;
+    }
+    if (cl->async_pending++ == 0) cl->async_progress = server_now_ms(cl->srv);
+    return 0;
+}
+
+int cluster__async(cluster_t *cl, redisCallbackFn *fn, void *priv, const char *fmt, ...)
+{
+    redisAsyncContext *ac = async_ctx(cl);
+    async_call_t *a = ac ? tapis_malloc(sizeof *a) : NULL;
+    if (!a) return -1;
+    *a = (async_call_t){cl, fn, priv};
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = redisvAsyncCommand(ac, on_async_reply, a, fmt, ap);
+    va_end(ap);
+    if (rc != REDIS_OK) {
+        tapis_free(a);
+        return -1;
+    }
+    if (cl->async_pending++ == 0) cl->async_progress = server_now_ms(cl->srv);
+    return 0;
+}
+
+/* At each heartbeat: a Redis that has answered nothing asked on the asynchronous context
+   for a heartbeat's time hangs. The context goes (every callback waiting is told NULL:
+   the lobby answers from what the node holds) and a new one is made when needed. */
+static void async_watch(cluster_t *cl)
+{
+    if (!cl->ac || cl->async_pending == 0 ||
+        server_now_ms(cl->srv) - cl->async_progress < (int64_t)cl->srv->opts.node_ttl / 3)
+        return;
+    log_warn("cluster: Redis answered none of %d commands in %llu ms; they are given up",
+             cl->async_pending, (unsigned long long)(server_now_ms(cl->srv) - cl->async_progress));
+    redisAsyncContext *ac = cl->ac;
+    cl->ac = NULL;
+    cl->async_pending = 0;
+    redisAsyncFree(ac);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -333,7 +441,9 @@ static void node_seen(cluster_t *cl, const char *id, const char *record)
 static void beat(cluster_t *cl)
 {
     server_t *srv = cl->srv;
-    if (srv->stopping || !connect_sync(cl)) return;
+    if (srv->stopping) return;
+    async_watch(cl); /* first: a Redis that hangs fails what follows */
+    if (!connect_sync(cl)) return;
     char rec[512];
     snprintf(rec, sizeof rec, "{\"id\":\"%s\",\"addr\":\"%s\",\"rooms\":%d,\"conns\":%d}", cl->id,
              cl->addr, srv->nrooms, srv->nconns);
@@ -357,6 +467,7 @@ static void beat(cluster_t *cl)
         cluster__adopt_all(cl);
     }
     if (!cl->sub) subscribe(cl);
+    if (!cl->ac) async_connect(cl);
     redisReply *ids = cluster__command(cl, "SMEMBERS tapis:nodes");
     node_t *n, *tmp;
     HASH_ITER(hh, cl->nodes, n, tmp) n->seen = false;
@@ -625,8 +736,10 @@ int cluster_start(server_t *srv)
     uv_timer_init(srv->loop, &cl->beat);
     cl->beat.data = cl;
     cluster_adopt_restored(srv);
+    cluster__seek_start(cl); /* before the first beat: this node's seekers of a former life go */
     beat(cl);
     subscribe(cl);
+    async_connect(cl);
     uint64_t period = o->node_ttl / 3;
     uv_timer_start(&cl->beat, on_beat, period, period);
     log_notice("cluster: node %s (%s) joined through Redis %s:%d, heartbeat every %llu ms", cl->id,
@@ -643,6 +756,11 @@ void cluster_stop(server_t *srv)
     if (cl->sub) {
         redisAsyncContext *ac = cl->sub;
         cl->sub = NULL;
+        redisAsyncDisconnect(ac);
+    }
+    if (cl->ac) { /* its callbacks are answered (or told NULL) as the loop ends */
+        redisAsyncContext *ac = cl->ac;
+        cl->ac = NULL;
         redisAsyncDisconnect(ac);
     }
 }

@@ -56,7 +56,7 @@ void cluster_commit(server_t *srv);
  * close; hosts(), does this node host room id; resync(), Redis may lack
  * what this node holds: hand it all back through cluster_resync_*() below;
  * identity(), the name and token of a session (the relay greets other nodes
- * with them).
+ * with them); matched(), this node's seeker was seated by another node.
  */
 typedef struct cluster_hooks {
     durable_verdict_t (*room)(void *ctx, durable_room_rec_t *rec, struct room **out,
@@ -65,6 +65,8 @@ typedef struct cluster_hooks {
     bool (*hosts)(void *ctx, const char *id);
     void (*resync)(void *ctx);
     void (*identity)(void *ctx, const struct session *s, const char **name, const char **token);
+    /* Another node seated a seeker of this node (cluster_seek_tell()'s msg). */
+    void (*matched)(void *ctx, const json_t *msg);
 } cluster_hooks_t;
 void cluster_set_hooks(server_t *srv, const cluster_hooks_t *h, void *ctx);
 /* After the store restored this node's rooms: keep those still ours, drop the others. */
@@ -87,11 +89,13 @@ void cluster_identity(server_t *srv, const struct session *s, const char **name,
 /* A new id for "room" or "session", unique in the cluster (0 when Redis cannot say). */
 uint64_t cluster_next_id(server_t *srv, const char *what);
 
-/* Sessions: a name is the cluster's (0) or taken by another session (-1). */
-int cluster_claim_name(server_t *srv, const char *name_key, uint64_t sid);
+/* Sessions: a name is the session's now (0), taken by another session (-1), or, for a
+   guest (`guest`), a registered name in the cluster (-2). */
+int cluster_claim_name(server_t *srv, const char *name_key, uint64_t sid, bool guest);
 void cluster_release_name(server_t *srv, const char *name_key, uint64_t sid);
-/* May session sid take `name` (its own, or free in the cluster)? Claims it. */
-bool cluster_name_free(server_t *srv, uint64_t sid, const char *name);
+/* May session sid take `name` (its own, or free in the cluster)? Claims it: 0, or -1 and -2
+   as cluster_claim_name(). */
+int cluster_name_free(server_t *srv, uint64_t sid, const char *name, bool guest);
 /* [[room, node]...]: the rooms other nodes host where session sid sits or watches
    (NULL without --redis). */
 json_t *cluster_session_rooms(server_t *srv, uint64_t sid);
@@ -126,6 +130,26 @@ bool cluster_is_node_ip(const server_t *srv, const char *ip);
 bool cluster_health(const server_t *srv, int *nodes);
 /* This node's id. */
 const char *cluster_node_id(const server_t *srv);
+
+/*
+ * Matchmaking's queue, the cluster's (cluster_seek.c; lobby/seek.c matches): tapis:seek,
+ * session id -> the seeker as JSON text (with its "node"). Every call is asynchronous: the
+ * loop never waits for Redis. Each returns 0, or -1 when Redis cannot be reached now (or
+ * without --redis; the callback then never runs): the node matches its own seekers alone.
+ */
+int cluster_seek_put(server_t *srv, uint64_t sid, const char *entry);
+void cluster_seek_drop(server_t *srv, uint64_t sid);
+/* Every seeker: done(srv, [[sid, text]...], arg); NULL when Redis could not say. */
+typedef void (*cluster_seek_cb)(server_t *srv, const json_t *seekers, void *arg);
+int cluster_seek_read(server_t *srv, cluster_seek_cb done, void *arg);
+/* The group [[sid, text]...] leaves the queue, all or none, only if each is still there as
+   read: done(srv, 1 taken, 0 not (another node took one, or one changed), -1 no answer). */
+typedef void (*cluster_seek_taken_cb)(server_t *srv, int taken, void *arg);
+int cluster_seek_take(server_t *srv, const json_t *group, cluster_seek_taken_cb done, void *arg);
+/* Tell node of its seeker seated here (its hooks' matched() gets msg). */
+void cluster_seek_tell(server_t *srv, const char *node, const json_t *msg);
+/* Is node id alive (this node, or one whose heartbeat was seen)? */
+bool cluster_node_alive(server_t *srv, const char *id);
 
 /* The rooms of the other nodes that `viewer` may list, filtered; see lobby_rooms(). */
 typedef struct cluster_room_ref {

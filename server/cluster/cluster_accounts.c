@@ -90,27 +90,24 @@ static void result_json(account_t *a, const char *text)
     account_recent_add(a, &res);
 }
 
-static int fetch(void *ctx, server_t *srv, const char *name)
+/* An account and its recent results in one reply: [HGETALL, LRANGE]. */
+static const char ACCOUNT_SCRIPT[] =
+    "local k = 'tapis:account:' .. ARGV[1] "
+    "return {redis.call('HGETALL', k), redis.call('LRANGE', k .. ':results', 0, ARGV[2])}";
+
+/* The account named `name` from ACCOUNT_SCRIPT's reply, into memory: 1 found, 0 none, -1. */
+static int load(server_t *srv, const char *name, const redisReply *r)
 {
-    cluster_t *cl = cluster__of(ctx);
-    if (!cl) return -1;
-    char key[64];
-    account_name_key(key, name);
-    redisReply *h = cluster__command(cl, "HGETALL tapis:account:%s", key);
-    if (!h) return -1;
-    if (h->type != REDIS_REPLY_ARRAY || h->elements == 0) {
-        freeReplyObject(h);
-        return 0;
-    }
+    if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) return -1;
+    const redisReply *h = r->element[0], *l = r->element[1];
+    if (h->type != REDIS_REPLY_ARRAY) return -1;
+    if (h->elements == 0) return 0;
     const char *stored = cluster__field(h, "name");
     const char *created = cluster__field(h, "created");
     account_t *a = account_here(srv, stored ? stored : name);
     if (!a)
         a = accounts_loaded(srv, stored ? stored : name, NULL, NULL, created ? atoll(created) : 0);
-    if (!a) {
-        freeReplyObject(h);
-        return -1;
-    }
+    if (!a) return -1;
     const char *pwhash = cluster__field(h, "pwhash");
     const char *key_hash = cluster__field(h, "key_hash");
     a->bot = cluster__field(h, "bot") != NULL;
@@ -121,33 +118,89 @@ static int fetch(void *ctx, server_t *srv, const char *name)
         if (h->element[i]->type == REDIS_REPLY_STRING && !strncmp(h->element[i]->str, "r:", 2) &&
             h->element[i + 1]->type == REDIS_REPLY_STRING)
             rating_field(a, h->element[i]->str, h->element[i + 1]->str);
-    freeReplyObject(h);
-    redisReply *l =
-        cluster__command(cl, "LRANGE tapis:account:%s:results 0 %d", key, ACCOUNT_RECENT - 1);
-    if (l && l->type == REDIS_REPLY_ARRAY) {
+    if (l->type == REDIS_REPLY_ARRAY) {
         a->nrecent = a->recent_head = 0;
         for (size_t i = l->elements; i-- > 0;) /* oldest first */
             if (l->element[i]->type == REDIS_REPLY_STRING) result_json(a, l->element[i]->str);
     }
-    if (l) freeReplyObject(l);
     return 1;
+}
+
+static int fetch(void *ctx, server_t *srv, const char *name)
+{
+    cluster_t *cl = cluster__of(ctx);
+    if (!cl) return -1;
+    char key[64];
+    account_name_key(key, name);
+    redisReply *r =
+        cluster__command(cl, "EVAL %s 0 %s %d", ACCOUNT_SCRIPT, key, ACCOUNT_RECENT - 1);
+    int got = load(srv, name, r);
+    if (r) freeReplyObject(r);
+    return got;
+}
+
+/* A read whose answer comes on the loop later (the asynchronous context). */
+typedef struct account_call {
+    server_t *srv;
+    char name[64];
+    account_fetched_fn fetched;
+    account_board_fn board;
+    account_rated_fn rated;
+    char game[32];
+    int limit;
+    long long offset;
+    void *arg;
+} account_call_t;
+
+static void on_account(redisAsyncContext *ac, void *reply, void *priv)
+{
+    (void)ac;
+    account_call_t *c = priv;
+    int got = c->srv->stopping ? -1 : load(c->srv, c->name, reply);
+    c->fetched(c->srv, got, c->arg);
+    tapis_free(c);
+}
+
+static int fetch_async(void *ctx, server_t *srv, const char *name, account_fetched_fn done,
+                       void *arg)
+{
+    cluster_t *cl = cluster__of(ctx);
+    account_call_t *c = cl ? tapis_calloc(1, sizeof *c) : NULL;
+    if (!c) return -1;
+    *c = (account_call_t){.srv = srv, .fetched = done, .arg = arg};
+    snprintf(c->name, sizeof c->name, "%s", name);
+    char key[64];
+    account_name_key(key, name);
+    if (cluster__async(cl, on_account, c, "EVAL %s 0 %s %d", ACCOUNT_SCRIPT, key,
+                       ACCOUNT_RECENT - 1) < 0) {
+        tapis_free(c);
+        return -1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static int claim(void *ctx, const account_t *a)
+/* The name is free of accounts and of every node's sessions but the registering one's,
+   checked and claimed at once (cluster_rooms.c's CLAIM_NAME refuses a guest the names of
+   accounts, registered or being registered). */
+static const char CLAIM_SCRIPT[] =
+    "local owner = redis.call('HGET', 'tapis:names', ARGV[1]) "
+    "if owner and owner ~= ARGV[4] then return 2 end "
+    "if redis.call('HSETNX', 'tapis:account:'..ARGV[1], 'name', ARGV[2]) == 0 then return 0 end "
+    "redis.call('HSET', 'tapis:account:'..ARGV[1], 'created', ARGV[3]) return 1";
+
+static int claim(void *ctx, const account_t *a, uint64_t sid)
 {
     cluster_t *cl = cluster__of(ctx);
     if (!cl) return -1;
     long long got = cluster__reply_int(
-        cluster__command(cl, "HSETNX tapis:account:%s name %s", a->name_key, a->name), -1);
-    if (got == 1)
-        cluster__reply_int(cluster__command(cl, "HSET tapis:account:%s created %lld", a->name_key,
-                                            (long long)a->created),
-                           0);
-    return got < 0 ? -1 : (int)got;
+        cluster__command(cl, "EVAL %s 0 %s %s %lld %llu", CLAIM_SCRIPT, a->name_key, a->name,
+                         (long long)a->created, (unsigned long long)sid),
+        -1);
+    return got == 2 ? -2 : got < 0 ? -1 : (int)got;
 }
 
 static void release(void *ctx, const account_t *a)
@@ -174,11 +227,10 @@ static void put(void *ctx, const account_t *a)
     cluster__reply_int(r, 0);
 }
 
-static int rate(void *ctx, const char *game, account_t *const *who, const account_rating_t *now,
-                const account_result_t *res, int n)
+/* RATE_SCRIPT's argument for rate(): the caller frees it; NULL when out of memory. */
+static char *rate_text(const char *game, account_t *const *who, const account_rating_t *now,
+                       const account_result_t *res, int n)
 {
-    cluster_t *cl = cluster__of(ctx);
-    if (!cl) return -1;
     json_t *players = json_array();
     for (int i = 0; i < n; i++) {
         char key[96], value[160];
@@ -208,54 +260,102 @@ static int rate(void *ctx, const char *game, account_t *const *who, const accoun
     json_t *arg = json_pack("{s:s, s:o}", "game", game, "players", players);
     char *text = arg ? json_dumps(arg, JSON_COMPACT) : NULL;
     json_decref(arg);
+    return text;
+}
+
+static int rate(void *ctx, const char *game, account_t *const *who, const account_rating_t *now,
+                const account_result_t *res, int n)
+{
+    cluster_t *cl = cluster__of(ctx);
+    char *text = cl ? rate_text(game, who, now, res, n) : NULL;
     if (!text) return -1;
     long long got = cluster__reply_int(cluster__command(cl, "EVAL %s 0 %s", RATE_SCRIPT, text), -1);
     free(text);
     return got < 0 ? -1 : (int)got;
 }
 
-/* Rows [from, from + n) of the sorted set `set` of the board of `game`, best first, as JSON
-   (placed from `first` when first > 0); *total gets the set's size. NULL: unreachable. */
-static json_t *board_rows(cluster_t *cl, const char *game, const char *set, long long from, int n,
-                          long long first, long long *total)
+static void on_rated(redisAsyncContext *ac, void *reply, void *priv)
 {
-    *total = cluster__reply_int(cluster__command(cl, "ZCARD tapis:board:%s%s", game, set), -1);
-    redisReply *names = *total < 0 ? NULL
-                                   : cluster__command(cl, "ZREVRANGE tapis:board:%s%s %lld %lld",
-                                                      game, set, from, from + n - 1);
-    if (!names || names->type != REDIS_REPLY_ARRAY) {
-        if (names) freeReplyObject(names);
-        return NULL;
-    }
+    (void)ac;
+    account_call_t *c = priv;
+    redisReply *r = reply;
+    if (r && r->type == REDIS_REPLY_ERROR) log_warn("cluster: Redis refused a rating: %s", r->str);
+    c->rated(c->srv, r && r->type == REDIS_REPLY_INTEGER ? (int)r->integer : -1, c->arg);
+    tapis_free(c);
+}
+
+static int rate_async(void *ctx, const char *game, account_t *const *who,
+                      const account_rating_t *now, const account_result_t *res, int n,
+                      account_rated_fn done, void *arg)
+{
+    cluster_t *cl = cluster__of(ctx);
+    account_call_t *c = cl ? tapis_calloc(1, sizeof *c) : NULL;
+    char *text = c ? rate_text(game, who, now, res, n) : NULL;
+    if (text) *c = (account_call_t){.srv = ctx, .rated = done, .arg = arg};
+    int rc = text ? cluster__async(cl, on_rated, c, "EVAL %s 0 %s", RATE_SCRIPT, text) : -1;
+    if (rc < 0) tapis_free(c);
+    free(text);
+    return rc;
+}
+
+/* One page of a leaderboard in one reply: {total, rows, provisional total, provisional rows},
+   each row its JSON text. ARGV: game, offset, limit (at least 1). */
+static const char BOARD_SCRIPT[] =
+    "local g, off, lim = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]) "
+    "local est, prov = 'tapis:board:' .. g, 'tapis:board:' .. g .. ':provisional' "
+    "local function page(set, from) "
+    "  local out = {} "
+    "  for _, n in ipairs(redis.call('ZREVRANGE', set, from, from + lim - 1)) do "
+    "    out[#out + 1] = redis.call('HGET', est .. ':rows', n) or '' end "
+    "  return out end "
+    "return {redis.call('ZCARD', est), page(est, off), redis.call('ZCARD', prov), page(prov, 0)}";
+
+/* The rows of BOARD_SCRIPT's reply r (an array of JSON texts), placed from `first` when
+   first > 0. */
+static json_t *board_rows(const redisReply *r, long long first)
+{
     json_t *out = json_array();
-    for (size_t i = 0; i < names->elements; i++) {
-        redisReply *row =
-            cluster__command(cl, "HGET tapis:board:%s:rows %s", game, names->element[i]->str);
-        json_t *e = row && row->type == REDIS_REPLY_STRING ? json_loads(row->str, 0, NULL) : NULL;
-        if (row) freeReplyObject(row);
+    for (size_t i = 0; out && r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+        json_t *e = r->element[i]->type == REDIS_REPLY_STRING
+                        ? json_loads(r->element[i]->str, 0, NULL)
+                        : NULL;
         if (!e) continue;
         if (first > 0) json_object_set_new(e, "place", json_integer(first + (long long)i));
         json_array_append_new(out, e);
     }
-    freeReplyObject(names);
     return out;
 }
 
-static json_t *board(void *ctx, const char *game, int limit, long long offset)
+static void on_board(redisAsyncContext *ac, void *reply, void *priv)
+{
+    (void)ac;
+    account_call_t *c = priv;
+    redisReply *r = reply;
+    json_t *page = NULL;
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 4 && !c->srv->stopping)
+        page = json_pack("{s:o, s:I, s:i, s:I, s:o, s:I, s:f}", "players",
+                         board_rows(r->element[1], c->offset + 1), "total",
+                         (json_int_t)r->element[0]->integer, "limit", c->limit, "offset",
+                         (json_int_t)c->offset, "provisional", board_rows(r->element[3], 0),
+                         "provisional_total", (json_int_t)r->element[2]->integer,
+                         "provisional_sigma", ACCOUNT_PROVISIONAL);
+    c->board(c->srv, page, c->arg);
+    tapis_free(c);
+}
+
+static int board(void *ctx, const char *game, int limit, long long offset, account_board_fn done,
+                 void *arg)
 {
     cluster_t *cl = cluster__of(ctx);
-    if (!cl) return NULL;
-    long long total, ptotal;
-    json_t *players = board_rows(cl, game, "", offset, limit, offset + 1, &total);
-    json_t *prov = players ? board_rows(cl, game, ":provisional", 0, limit, 0, &ptotal) : NULL;
-    if (!prov) {
-        json_decref(players);
-        return NULL;
+    account_call_t *c = cl && limit > 0 ? tapis_calloc(1, sizeof *c) : NULL;
+    if (!c) return -1;
+    *c = (account_call_t){.srv = ctx, .board = done, .limit = limit, .offset = offset, .arg = arg};
+    if (cluster__async(cl, on_board, c, "EVAL %s 0 %s %lld %d", BOARD_SCRIPT, game, offset, limit) <
+        0) {
+        tapis_free(c);
+        return -1;
     }
-    return json_pack("{s:o, s:I, s:i, s:I, s:o, s:I, s:f}", "players", players, "total",
-                     (json_int_t)total, "limit", limit, "offset", (json_int_t)offset, "provisional",
-                     prov, "provisional_total", (json_int_t)ptotal, "provisional_sigma",
-                     ACCOUNT_PROVISIONAL);
+    return 0;
 }
 
 static void rated_room(void *ctx, const char *room_id, const json_t *data)
@@ -283,8 +383,10 @@ const account_shared_t cluster_accounts_shared = {
     .rated_room_get = rated_room_get,
     .board = board,
     .fetch = fetch,
+    .fetch_async = fetch_async,
     .claim = claim,
     .release = release,
     .put = put,
     .rate = rate,
+    .rate_async = rate_async,
 };

@@ -28,9 +28,12 @@
  *   tapis:room:ID               HASH  game, players, options, seed, private, rid
  *   tapis:journal:ID            STREAM entry n has the id 0-n: kind, seat, at, [data]
  *   tapis:watchers:ID           SET   the sessions watching
- * and the channel tapis:rooms, where each directory change is published.
+ *   tapis:seek                  HASH  session id -> a seeker (cluster_seek.c)
+ * and the channel tapis:rooms, where each directory change is published, and
+ * tapis:seek:ID, where node ID is told of its seekers matched by another node.
  */
 #define CHANNEL "tapis:rooms"
+#define SEEK_CHANNEL "tapis:seek:"
 /* Redis answers a loopback or LAN command in well under a millisecond: a slower
    one is a Redis in trouble, and the loop waits for it this long at most. */
 #define CONNECT_TIMEOUT_US 100000
@@ -81,6 +84,9 @@ struct cluster {
     int64_t retry_at; /* ms: no reconnect before (a Redis that hangs costs a stall each try) */
     redisAsyncContext *sub;
     bool sub_ready;
+    redisAsyncContext *ac; /* commands whose answer the loop does not wait for */
+    int async_pending;      /* ...sent on ac, not yet answered */
+    int64_t async_progress; /* ms: when ac last answered (or was first waited on) */
     uv_timer_t beat;
     dir_room_t *dir;
     cl_room_t *rooms; /* the rooms this node hosts, by their record's address */
@@ -98,6 +104,19 @@ int cluster__drain(cluster_t *cl);
 void cluster__append(cluster_t *cl, const char *fmt, ...);
 /* Run one command now (after the pipeline). The reply is the caller's, or NULL. */
 redisReply *cluster__command(cluster_t *cl, const char *fmt, ...);
+/* Send one command on the asynchronous context: fn(ac, reply, priv) runs when Redis answers
+   (reply NULL when the context is lost, freed, or given up after a heartbeat without any
+   answer: priv is fn's to free either way; fn may be NULL). Returns 0, or -1 (fn will not
+   run) when Redis cannot be reached now. */
+int cluster__async(cluster_t *cl, redisCallbackFn *fn, void *priv, const char *fmt, ...);
+/* The same with its arguments as they are (binary-safe). */
+int cluster__async_argv(cluster_t *cl, redisCallbackFn *fn, void *priv, int argc,
+                        const char **argv);
+/* cluster_seek.c: a message on this node's channel of matches; at the start, this node's
+   seekers of a former life leave the queue; a dead node's seekers leave it. */
+void cluster__seek_message(cluster_t *cl, const char *text, size_t len);
+void cluster__seek_start(cluster_t *cl);
+void cluster__seek_reap(cluster_t *cl, const char *dead);
 /* The integer of rep (freed), or dflt. */
 long long cluster__reply_int(redisReply *rep, long long dflt);
 /* The value of field `name` in a HGETALL or stream-entry array, or NULL. */

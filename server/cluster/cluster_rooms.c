@@ -47,27 +47,34 @@ uint64_t cluster_next_id(server_t *srv, const char *what)
     return v > 0 ? (uint64_t)v : 0;
 }
 
-int cluster_claim_name(server_t *srv, const char *name_key, uint64_t sid)
+/* Claim a name for session ARGV[2]: 1 claimed (or its own), 0 another session's, -1 a
+   registered name and ARGV[3] says the session is a guest's. One script, so that a guest
+   and a register of one name on two nodes cannot both win (cluster_accounts.c, claim). */
+static const char *const CLAIM_NAME =
+    "if ARGV[3] == '1' and redis.call('EXISTS', 'tapis:account:'..ARGV[1]) == 1 then "
+    "  return -1 end "
+    "if redis.call('HSETNX', 'tapis:names', ARGV[1], ARGV[2]) == 1 then return 1 end "
+    "if redis.call('HGET', 'tapis:names', ARGV[1]) == ARGV[2] then return 1 end return 0";
+
+int cluster_claim_name(server_t *srv, const char *name_key, uint64_t sid, bool guest)
 {
     cluster_t *cl = cluster__of(srv);
     if (!cl) return 0;
-    redisReply *rep =
-        cluster__command(cl, "HSETNX tapis:names %s %llu", name_key, (unsigned long long)sid);
+    redisReply *rep = cluster__command(cl, "EVAL %s 0 %s %llu %d", CLAIM_NAME, name_key,
+                                       (unsigned long long)sid, guest ? 1 : 0);
     if (!rep) return 0; /* Redis is away: the node decides alone (written again later) */
-    long long set = cluster__reply_int(rep, 0);
-    if (set) return 0;
-    long long owner = cluster__reply_int(cluster__command(cl, "HGET tapis:names %s", name_key), 0);
-    return owner == 0 || (uint64_t)owner == sid ? 0 : -1;
+    long long got = cluster__reply_int(rep, 1);
+    return got == 1 ? 0 : got == 0 ? -1 : -2;
 }
 
-bool cluster_name_free(server_t *srv, uint64_t sid, const char *name)
+int cluster_name_free(server_t *srv, uint64_t sid, const char *name, bool guest)
 {
     char key[64];
     size_t i = 0;
     for (; name[i] && i < sizeof key - 1; i++)
         key[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] - 'A' + 'a') : name[i];
     key[i] = 0;
-    return cluster_claim_name(srv, key, sid) == 0;
+    return cluster_claim_name(srv, key, sid, guest);
 }
 
 void cluster_release_name(server_t *srv, const char *name_key, uint64_t sid)
@@ -470,6 +477,7 @@ void cluster__take_over(cluster_t *cl, const char *dead)
     for (size_t i = 0; ses && i < ses->elements; i++)
         cluster__append(cl, "EVAL %s 0 %s %s %s", DROP_SESSION, ses->element[i]->str, dead, cl->id);
     if (ses) freeReplyObject(ses);
+    cluster__seek_reap(cl, dead); /* its seekers leave the queue */
     cluster__append(cl, "SREM tapis:nodes %s", dead);
     cluster__drain(cl);
     log_notice("cluster: node %s is gone; %d of its %d rooms taken over here in %.0f ms", dead,

@@ -9,7 +9,9 @@
  * the order of the requests; a connection that closes meanwhile gets
  * nothing, and a register it made is forgotten. Passwords and keys are
  * never logged: the log says "account NAME registered" and "hello NAME
- * (account)".
+ * (account)". In a cluster, `profile` and `leaderboard` read Redis without
+ * waiting (the cluster's asynchronous context): their replies are held the
+ * same way until the answer comes.
  */
 #include <sodium.h>
 #include <stdio.h>
@@ -28,29 +30,76 @@
 #define LEADERBOARD_PAGE_DEFAULT 20
 
 /* ------------------------------------------------------------------------ */
+/* Held requests: replies that wait for the thread pool or Redis            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct held {
+    server_t *srv;
+    conn_t *conn; /* NULL once it closed */
+    json_t *msg;  /* the request, kept */
+    cmd_id_t cmd;
+    uint64_t stamp;
+    queue_t node; /* in accounts->jobs */
+} held_t;
+
+/* req's reply comes later (resume()): the connection's next lines wait for it. */
+static void hold(request_t *req, cmd_id_t cmd, held_t *h)
+{
+    *h = (held_t){.srv = req->conn->srv,
+                  .conn = req->conn,
+                  .msg = json_incref(req->msg),
+                  .cmd = cmd,
+                  .stamp = req->stamp};
+    queue_insert_tail(&h->srv->accounts->jobs, &h->node);
+    req->replied = true;
+    req->conn->lines_held++;
+}
+
+/* The reply of a held request: reply(req, arg) when its connection is still there (false
+   when it is not). The connection's next lines go on. */
+static bool resume(held_t *h, void (*reply)(request_t *req, void *arg), void *arg)
+{
+    queue_remove(&h->node);
+    conn_t *c = h->conn;
+    if (c) {
+        request_t req = {
+            .conn = c,
+            .session = c->session,
+            .msg = h->msg,
+            .re = command_get(h->cmd)->name,
+            .id = json_object_get(h->msg, "id"),
+            .stamp = h->stamp,
+        };
+        reply(&req, arg);
+        if (!req.replied) req_fail(&req, TAPIS_E_INTERNAL, "internal error");
+        c->lines_held--;
+        conn_update_ready(c);
+    }
+    json_decref(h->msg);
+    return c != NULL;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Password jobs on the thread pool                                         */
 /* ------------------------------------------------------------------------ */
 
 typedef struct pw_job {
+    held_t h; /* first: accounts->jobs holds it */
     uv_work_t work;
-    server_t *srv;
-    conn_t *conn; /* NULL once it closed */
-    json_t *msg;  /* the request, kept */
-    cmd_id_t cmd; /* CMD_REGISTER or CMD_HELLO */
-    uint64_t stamp;
     account_t *account;                      /* register: the pending one; hello: the one */
     char password[ACCOUNT_PASSWORD_MAX + 1]; /* wiped when done */
     char pwhash[ACCOUNT_PWHASH_SIZE];        /* register: made; hello: to check */
     int rc;                                  /* the thread's verdict: 0 = made, or it matches */
-    queue_t node;                            /* in accounts->jobs */
+    bool registering;                        /* the thread's copy of h.cmd == CMD_REGISTER */
+    bool min;                                /* --pwhash min */
 } pw_job_t;
 
 static void pw_work(uv_work_t *w)
 {
     pw_job_t *j = w->data;
     size_t len = strlen(j->password);
-    if (j->cmd == CMD_REGISTER) {
-        bool min = j->srv->opts.pwhash_min;
+    if (j->registering) {
+        bool min = j->min;
         j->rc = crypto_pwhash_str(
             j->pwhash, j->password, len,
             min ? crypto_pwhash_OPSLIMIT_MIN : crypto_pwhash_OPSLIMIT_INTERACTIVE,
@@ -72,34 +121,23 @@ static void register_failed(server_t *srv, account_t *a)
     account_drop(srv, a);
 }
 
+static void pw_reply(request_t *req, void *arg)
+{
+    pw_job_t *j = arg;
+    if (j->h.cmd == CMD_REGISTER)
+        register_done(req, j);
+    else
+        login_done(req, j);
+}
+
 static void pw_after(uv_work_t *w, int status)
 {
     pw_job_t *j = w->data;
-    queue_remove(&j->node);
     sodium_memzero(j->password, sizeof j->password);
-    conn_t *c = j->conn;
-    if (!c) {
-        if (j->cmd == CMD_REGISTER) register_failed(j->srv, j->account); /* nobody learnt its key */
-    } else {
-        request_t req = {
-            .conn = c,
-            .session = c->session,
-            .msg = j->msg,
-            .re = command_get(j->cmd)->name,
-            .id = json_object_get(j->msg, "id"),
-            .stamp = j->stamp,
-        };
-        if (status < 0) j->rc = -1;
-        if (j->cmd == CMD_REGISTER)
-            register_done(&req, j);
-        else
-            login_done(&req, j);
-        if (!req.replied) req_fail(&req, TAPIS_E_INTERNAL, "internal error");
-        c->lines_held--;
-        conn_update_ready(c);
-    }
+    if (status < 0) j->rc = -1;
+    if (!resume(&j->h, pw_reply, j) && j->h.cmd == CMD_REGISTER)
+        register_failed(j->h.srv, j->account); /* nobody learnt its key */
     sodium_memzero(j->pwhash, sizeof j->pwhash);
-    json_decref(j->msg);
     tapis_free(j);
 }
 
@@ -114,25 +152,19 @@ static void pw_start(request_t *req, cmd_id_t cmd, account_t *a, const char *pas
         return;
     }
     j->work.data = j;
-    j->srv = srv;
-    j->conn = req->conn;
-    j->msg = json_incref(req->msg);
-    j->cmd = cmd;
-    j->stamp = req->stamp;
     j->account = a;
+    j->min = srv->opts.pwhash_min;
+    j->registering = cmd == CMD_REGISTER; /* h is filled after the queueing: not the thread's */
     snprintf(j->password, sizeof j->password, "%s", password);
     if (cmd == CMD_HELLO) memcpy(j->pwhash, a->pwhash, sizeof j->pwhash);
     if (uv_queue_work(srv->loop, &j->work, pw_work, pw_after) < 0) {
         if (cmd == CMD_REGISTER) register_failed(srv, a);
         sodium_memzero(j->password, sizeof j->password);
-        json_decref(j->msg);
         tapis_free(j);
         req_fail(req, TAPIS_E_INTERNAL, "cannot start the password's hash");
         return;
     }
-    queue_insert_tail(&srv->accounts->jobs, &j->node);
-    req->replied = true; /* later, in order: the connection's next lines wait */
-    req->conn->lines_held++;
+    hold(req, cmd, &j->h);
 }
 
 void lobby_accounts_conn_closed(conn_t *c)
@@ -140,8 +172,8 @@ void lobby_accounts_conn_closed(conn_t *c)
     accounts_t *t = c->srv->accounts;
     if (!t) return;
     for (queue_t *q = queue_head(&t->jobs); q != &t->jobs; q = queue_next(q)) {
-        pw_job_t *j = queue_data(q, pw_job_t, node);
-        if (j->conn == c) j->conn = NULL;
+        held_t *h = queue_data(q, held_t, node);
+        if (h->conn == c) h->conn = NULL;
     }
 }
 
@@ -198,11 +230,14 @@ void lobby_register(request_t *req)
         return;
     }
     accounts_t *t = srv->accounts; /* in a cluster, the name is the cluster's */
-    int claimed = t->shared && t->shared->claim ? t->shared->claim(t->shared_ctx, a) : 1;
+    uint64_t sid = req->session ? req->session->id : 0;
+    int claimed = t->shared && t->shared->claim ? t->shared->claim(t->shared_ctx, a, sid) : 1;
     if (claimed <= 0) {
         account_drop(srv, a);
         if (claimed == 0)
             req_fail(req, TAPIS_E_NAME_TAKEN, "\"%s\" is registered already", name);
+        else if (claimed == -2)
+            req_fail(req, TAPIS_E_NAME_TAKEN, "someone is called \"%s\" now", name);
         else
             req_fail(req, TAPIS_E_UNAVAILABLE, "the cluster cannot be reached; try again");
         return;
@@ -285,17 +320,53 @@ static void login_done(request_t *req, pw_job_t *j)
 /* profile and leaderboard                                                  */
 /* ------------------------------------------------------------------------ */
 
-void lobby_profile(request_t *req)
+typedef struct read_job { /* a profile or leaderboard waiting for Redis */
+    held_t h;
+    json_t *page; /* the leaderboard's, NULL: none */
+} read_job_t;
+
+/* profile's reply from memory (in a cluster, just read again from Redis). */
+static void profile_reply(request_t *req, void *arg)
 {
+    (void)arg;
     const char *name = json_string_value(json_object_get(req->msg, "name"));
     session_t *s = req->session;
     if (!name) name = s->account ? s->account->name : s->name;
-    account_t *a = account_fresh(req->conn->srv, name); /* another node may have rated it */
+    account_t *a = account_here(req->conn->srv, name);
     if (!a || a->pending) {
         req_fail(req, TAPIS_E_NOT_FOUND, "no account \"%s\"", name);
         return;
     }
     req_ok(req, account_profile_json(a));
+}
+
+static void profile_fetched(server_t *srv, int found, void *arg)
+{
+    (void)srv;
+    (void)found; /* unreachable: what this node holds */
+    read_job_t *j = arg;
+    resume(&j->h, profile_reply, NULL);
+    tapis_free(j);
+}
+
+void lobby_profile(request_t *req)
+{
+    server_t *srv = req->conn->srv;
+    accounts_t *t = srv->accounts;
+    const char *name = json_string_value(json_object_get(req->msg, "name"));
+    session_t *s = req->session;
+    if (!name) name = s->account ? s->account->name : s->name;
+    account_t *a = account_here(srv, name);
+    read_job_t *j = t->shared && t->shared->fetch_async && !(a && a->pending)
+                        ? tapis_calloc(1, sizeof *j)
+                        : NULL;
+    /* Another node may have rated it: read again, without waiting. */
+    if (j && t->shared->fetch_async(t->shared_ctx, srv, name, profile_fetched, j) == 0) {
+        hold(req, CMD_PROFILE, &j->h);
+        return;
+    }
+    tapis_free(j);
+    profile_reply(req, NULL);
 }
 
 typedef struct ranked {
@@ -323,29 +394,72 @@ static json_t *board_json(const ranked_t *list, long long from, long long to, lo
     return out;
 }
 
+static void board_here(request_t *req);
+
+/* A leaderboard request's page size. */
+static int board_limit(const json_t *m)
+{
+    const json_t *limit = json_object_get(m, "limit");
+    return limit ? (int)json_integer_value(limit) : LEADERBOARD_PAGE_DEFAULT;
+}
+
+static void board_reply(request_t *req, void *arg)
+{
+    read_job_t *j = arg;
+    if (!j->page) { /* Redis did not answer: this node's */
+        board_here(req);
+        return;
+    }
+    json_t *m = req->msg;
+    int limit = board_limit(m);
+    json_object_set_new(j->page, "game", json_incref(json_object_get(m, "game")));
+    uint64_t rate = req->conn->srv->opts.line_rate;
+    budget_charge(&req->conn->line_budget, req->stamp, rate ? 1000000 / rate : 0,
+                  (uint64_t)(2 * limit / 5));
+    req_ok(req, j->page);
+    j->page = NULL;
+}
+
+static void board_read(server_t *srv, json_t *page, void *arg)
+{
+    (void)srv;
+    read_job_t *j = arg;
+    j->page = page;
+    resume(&j->h, board_reply, j);
+    json_decref(j->page); /* not sent: its connection closed */
+    tapis_free(j);
+}
+
 void lobby_leaderboard(request_t *req)
 {
     server_t *srv = req->conn->srv;
     json_t *m = req->msg;
     const char *game = json_string_value(json_object_get(m, "game"));
-    int limit = json_object_get(m, "limit") ? (int)json_integer_value(json_object_get(m, "limit"))
-                                            : LEADERBOARD_PAGE_DEFAULT;
+    int limit = board_limit(m);
     long long offset = json_integer_value(json_object_get(m, "offset"));
     if (!game_find(game)) {
         req_fail(req, TAPIS_E_NOT_FOUND, "no game \"%s\" (see games)", game);
         return;
     }
     accounts_t *t = srv->accounts;
-    json_t *shared =
-        t->shared && t->shared->board ? t->shared->board(t->shared_ctx, game, limit, offset) : NULL;
-    if (shared) { /* the cluster's board: the same page, read from Redis */
-        json_object_set_new(shared, "game", json_string(game));
-        uint64_t rate = srv->opts.line_rate;
-        budget_charge(&req->conn->line_budget, req->stamp, rate ? 1000000 / rate : 0,
-                      (uint64_t)(2 * limit / 5));
-        req_ok(req, shared);
+    read_job_t *j = t->shared && t->shared->board ? tapis_calloc(1, sizeof *j) : NULL;
+    if (j && t->shared->board(t->shared_ctx, game, limit, offset, board_read, j) == 0) {
+        hold(req, CMD_LEADERBOARD, &j->h); /* the cluster's board: the same page, from Redis */
         return;
     }
+    tapis_free(j);
+    board_here(req);
+}
+
+/* The leaderboard from the accounts in memory (alone, or the cluster unreachable). */
+static void board_here(request_t *req)
+{
+    server_t *srv = req->conn->srv;
+    json_t *m = req->msg;
+    const char *game = json_string_value(json_object_get(m, "game"));
+    int limit = board_limit(m);
+    long long offset = json_integer_value(json_object_get(m, "offset"));
+    accounts_t *t = srv->accounts;
     ranked_t *list = tapis_malloc(sizeof *list * (size_t)(t->n ? t->n : 1));
     if (!list) {
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");

@@ -110,7 +110,11 @@ void lobby_hello_as(request_t *req, account_t *a)
     session_t *s;
     bool resumed = false;
     if (!req_name_ok(req, name)) return;
-    account_t *reg = a ? a : account_find(c->srv, name);
+    /* A first hello without a token reads no account from the cluster: its name's claim
+       refuses it a registered name (cluster_name_free()). A token's or a link's session
+       may be an account's, held on another node: read it. */
+    bool first = !token && !c->session && !json_object_get(req->msg, "via");
+    account_t *reg = a ? a : first ? account_here(c->srv, name) : account_find(c->srv, name);
     if (token) {
         s = session_find(c->srv, token);
         if (!s) s = lobby_session_fetch(c->srv, token); /* made on another node */
@@ -153,9 +157,14 @@ void lobby_hello_as(request_t *req, account_t *a)
         req_fail(req, TAPIS_E_INTERNAL, "cannot create a session");
         return;
     }
-    if (!cluster_name_free(c->srv, s->id, name)) { /* another node has a session of that name */
+    /* Another node has a session of that name, or (a guest's) an account is registering it. */
+    int named = cluster_name_free(c->srv, s->id, name, !reg);
+    if (named < 0) {
         if (created) lobby_session_destroy(s);
-        req_fail(req, TAPIS_E_NAME_TAKEN, "someone here is already called \"%s\"", name);
+        if (named == -2)
+            req_fail(req, TAPIS_E_NAME_TAKEN, "\"%s\" is a registered name", name);
+        else
+            req_fail(req, TAPIS_E_NAME_TAKEN, "someone here is already called \"%s\"", name);
         return;
     }
     if (lobby_session_rename(s, name) < 0) {

@@ -95,6 +95,9 @@ void lobby_seek(request_t *req);
 void lobby_cancel(request_t *req);
 void lobby_seek_forget(session_t *s);
 void lobby_seek_close(server_t *srv);
+/* In a cluster, another node seated this node's seeker (the cluster's hook, with the
+   server as ctx): it is told, and linked to the room's node. */
+void lobby_seek_matched(void *ctx, const json_t *msg);
 /* A new table's options (lobby.c): `user`'s (NULL: none) over d's defaults, the server's
    dispute window where d has one; NULL when out of memory. */
 json_t *lobby_room_options(server_t *srv, const game_desc_t *d, const json_t *user);

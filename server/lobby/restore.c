@@ -89,7 +89,7 @@ int lobby_restore(server_t *srv, int *sessions_restored, int *quarantined)
 /* A cluster: sessions of other nodes, rooms of a dead one                  */
 /* ------------------------------------------------------------------------ */
 
-static session_t *local_session(server_t *srv, uint64_t id)
+session_t *lobby_session_here(server_t *srv, uint64_t id)
 {
     for (queue_t *q = queue_head(&srv->sessions); q != &srv->sessions; q = queue_next(q)) {
         session_t *s = queue_data(q, session_t, node);
@@ -100,11 +100,18 @@ static session_t *local_session(server_t *srv, uint64_t id)
 
 session_t *lobby_session_by_id(server_t *srv, uint64_t sid)
 {
-    session_t *s = local_session(srv, sid);
+    session_t *s = lobby_session_here(srv, sid);
     if (s) return s;
     durable_session_rec_t rec;
     if (cluster_session_record(srv, sid, &rec) < 0) return NULL;
-    s = session_restore(srv, rec.id, rec.name, rec.token_hash, rec.created);
+    return lobby_session_of_record(srv, &rec);
+}
+
+session_t *lobby_session_of_record(server_t *srv, const durable_session_rec_t *rec)
+{
+    session_t *s = lobby_session_here(srv, rec->id);
+    if (s) return s;
+    s = session_restore(srv, rec->id, rec->name, rec->token_hash, rec->created);
     if (!s) return NULL;
     lobby_session_hold(s);
     durable_session_t d = session_durable(s);
@@ -190,4 +197,5 @@ const cluster_hooks_t lobby_cluster_hooks = {.room = takeover_room,
                                              .room_moved = room_moved,
                                              .hosts = hosts,
                                              .resync = resync,
-                                             .identity = identity};
+                                             .identity = identity,
+                                             .matched = lobby_seek_matched};

@@ -21,6 +21,10 @@ extern const cluster_hooks_t lobby_cluster_hooks;
 /* The session numbered sid: this node's, or restored (held) from the cluster's
    record, or NULL. */
 session_t *lobby_session_by_id(server_t *srv, uint64_t sid);
+/* This node's session numbered id, or NULL (never asks the cluster). */
+session_t *lobby_session_here(server_t *srv, uint64_t id);
+/* The session of rec: this node's, or restored from the record (held), or NULL. */
+session_t *lobby_session_of_record(server_t *srv, const durable_session_rec_t *rec);
 /* The session of a token another node made: restored here (held), or NULL. */
 session_t *lobby_session_fetch(server_t *srv, const char *token);
 

@@ -104,7 +104,7 @@ void lobby_session_hold(session_t *s)
 /* A new name is the cluster's first: claimed, and the old one released. */
 static int claim_in_cluster(session_t *s, const char *key)
 {
-    if (cluster_claim_name(s->srv, key, s->id) < 0) return -1;
+    if (cluster_claim_name(s->srv, key, s->id, false) < 0) return -1;
     cluster_release_name(s->srv, s->name_key, s->id);
     return 0;
 }

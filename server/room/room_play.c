@@ -277,6 +277,22 @@ static void send_state(room_t *r, const jw_t *common, int seat, conn_t *c)
     }
 }
 
+/* A rated game's ratings are written (a cluster's, rated_room_over_async()): its game_over
+   goes out with them, if its room is still there. */
+static void rated_over(server_t *srv, const char *room_id, json_t *changes, void *arg)
+{
+    json_t *ev = arg;
+    room_t *r = room_find(srv, room_id);
+    if (r && !r->closed) {
+        if (changes) json_object_set_new(ev, "ratings", changes);
+        room_broadcast(r, ev);
+        room_notify(r); /* "status": "over" */
+    } else {
+        json_decref(changes);
+    }
+    json_decref(ev);
+}
+
 void room_changed(room_t *r)
 {
     if (r->closed) return;
@@ -310,17 +326,26 @@ void room_changed(room_t *r)
         json_t *result = r->desc->result(r->game);
         json_t *ev = room_new_event(r, "game_over");
         json_object_set(ev, "result", result);
-        if (r->rated)
-            json_object_set_new(ev, "ratings", rated_room_over(r->srv, r->rated, r->id, result));
-        ev = game_json_checked(ev, mark);
+        /* In a cluster the ratings are written without waiting for Redis: the event waits
+           for them (rated_over() sends it; ev is its own then). */
+        bool later = false;
+        if (r->rated && ev) {
+            later = rated_room_over_async(r->srv, r->rated, r->id, result, rated_over, ev) == 0;
+            if (!later)
+                json_object_set_new(ev, "ratings",
+                                    rated_room_over(r->srv, r->rated, r->id, result));
+        }
+        if (!later) ev = game_json_checked(ev, mark);
         durable_room_over(&r->srv->durable, &r->durable, result);
         char *text = json_dumps(result, JSON_COMPACT);
         log_info("room %s: game over %s", r->id, text ? text : "");
         tapis_free(text);
         json_decref(result);
-        room_broadcast(r, ev);
-        json_decref(ev);
-        room_notify(r); /* "status": "over" */
+        if (!later) {
+            room_broadcast(r, ev);
+            json_decref(ev);
+            room_notify(r); /* "status": "over" */
+        }
     }
     room__reschedule(r);
 }

@@ -13,6 +13,14 @@ same moment and race to take it over; players a living node
 relays for, asking `state` once a second while the room's node is dead,
 keep their connection and their game (no storm of links, no error budget
 spent); Redis killed and started again empty mid-game loses no table.
+Accounts, ratings and names are the cluster's (a guest name of one node
+cannot be registered on another), and so is matchmaking's queue: seekers
+on two nodes get one table, three seeks crossing on three nodes seat two
+and leave one waiting (nobody seated twice), and a seeker who cancels,
+drops or whose node dies leaves the queue in Redis. profile and
+leaderboard wait for Redis without stopping the node (another client's
+ping is answered while Redis is stopped), and are answered from the
+node's memory when Redis hangs for a heartbeat.
 Length: over 800 lines on purpose: every test runs on its own Redis and
 three nodes, set up by the helpers at the top.
 Usage: test_cluster.py PATH/TO/tapisd"""
@@ -807,6 +815,166 @@ def two_games_ending_at_once_on_two_nodes_lose_neither_update(cl):
     assert abs(mine["mu"] - mu) < 1e-9 and abs(mine["sigma"] - sigma) < 1e-9, (mine, mu, sigma)
     assert {x["room"] for x in c.ok("profile", name="alice")["recent"]} == {r1, r2}
     assert cl.redis.command("HGET", "tapis:account:alice", "r:aspoint3").split()[-1] == "2"
+
+
+# -- matchmaking (issue 27): the cluster's queue --
+
+def matched(c, timeout=10):
+    return c.event(is_ev("matched"), timeout=timeout)
+
+
+def the_matched(clients, count, timeout=15):
+    """Until `count` of clients ({name: Client}) got `matched`: {name: event}."""
+    got = {}
+    deadline = time.monotonic() + timeout
+    while len(got) < count:
+        assert time.monotonic() < deadline, "matched: only %r" % sorted(got)
+        for name, c in clients.items():
+            if name not in got:
+                try:
+                    got[name] = c.event(is_ev("matched"), timeout=0.05, keep=True)
+                except (TimeoutError, AssertionError, socket.timeout):
+                    pass
+    return got
+
+
+def seekers_in_redis(cl):
+    return int(cl.redis.command("HLEN", "tapis:seek").strip().lstrip(":"))
+
+
+@clustered("--pwhash", "min")
+def seekers_on_two_nodes_are_seated_at_one_table(cl):
+    a = cl.nodes["a"].connect()
+    a.ok("register", name="alice", password="alice-password")
+    a.ok("hello", name="alice", password="alice-password")
+    b = cl.nodes["b"].connect()
+    b.ok("register", name="bob", password="bob-password")
+    b.ok("hello", name="bob", password="bob-password")
+    assert a.ok("seek", game="aspoint3", rated=True)["rated"] is True
+    b.ok("seek", game="aspoint3", rated=True)
+    ma, mb = matched(a), matched(b)
+    assert ma["room"] == mb["room"] and {ma["seat"], mb["seat"]} == {0, 1}, (ma, mb)
+    assert ma["rated"] and mb["rated"] and mb["game"] == "aspoint3"
+    assert seekers_in_redis(cl) == 0
+    pa, pb = Player(a, ma["room"]), Player(b, mb["room"])
+    play([pa, pb], random.Random(5), timeout=120)
+    assert len(pa.over["ratings"]) == 2 and len(pb.over["ratings"]) == 2, pb.over
+    assert {r["name"] for r in pb.over["ratings"]} == {"alice", "bob"}, pb.over
+    assert a.request("cancel")["error"]["code"] == "not_found"  # out of the queue
+    assert b.request("cancel")["error"]["code"] == "not_found"
+
+
+@clustered()
+def three_seekers_on_three_nodes_at_once_make_one_table_and_one_waits(cl):
+    cs = {i: cl.nodes[i].connect("p" + i) for i in ("a", "b", "c")}
+    for c in cs.values():  # the three seeks cross: each node matches from the queue at once
+        c.send_raw('{"cmd":"seek","game":"aspoint3","id":"s"}\n')
+    for c in cs.values():
+        c.reply("s")
+    got = the_matched(cs, 2)
+    one, two = got.values()
+    assert one["room"] == two["room"] and {one["seat"], two["seat"]} == {0, 1}, got
+    waiting = [i for i in cs if i not in got][0]
+    wait_for(lambda: seekers_in_redis(cl) == 1, "the third seeker in Redis")
+    assert cs[waiting].ok("ping") and not [e for e in cs[waiting].events
+                                           if e.get("ev") == "matched"]
+    d = cl.nodes["a"].connect("pd")  # a fourth: the one waiting gets a table with it
+    d.ok("seek", game="aspoint3")
+    md, mw = matched(d), matched(cs[waiting])
+    assert md["room"] == mw["room"] != one["room"], (md, mw, one)
+    assert seekers_in_redis(cl) == 0
+    for c in list(cs.values()) + [d]:  # nobody was seated twice
+        c.ok("ping")
+        assert not [e for e in c.events if e.get("ev") == "matched"], c.events
+    seats = d.ok("state", room=md["room"])
+    assert sorted(x["name"] for x in seats["seats"]) == sorted(["pd", "p" + waiting]), seats
+
+
+@clustered()
+def seekers_who_cancel_drop_or_whose_node_dies_leave_the_clusters_queue(cl):
+    ann = cl.nodes["c"].connect("ann")
+    ann.ok("seek", game="aspoint3")
+    wait_for(lambda: seekers_in_redis(cl) == 1, "ann's seek in Redis")
+    ann.ok("cancel")
+    wait_for(lambda: seekers_in_redis(cl) == 0, "ann's cancel in Redis")
+    bea = cl.nodes["c"].connect("bea")
+    bea.ok("seek", game="aspoint3")
+    wait_for(lambda: seekers_in_redis(cl) == 1, "bea's seek in Redis")
+    bea.close()
+    wait_for(lambda: seekers_in_redis(cl) == 0, "bea's drop in Redis")
+    cid = cl.nodes["c"].connect("cid")
+    cid.ok("seek", game="aspoint3")
+    wait_for(lambda: seekers_in_redis(cl) == 1, "cid's seek in Redis")
+    cl.nodes["c"].proc.send_signal(signal.SIGKILL)
+    cl.nodes["c"].proc.wait()
+    wait_for(lambda: seekers_in_redis(cl) == 0, "the dead node's seeker reaped", timeout=15)
+    dan = cl.nodes["a"].connect("dan")
+    eve = cl.nodes["b"].connect("eve")
+    dan.ok("seek", game="aspoint3")
+    eve.ok("seek", game="aspoint3")
+    md, me = matched(dan), matched(eve)
+    assert md["room"] == me["room"], (md, me)
+    state = eve.ok("state", room=me["room"])
+    assert sorted(x["name"] for x in state["seats"]) == ["dan", "eve"], state
+
+
+@clustered()
+def a_guest_name_of_another_node_cannot_be_registered(cl):
+    b = cl.nodes["b"].connect("dora")
+    a = cl.nodes["a"].connect()
+    assert a.request("register", name="Dora", password="dora-password")["error"]["code"] == \
+        "name_taken"
+    # The guest herself may register it, on her node: the name is hers already.
+    assert b.ok("register", name="dora", password="dora-password")["logged_in"] is True
+    c = cl.nodes["c"].connect()
+    assert c.request("hello", name="DORA")["error"]["code"] == "name_taken"
+
+
+# -- what does not wait for Redis --
+
+def replies(client, ids, timeout=10):
+    """The replies to the requests `ids` (sent raw), by id."""
+    got = {}
+    deadline = time.monotonic() + timeout
+    while len(got) < len(ids):
+        m = client.recv(max(0.01, deadline - time.monotonic()))
+        if "re" in m:
+            got[m["id"]] = m
+    return got
+
+
+@clustered("--pwhash", "min", "--node-ttl", "9s")
+def profile_and_leaderboard_wait_for_redis_and_the_loop_does_not(cl):
+    a = cl.nodes["a"].connect()
+    a.ok("register", name="alice", password="alice-password")
+    x, y = cl.nodes["a"].connect("xavier"), cl.nodes["a"].connect("yann")
+    cl.redis.proc.send_signal(signal.SIGSTOP)
+    try:
+        x.send_raw('{"cmd":"profile","name":"alice","id":"p"}\n'
+                   '{"cmd":"leaderboard","game":"aspoint3","id":"l"}\n')
+        # The node serves its other clients while x's reads wait for Redis (a heartbeat, 3 s
+        # here, before it gives them up).
+        assert y.ok("ping")
+        assert not x.events and not x.buf.strip(), "x answered while Redis was stopped"
+    finally:
+        cl.redis.proc.send_signal(signal.SIGCONT)
+    got = replies(x, ["p", "l"])
+    assert got["p"]["ok"] and got["p"]["name"] == "alice", got
+    assert got["l"]["ok"] and got["l"]["game"] == "aspoint3" and got["l"]["total"] == 0, got
+
+
+@clustered("--pwhash", "min")
+def a_profile_is_answered_from_the_node_when_redis_hangs(cl):
+    a = cl.nodes["a"].connect()
+    a.ok("register", name="alice", password="alice-password")
+    x = cl.nodes["a"].connect("xavier")
+    cl.redis.proc.send_signal(signal.SIGSTOP)
+    try:  # given up after a heartbeat without an answer: what node a holds
+        r = x.request("profile", name="alice", timeout=15)
+        assert r["ok"] and r["name"] == "alice" and r["ratings"] == [], r
+        assert cl.nodes["a"].wait_log(r"Redis answered none of \d+ commands", 5)
+    finally:
+        cl.redis.proc.send_signal(signal.SIGCONT)
 
 
 if __name__ == "__main__":

@@ -233,22 +233,84 @@ static int fake_rate(void *ctx, const char *game, account_t *const *who,
     return 1;
 }
 
-static const account_shared_t fake_cluster = {.fetch = fake_fetch, .rate = fake_rate};
+/* The same cluster answering later, as Redis on the asynchronous context: each read and
+   write waits in `later` until the test answers it (answer_all(): the loop's turns). */
+static struct later {
+    bool rate;
+    char name[64];
+    account_fetched_fn fetched;
+    account_rated_fn rated;
+    void *arg;
+    const char *game;
+    account_t *const *who;
+    const account_rating_t *now;
+    const account_result_t *res;
+    int n;
+} later[32];
+static int nlater;
 
-static void a_rating_changed_on_another_node_meanwhile_is_not_lost(void **state)
+static int fake_fetch_async(void *ctx, server_t *s, const char *name, account_fetched_fn done,
+                            void *arg)
 {
-    (void)state;
+    (void)ctx;
+    (void)s;
+    assert_true(nlater < 32);
+    later[nlater] = (struct later){.fetched = done, .arg = arg};
+    snprintf(later[nlater++].name, sizeof later[0].name, "%s", name);
+    return 0;
+}
+
+static int fake_rate_async(void *ctx, const char *game, account_t *const *who,
+                           const account_rating_t *now, const account_result_t *res, int n,
+                           account_rated_fn done, void *arg)
+{
+    (void)ctx;
+    assert_true(nlater < 32);
+    later[nlater++] = (struct later){.rate = true,
+                                     .rated = done,
+                                     .arg = arg,
+                                     .game = game,
+                                     .who = who,
+                                     .now = now,
+                                     .res = res,
+                                     .n = n};
+    return 0;
+}
+
+/* Answer what waits, first come first answered, until nothing does. */
+static void answer_all(void)
+{
+    while (nlater > 0) {
+        struct later l = later[0];
+        memmove(later, later + 1, sizeof later[0] * (size_t)--nlater);
+        if (l.rate)
+            l.rated(&srv, fake_rate(NULL, l.game, l.who, l.now, l.res, l.n), l.arg);
+        else
+            l.fetched(&srv, fake_fetch(NULL, &srv, l.name), l.arg);
+    }
+}
+
+static const account_shared_t fake_cluster = {.fetch = fake_fetch, .rate = fake_rate};
+static const account_shared_t fake_async_cluster = {.fetch = fake_fetch,
+                                                    .rate = fake_rate,
+                                                    .fetch_async = fake_fetch_async,
+                                                    .rate_async = fake_rate_async};
+
+/* ann and bob, new on the "remote" side, where two other games will end while theirs does. */
+static void two_remote_players(const account_shared_t *sh)
+{
     memset(remote, 0, sizeof remote);
     snprintf(remote[0].name, sizeof remote[0].name, "ann");
     snprintf(remote[1].name, sizeof remote[1].name, "bob");
     rate_calls = 0;
     conflicts_left = 2; /* two other games end in between */
-    accounts_set_shared(&srv, &fake_cluster, NULL);
-    account_t *who[2] = {player("ann"), player("bob")};
-    rated_room_t *rr = table("aspoint3", 2, who, NULL);
-    json_t *ch = over(rr, "{\"winners\":[0]}"); /* ann beats bob here */
+    accounts_set_shared(&srv, sh, NULL);
+}
+
+/* ann beat bob after losing twice elsewhere meanwhile: every update counted, in order. */
+static void ann_lost_twice_then_beat_bob(account_t **who)
+{
     assert_int_equal(rate_calls, 3);
-    /* ann's rating: her two losses elsewhere, then this win, in that order. */
     rating_t ann = rating_new();
     for (int k = 0; k < 2; k++) {
         rating_t r[2] = {ann, rating_new()};
@@ -266,7 +328,53 @@ static void a_rating_changed_on_another_node_meanwhile_is_not_lost(void **state)
     assert_int_equal(remote[0].r.games, 3);
     assert_int_equal(remote[1].r.games, 1);
     assert_near(account_rating(who[1], "aspoint3")->mu, r[1].mu);
+}
+
+static void a_rating_changed_on_another_node_meanwhile_is_not_lost(void **state)
+{
+    (void)state;
+    two_remote_players(&fake_cluster);
+    account_t *who[2] = {player("ann"), player("bob")};
+    rated_room_t *rr = table("aspoint3", 2, who, NULL);
+    json_t *ch = over(rr, "{\"winners\":[0]}"); /* ann beats bob here */
+    ann_lost_twice_then_beat_bob(who);
     json_decref(ch);
+    rated_room_free(rr);
+}
+
+static json_t *async_changes;
+static int async_done;
+
+static void on_async_over(server_t *s, const char *room_id, json_t *changes, void *arg)
+{
+    (void)s;
+    (void)arg;
+    assert_string_equal(room_id, "7");
+    async_done++;
+    async_changes = changes;
+}
+
+static void the_same_without_waiting_for_the_cluster(void **state)
+{
+    (void)state;
+    two_remote_players(&fake_async_cluster);
+    account_t *who[2] = {player("ann"), player("bob")};
+    rated_room_t *rr = table("aspoint3", 2, who, NULL);
+    json_t *result = json_loads("{\"winners\":[0]}", 0, NULL);
+    async_done = 0;
+    assert_int_equal(rated_room_over_async(&srv, rr, "7", result, on_async_over, NULL), 0);
+    json_decref(result);
+    rated_room_free(rr);             /* the room may go: the update goes on */
+    assert_int_equal(async_done, 0); /* nothing answered yet: nothing decided */
+    assert_int_equal(nlater, 2);     /* ann's and bob's accounts asked for at once */
+    answer_all();
+    assert_int_equal(async_done, 1);
+    assert_int_equal(json_array_size(async_changes), 2);
+    ann_lost_twice_then_beat_bob(who);
+    json_decref(async_changes);
+    /* A game that is not rated (nobody left, no result) is said at once, not later. */
+    rr = table("aspoint3", 2, who, NULL);
+    assert_int_equal(rated_room_over_async(&srv, rr, "7", NULL, on_async_over, NULL), -1);
     rated_room_free(rr);
 }
 
@@ -282,6 +390,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(a_rating_changed_on_another_node_meanwhile_is_not_lost,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(the_same_without_waiting_for_the_cluster, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

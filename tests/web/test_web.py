@@ -30,7 +30,9 @@ A finished seqnum and a finished slap game are found in the history and
 their replays stepped through (buttons, arrow keys, End): each step is
 drawn by the game's table drawing from the spectator's view the server
 replays (`replay ID step=N`), compared with that view fetched on the line
-protocol; 233's dispute countdown runs the view's dispute_ms.
+protocol; 233's dispute countdown runs the view's dispute_ms. A rated
+table watched by the page shows each seat's rating beside its name, as the
+room's summary gives it.
 Screenshots at desktop and phone width go to the screens folder.
 Length: over 800 lines on purpose: one browser session and its frame
 checks serve every test, and they are read together.
@@ -837,6 +839,43 @@ def spectator_sees_the_table_and_chat_is_text(exe):
         finally:
             player.quit()
             watcher.quit()
+
+
+@test
+def a_rated_table_shows_ratings_beside_the_seats_names(exe):
+    """A rated table (an account and a bot level, opened on the line
+    protocol): the page that watches it shows each seat's rating (μ − 3σ,
+    one decimal) beside its name, as the room's summary gives it."""
+    with Server(sys.argv[1], "--web-root", WEB, "--bot-delay", "30-60", "--seed", str(SEED),
+                "--pwhash", "min") as srv:
+        alice = srv.connect()
+        alice.ok("register", name="alice", password="alice-password")
+        alice.ok("hello", name="alice", password="alice-password")
+        lost = alice.ok("create", game="aspoint3", players=2, rated=True)["room"]
+        alice.ok("addbot", room=lost, strategy="normal")
+        alice.ok("leave", room=lost)  # a loss: alice and the bot level leave 0.0
+        room = alice.ok("create", game="aspoint3", players=2, rated=True)["room"]
+        alice.ok("addbot", room=room, strategy="normal:60000")  # slow: the game stays on
+        seats = alice.ok("state", room=room)["seats"]
+        assert all(isinstance(x.get("rating"), (int, float)) for x in seats), seats
+        assert seats[0]["rating"] < 0 < seats[1]["rating"], seats
+        page = Page(srv)
+        try:
+            page.hello("ivy")
+            page.click(By.CSS_SELECTOR, 'li.room[data-room="%s"] button.watch' % room, "the room's Watch button")
+            page.wait(lambda: (lambda t: t if t and t["room"] == room and t["seq"] else None)(page.table()),
+                      "the watched rated table")
+            shown = page.wait(lambda: page.js("""return [...document.querySelectorAll('li.seat')].map((li) =>
+                [li.querySelector('b').textContent, (li.querySelector('.rating') || {}).textContent || null]);"""),
+                "the seats")
+            want = [[x["name"] if not x.get("bot") else "bot (%s)" % x["strategy"], " %.1f" % x["rating"]]
+                    for x in seats]
+            assert shown == want, (shown, want)
+            page.screenshot("aspoint3-rated-spectator")
+            page.collect()
+            check_origin(page)
+        finally:
+            page.quit()
 
 
 if __name__ == "__main__":
