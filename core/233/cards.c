@@ -1,6 +1,7 @@
 #include <stddef.h>
 
 #include "core/233/cards.h"
+#include "core/233/words.h"
 #include "core/game.h"
 
 static const char *const names[G233_KINDS] = {
@@ -35,7 +36,9 @@ int g233_card_parse(const char *name)
 int g233_hand_size(const g233_hand_t *h)
 {
     int n = 0;
-    for (int c = 0; c < G233_KINDS; c++)
+    for (int c = 0; c + 8 <= G233_KINDS; c += 8)
+        n += g233_bytes_sum(g233_word(h->n + c));
+    for (int c = G233_KINDS & ~7; c < G233_KINDS; c++)
         n += h->n[c];
     return n;
 }
