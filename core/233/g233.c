@@ -14,6 +14,7 @@
 
 #include "core/233/g233.h"
 #include "core/233/internal.h"
+#include "core/233/words.h"
 #include "include/tapis_alloc.h"
 
 /* ------------------------------------------------------------------ */
@@ -33,9 +34,8 @@ void g233_event(g233_t *g, json_t *ev)
 
 static void event_seat(g233_t *g, int seat, const char *did, int card)
 {
-    json_t *ev = game_seat_event(seat, did);
-    if (card >= 0) json_object_set_new(ev, "card", json_string(g233_card_name((g233_card_t)card)));
-    g233_event(g, ev);
+    game_log_seat_event(&g->events, seat, did, card >= 0 ? "card" : NULL,
+                        card >= 0 ? g233_card_name((g233_card_t)card) : NULL);
 }
 
 static int top_discard(const g233_t *g)
@@ -61,9 +61,11 @@ g233_combo_t g233_combo(const g233_t *g, int seat, const g233_hand_t *h)
 /* Four identical number or symbol cards in hand must be laid. */
 static bool holds_natural_square(const g233_hand_t *h)
 {
-    for (int c = 0; c < G233_CARD_REVERSE; c++)
-        if (h->n[c] >= 4) return true;
-    return false;
+    /* Words at 0, 8, 16 and 20 cover the kinds 0..27; a byte of 4 or more has a bit in 0xFC. */
+    const uint64_t four_or_more = 0xFCFCFCFCFCFCFCFCull;
+    return ((g233_word(h->n) | g233_word(h->n + 8) | g233_word(h->n + 16) |
+             g233_word(h->n + G233_CARD_REVERSE - 8)) &
+            four_or_more) != 0;
 }
 
 /*
