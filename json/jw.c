@@ -282,17 +282,6 @@ void jw_str_n(jw_t *w, const char *key, size_t klen, const char *s)
     }
 }
 
-typedef struct text_arg {
-    const char *text;
-    size_t n;
-} text_arg_t;
-
-static void put_text(out_t *o, const void *p)
-{
-    const text_arg_t *t = p;
-    out_put(o, t->text, t->n);
-}
-
 void jw_json_text(jw_t *w, const char *key, const json_t *tree, const char *text, size_t n)
 {
     if (!tree && !text) {
@@ -313,8 +302,11 @@ void jw_json_text(jw_t *w, const char *key, const json_t *tree, const char *text
         json_decref(v);
         return;
     }
-    text_arg_t t = {text, n};
-    scalar(w, key, NULL, &t, put_text); /* a text end: no tree node to make */
+    out_t o; /* a text end: the text copied after its lead */
+    if (text_scalar(w, key, key ? strlen(key) : 0, &o)) {
+        out_put(&o, text, n);
+        w->len = o.len;
+    }
 }
 
 void jw_json(jw_t *w, const char *key, const json_t *v)

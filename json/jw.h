@@ -53,6 +53,12 @@ void jw_text(jw_t *w, char *buf, size_t size);
 /* Build a jansson tree. */
 void jw_tree(jw_t *w);
 
+/* Does w write text (jw_text()), not a tree? */
+static inline bool jw_is_text(const jw_t *w)
+{
+    return !w->tree;
+}
+
 /* The value is complete (nothing left open), nothing failed and, for text,
    everything fit. */
 bool jw_ok(const jw_t *w);
