@@ -244,10 +244,35 @@ static inline bool text_scalar(jw_t *w, const char *key, size_t klen, out_t *o)
     return true;
 }
 
+/*
+ * The common case of a view's scalars, taken first: a text end, a key in an
+ * object that already has a member (so its comma), and room for the lead.
+ * Returns o set after the lead, as text_scalar() would have written it, or
+ * false for the general path (which then writes everything itself).
+ */
+static inline bool member_fast(jw_t *w, const char *key, size_t klen, out_t *o)
+{
+    unsigned bit = 1u << w->depth;
+    if (w->tree || !key || !(w->objects & bit) || (w->empty & bit) || w->len > w->size ||
+        w->size - w->len < klen + 4)
+        return false;
+    char *p = w->buf + w->len;
+    p[0] = ',';
+    p[1] = '"';
+    put_key(p + 2, key, klen);
+    p[klen + 2] = '"';
+    p[klen + 3] = ':';
+    *o = (out_t){w->buf, w->size, w->len + klen + 4};
+    return true;
+}
+
 void jw_int_n(jw_t *w, const char *key, size_t klen, json_int_t v)
 {
     out_t o;
-    if (w->tree) {
+    if (member_fast(w, key, klen, &o)) {
+        out_integer(&o, v);
+        w->len = o.len;
+    } else if (w->tree) {
         scalar(w, key, make_int, &v, put_int);
     } else if (text_scalar(w, key, klen, &o)) {
         out_integer(&o, v);
@@ -258,7 +283,10 @@ void jw_int_n(jw_t *w, const char *key, size_t klen, json_int_t v)
 void jw_bool_n(jw_t *w, const char *key, size_t klen, bool v)
 {
     out_t o;
-    if (w->tree) {
+    if (member_fast(w, key, klen, &o)) {
+        put_bool(&o, &v);
+        w->len = o.len;
+    } else if (w->tree) {
         scalar(w, key, make_bool, &v, put_bool);
     } else if (text_scalar(w, key, klen, &o)) {
         put_bool(&o, &v);
@@ -274,7 +302,10 @@ void jw_null(jw_t *w, const char *key)
 void jw_str_n(jw_t *w, const char *key, size_t klen, const char *s)
 {
     out_t o;
-    if (w->tree) {
+    if (member_fast(w, key, klen, &o)) {
+        out_cstring(&o, s);
+        w->len = o.len;
+    } else if (w->tree) {
         scalar(w, key, make_str, s, put_str);
     } else if (text_scalar(w, key, klen, &o)) {
         out_cstring(&o, s);

@@ -133,10 +133,6 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
 /* A discard's canonical text, per kind, without and with "declare" (what
    act_write() below writes for it: test_conformance checks the text end
    against the tree end). */
-typedef struct act_text {
-    const char *text;
-    size_t n;
-} act_text_t;
 #define DISCARD_TEXT(name, more)                                                                   \
     {                                                                                              \
         "{\"type\":\"discard\",\"card\":\"" name "\"" more "}",                                    \
@@ -144,8 +140,8 @@ typedef struct act_text {
     }
 #define DISCARD(name) DISCARD_TEXT(name, "")
 #define DISCARD_DECLARE(name) DISCARD_TEXT(name, ",\"declare\":true")
-static const act_text_t discard_texts[2][G233_KINDS] = {{G233_CARD_NAMES(DISCARD)},
-                                                        {G233_CARD_NAMES(DISCARD_DECLARE)}};
+static const g233_text_t discard_texts[2][G233_KINDS] = {{G233_CARD_NAMES(DISCARD)},
+                                                         {G233_CARD_NAMES(DISCARD_DECLARE)}};
 #undef DISCARD_DECLARE
 #undef DISCARD
 #undef DISCARD_TEXT
@@ -154,7 +150,7 @@ static const act_text_t discard_texts[2][G233_KINDS] = {{G233_CARD_NAMES(DISCARD
 static void act_write(jw_t *w, const g233_act_t *a)
 {
     if (a->type == G233_ACT_DISCARD && jw_is_text(w)) { /* most of a legal list */
-        const act_text_t *t = &discard_texts[a->declare][a->card];
+        const g233_text_t *t = &discard_texts[a->declare][a->card];
         jw_json_text(w, NULL, NULL, t->text, t->n);
         return;
     }
