@@ -58,6 +58,13 @@ g233_combo_t g233_combo(const g233_t *g, int seat, const g233_hand_t *h)
     return g233_score_combo(h, p->melds, p->nmelds, p->last_drawn);
 }
 
+/* g233_combo() of h, which holds `size` cards. */
+static g233_combo_t combo_sized(const g233_t *g, int seat, const g233_hand_t *h, int size)
+{
+    const g233_player_t *p = &g->p[seat];
+    return g233_score_combo_sized(h, size, p->melds, p->nmelds, p->last_drawn);
+}
+
 /* Four identical number or symbol cards in hand must be laid. */
 static bool holds_natural_square(const g233_hand_t *h)
 {
@@ -76,11 +83,12 @@ static bool combo_after_discard(const g233_t *g, int seat, g233_card_t c, int la
 {
     const g233_player_t *p = &g->p[seat];
     g233_hand_t h = p->hand;
+    int size = g233_hand_size(&h); /* with c, less one card */
     h.n[c]++;
     for (int x = 0; x < G233_KINDS; x++) {
         if (!h.n[x] || x == c) continue;
         h.n[x]--;
-        g233_combo_t k = g233_score_combo(&h, p->melds, p->nmelds, last);
+        g233_combo_t k = g233_score_combo_sized(&h, size, p->melds, p->nmelds, last);
         h.n[x]++;
         if (rainbow ? k == G233_COMBO_RAINBOW : k != G233_COMBO_NONE) return true;
     }
@@ -104,11 +112,11 @@ static bool completes_combo(const g233_t *g, int seat, g233_card_t t)
  * Would `seat`, discarding `card` from h, hold a combination a discard may
  * declare: any before a declaration, only a rainbow during the last draws?
  */
-static bool discard_wins(const g233_t *g, int seat, const g233_hand_t *h, int card)
+static bool discard_wins(const g233_t *g, int seat, const g233_hand_t *h, int size, int card)
 {
     g233_hand_t rest = *h;
     rest.n[card]--;
-    g233_combo_t c = g233_combo(g, seat, &rest);
+    g233_combo_t c = combo_sized(g, seat, &rest, size - 1);
     return c != G233_COMBO_NONE && (g->declarer < 0 || c == G233_COMBO_RAINBOW);
 }
 
@@ -116,8 +124,9 @@ static bool discard_wins(const g233_t *g, int seat, const g233_hand_t *h, int ca
 static bool some_discard_wins(const g233_t *g, int seat)
 {
     const g233_hand_t *h = &g->p[seat].hand;
+    int size = g233_hand_size(h);
     for (int c = 0; c < G233_KINDS; c++)
-        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, c)) return true;
+        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, size, c)) return true;
     return false;
 }
 
@@ -244,9 +253,10 @@ _Static_assert(G233_KINDS <= 64, "a discard memo holds a bit per card kind");
 static uint64_t discards_that_win(const g233_t *g, int seat)
 {
     const g233_hand_t *h = &g->p[seat].hand;
+    int size = g233_hand_size(h);
     uint64_t m = 0;
     for (int c = 0; c < G233_KINDS; c++)
-        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, c)) m |= (uint64_t)1 << c;
+        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, size, c)) m |= (uint64_t)1 << c;
     return m;
 }
 
@@ -273,7 +283,8 @@ static int check_discard(const g233_t *g, int seat, const g233_act_t *a, game_er
         memo->wins = discards_that_win(g, seat);
         memo->known = true;
     }
-    bool wins = memo ? (memo->wins >> a->card & 1) : discard_wins(g, seat, h, a->card);
+    bool wins =
+        memo ? (memo->wins >> a->card & 1) : discard_wins(g, seat, h, g233_hand_size(h), a->card);
     /* declare=must: "le premier à obtenir une combinaison gagnante dévoile ses
        cartes": when a discard can leave one, only such a discard is played (and
        the game declares it); a stop drawn last may be a rainbow's special card. */

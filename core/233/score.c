@@ -348,8 +348,14 @@ static bool is_super(const g233_hand_t *h, const g233_group_t *melds, int nmelds
 g233_combo_t g233_score_combo(const g233_hand_t *h, const g233_group_t *melds, int nmelds,
                               int last_drawn)
 {
+    return g233_score_combo_sized(h, h ? g233_hand_size(h) : 0, melds, nmelds, last_drawn);
+}
+
+g233_combo_t g233_score_combo_sized(const g233_hand_t *h, int size, const g233_group_t *melds,
+                                    int nmelds, int last_drawn)
+{
     if (!h || nmelds < 0 || (nmelds > 0 && !melds)) return G233_COMBO_NONE;
-    int size = g233_hand_size(h), total = size;
+    int total = size;
     int need[NEEDS] = {1, 0, 0}; /* one double, set below by size */
     for (int i = 0; i < nmelds; i++) {
         if (!g233_group_check((g233_group_kind_t)melds[i].kind, melds[i].cards, melds[i].n))
