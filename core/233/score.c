@@ -345,6 +345,33 @@ static bool is_super(const g233_hand_t *h, const g233_group_t *melds, int nmelds
     return true;
 }
 
+/*
+ * A lower bound of the jokers that grouping every card of n (numbers and
+ * symbols) needs. A number with no card of its colour held within two of
+ * it can share a group only with its own copies and jokers: held once, it
+ * needs two jokers (a triple or a sequence with two, a square with three);
+ * twice, one (a triple). A symbol held once needs one (a double). Those
+ * groups are all different, so their jokers add up. When the bound is more
+ * than the jokers held, fits() cannot succeed, and is not run: most hands
+ * tried (each discard of a legal list) are far from a combination.
+ */
+static int jokers_needed(const uint8_t *n)
+{
+    const uint64_t ones = 0x0101010101010101ull;
+    uint64_t need = 0; /* per byte: 0..3 jokers for that kind */
+    for (int col = 0; col < G233_COLOURS; col++) {
+        uint64_t w = g233_word(n + 8 * col);
+        uint64_t held = g233_bytes_nonzero(w);
+        uint64_t once = held & ~g233_bytes_nonzero(w & ~ones);
+        uint64_t twice = ~g233_bytes_nonzero(w ^ (2 * ones)) & ones;
+        uint64_t alone = held & ~(held << 8 | held << 16 | held >> 8 | held >> 16);
+        need += 2 * (alone & once) + (alone & twice);
+    }
+    uint64_t symbols = g233_word(n + G233_CARD_SYMBOL) & 0xFFFFFFFFull; /* red..orange */
+    need += g233_bytes_nonzero(symbols) & ~g233_bytes_nonzero(symbols & ~ones);
+    return g233_bytes_sum(need);
+}
+
 g233_combo_t g233_score_combo(const g233_hand_t *h, const g233_group_t *melds, int nmelds,
                               int last_drawn)
 {
@@ -380,6 +407,7 @@ g233_combo_t g233_score_combo_sized(const g233_hand_t *h, int size, const g233_g
         if (--need[need_slot((g233_group_kind_t)melds[i].kind)] < 0) return G233_COMBO_NONE;
     uint8_t n[G233_WORDS_BYTES] = {0};
     memcpy(n, h->n, GROUPABLE);
+    if (jokers_needed(n) > h->n[G233_CARD_JOKER]) return G233_COMBO_NONE;
     return fits(n, h->n[G233_CARD_JOKER], need, 0) ? combo : G233_COMBO_NONE;
 }
 

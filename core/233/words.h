@@ -36,6 +36,13 @@ static inline int g233_bytes_sum(uint64_t w)
     return (int)((pairs * 0x0001000100010001ull) >> 48);
 }
 
+/* 0x01 in each byte of w that is not 0. */
+static inline uint64_t g233_bytes_nonzero(uint64_t w)
+{
+    const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
+    return ((((w & low7) + low7) | w) >> 7) & 0x0101010101010101ull;
+}
+
 /* The first kind from `from` on whose count is not 0 in n[0, G233_WORDS_BYTES),
    or G233_WORDS_BYTES. */
 static inline int g233_next_held(const uint8_t *n, int from)
