@@ -266,7 +266,7 @@ static inline bool member_fast(jw_t *w, const char *key, size_t klen, out_t *o)
     return true;
 }
 
-void jw_int_n(jw_t *w, const char *key, size_t klen, json_int_t v)
+void jw_int_any_n(jw_t *w, const char *key, size_t klen, json_int_t v)
 {
     out_t o;
     if (member_fast(w, key, klen, &o)) {

@@ -38,6 +38,7 @@ static void gen(jw_t *a, jw_t *b, const char *key, int depth)
     case 0: {
         json_int_t v = (json_int_t)next(2000000) - 1000000;
         if (next(10) == 0) v = next(2) ? INT64_MAX : INT64_MIN;
+        if (next(2) == 0) v = (json_int_t)next(1100) - 50; /* a view's: small, inline */
         jw_int(a, key, v), jw_int(b, key, v);
         break;
     }
