@@ -244,25 +244,14 @@ static inline bool text_scalar(jw_t *w, const char *key, size_t klen, out_t *o)
     return true;
 }
 
-/*
- * The common case of a view's scalars, taken first: a text end, a key in an
- * object that already has a member (so its comma), and room for the lead.
- * Returns o set after the lead, as text_scalar() would have written it, or
- * false for the general path (which then writes everything itself).
- */
+/* The common case of a view's scalars, taken first (jw_lead_inline() in
+   jw.h): o set after the lead, as text_scalar() would have written it, or
+   false for the general path (which then writes everything itself). */
 static inline bool member_fast(jw_t *w, const char *key, size_t klen, out_t *o)
 {
-    unsigned bit = 1u << w->depth;
-    if (w->tree || !key || !(w->objects & bit) || (w->empty & bit) || w->len > w->size ||
-        w->size - w->len < klen + 4)
-        return false;
-    char *p = w->buf + w->len;
-    p[0] = ',';
-    p[1] = '"';
-    put_key(p + 2, key, klen);
-    p[klen + 2] = '"';
-    p[klen + 3] = ':';
-    *o = (out_t){w->buf, w->size, w->len + klen + 4};
+    char *p = jw_lead_inline(w, key, klen, 0);
+    if (!p) return false;
+    *o = (out_t){w->buf, w->size, (size_t)(p - w->buf)};
     return true;
 }
 
@@ -299,7 +288,7 @@ void jw_null(jw_t *w, const char *key)
     scalar(w, key, make_null, NULL, put_null);
 }
 
-void jw_str_n(jw_t *w, const char *key, size_t klen, const char *s)
+void jw_str_any_n(jw_t *w, const char *key, size_t klen, const char *s)
 {
     out_t o;
     if (member_fast(w, key, klen, &o)) {

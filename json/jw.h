@@ -82,33 +82,64 @@ void jw_arr_n(jw_t *w, const char *key, size_t klen); /* open an array */
 /* The scalars (a string value: UTF-8 the caller vouches for). */
 void jw_int_any_n(jw_t *w, const char *key, size_t klen, json_int_t v);
 void jw_bool_n(jw_t *w, const char *key, size_t klen, bool v);
-void jw_str_n(jw_t *w, const char *key, size_t klen, const char *s);
+void jw_str_any_n(jw_t *w, const char *key, size_t klen, const char *s);
 /*
- * A view writes about 30 integers per change, nearly all small and keyed in
- * an object: that case is written here, inline, where the key's length is
- * a constant (its copy a few moves); every other goes to jw_int_any_n().
- * The same bytes either way (test_jw).
+ * The inline text end of a keyed scalar (jw_int, jw_str below): for a text
+ * end, a key in an object that has a member already and room for the lead
+ * and `more` bytes, writes ,"key": and returns where the value goes; else
+ * NULL, and the function's general path writes it all. The key's length
+ * is a constant where a view calls it: its copy is a few moves.
  */
-static inline void jw_int_n(jw_t *w, const char *key, size_t klen, json_int_t v)
+static inline char *jw_lead_inline(jw_t *w, const char *key, size_t klen, size_t more)
 {
     unsigned bit = 1u << w->depth;
-    if (w->tree || !key || !(w->objects & bit) || (w->empty & bit) || v < 0 || v > 999 ||
-        w->len > w->size || w->size - w->len < klen + 7) {
-        jw_int_any_n(w, key, klen, v);
-        return;
-    }
+    if (w->tree || !key || !(w->objects & bit) || (w->empty & bit) || w->len > w->size ||
+        w->size - w->len < klen + 4 + more)
+        return NULL;
     char *p = w->buf + w->len;
     p[0] = ',';
     p[1] = '"';
     memcpy(p + 2, key, klen);
-    p += klen + 2;
-    p[0] = '"';
-    p[1] = ':';
-    p += 2;
+    p[klen + 2] = '"';
+    p[klen + 3] = ':';
+    return p + klen + 4;
+}
+
+/* A view writes about 30 integers per change, nearly all in 0..999: those
+   are written inline, every other by jw_int_any_n(). The same bytes either
+   way (test_jw). */
+static inline void jw_int_n(jw_t *w, const char *key, size_t klen, json_int_t v)
+{
+    char *p = v >= 0 && v <= 999 ? jw_lead_inline(w, key, klen, 3) : NULL;
+    if (!p) {
+        jw_int_any_n(w, key, klen, v);
+        return;
+    }
     if (v >= 100) *p++ = (char)('0' + v / 100);
     if (v >= 10) *p++ = (char)('0' + v / 10 % 10);
     *p++ = (char)('0' + v % 10);
     w->len = (size_t)(p - w->buf);
+}
+
+/* The same for a string of up to JW_STR_INLINE bytes that needs no escape
+   (a view's names: phases, cards, events); others go to jw_str_any_n().
+   The bytes past the text are the writer's scratch. */
+#define JW_STR_INLINE 16
+static inline void jw_str_n(jw_t *w, const char *key, size_t klen, const char *s)
+{
+    char *p = jw_lead_inline(w, key, klen, JW_STR_INLINE + 2);
+    if (p) {
+        *p++ = '"';
+        size_t i = 0;
+        while (i < JW_STR_INLINE && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+            *p++ = s[i++];
+        if (!s[i]) {
+            *p++ = '"';
+            w->len = (size_t)(p - w->buf);
+            return;
+        }
+    }
+    jw_str_any_n(w, key, klen, s);
 }
 #define jw_obj(w, key) jw_obj_n((w), (key), JW_KLEN(key))
 #define jw_arr(w, key) jw_arr_n((w), (key), JW_KLEN(key))
