@@ -251,7 +251,8 @@ static inline bool member_fast(jw_t *w, const char *key, size_t klen, out_t *o)
 {
     char *p = jw_lead_inline(w, key, klen, 0);
     if (!p) return false;
-    *o = (out_t){w->buf, w->size, (size_t)(p - w->buf)};
+    jw_lead_done(w, p);
+    *o = (out_t){w->buf, w->size, w->len};
     return true;
 }
 
@@ -322,8 +323,15 @@ void jw_json_text(jw_t *w, const char *key, const json_t *tree, const char *text
         json_decref(v);
         return;
     }
-    out_t o; /* a text end: the text copied after its lead */
-    if (text_scalar(w, key, key ? strlen(key) : 0, &o)) {
+    size_t klen = key ? strlen(key) : 0;
+    char *p = jw_lead_inline(w, key, klen, n);
+    if (p) { /* a text end: the text copied after its lead */
+        memcpy(p, text, n);
+        jw_lead_done(w, p + n);
+        return;
+    }
+    out_t o;
+    if (text_scalar(w, key, klen, &o)) {
         out_put(&o, text, n);
         w->len = o.len;
     }

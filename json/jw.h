@@ -84,25 +84,37 @@ void jw_int_any_n(jw_t *w, const char *key, size_t klen, json_int_t v);
 void jw_bool_n(jw_t *w, const char *key, size_t klen, bool v);
 void jw_str_any_n(jw_t *w, const char *key, size_t klen, const char *s);
 /*
- * The inline text end of a keyed scalar (jw_int, jw_str below): for a text
- * end, a key in an object that has a member already and room for the lead
- * and `more` bytes, writes ,"key": and returns where the value goes; else
- * NULL, and the function's general path writes it all. The key's length
+ * The inline text end of a scalar (jw_int, jw_str below): for a text end
+ * inside a container, a key where an object needs one (none in an array),
+ * and room for the lead and `more` bytes, writes the lead (a comma unless
+ * the container is empty, then "key": in an object) and returns where the
+ * value goes; else NULL, and the function's general path writes it all.
+ * The caller that writes its value calls jw_lead_done(). The key's length
  * is a constant where a view calls it: its copy is a few moves.
  */
-static inline char *jw_lead_inline(jw_t *w, const char *key, size_t klen, size_t more)
+static inline char *jw_lead_inline(const jw_t *w, const char *key, size_t klen, size_t more)
 {
     unsigned bit = 1u << w->depth;
-    if (w->tree || !key || !(w->objects & bit) || (w->empty & bit) || w->len > w->size ||
-        w->size - w->len < klen + 4 + more)
+    if (w->tree || w->depth == 0 || (key != NULL) != ((w->objects & bit) != 0) ||
+        w->len > w->size || w->size - w->len < klen + 4 + more)
         return NULL;
     char *p = w->buf + w->len;
-    p[0] = ',';
-    p[1] = '"';
-    memcpy(p + 2, key, klen);
-    p[klen + 2] = '"';
-    p[klen + 3] = ':';
-    return p + klen + 4;
+    if (!(w->empty & bit)) *p++ = ',';
+    if (key) {
+        *p++ = '"';
+        memcpy(p, key, klen);
+        p += klen;
+        *p++ = '"';
+        *p++ = ':';
+    }
+    return p;
+}
+
+/* The value written up to end after jw_lead_inline(): the container has a member. */
+static inline void jw_lead_done(jw_t *w, char *end)
+{
+    w->empty &= ~(1u << w->depth);
+    w->len = (size_t)(end - w->buf);
 }
 
 /* A view writes about 30 integers per change, nearly all in 0..999: those
@@ -118,7 +130,7 @@ static inline void jw_int_n(jw_t *w, const char *key, size_t klen, json_int_t v)
     if (v >= 100) *p++ = (char)('0' + v / 100);
     if (v >= 10) *p++ = (char)('0' + v / 10 % 10);
     *p++ = (char)('0' + v % 10);
-    w->len = (size_t)(p - w->buf);
+    jw_lead_done(w, p);
 }
 
 /* The same for a string of up to JW_STR_INLINE bytes that needs no escape
@@ -135,7 +147,7 @@ static inline void jw_str_n(jw_t *w, const char *key, size_t klen, const char *s
             *p++ = s[i++];
         if (!s[i]) {
             *p++ = '"';
-            w->len = (size_t)(p - w->buf);
+            jw_lead_done(w, p);
             return;
         }
     }
