@@ -551,7 +551,8 @@ json_t *game_winners_json(unsigned mask, int seats)
 
 struct game_text {
     size_t refs, len;
-    char bytes[];
+    char *bytes;   /* len bytes, after ends[] in the same allocation */
+    size_t ends[]; /* a log's: entry i ends at bytes[ends[i]] (a ',' or the final ']') */
 };
 
 static void text_release(game_text_t *t)
@@ -573,38 +574,77 @@ static const char *log_bytes(const game_log_t *l, size_t *n)
 }
 
 /* The new text: the old one with `drop` entries cut from its front and the
-   entry's text at its end (the old entries are copied, not walked again). */
+   entry's text at its end (the old entries are copied, not walked again:
+   where each ends is kept with them). */
+void game_log_append_text(game_log_t *l, const char *entry, size_t elen)
+{
+    const game_text_t *old = l->text;
+    size_t n, had = old ? l->n : 0;
+    const char *t = log_bytes(l, &n);
+    size_t drop = l->cap && had >= l->cap ? had + 1 - l->cap : 0;
+    size_t from = drop ? old->ends[drop - 1] + (drop < had) : 1;
+    size_t body = n - 1 - from; /* the kept entries, without ']' */
+    size_t kept = had - drop;
+    size_t len = 1 + body + (body ? 1 : 0) + elen + 1;
+    game_text_t *next = tapis_malloc(sizeof *next + (kept + 1) * sizeof next->ends[0] + len);
+    if (!next) return;
+    char *p = next->bytes = (char *)(next->ends + kept + 1);
+    *p++ = '[';
+    memcpy(p, t + from, body), p += body;
+    for (size_t i = 0; i < kept; i++)
+        next->ends[i] = old->ends[drop + i] + 1 - from;
+    if (body) *p++ = ',';
+    memcpy(p, entry, elen);
+    p += elen;
+    next->ends[kept] = (size_t)(p - next->bytes);
+    *p = ']';
+    next->refs = 1;
+    next->len = len;
+    text_release(l->text);
+    l->text = next;
+    l->n = kept + 1;
+}
+
 void game_log_append(game_log_t *l, json_t *entry)
 {
-    size_t n, from = 1, drop = l->cap && l->n >= l->cap ? l->n + 1 - l->cap : 0;
-    const char *t = log_bytes(l, &n);
-    for (size_t k = 0; k < drop && from < n - 1; k++) {
-        from += json_text_len(t + from, n - 1 - from);
-        if (t[from] == ',') from++;
-    }
-    size_t body = n - 1 - from; /* the kept entries, without ']' */
     char tmp[512]; /* the entry's text, written once when it fits (always, in practice) */
     size_t elen = entry ? json_text(entry, tmp, sizeof tmp) : 0;
-    size_t len = 1 + body + (body ? 1 : 0) + elen + 1;
-    game_text_t *next = entry ? tapis_malloc(sizeof *next + len) : NULL;
-    if (next) {
-        char *p = next->bytes;
-        *p++ = '[';
-        memcpy(p, t + from, body), p += body;
-        if (body) *p++ = ',';
-        if (elen <= sizeof tmp)
-            memcpy(p, tmp, elen);
-        else
-            json_text(entry, p, elen);
-        p += elen;
-        *p = ']';
-        next->refs = 1;
-        next->len = len;
-        text_release(l->text);
-        l->text = next;
-        l->n = l->n + 1 - drop;
+    if (!entry) {
+        /* out of memory where the entry was made: the log stays as it was */
+    } else if (elen <= sizeof tmp) {
+        game_log_append_text(l, tmp, elen);
+    } else {
+        char *big = tapis_malloc(elen);
+        if (big) {
+            json_text(entry, big, elen);
+            game_log_append_text(l, big, elen);
+            tapis_free(big);
+        }
     }
     json_decref(entry);
+}
+
+void game_log_seat_event(game_log_t *l, int seat, const char *did, const char *key,
+                         const char *value)
+{
+    char buf[256];
+    jw_t w;
+    jw_text(&w, buf, sizeof buf);
+    jw_obj(&w, NULL);
+    jw_int(&w, "seat", seat);
+    jw_str(&w, "did", did);
+    if (key) jw_str_n(&w, key, strlen(key), value);
+    jw_end(&w);
+    if (jw_ok(&w)) {
+        game_log_append_text(l, buf, jw_len(&w));
+        return;
+    }
+    json_t *ev = game_seat_event(seat, did); /* longer than buf: through a tree */
+    if (ev && key && json_object_set_new_nocheck(ev, key, json_string(value)) < 0) {
+        json_decref(ev);
+        ev = NULL;
+    }
+    game_log_append(l, ev);
 }
 
 json_t *game_log_json(const game_log_t *l)

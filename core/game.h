@@ -430,6 +430,13 @@ void game_log_init(game_log_t *l, size_t cap);
 /* Append `entry` (the log takes the reference and releases it: the log keeps
    its text). Out of memory, the log stays as it was. */
 void game_log_append(game_log_t *l, json_t *entry);
+/* The same for an entry given as its text (compact JSON, as json_text()
+   writes it): nothing to build, encode and free. */
+void game_log_append_text(game_log_t *l, const char *entry, size_t n);
+/* Append {"seat":SEAT,"did":DID}, with KEY:VALUE (a string) after them when
+   key is not NULL: a seat's event, as game_seat_event() builds it. */
+void game_log_seat_event(game_log_t *l, int seat, const char *did, const char *key,
+                         const char *value);
 /* The entries as a new JSON array (NULL: out of memory). */
 json_t *game_log_json(const game_log_t *l);
 /* The entries written under key: their text, or at a tree end, their array. */

@@ -244,10 +244,25 @@ static inline bool text_scalar(jw_t *w, const char *key, size_t klen, out_t *o)
     return true;
 }
 
-void jw_int_n(jw_t *w, const char *key, size_t klen, json_int_t v)
+/* The common case of a view's scalars, taken first (jw_lead_inline() in
+   jw.h): o set after the lead, as text_scalar() would have written it, or
+   false for the general path (which then writes everything itself). */
+static inline bool member_fast(jw_t *w, const char *key, size_t klen, out_t *o)
+{
+    char *p = jw_lead_inline(w, key, klen, 0);
+    if (!p) return false;
+    jw_lead_done(w, p);
+    *o = (out_t){w->buf, w->size, w->len};
+    return true;
+}
+
+void jw_int_any_n(jw_t *w, const char *key, size_t klen, json_int_t v)
 {
     out_t o;
-    if (w->tree) {
+    if (member_fast(w, key, klen, &o)) {
+        out_integer(&o, v);
+        w->len = o.len;
+    } else if (w->tree) {
         scalar(w, key, make_int, &v, put_int);
     } else if (text_scalar(w, key, klen, &o)) {
         out_integer(&o, v);
@@ -258,7 +273,10 @@ void jw_int_n(jw_t *w, const char *key, size_t klen, json_int_t v)
 void jw_bool_n(jw_t *w, const char *key, size_t klen, bool v)
 {
     out_t o;
-    if (w->tree) {
+    if (member_fast(w, key, klen, &o)) {
+        put_bool(&o, &v);
+        w->len = o.len;
+    } else if (w->tree) {
         scalar(w, key, make_bool, &v, put_bool);
     } else if (text_scalar(w, key, klen, &o)) {
         put_bool(&o, &v);
@@ -271,26 +289,18 @@ void jw_null(jw_t *w, const char *key)
     scalar(w, key, make_null, NULL, put_null);
 }
 
-void jw_str_n(jw_t *w, const char *key, size_t klen, const char *s)
+void jw_str_any_n(jw_t *w, const char *key, size_t klen, const char *s)
 {
     out_t o;
-    if (w->tree) {
+    if (member_fast(w, key, klen, &o)) {
+        out_cstring(&o, s);
+        w->len = o.len;
+    } else if (w->tree) {
         scalar(w, key, make_str, s, put_str);
     } else if (text_scalar(w, key, klen, &o)) {
         out_cstring(&o, s);
         w->len = o.len;
     }
-}
-
-typedef struct text_arg {
-    const char *text;
-    size_t n;
-} text_arg_t;
-
-static void put_text(out_t *o, const void *p)
-{
-    const text_arg_t *t = p;
-    out_put(o, t->text, t->n);
 }
 
 void jw_json_text(jw_t *w, const char *key, const json_t *tree, const char *text, size_t n)
@@ -313,8 +323,18 @@ void jw_json_text(jw_t *w, const char *key, const json_t *tree, const char *text
         json_decref(v);
         return;
     }
-    text_arg_t t = {text, n};
-    scalar(w, key, NULL, &t, put_text); /* a text end: no tree node to make */
+    size_t klen = key ? strlen(key) : 0;
+    char *p = jw_lead_inline(w, key, klen, n);
+    if (p) { /* a text end: the text copied after its lead */
+        memcpy(p, text, n);
+        jw_lead_done(w, p + n);
+        return;
+    }
+    out_t o;
+    if (text_scalar(w, key, klen, &o)) {
+        out_put(&o, text, n);
+        w->len = o.len;
+    }
 }
 
 void jw_json(jw_t *w, const char *key, const json_t *v)

@@ -27,6 +27,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #define JW_MAX_DEPTH 16
 
@@ -53,6 +54,12 @@ void jw_text(jw_t *w, char *buf, size_t size);
 /* Build a jansson tree. */
 void jw_tree(jw_t *w);
 
+/* Does w write text (jw_text()), not a tree? */
+static inline bool jw_is_text(const jw_t *w)
+{
+    return !w->tree;
+}
+
 /* The value is complete (nothing left open), nothing failed and, for text,
    everything fit. */
 bool jw_ok(const jw_t *w);
@@ -73,9 +80,79 @@ json_t *jw_take(jw_t *w);
 void jw_obj_n(jw_t *w, const char *key, size_t klen); /* open an object */
 void jw_arr_n(jw_t *w, const char *key, size_t klen); /* open an array */
 /* The scalars (a string value: UTF-8 the caller vouches for). */
-void jw_int_n(jw_t *w, const char *key, size_t klen, json_int_t v);
+void jw_int_any_n(jw_t *w, const char *key, size_t klen, json_int_t v);
 void jw_bool_n(jw_t *w, const char *key, size_t klen, bool v);
-void jw_str_n(jw_t *w, const char *key, size_t klen, const char *s);
+void jw_str_any_n(jw_t *w, const char *key, size_t klen, const char *s);
+/*
+ * The inline text end of a scalar (jw_int, jw_str below): for a text end
+ * inside a container, a key where an object needs one (none in an array),
+ * and room for the lead and `more` bytes, writes the lead (a comma unless
+ * the container is empty, then "key": in an object) and returns where the
+ * value goes; else NULL, and the function's general path writes it all.
+ * The caller that writes its value calls jw_lead_done(). The key's length
+ * is a constant where a view calls it: its copy is a few moves.
+ */
+static inline char *jw_lead_inline(const jw_t *w, const char *key, size_t klen, size_t more)
+{
+    unsigned bit = 1u << w->depth;
+    if (w->tree || w->depth == 0 || (key != NULL) != ((w->objects & bit) != 0) ||
+        w->len > w->size || w->size - w->len < klen + 4 + more)
+        return NULL;
+    char *p = w->buf + w->len;
+    if (!(w->empty & bit)) *p++ = ',';
+    if (key) {
+        *p++ = '"';
+        memcpy(p, key, klen);
+        p += klen;
+        *p++ = '"';
+        *p++ = ':';
+    }
+    return p;
+}
+
+/* The value written up to end after jw_lead_inline(): the container has a member. */
+static inline void jw_lead_done(jw_t *w, char *end)
+{
+    w->empty &= ~(1u << w->depth);
+    w->len = (size_t)(end - w->buf);
+}
+
+/* A view writes about 30 integers per change, nearly all in 0..999: those
+   are written inline, every other by jw_int_any_n(). The same bytes either
+   way (test_jw). */
+static inline void jw_int_n(jw_t *w, const char *key, size_t klen, json_int_t v)
+{
+    char *p = v >= 0 && v <= 999 ? jw_lead_inline(w, key, klen, 3) : NULL;
+    if (!p) {
+        jw_int_any_n(w, key, klen, v);
+        return;
+    }
+    if (v >= 100) *p++ = (char)('0' + v / 100);
+    if (v >= 10) *p++ = (char)('0' + v / 10 % 10);
+    *p++ = (char)('0' + v % 10);
+    jw_lead_done(w, p);
+}
+
+/* The same for a string of up to JW_STR_INLINE bytes that needs no escape
+   (a view's names: phases, cards, events); others go to jw_str_any_n().
+   The bytes past the text are the writer's scratch. */
+#define JW_STR_INLINE 16
+static inline void jw_str_n(jw_t *w, const char *key, size_t klen, const char *s)
+{
+    char *p = jw_lead_inline(w, key, klen, JW_STR_INLINE + 2);
+    if (p) {
+        *p++ = '"';
+        size_t i = 0;
+        while (i < JW_STR_INLINE && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+            *p++ = s[i++];
+        if (!s[i]) {
+            *p++ = '"';
+            jw_lead_done(w, p);
+            return;
+        }
+    }
+    jw_str_any_n(w, key, klen, s);
+}
 #define jw_obj(w, key) jw_obj_n((w), (key), JW_KLEN(key))
 #define jw_arr(w, key) jw_arr_n((w), (key), JW_KLEN(key))
 #define jw_int(w, key, v) jw_int_n((w), (key), JW_KLEN(key), (v))

@@ -130,9 +130,30 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
     return game_bad_action(err, "unknown action");
 }
 
+/* A discard's canonical text, per kind, without and with "declare" (what
+   act_write() below writes for it: test_conformance checks the text end
+   against the tree end). */
+#define DISCARD_TEXT(name, more)                                                                   \
+    {                                                                                              \
+        "{\"type\":\"discard\",\"card\":\"" name "\"" more "}",                                    \
+            sizeof "{\"type\":\"discard\",\"card\":\"" name "\"" more "}" - 1                      \
+    }
+#define DISCARD(name) DISCARD_TEXT(name, "")
+#define DISCARD_DECLARE(name) DISCARD_TEXT(name, ",\"declare\":true")
+static const g233_text_t discard_texts[2][G233_KINDS] = {{G233_CARD_NAMES(DISCARD)},
+                                                         {G233_CARD_NAMES(DISCARD_DECLARE)}};
+#undef DISCARD_DECLARE
+#undef DISCARD
+#undef DISCARD_TEXT
+
 /* Written for every legal action of every view: static ASCII keys and names. */
 static void act_write(jw_t *w, const g233_act_t *a)
 {
+    if (a->type == G233_ACT_DISCARD && jw_is_text(w)) { /* most of a legal list */
+        const g233_text_t *t = &discard_texts[a->declare][a->card];
+        jw_json_text(w, NULL, NULL, t->text, t->n);
+        return;
+    }
     jw_obj(w, NULL);
     jw_str(w, "type", type_names[a->type]);
     switch (a->type) {

@@ -1,13 +1,13 @@
 #include <stddef.h>
 
 #include "core/233/cards.h"
+#include "core/233/words.h"
 #include "core/game.h"
 
-static const char *const names[G233_KINDS] = {
-    "Y1", "Y2", "Y3",  "Y4",   "Y5",     "Y6",     "Y7",      "Y8",    "B1",     "B2",     "B3",
-    "B4", "B5", "B6",  "B7",   "B8",     "G1",     "G2",      "G3",    "G4",     "G5",     "G6",
-    "G7", "G8", "red", "pink", "purple", "orange", "reverse", "joker", "gift+5", "gift-5", "stop",
-};
+#define NAME(name) name
+static const char *const names[] = {G233_CARD_NAMES(NAME)};
+#undef NAME
+_Static_assert(sizeof names / sizeof names[0] == G233_KINDS, "a name per kind");
 
 int g233_card_copies(g233_card_t c)
 {
@@ -35,7 +35,9 @@ int g233_card_parse(const char *name)
 int g233_hand_size(const g233_hand_t *h)
 {
     int n = 0;
-    for (int c = 0; c < G233_KINDS; c++)
+    for (int c = 0; c + 8 <= G233_KINDS; c += 8)
+        n += g233_bytes_sum(g233_word(h->n + c));
+    for (int c = G233_KINDS & ~7; c < G233_KINDS; c++)
         n += h->n[c];
     return n;
 }

@@ -34,6 +34,14 @@ enum {
     G233_SYMBOLS = 4,
 };
 
+/* The names of the kinds in order, X(name) each, separated by commas: names[]
+   and the texts made from them. */
+#define G233_CARD_NAMES(X)                                                                         \
+    X("Y1"), X("Y2"), X("Y3"), X("Y4"), X("Y5"), X("Y6"), X("Y7"), X("Y8"), X("B1"), X("B2"),      \
+        X("B3"), X("B4"), X("B5"), X("B6"), X("B7"), X("B8"), X("G1"), X("G2"), X("G3"), X("G4"),  \
+        X("G5"), X("G6"), X("G7"), X("G8"), X("red"), X("pink"), X("purple"), X("orange"),         \
+        X("reverse"), X("joker"), X("gift+5"), X("gift-5"), X("stop")
+
 typedef struct g233_hand {
     uint8_t n[G233_KINDS];
 } g233_hand_t;

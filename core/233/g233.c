@@ -18,6 +18,7 @@
 
 #include "core/233/g233.h"
 #include "core/233/internal.h"
+#include "core/233/words.h"
 #include "include/tapis_alloc.h"
 
 /* ------------------------------------------------------------------ */
@@ -37,9 +38,8 @@ void g233_event(g233_t *g, json_t *ev)
 
 static void event_seat(g233_t *g, int seat, const char *did, int card)
 {
-    json_t *ev = game_seat_event(seat, did);
-    if (card >= 0) json_object_set_new(ev, "card", json_string(g233_card_name((g233_card_t)card)));
-    g233_event(g, ev);
+    game_log_seat_event(&g->events, seat, did, card >= 0 ? "card" : NULL,
+                        card >= 0 ? g233_card_name((g233_card_t)card) : NULL);
 }
 
 static int top_discard(const g233_t *g)
@@ -62,12 +62,21 @@ g233_combo_t g233_combo(const g233_t *g, int seat, const g233_hand_t *h)
     return g233_score_combo(h, p->melds, p->nmelds, p->last_drawn);
 }
 
+/* g233_combo() of h, which holds `size` cards. */
+static g233_combo_t combo_sized(const g233_t *g, int seat, const g233_hand_t *h, int size)
+{
+    const g233_player_t *p = &g->p[seat];
+    return g233_score_combo_sized(h, size, p->melds, p->nmelds, p->last_drawn);
+}
+
 /* Four identical number or symbol cards in hand must be laid. */
 static bool holds_natural_square(const g233_hand_t *h)
 {
-    for (int c = 0; c < G233_CARD_REVERSE; c++)
-        if (h->n[c] >= 4) return true;
-    return false;
+    /* Words at 0, 8, 16 and 20 cover the kinds 0..27; a byte of 4 or more has a bit in 0xFC. */
+    const uint64_t four_or_more = 0xFCFCFCFCFCFCFCFCull;
+    return ((g233_word(h->n) | g233_word(h->n + 8) | g233_word(h->n + 16) |
+             g233_word(h->n + G233_CARD_REVERSE - 8)) &
+            four_or_more) != 0;
 }
 
 /*
@@ -78,11 +87,12 @@ static bool combo_after_discard(const g233_t *g, int seat, g233_card_t c, int la
 {
     const g233_player_t *p = &g->p[seat];
     g233_hand_t h = p->hand;
+    int size = g233_hand_size(&h); /* with c, less one card */
     h.n[c]++;
     for (int x = 0; x < G233_KINDS; x++) {
         if (!h.n[x] || x == c) continue;
         h.n[x]--;
-        g233_combo_t k = g233_score_combo(&h, p->melds, p->nmelds, last);
+        g233_combo_t k = g233_score_combo_sized(&h, size, p->melds, p->nmelds, last);
         h.n[x]++;
         if (rainbow ? k == G233_COMBO_RAINBOW : k != G233_COMBO_NONE) return true;
     }
@@ -106,11 +116,11 @@ static bool completes_combo(const g233_t *g, int seat, g233_card_t t)
  * Would `seat`, discarding `card` from h, hold a combination a discard may
  * declare: any before a declaration, only a rainbow during the last draws?
  */
-static bool discard_wins(const g233_t *g, int seat, const g233_hand_t *h, int card)
+static bool discard_wins(const g233_t *g, int seat, const g233_hand_t *h, int size, int card)
 {
     g233_hand_t rest = *h;
     rest.n[card]--;
-    g233_combo_t c = g233_combo(g, seat, &rest);
+    g233_combo_t c = combo_sized(g, seat, &rest, size - 1);
     return c != G233_COMBO_NONE && (g->declarer < 0 || c == G233_COMBO_RAINBOW);
 }
 
@@ -118,8 +128,9 @@ static bool discard_wins(const g233_t *g, int seat, const g233_hand_t *h, int ca
 static bool some_discard_wins(const g233_t *g, int seat)
 {
     const g233_hand_t *h = &g->p[seat].hand;
+    int size = g233_hand_size(h);
     for (int c = 0; c < G233_KINDS; c++)
-        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, c)) return true;
+        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, size, c)) return true;
     return false;
 }
 
@@ -246,9 +257,10 @@ _Static_assert(G233_KINDS <= 64, "a discard memo holds a bit per card kind");
 static uint64_t discards_that_win(const g233_t *g, int seat)
 {
     const g233_hand_t *h = &g->p[seat].hand;
+    int size = g233_hand_size(h);
     uint64_t m = 0;
     for (int c = 0; c < G233_KINDS; c++)
-        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, c)) m |= (uint64_t)1 << c;
+        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, size, c)) m |= (uint64_t)1 << c;
     return m;
 }
 
@@ -275,7 +287,8 @@ static int check_discard(const g233_t *g, int seat, const g233_act_t *a, game_er
         memo->wins = discards_that_win(g, seat);
         memo->known = true;
     }
-    bool wins = memo ? (memo->wins >> a->card & 1) : discard_wins(g, seat, h, a->card);
+    bool wins =
+        memo ? (memo->wins >> a->card & 1) : discard_wins(g, seat, h, g233_hand_size(h), a->card);
     /* declare=must: "le premier à obtenir une combinaison gagnante dévoile ses
        cartes": when a discard can leave one, only such a discard is played (and
        the game declares it); a stop drawn last may be a rainbow's special card. */

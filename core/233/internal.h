@@ -45,6 +45,12 @@ int g233_check(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err
  * per list. g233_check_with() is g233_check() with such a memo (zeroed by
  * the caller, filled on first use, for one state and seat).
  */
+/* A JSON text made at compile time, and its length. */
+typedef struct g233_text {
+    const char *text;
+    size_t n;
+} g233_text_t;
+
 typedef struct g233_discard_memo {
     bool known;
     uint64_t wins; /* bit c: discarding card kind c (held, not a gift) wins */

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "core/233/score.h"
+#include "core/233/words.h"
 
 enum {
     GROUPABLE = G233_CARD_REVERSE, /* kinds below this (and jokers) can be grouped */
@@ -196,7 +197,7 @@ static void take(uint8_t *n, int *jokers, const g233_group_t *g, int sign)
 /* ------------------------------------------------------------------------ */
 
 typedef struct best_search {
-    uint8_t n[GROUPABLE]; /* counts of groupable kinds, jokers aside */
+    uint8_t n[G233_WORDS_BYTES]; /* counts of groupable kinds, jokers aside, then 0s */
     int jokers;
     int left;   /* cards in n */
     int points; /* of the groups on the stack */
@@ -232,10 +233,8 @@ static void best_leaf(best_search_t *s)
 static void best_walk(best_search_t *s, int from)
 {
     if (s->points + SQUARE_RATE * (s->left + s->jokers) <= s->best) return;
-    int c = from;
-    while (c < GROUPABLE && !s->n[c])
-        c++;
-    if (c == GROUPABLE || s->depth == G233_MAX_GROUPS) {
+    int c = g233_next_held(s->n, from);
+    if (c >= GROUPABLE || s->depth == G233_MAX_GROUPS) {
         best_leaf(s);
         return;
     }
@@ -269,7 +268,7 @@ int g233_score_best(const g233_hand_t *h, g233_group_t *out, int *nout)
     if (nout) *nout = 0;
     if (!h) return 0;
     best_search_t s = {.jokers = h->n[G233_CARD_JOKER], .best = -1, .out = out};
-    memcpy(s.n, h->n, sizeof s.n);
+    memcpy(s.n, h->n, GROUPABLE);
     for (int c = 0; c < GROUPABLE; c++)
         s.left += s.n[c];
     best_walk(&s, 0);
@@ -281,13 +280,12 @@ int g233_score_best(const g233_hand_t *h, g233_group_t *out, int *nout)
 /* Winning combinations                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* Can the cards in n plus `jokers` be split exactly into the groups in need? */
+/* Can the cards in n plus `jokers` be split exactly into the groups in need?
+   n holds G233_WORDS_BYTES counts, zero from GROUPABLE on. */
 static bool fits(uint8_t *n, int jokers, int *need, int from)
 {
-    int c = from;
-    while (c < GROUPABLE && !n[c])
-        c++;
-    if (c == GROUPABLE)
+    int c = g233_next_held(n, from);
+    if (c >= GROUPABLE)
         return jokers == 2 * need[NEED_DOUBLE] + 3 * need[NEED_THREE] + 4 * need[NEED_SQUARE];
     g233_group_t groups[4];
     int ng = groups_with(n, jokers, (g233_card_t)c, groups);
@@ -310,17 +308,13 @@ static bool fits(uint8_t *n, int jokers, int *need, int from)
  * other than a joker has a single slot it can take, so it is enough that no
  * slot is claimed twice; the jokers fill the empty ones.
  */
-static bool is_rainbow(const g233_hand_t *h, int last_drawn)
+static bool is_rainbow(const g233_hand_t *h, int size, int last_drawn)
 {
-    if (g233_hand_size(h) != 8) return false;
+    if (size != 8) return false;
     for (int c = G233_CARD_SYMBOL; c < G233_CARD_REVERSE; c++)
         if (h->n[c] > 1) return false;
-    for (int col = 0; col < G233_COLOURS; col++) {
-        int held = 0;
-        for (int v = 1; v <= 8; v++)
-            held += h->n[g233_card_number(col, v)];
-        if (held > 1) return false;
-    }
+    for (int col = 0; col < G233_COLOURS; col++) /* one word of counts per colour */
+        if (g233_bytes_sum(g233_word(h->n + 8 * col)) > 1) return false;
     int special = h->n[G233_CARD_REVERSE];
     for (int c = G233_CARD_GIFT_PLUS; c <= G233_CARD_STOP; c++) {
         if (h->n[c] && c != last_drawn) return false;
@@ -338,30 +332,67 @@ static bool is_super(const g233_hand_t *h, const g233_group_t *melds, int nmelds
     for (int i = 0; i < nmelds; i++)
         for (int j = 0; j < melds[i].n; j++)
             n[melds[i].cards[j]]++;
-    int colour = -1;
-    for (int c = 0; c < G233_CARD_SYMBOL; c++) {
-        if (!n[c]) continue;
-        if (n[c] > 1 || (colour >= 0 && g233_card_colour((g233_card_t)c) != colour)) return false;
-        colour = g233_card_colour((g233_card_t)c);
+    /* A word of counts per colour: at most one card of each number, one colour. */
+    int colours = 0;
+    for (int col = 0; col < G233_COLOURS; col++) {
+        uint64_t w = g233_word(n + 8 * col);
+        if (w & G233_WORD_ABOVE_ONE) return false;
+        colours += w != 0;
     }
+    if (colours > 1) return false;
     for (int c = G233_CARD_SYMBOL; c < G233_KINDS; c++)
         if (c != G233_CARD_JOKER && n[c]) return false;
     return true;
 }
 
+/*
+ * A lower bound of the jokers that grouping every card of n (numbers and
+ * symbols) needs. A number with no card of its colour held within two of
+ * it can share a group only with its own copies and jokers: held once, it
+ * needs two jokers (a triple or a sequence with two, a square with three);
+ * twice, one (a triple). A symbol held once needs one (a double). Those
+ * groups are all different, so their jokers add up. When the bound is more
+ * than the jokers held, fits() cannot succeed, and is not run: most hands
+ * tried (each discard of a legal list) are far from a combination.
+ */
+static int jokers_needed(const uint8_t *n)
+{
+    const uint64_t ones = 0x0101010101010101ull;
+    uint64_t need = 0; /* per byte: 0..3 jokers for that kind */
+    for (int col = 0; col < G233_COLOURS; col++) {
+        uint64_t w = g233_word(n + 8 * col);
+        uint64_t held = g233_bytes_nonzero(w);
+        uint64_t once = held & ~g233_bytes_nonzero(w & ~ones);
+        uint64_t twice = ~g233_bytes_nonzero(w ^ (2 * ones)) & ones;
+        uint64_t alone = held & ~(held << 8 | held << 16 | held >> 8 | held >> 16);
+        need += 2 * (alone & once) + (alone & twice);
+    }
+    uint64_t symbols = g233_word(n + G233_CARD_SYMBOL) & 0xFFFFFFFFull; /* red..orange */
+    need += g233_bytes_nonzero(symbols) & ~g233_bytes_nonzero(symbols & ~ones);
+    return g233_bytes_sum(need);
+}
+
 g233_combo_t g233_score_combo(const g233_hand_t *h, const g233_group_t *melds, int nmelds,
                               int last_drawn)
 {
+    return g233_score_combo_sized(h, h ? g233_hand_size(h) : 0, melds, nmelds, last_drawn);
+}
+
+g233_combo_t g233_score_combo_sized(const g233_hand_t *h, int size, const g233_group_t *melds,
+                                    int nmelds, int last_drawn)
+{
     if (!h || nmelds < 0 || (nmelds > 0 && !melds)) return G233_COMBO_NONE;
-    int total = g233_hand_size(h);
+    int total = size;
     int need[NEEDS] = {1, 0, 0}; /* one double, set below by size */
     for (int i = 0; i < nmelds; i++) {
         if (!g233_group_check((g233_group_kind_t)melds[i].kind, melds[i].cards, melds[i].n))
             return G233_COMBO_NONE;
         total += melds[i].n;
     }
+    /* Every combination holds 8, 9 or 10 cards (a rainbow 8, in hand). */
+    if (total < 8 || total > 10) return G233_COMBO_NONE;
     /* The rainbow pays most: 100 flat. */
-    if (nmelds == 0 && is_rainbow(h, last_drawn)) return G233_COMBO_RAINBOW;
+    if (nmelds == 0 && is_rainbow(h, size, last_drawn)) return G233_COMBO_RAINBOW;
     for (int c = G233_CARD_REVERSE; c < G233_KINDS; c++)
         if (c != G233_CARD_JOKER && h->n[c]) return G233_COMBO_NONE; /* cannot be grouped */
     /* A super sequence (70) pays more than a 2-3-3 (50) made of the same cards. */
@@ -370,13 +401,13 @@ g233_combo_t g233_score_combo(const g233_hand_t *h, const g233_group_t *melds, i
     switch (total) {
     case 8: combo = G233_COMBO_233, need[NEED_THREE] = 2; break;
     case 9: combo = G233_COMBO_234, need[NEED_THREE] = 1, need[NEED_SQUARE] = 1; break;
-    case 10: combo = G233_COMBO_244, need[NEED_SQUARE] = 2; break;
-    default: return G233_COMBO_NONE;
+    default: combo = G233_COMBO_244, need[NEED_SQUARE] = 2; break;
     }
     for (int i = 0; i < nmelds; i++)
         if (--need[need_slot((g233_group_kind_t)melds[i].kind)] < 0) return G233_COMBO_NONE;
-    uint8_t n[GROUPABLE];
-    memcpy(n, h->n, sizeof n);
+    uint8_t n[G233_WORDS_BYTES] = {0};
+    memcpy(n, h->n, GROUPABLE);
+    if (jokers_needed(n) > h->n[G233_CARD_JOKER]) return G233_COMBO_NONE;
     return fits(n, h->n[G233_CARD_JOKER], need, 0) ? combo : G233_COMBO_NONE;
 }
 

@@ -82,6 +82,10 @@ int g233_score_best(const g233_hand_t *h, g233_group_t *out, int *nout);
  */
 g233_combo_t g233_score_combo(const g233_hand_t *h, const g233_group_t *melds, int nmelds,
                               int last_drawn);
+/* The same for a hand whose size (g233_hand_size()) the caller knows: the
+   rules try one hand less each card in turn, all of one size. */
+g233_combo_t g233_score_combo_sized(const g233_hand_t *h, int size, const g233_group_t *melds,
+                                    int nmelds, int last_drawn);
 
 /*
  * Round points of a player holding h and melds: with combo != G233_COMBO_NONE (the

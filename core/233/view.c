@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/233/internal.h"
+#include "core/233/words.h"
 #include "include/tapis_alloc.h"
 
 static const char *const phase_names[] = {"draw", "gift", "discard", "over"};
@@ -26,8 +27,39 @@ void g233_write_cards(jw_t *w, const char *key, const g233_card_t *cards, int n)
     game_write_cards(w, key, cards, n, g233_card_name);
 }
 
+/* Each kind's name as a JSON string, in a fixed width: a hand's text is
+   these, copied whole (a constant size, no call) and counted by length. */
+typedef struct quoted_name {
+    char text[12];
+    size_t n;
+} quoted_name_t;
+#define QUOTED(name)                                                                               \
+    {                                                                                              \
+        "\"" name "\"", sizeof name + 1                                                            \
+    }
+static const quoted_name_t quoted[] = {G233_CARD_NAMES(QUOTED)};
+#undef QUOTED
+enum { HAND_TEXT_CARDS = 24 }; /* a hand's text is made in a buffer up to this many cards */
+
 static void write_hand(jw_t *w, const char *key, const g233_hand_t *h)
 {
+    if (jw_is_text(w) && g233_hand_size(h) <= HAND_TEXT_CARDS) {
+        /* room for every card's comma and name, and a last name's whole width */
+        char buf[HAND_TEXT_CARDS * (sizeof "\"reverse\"," - 1) + 2 + sizeof quoted[0].text];
+        char *p = buf;
+        *p++ = '[';
+        for (int c = g233_next_held(h->n, 0); c < G233_KINDS;
+             c = c + 1 < G233_WORDS_BYTES ? g233_next_held(h->n, c + 1) : c + 1)
+            for (int i = 0; i < h->n[c]; i++) {
+                *p = ',';
+                p += p > buf + 1;
+                memcpy(p, quoted[c].text, sizeof quoted[c].text);
+                p += quoted[c].n;
+            }
+        *p++ = ']';
+        jw_json_text(w, key, NULL, buf, (size_t)(p - buf));
+        return;
+    }
     jw_arr(w, key);
     for (int c = 0; c < G233_KINDS; c++)
         for (int i = 0; i < h->n[c]; i++)

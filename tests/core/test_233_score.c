@@ -203,6 +203,21 @@ static void two_jokers_form_a_double(void **state)
     assert_int_equal(combo_of("joker joker Y1 Y2 Y3 B5 B5 B5", -1), G233_COMBO_233);
 }
 
+/* A card with nothing of its colour within two of it groups only with its
+   copies and jokers: combinations that need exactly the jokers held are
+   found, one joker short is none (the search is skipped then). */
+static void lone_cards_take_the_jokers_they_need(void **state)
+{
+    (void)state;
+    assert_int_equal(combo_of("red red Y1 joker joker B3 B3 B3", -1), G233_COMBO_233);
+    assert_int_equal(combo_of("red red Y5 Y5 joker G1 G2 G3", -1), G233_COMBO_233);
+    assert_int_equal(combo_of("pink joker Y1 Y1 Y1 B4 B5 B6", -1), G233_COMBO_233);
+    assert_int_equal(combo_of("orange orange G8 joker joker B1 B1 B1 B1", -1), G233_COMBO_234);
+    assert_int_equal(combo_of("red red Y1 joker B3 B3 B3 G8", -1), G233_COMBO_NONE);
+    assert_int_equal(combo_of("red Y5 Y5 joker G1 G2 G3 B7", -1), G233_COMBO_NONE);
+    assert_int_equal(combo_of("pink purple Y1 Y1 Y1 B4 B5 B6", -1), G233_COMBO_NONE);
+}
+
 static void joker_completes_triple_or_square(void **state)
 {
     (void)state;
@@ -909,6 +924,7 @@ int main(void)
         cmocka_unit_test(points_follow_the_seed_table),
         cmocka_unit_test(double_needs_symbols_not_numbers),
         cmocka_unit_test(two_jokers_form_a_double),
+        cmocka_unit_test(lone_cards_take_the_jokers_they_need),
         cmocka_unit_test(joker_completes_triple_or_square),
         cmocka_unit_test(joker_fills_gap_in_sequence),
         cmocka_unit_test(sequence_does_not_wrap),

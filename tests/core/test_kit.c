@@ -272,7 +272,8 @@ static void assert_log_is(const game_log_t *log, const json_t *want)
 }
 
 /* The log's text follows its entries through appends and the cap's drops,
-   whatever the entries hold (strings with commas, brackets, escaped quotes). */
+   whatever the entries hold (strings with commas, brackets, escaped quotes),
+   entries given as trees or written as text (a seat's event). */
 static void a_logs_text_is_its_entries_encoded(void **state)
 {
     (void)state;
@@ -284,15 +285,26 @@ static void a_logs_text_is_its_entries_encoded(void **state)
         assert_log_is(&log, want);
         for (int i = 0; i < 24; i++) {
             json_t *e;
-            switch (i % 4) {
+            switch (i % 5) {
             case 0: e = json_pack("{s:i, s:s}", "seat", i, "did", nasty[i % 6]); break;
             case 1: e = json_integer(-i); break;
             case 2: e = json_string(nasty[i % 6]); break;
-            default: e = json_pack("[s,{s:[]},n]", nasty[i % 6], "k"); break;
+            case 3: e = json_pack("[s,{s:[]},n]", nasty[i % 6], "k"); break;
+            default: /* a seat's event, written as text: with a card every other time */
+                e = i % 2 ? json_pack("{s:i, s:s, s:s}", "seat", i, "did", nasty[i % 6], "card",
+                                      nasty[(i + 1) % 6])
+                          : json_pack("{s:i, s:s}", "seat", i, "did", nasty[i % 6]);
+                break;
             }
             json_array_append(want, e);
             if (cap && json_array_size(want) > cap) json_array_remove(want, 0);
-            game_log_append(&log, e);
+            if (i % 5 == 4) {
+                game_log_seat_event(&log, i, nasty[i % 6], i % 2 ? "card" : NULL,
+                                    nasty[(i + 1) % 6]);
+                json_decref(e);
+            } else {
+                game_log_append(&log, e);
+            }
             assert_log_is(&log, want);
         }
         game_log_free(&log);
@@ -316,7 +328,10 @@ static void names_are_found_in_any_case(void **state)
     assert_int_equal(game_name_index("Y123", names, 6), -1);
     assert_int_equal(game_name_index("re", names, 6), -1);
     assert_int_equal(game_name_index("gift=5", names, 6), -1); /* '=' is not '-' in any case */
-    assert_int_equal(game_name_index("r\xc9" "d", names, 6), -1); /* only ASCII letters fold */
+    assert_int_equal(game_name_index("r\xc9"
+                                     "d",
+                                     names, 6),
+                     -1); /* only ASCII letters fold */
     assert_int_equal(game_name_index(NULL, names, 6), -1);
 }
 

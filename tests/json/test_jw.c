@@ -27,8 +27,16 @@ static unsigned next(unsigned n)
 }
 
 static const char *const keys[] = {"seat", "hand", "legal", "k", "a_b", "score", "x1", "phase"};
-static const char *const strs[] = {
-    "", "G4", "joker", "caf\xc3\xa9", "q\"b\\s", "\x01\x1f\n\t\r", "<\xe2\x80\xae>"};
+static const char *const strs[] = {"",
+                                   "G4",
+                                   "joker",
+                                   "caf\xc3\xa9",
+                                   "q\"b\\s",
+                                   "\x01\x1f\n\t\r",
+                                   "<\xe2\x80\xae>",
+                                   "sixteen bytes ok",
+                                   "seventeen bytes !",
+                                   "a longer name, \"quoted\" late"};
 
 /* A random value written on both writers (key: its key, NULL in an array). */
 static void gen(jw_t *a, jw_t *b, const char *key, int depth)
@@ -38,6 +46,7 @@ static void gen(jw_t *a, jw_t *b, const char *key, int depth)
     case 0: {
         json_int_t v = (json_int_t)next(2000000) - 1000000;
         if (next(10) == 0) v = next(2) ? INT64_MAX : INT64_MIN;
+        if (next(2) == 0) v = (json_int_t)next(1100) - 50; /* a view's: small, inline */
         jw_int(a, key, v), jw_int(b, key, v);
         break;
     }
