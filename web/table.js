@@ -184,7 +184,8 @@ export class Table {
 
   async act(action) {
     try {
-      await this.proto.request("act", { room: this.room, action });
+      // seq: the state it answers, from which the server counts the reaction.
+      await this.proto.request("act", { room: this.room, action, seq: this.seq });
       this.msgEl.textContent = "";
     } catch (e) {
       this.msgEl.textContent = (e.code ? e.code + ": " : "") + e.message;
