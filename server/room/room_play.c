@@ -400,13 +400,16 @@ static int apply_counted(room_t *r, int seat, const json_t *action, int64_t now,
  * made, act H later than their reaction time, as the players see it.
  *
  * The credit is the connection's estimate (rtt.h), at most --race-cap, at
- * most the time since the state it answers was written (the latest written
- * before the line arrived: a reaction is never negative), at most the
- * session's quota. The quota is what a client that delays its pongs to look
- * far runs into: a line that answers its state sooner than the sender's
- * claimed round trip (less a tolerance of 10 ms and a tenth) is proof of
- * the lie, and takes 4 times the difference from the quota; every other
- * settled action gives back an eighth of the cap, up to twice the cap. An
+ * most the time since the state it answers was written (the seq it names,
+ * else the latest written before the line arrived: a reaction is never
+ * negative), at most the session's quota. The quota is what a client that
+ * delays its pongs to look far runs into: a line that answers its state
+ * sooner than the sender's claimed round trip (less a tolerance of 10 ms
+ * and a tenth) is proof of the lie, and takes 4 times the difference from
+ * the quota; so is a line naming a state older than one written a round
+ * trip before it came (which it had seen: naming it would dodge the first
+ * check), which takes 4 round trips. Every other settled action gives back
+ * an eighth of the cap, up to twice the cap. An
  * honest player never loses any; a liar who reacts as fast as the others
  * loses its credit within a few races and keeps it near nothing.
  */
