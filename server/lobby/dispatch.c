@@ -254,9 +254,9 @@ static void on_act(request_t *req)
                  (long long)json_integer_value(seq), r->id, (unsigned long long)r->seq);
         return;
     }
-    if (!seq || !rtt_state_time(req->conn, r, (uint64_t)json_integer_value(seq), &written) ||
+    if (!seq || !rtt_state_time(req->conn, r->rid, (uint64_t)json_integer_value(seq), &written) ||
         written > req->stamp)
-        written = rtt_latest_state(req->conn, r, req->stamp);
+        written = rtt_latest_state(req->conn, r->rid, req->stamp);
     const rtt_t *t = &req->conn->rtt;
     room_settle_t settle = {
         .credit_us = t->line_credit_us,
@@ -549,7 +549,7 @@ static uint64_t on_line_delay(conn_t *c, const char *line, size_t len, uint64_t 
     session_t *s = c->session;
     if (!s) return 0;
     int64_t seq = -2; /* not looked for yet: only a line a room holds needs it */
-    uint64_t delay = 0, latest = rtt_latest_state(c, NULL, stamp);
+    uint64_t delay = 0, latest = rtt_latest_state(c, 0, stamp);
     for (int i = 0; i < s->nrooms; i++) {
         room_t *r = s->rooms[i];
         if (room_seat_of(r, s) < 0) continue;
@@ -557,7 +557,7 @@ static uint64_t on_line_delay(conn_t *c, const char *line, size_t len, uint64_t 
         if (!hold) continue;
         if (seq == -2) seq = line_seq(line, len);
         uint64_t written = latest;
-        if (seq >= 0 && !rtt_state_time(c, r, (uint64_t)seq, &written)) written = latest;
+        if (seq >= 0 && !rtt_state_time(c, r->rid, (uint64_t)seq, &written)) written = latest;
         if (written > stamp) written = latest;
         uint64_t credit = written ? room_credit_us(r, s) : 0;
         if (credit > stamp - written) credit = stamp - written;

@@ -57,7 +57,7 @@ uint64_t rtt_estimate(const conn_t *c)
     return c ? c->rtt.est_us : 0;
 }
 
-void rtt_note_state(conn_t *c, const void *room, uint64_t seq, uint64_t us)
+void rtt_note_state(conn_t *c, uint64_t room, uint64_t seq, uint64_t us)
 {
     rtt_t *t = &c->rtt;
     t->states[t->next_state].room = room;
@@ -67,7 +67,7 @@ void rtt_note_state(conn_t *c, const void *room, uint64_t seq, uint64_t us)
     if (t->nstates < RTT_STATES) t->nstates++;
 }
 
-bool rtt_state_time(const conn_t *c, const void *room, uint64_t seq, uint64_t *us)
+bool rtt_state_time(const conn_t *c, uint64_t room, uint64_t seq, uint64_t *us)
 {
     const rtt_t *t = &c->rtt;
     for (int i = 0; i < t->nstates; i++)
@@ -78,7 +78,7 @@ bool rtt_state_time(const conn_t *c, const void *room, uint64_t seq, uint64_t *u
     return false;
 }
 
-uint64_t rtt_latest_state(const conn_t *c, const void *room, uint64_t at_us)
+uint64_t rtt_latest_state(const conn_t *c, uint64_t room, uint64_t at_us)
 {
     const rtt_t *t = &c->rtt;
     uint64_t best = 0;

@@ -13,7 +13,7 @@
  * by arrival.
  *
  * The connection also remembers when the last RTT_STATES state events were
- * written to it (room, seq, time): a race action's reaction time is counted
+ * written to it (room number, seq, time): a race action's reaction time is counted
  * from the state it answers (server/room/room_play.c, "Races").
  */
 #ifndef TAPIS_SERVER_RTT_H
@@ -37,7 +37,7 @@ typedef struct rtt {
     int nsamples, next_sample;
     uint64_t est_us; /* least of the samples; 0: no estimate */
     struct {
-        const void *room;
+        uint64_t room; /* its number (room_t.rid) */
         uint64_t seq;
         uint64_t us;
     } states[RTT_STATES]; /* the last state events written, newest at (next_state - 1) */
@@ -60,11 +60,11 @@ uint64_t rtt_pong(struct conn *c, uint64_t n, uint64_t stamp_us);
 /* c's estimate in µs (0: none). */
 uint64_t rtt_estimate(const struct conn *c);
 /* A state event of room (seq) was written to c at us. */
-void rtt_note_state(struct conn *c, const void *room, uint64_t seq, uint64_t us);
+void rtt_note_state(struct conn *c, uint64_t room, uint64_t seq, uint64_t us);
 /* When state seq of room was written to c (true), if it is still remembered. */
-bool rtt_state_time(const struct conn *c, const void *room, uint64_t seq, uint64_t *us);
-/* When the latest state event (of room; NULL: of any) written to c at or before `at_us`
+bool rtt_state_time(const struct conn *c, uint64_t room, uint64_t seq, uint64_t *us);
+/* When the latest state event (of room; 0: of any) written to c at or before `at_us`
    was written, or 0. */
-uint64_t rtt_latest_state(const struct conn *c, const void *room, uint64_t at_us);
+uint64_t rtt_latest_state(const struct conn *c, uint64_t room, uint64_t at_us);
 
 #endif

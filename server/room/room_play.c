@@ -273,7 +273,7 @@ static char state_line[256 * 1024];
 static void send_state(room_t *r, const jw_t *common, int seat, conn_t *c)
 {
     jw_t w = *common;
-    rtt_note_state(c, r, r->seq, server_now_us(r->srv));
+    rtt_note_state(c, r->rid, r->seq, server_now_us(r->srv));
     write_state_end(r, seat, &w);
     size_t n = jw_len(&w);
     if (jw_ok(&w) && n < sizeof state_line) {
@@ -464,7 +464,7 @@ static void race_evidence(room_t *r, session_t *s, uint64_t stamp_us, const room
        written a round trip before it came) says as much as answering at once:
        it would dodge the check below. */
     if (st->written_us && stamp_us > st->rtt_us + tolerance &&
-        rtt_latest_state(s->conn, r, stamp_us - st->rtt_us - tolerance) > st->written_us)
+        rtt_latest_state(s->conn, r->rid, stamp_us - st->rtt_us - tolerance) > st->written_us)
         response = 0;
     if (response < st->rtt_us && response + tolerance < st->rtt_us) {
         uint64_t take = RACE_PENALTY * (st->rtt_us - response);
