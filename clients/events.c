@@ -29,7 +29,8 @@ bool events_maybe_auto(session_t *s, room_info_t *r)
         json_decref(a);
         return false;
     }
-    link_send_quiet(s, json_pack("{s:s, s:s, s:o}", "cmd", "act", "room", r->id, "action", a));
+    link_send_quiet(s, json_pack("{s:s, s:s, s:o, s:I}", "cmd", "act", "room", r->id, "action", a,
+                                 "seq", (json_int_t)r->seq));
     r->auto_sent = true;
     return true;
 }
@@ -168,7 +169,7 @@ static bool is_own_reply(session_t *s, const json_t *msg)
         if (json_is_true(json_object_get(msg, "ok"))) set_games(s, json_object_get(msg, "games"));
         return true;
     }
-    return strcmp(id, KEEPALIVE_ID) == 0;
+    return strcmp(id, KEEPALIVE_ID) == 0 || strcmp(id, PONG_ID) == 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -263,8 +264,15 @@ void events_server_line(session_t *s, const char *line, size_t len)
         json_decref(msg);
         return;
     }
-    out_begin(s);
     const char *ev = json_string_value(json_object_get(msg, "ev"));
+    if (ev && strcmp(ev, "ping") == 0) {
+        /* At once and unseen: the server measures the round trip by it. */
+        link_send_quiet(s, json_pack("{s:s, s:s, s:O}", "cmd", "pong", "id", PONG_ID, "n",
+                                     json_object_get(msg, "n")));
+        json_decref(msg);
+        return;
+    }
+    out_begin(s);
     if (ev)
         on_event(s, ev, msg);
     else

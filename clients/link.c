@@ -71,6 +71,9 @@ void link_send_act(session_t *s, const json_t *action)
 {
     json_t *msg = json_pack("{s:s, s:O}", "cmd", "act", "action", action);
     if (s->current[0]) json_object_set_new(msg, "room", json_string(s->current));
+    /* The state it answers: the server counts the reaction time from it. */
+    const room_info_t *r = session_current_room(s);
+    if (r && r->view) json_object_set_new(msg, "seq", json_integer(r->seq));
     link_send_msg(s, msg);
 }
 

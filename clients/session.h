@@ -33,6 +33,7 @@
 #define KEEPALIVE_DEFAULT_MS (2 * 60 * 1000)
 /* Ids of the requests the client sends by itself: their replies are not shown. */
 #define KEEPALIVE_ID "tapis-keepalive"
+#define PONG_ID "tapis-pong" /* our answers to the server's pings: their replies are not shown */
 #define GAMES_ID "tapis-games"
 
 /* Room ids, names and other short strings from the wire, escaped (4 bytes per raw byte at most). */

@@ -155,7 +155,9 @@ static void maybe_act(seat_conn_t *c)
     if (!action) return;
     c->acts_pending++;
     b->s.acts++;
-    request(c, json_pack("{s:s, s:s, s:o}", "cmd", "act", "room", b->room, "action", action));
+    /* seq: the state it answers, from which the server counts its reaction time */
+    request(c, json_pack("{s:s, s:s, s:o, s:I}", "cmd", "act", "room", b->room, "action", action,
+                         "seq", (json_int_t)c->seq));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -185,6 +187,7 @@ static void on_reply(seat_conn_t *c, json_t *msg)
     const char *sent = c->pending[c->phead];
     c->phead = (c->phead + 1) % MAX_PENDING;
     c->pcount--;
+    if (strcmp(sent, "pong") == 0) return; /* it only measured the round trip */
     bool ok = json_is_true(json_object_get(msg, "ok"));
     json_t *err = json_object_get(msg, "error");
     const char *code = json_string_value(json_object_get(err, "code"));
@@ -216,7 +219,9 @@ static void on_event(seat_conn_t *c, const char *ev, json_t *msg)
     bot_t *b = c->bot;
     const char *room = json_string_value(json_object_get(msg, "room"));
     bool here = room && strcmp(room, b->room) == 0;
-    if (strcmp(ev, "state") == 0 && here) {
+    if (strcmp(ev, "ping") == 0) { /* at once: the server measures the round trip by it */
+        request(c, json_pack("{s:s, s:O}", "cmd", "pong", "n", json_object_get(msg, "n")));
+    } else if (strcmp(ev, "state") == 0 && here) {
         json_t *seq = json_object_get(msg, "seq");
         json_decref(c->view);
         c->view = json_incref(json_object_get(msg, "view"));
@@ -318,7 +323,8 @@ static int reconnect(seat_conn_t *c)
        again at once), may be lost with the connection: a setup step may not. */
     for (int k = 0; k < c->pcount; k++) {
         const char *cmd = c->pending[(c->phead + k) % MAX_PENDING];
-        if (strcmp(cmd, "act") != 0 && !(c->reconnect_until && strcmp(cmd, "hello") == 0))
+        if (strcmp(cmd, "act") != 0 && strcmp(cmd, "pong") != 0 &&
+            !(c->reconnect_until && strcmp(cmd, "hello") == 0))
             return -1;
     }
     if (b->o.reconnect_ms <= 0 || !c->token[0]) return -1;

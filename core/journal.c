@@ -119,7 +119,8 @@ static int replay_entry(journal_replay_t *jr, uint64_t n, const char *kind, int 
             return refuse(jr, JOURNAL_E_NOTHING_DUE, "the tick at %lld changes nothing",
                           (long long)at);
         }
-    } else if (strcmp(kind, "seat") == 0 || strcmp(kind, "start") == 0) {
+    } else if (strcmp(kind, "seat") == 0 || strcmp(kind, "start") == 0 ||
+               strcmp(kind, "race") == 0) { /* a race's settlement: said, not replayed */
         return 0;
     } else {
         snprintf(why, whylen, "entry %llu: unknown kind \"%.20s\"", nn, kind);

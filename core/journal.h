@@ -62,8 +62,8 @@ int journal_replay_start(journal_replay_t *jr, const game_desc_t *d, int players
 int journal_replay_start_tree(journal_replay_t *jr, const game_desc_t *d, int players,
                               const json_t *options, uint64_t seed, char *why, size_t whylen);
 /*
- * Replay entry number n (jr->n + 1 is expected): kind "act", "tick", "start"
- * or "seat"; data is the entry's JSON text (text form) or value (tree form),
+ * Replay entry number n (jr->n + 1 is expected): kind "act", "tick", "start",
+ * "seat" or "race" (how the next act was settled: said, not replayed); data is the entry's JSON text (text form) or value (tree form),
  * or NULL. Returns 0, or -1 with `why` and jr->error (then
  * journal_replay_abandon()). Only "act" and "tick" change jr->g.
  */

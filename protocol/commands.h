@@ -43,6 +43,7 @@ typedef enum cmd_id {
     CMD_STATE,
     CMD_SAY,
     CMD_PING,
+    CMD_PONG,
     CMD_HELP,
     CMD_QUIT,
     CMD_REGISTER, /* accounts and ratings (server/lobby/accounts.c) */

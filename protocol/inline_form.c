@@ -241,7 +241,7 @@ static int parse_command_words(const command_t *c, json_t *msg, const char *p, c
 
 /* ---------------------------------------------------------------- action --- */
 
-/* Words after the action type: key=value fields, room=R, bare words into "args". */
+/* Words after the action type: key=value fields, room=R, seq=N, bare words into "args". */
 static int parse_action_words(json_t *msg, json_t *action, const char *p, const char *end,
                               tapis_error_t *err)
 {
@@ -262,6 +262,8 @@ static int parse_action_words(json_t *msg, json_t *action, const char *p, const 
             json_decref(v);
             v = json_stringn(w.s + 5, w.n - 5);
             if (set_once(msg, "room", 4, v, "act", err) < 0) goto fail;
+        } else if (eq == 3 && memcmp(w.s, "seq", 3) == 0) { /* the state it answers */
+            if (set_once(msg, "seq", 3, v, "act", err) < 0) goto fail;
         } else if (eq == 4 && memcmp(w.s, "type", 4) == 0) {
             json_decref(v);
             proto_fail(err, TAPIS_E_BAD_REQUEST, "act: the action type is the first word");

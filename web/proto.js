@@ -97,6 +97,12 @@ export class Proto {
       return;
     }
     if (msg.ev === "replaced" || msg.ev === "kicked") this.stopped = true;
+    // The server's ping, answered at once: it measures our round trip, which
+    // its races credit (PROTOCOL.md, "Races").
+    if (msg.ev === "ping" && this.connected) {
+      this.request("pong", { n: msg.n }).catch(() => {});
+      return;
+    }
     if (msg.ev) this.emit(msg.ev, msg);
   }
 

@@ -184,7 +184,8 @@ export class Table {
 
   async act(action) {
     try {
-      await this.proto.request("act", { room: this.room, action });
+      // seq: the state it answers, from which the server counts the reaction.
+      await this.proto.request("act", { room: this.room, action, seq: this.seq });
       this.msgEl.textContent = "";
     } catch (e) {
       this.msgEl.textContent = (e.code ? e.code + ": " : "") + e.message;
@@ -316,6 +317,7 @@ export class Table {
         h("b", null, x ? (x.bot ? "bot (" + x.strategy + ")" : x.name) : "free"),
         x && typeof x.rating === "number" ? h("span.rating", { title: "rating (μ − 3σ)" }, " " + x.rating.toFixed(1)) : null,
         x && !x.bot && x.connected === false ? h("span.off", null, " (away)") : null,
+        x && typeof x.lag_ms === "number" ? h("span.lag", { title: "round trip the server measured: its races credit it" }, " " + x.lag_ms + " ms") : null,
         i === this.seat ? h("span.you", null, " (you)") : null,
         waited ? h("span.turnmark", null, " ◀ to play") : null);
       this.seatsEl.appendChild(li);

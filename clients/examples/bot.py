@@ -12,7 +12,11 @@ its own seat until the game is over. It shows the whole protocol a bot needs:
   * every request gets exactly one reply {"re": ..., "ok": ...}, in order;
   * events {"ev": ...} arrive at any time, between replies;
   * a "state" event carries your view, and view["legal"] lists every action
-    you may play now: send one back unchanged and you never play illegally.
+    you may play now: send one back unchanged and you never play illegally;
+  * the server pings ({"ev": "ping", "n": N}); answering at once with
+    {"cmd": "pong", "n": N} lets it measure your round trip, which races
+    credit you, and an act that names the state it answers ("seq") is
+    settled by your reaction time from that state.
 
 Its strategy is the simplest one that works: a random legal action. Change
 choose() to do better (core/233/RULES.md explains the game).
@@ -63,6 +67,7 @@ def play(conn, players, options):
     acting = False      # True while our act waits for its reply
     view = None         # a view not yet acted on
     last = None         # the latest view, to try again after a refusal
+    seq = 0             # the latest state's number: our act answers it
     while True:
         msg = conn.receive()
 
@@ -73,6 +78,8 @@ def play(conn, players, options):
                 room, seat = msg["room"], msg["seat"]   # the creator is seated
                 for _ in range(players - 1):     # one addbot per free seat
                     conn.send(cmd="addbot", room=room)
+            elif msg["re"] == "pong":
+                pass                             # it only measured the round trip
             elif msg["re"] == "act":
                 acting = False
                 # A refusal is normal in a real-time game (too_late: another
@@ -84,8 +91,12 @@ def play(conn, players, options):
             elif not msg["ok"]:
                 raise RuntimeError(msg["error"])
 
+        elif msg.get("ev") == "ping":            # answer at once: the round trip
+            conn.send(cmd="pong", n=msg["n"])
+
         elif msg.get("ev") == "state" and msg.get("room") == room:
             view = last = msg["view"]            # what we may see, and our legal moves
+            seq = msg["seq"]
 
         elif msg.get("ev") == "game_over" and msg.get("room") == room:
             conn.send(cmd="leave", room=room)
@@ -98,7 +109,7 @@ def play(conn, players, options):
             action = choose(view)
             view = None                          # decide once per view
             if action is not None:
-                conn.send(cmd="act", room=room, action=action)
+                conn.send(cmd="act", room=room, action=action, seq=seq)
                 acting = True
 
 

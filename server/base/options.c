@@ -69,6 +69,7 @@ typedef struct opt_spec {
 
 static int parse_listen(server_opts_t *o, const char *v);
 static int parse_bot_delay(server_opts_t *o, const char *v);
+static int parse_race(server_opts_t *o, const char *v);
 static int parse_db(server_opts_t *o, const char *v);
 static int parse_log_level(server_opts_t *o, const char *v);
 static int parse_metrics(server_opts_t *o, const char *v);
@@ -112,6 +113,15 @@ static const opt_spec_t OPTIONS[] = {
      .help = "a waited-on seat that does not act in time gets its default action (%D; 0 = off)"},
     {"dispute-window", "MS", TIME(1, 0, 60000), .f = {FIELD(dispute_ms)}, .def = "200",
      .help = "window of a race dispute, for games with a \"dispute_ms\" option (%D)"},
+    {"race", "RULE", OTHER(parse_race), .def = "reaction",
+     .help = "how rooms settle races unless their creator chooses (race=): reaction (by "
+             "reaction time, each round trip credited up to --race-cap) or arrival (%D)"},
+    {"race-cap", "MS", TIME(1, 0, 1000), .f = {FIELD(race_cap)}, .def = "200",
+     .help = "the most round trip a race credits a connection, and so the longest a race "
+             "waits for a far player (%D)"},
+    {"ping-interval", "MS", TIME(1, 0, 600000), .f = {FIELD(ping_interval)}, .def = "2000",
+     .help = "the server pings each connection this often to measure its round trip (%D; 0 = "
+             "never: every race is settled by arrival)"},
     {"bot-delay", "MS[-MS]", OTHER(parse_bot_delay), .def = "50-300",
      .help = "built-in bots act after a delay drawn in this range: the pace of the greedy and "
              "random levels (%D); given, it sets every level's pace"},
@@ -378,6 +388,13 @@ static int set_value(server_opts_t *o, const opt_spec_t *s, const char *v)
 static int parse_listen(server_opts_t *o, const char *v)
 {
     return parse_address(v, o->host, &o->port);
+}
+
+static int parse_race(server_opts_t *o, const char *v)
+{
+    if (strcmp(v, "reaction") != 0 && strcmp(v, "arrival") != 0) return -1;
+    o->race_arrival = strcmp(v, "arrival") == 0;
+    return 0;
 }
 
 static int parse_bot_delay(server_opts_t *o, const char *v)

@@ -18,6 +18,9 @@ typedef struct server_opts {
     uint64_t reconnect_window; /* ms a dropped player's seats are held */
     uint64_t turn_timer;       /* ms a waited-on seat has to act; 0 = off */
     int64_t dispute_ms;        /* passed to games with a "dispute_ms" option */
+    bool race_arrival;         /* --race arrival: rooms settle races by arrival by default */
+    uint64_t race_cap;         /* ms: the most a race may credit a connection's round trip */
+    uint64_t ping_interval;    /* ms between the server's pings of a connection; 0 = none */
     uint64_t bot_delay_min;    /* ms, a bot acts this long after it could... */
     uint64_t bot_delay_max;    /* ...at most this long */
     bool bot_delay_set;        /* --bot-delay given: it sets every bot level's pace */

@@ -13,6 +13,7 @@
 #include "server/lobby/restore.h"
 #include "protocol/commands.h"
 #include "server/net/conn.h"
+#include "server/net/rtt.h"
 #include "server/lobby/dispatch.h"
 #include "protocol/envelope.h"
 #include "server/base/log.h"
@@ -253,8 +254,29 @@ static void on_act(request_t *req)
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
+    /* The state it answers: the one it names, else the latest written to it before it came. */
+    const json_t *seq = json_object_get(req->msg, "seq");
+    uint64_t written = 0;
+    if (seq && (uint64_t)json_integer_value(seq) > r->seq) {
+        json_decref(reply);
+        req_fail(req, TAPIS_E_BAD_REQUEST, "seq %lld: table %s is at state %llu",
+                 (long long)json_integer_value(seq), r->id, (unsigned long long)r->seq);
+        return;
+    }
+    if (!seq || !rtt_state_time(req->conn, r->rid, (uint64_t)json_integer_value(seq), &written) ||
+        written > req->stamp)
+        written = rtt_latest_state(req->conn, r->rid, req->stamp);
+    const rtt_t *t = &req->conn->rtt;
+    room_settle_t settle = {
+        .credit_us = t->line_credit_us,
+        .hold_us = t->line_hold_us,
+        .rtt_us = rtt_estimate(req->conn),
+        .written_us = written,
+        .response_us = written ? req->stamp - written : UINT64_MAX,
+        .seq = seq ? (int64_t)json_integer_value(seq) : -1,
+    };
     tapis_error_t err = {0};
-    if (room_apply(r, seat, json_object_get(req->msg, "action"), req->stamp, &err) < 0) {
+    if (room_apply(r, seat, json_object_get(req->msg, "action"), req->stamp, &settle, &err) < 0) {
         json_decref(reply);
         req_fail(req, err.code ? err.code : TAPIS_E_ILLEGAL_ACTION, "%s", err.message);
         return;
@@ -371,6 +393,21 @@ static void on_ping(request_t *req)
     req_ok_bare(req);
 }
 
+/* The answer to the server's ping (rtt.h): a sample of the round trip, timed by its read stamp. */
+static void on_pong(request_t *req)
+{
+    server_t *srv = req->conn->srv;
+    uint64_t n = (uint64_t)json_integer_value(json_object_get(req->msg, "n"));
+    if (rtt_pong(req->conn, n, req->stamp))
+        histogram_observe(&srv->metrics.rtt, (double)rtt_estimate(req->conn) / 1e6);
+    uint64_t est = rtt_estimate(req->conn);
+    if (!est) {
+        req_ok_bare(req); /* a pong of no ping awaited (a late one): nothing learnt */
+        return;
+    }
+    req_ok(req, json_pack("{s:I}", "lag_ms", (json_int_t)((est + 999) / 1000)));
+}
+
 /* The handler of each command of protocol/commands.c's table, by its id. */
 static void (*const HANDLERS[CMD__COUNT])(request_t *req) = {
     [CMD_HELLO] = on_hello,
@@ -387,6 +424,7 @@ static void (*const HANDLERS[CMD__COUNT])(request_t *req) = {
     [CMD_STATE] = on_state,
     [CMD_SAY] = lobby_say,
     [CMD_PING] = on_ping,
+    [CMD_PONG] = on_pong,
     [CMD_HELP] = on_help,
     [CMD_QUIT] = on_quit,
     [CMD_REGISTER] = lobby_register,
@@ -480,8 +518,70 @@ static void on_conn_close(conn_t *c)
     c->session = NULL;
 }
 
+/*
+ * The seq a line names ("seq":N in JSON, seq=N inline), found without
+ * parsing it (the line is parsed when it is taken), or -1. A wrong guess
+ * costs only a credit bound (below): the act checks the seq it is given.
+ */
+static int64_t line_seq(const char *line, size_t len)
+{
+    static const char *const keys[] = {"\"seq\":", "seq="};
+    for (size_t k = 0; line && k < 2; k++) {
+        size_t kl = strlen(keys[k]);
+        for (size_t i = 0; i + kl < len; i++) {
+            if (memcmp(line + i, keys[k], kl) != 0) continue;
+            int64_t v = 0;
+            size_t j = i + kl;
+            while (j < len && line[j] == ' ')
+                j++;
+            if (j >= len || line[j] < '0' || line[j] > '9') return -1;
+            for (; j < len && line[j] >= '0' && line[j] <= '9' && v < (INT64_C(1) << 53); j++)
+                v = v * 10 + (line[j] - '0');
+            return v;
+        }
+    }
+    return -1;
+}
+
+/*
+ * How long c's next line waits (server/room/room_play.c, "Races"): in each
+ * room c's player sits in, the room's hold less c's credit there, the
+ * credit being at most the time since the state it answers was written
+ * (the seq it names, else the latest written to c before it came: a
+ * reaction is never negative). The longest wait of its rooms, whose credit
+ * and hold the act then reads.
+ */
+static uint64_t on_line_delay(conn_t *c, const char *line, size_t len, uint64_t stamp)
+{
+    rtt_t *t = &c->rtt;
+    t->line_credit_us = t->line_hold_us = 0;
+    session_t *s = c->session;
+    if (!s) return 0;
+    int64_t seq = -2; /* not looked for yet: only a line a room holds needs it */
+    uint64_t delay = 0, latest = rtt_latest_state(c, 0, stamp);
+    for (int i = 0; i < s->nrooms; i++) {
+        room_t *r = s->rooms[i];
+        if (room_seat_of(r, s) < 0) continue;
+        uint64_t hold = room_hold_us(r);
+        if (!hold) continue;
+        if (seq == -2) seq = line_seq(line, len);
+        uint64_t written = latest;
+        if (seq >= 0 && !rtt_state_time(c, r->rid, (uint64_t)seq, &written)) written = latest;
+        if (written > stamp) written = latest;
+        uint64_t credit = written ? room_credit_us(r, s) : 0;
+        if (credit > stamp - written) credit = stamp - written;
+        if (hold - credit >= delay) {
+            delay = hold - credit;
+            t->line_credit_us = credit;
+            t->line_hold_us = hold;
+        }
+    }
+    return delay;
+}
+
 const conn_hooks_t dispatch_conn_hooks = {
     .on_line = dispatch_line,
     .on_close = on_conn_close,
     .is_node_addr = cluster_is_node_ip,
+    .line_delay = on_line_delay,
 };

@@ -75,11 +75,19 @@ void lobby_create(request_t *req)
                  d->min_seats, d->max_seats);
         return;
     }
+    /* race= is the room's, not the game's: how it settles races (room.h). */
+    room_race_t race = srv->opts.race_arrival ? ROOM_RACE_ARRIVAL : ROOM_RACE_REACTION;
+    const json_t *race_opt = json_object_get(json_object_get(req->msg, "options"), "race");
+    if (race_opt && room_race_parse(json_string_value(race_opt), &race) < 0) {
+        req_fail(req, TAPIS_E_BAD_OPTION, "race: \"reaction\" or \"arrival\"");
+        return;
+    }
     json_t *options = lobby_room_options(srv, d, json_object_get(req->msg, "options"));
     if (!options) { /* not the options asked for */
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");
         return;
     }
+    json_object_del(options, "race");
     bool priv = json_is_true(json_object_get(req->msg, "private"));
     bool rated = json_is_true(json_object_get(req->msg, "rated"));
     if (rated && !req->session->account) {
@@ -94,6 +102,7 @@ void lobby_create(request_t *req)
         req_fail(req, err.code ? err.code : TAPIS_E_BAD_OPTION, "%s", err.message);
         return;
     }
+    r->race = race;
     if (rated && !(r->rated = rated_room_new(d->id))) {
         room_destroy(r);
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");

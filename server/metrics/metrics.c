@@ -325,6 +325,15 @@ static void collect(const metrics_t *m, const struct server *srv, writer_t *w)
               &m->loop_lag);
     histogram(w, "tapis_journal_commit_seconds", "One commit of the SQLite journal.",
               &m->journal_commit);
+    histogram(w, "tapis_rtt_seconds",
+              "Connections' round-trip estimates (the least of the last pongs), at each pong.",
+              &m->rtt);
+    histogram(w, "tapis_race_credit_seconds",
+              "Round trip credited to each action of a room settling races by reaction time.",
+              &m->race_credit);
+    counter(w, "tapis_race_caught_total",
+            "Actions that came sooner than their sender's round trip allows: its quota shrank.",
+            m->race_caught);
 
     int nodes = 0;
     bool redis_up = m->cluster_health ? m->cluster_health(srv, &nodes) : false;

@@ -93,6 +93,9 @@ typedef struct metrics {
     histogram_t action_latency; /* a line read -> its state events queued */
     histogram_t loop_lag;       /* lateness of a periodic loop timer */
     histogram_t journal_commit; /* one SQLite commit */
+    histogram_t rtt;            /* each connection's round-trip estimate, at each pong */
+    histogram_t race_credit;    /* the round trip credited to a settled action (reaction) */
+    uint64_t race_caught;       /* actions faster than their sender's round trip: quota taken */
     int64_t relay_links;        /* links open to other nodes (relay.c) */
     uint64_t relayed;           /* requests sent over a link */
     uint64_t taken_over;        /* rooms of dead nodes rebuilt here */

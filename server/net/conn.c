@@ -15,8 +15,10 @@
  * libuv); the dispute window absorbs such microseconds.
  *
  * Order: a connection with a complete line sits in srv->ready keyed by that
- * line's stamp, and the scheduler (scheduler.c) takes lines from all
- * connections in stamp order, a bounded number per connection per turn. A
+ * line's stamp plus its hold (the hooks' line_delay: a race settled by
+ * reaction time holds a near player's lines; server/room/room_play.c), and
+ * the scheduler (scheduler.c) takes lines from all connections in that
+ * order once their key has come, a bounded number per connection per turn. A
  * connection stops being read while more than read_pause_bytes() of its
  * input wait, and is read again once they are taken: a flooder's later
  * bytes are stamped when they are finally read, after everyone else's.
@@ -118,9 +120,17 @@ void conn_update_ready(conn_t *c)
         return;
     }
     uint64_t end;
-    if (frame_peek(&c->frame, &end) != FRAME_NEED_MORE) {
-        if (heap_set(&c->srv->ready, &c->ready, stamp_at(c, end)) < 0)
-            conn_close(c, "out of memory");
+    int fr = frame_peek(&c->frame, &end);
+    if (fr != FRAME_NEED_MORE) {
+        uint64_t stamp = stamp_at(c, end);
+        const conn_hooks_t *h = c->srv->conn_hooks;
+        const frame_t *f = &c->frame;
+        /* The line's bytes, its "\n" left out: [start, the newline) of the buffer. */
+        size_t nl = f->len - (size_t)(f->fed - (end - 1));
+        const char *line = fr == FRAME_LINE ? f->buf + f->start : NULL;
+        size_t len = fr == FRAME_LINE ? nl - f->start : 0;
+        uint64_t delay = h && h->line_delay ? h->line_delay(c, line, len, stamp) : 0;
+        if (heap_set(&c->srv->ready, &c->ready, stamp + delay) < 0) conn_close(c, "out of memory");
         return;
     }
     ready_remove(c);

@@ -19,6 +19,7 @@
 #define TAPIS_SERVER_CONN_H
 
 #include "server/server.h"
+#include "server/net/rtt.h"
 
 #define CONN_STAMPS 16 /* reads remembered per connection to stamp its lines */
 
@@ -65,7 +66,7 @@ struct conn {
         uint64_t us;      /* when it was read */
     } reads[CONN_STAMPS]; /* oldest first: the reads whose bytes are not all taken */
     int nreads;
-    heap_node_t ready;     /* in srv->ready, keyed by its next line's stamp */
+    heap_node_t ready;     /* in srv->ready, keyed by its next line's stamp (and delay) */
     uint64_t turn;         /* the scheduler turn turn_lines counts in */
     int turn_lines;        /* lines taken in that turn */
     uint64_t last_line_ms; /* for the idle timeout */
@@ -88,6 +89,7 @@ struct conn {
     bool via_proxy; /* from a --trusted-proxy: counted per address once it names its client */
     bool admitted;  /* ...and that was done (conn__admit_client()) */
 
+    rtt_t rtt;    /* its round trip and the state events written to it (rtt.h) */
     queue_t node; /* in srv->conns */
 };
 
@@ -105,6 +107,10 @@ struct conn_hooks {
     /* Is ip (numeric) a trusted peer, such as a cluster node? Its connections are
        not counted per address (--max-conns-per-ip, --conn-rate). May be NULL. */
     bool (*is_node_addr)(const server_t *srv, const char *ip);
+    /* How long (µs) c's next line (its bytes without the "\n", or NULL for a
+       line too long), read at `stamp`, waits before it is taken: the races'
+       hold (server/room/room_play.c, "Races"). May be NULL. */
+    uint64_t (*line_delay)(conn_t *c, const char *line, size_t len, uint64_t stamp);
 };
 
 /* The listener's connection callback. */

@@ -127,6 +127,8 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     r->nseats = nseats;
     r->game = g;
     r->private_room = private_room;
+    r->race =
+        srv->opts.race_arrival ? ROOM_RACE_ARRIVAL : ROOM_RACE_REACTION; /* lobby.c may set it */
     r->status = ROOM_WAITING;
     r->timer_at = GAME_NO_DEADLINE;
     r->unattended_at = -1;
@@ -512,6 +514,7 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
     r->rid = rec->rid;
     snprintf(r->id, sizeof r->id, "%s", rec->id);
     r->private_room = rec->private_room;
+    r->race = srv->opts.race_arrival ? ROOM_RACE_ARRIVAL : ROOM_RACE_REACTION;
     r->status = rec->playing ? ROOM_PLAYING : ROOM_WAITING;
     r->seq = rec->seq;
     r->journal_n = rec->journal_n;

@@ -34,6 +34,12 @@ typedef enum room_status {
     ROOM_OVER,
 } room_status_t;
 
+/* How a room settles its races (room_play.c, "Races"). */
+typedef enum room_race {
+    ROOM_RACE_REACTION, /* by reaction time: each round trip credited, capped, under a quota */
+    ROOM_RACE_ARRIVAL,  /* by arrival: the line read first */
+} room_race_t;
+
 typedef struct seat {
     session_t *session;    /* a person (connected or held), or NULL */
     bool bot;              /* a built-in bot sits here */
@@ -54,6 +60,7 @@ struct room {
     int64_t clock_offset; /* ms: room time = server time + offset (0 unless restored) */
     uint64_t journal_n;   /* journal entries written (the next one's number) */
     bool private_room;
+    room_race_t race; /* option race= (or --race) */
     const game_desc_t *desc;
     int nseats;
     seat_t seats[GAME_MAX_SEATS];
@@ -174,11 +181,38 @@ void room_member_disconnected(room_t *r, session_t *s);
 void room_member_reconnected(room_t *r, session_t *s);
 
 /*
- * Apply seat's action stamped `stamp_us`. Returns 0, or -1 with err (the
- * game's refusal, or not_started/game_over). On success the caller replies
- * and then calls room_changed().
+ * Races settled by reaction time (room_play.c, "Races"). A room's hold is
+ * the most any of its seated players may be credited now (0 under
+ * race=arrival, or while nobody answers pings): each line of a seated
+ * player waits (hold - its credit) before it is taken (the connections'
+ * line_delay hook), so the credit is the whole rule. A connection's credit
+ * is its round trip's estimate (rtt.h), at most --race-cap, at most its
+ * session's quota, and at most the time since the last state written to it.
  */
-int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us, tapis_error_t *err);
+uint64_t room_hold_us(const room_t *r);
+uint64_t room_credit_us(const room_t *r, const session_t *s);
+/* "reaction" or "arrival": 0 and *out, or -1. */
+int room_race_parse(const char *word, room_race_t *out);
+const char *room_race_name(room_race_t race);
+
+/* How a seated player's line was settled, for the journal and the quota. */
+typedef struct room_settle {
+    uint64_t credit_us;   /* the round trip credited (the line waited hold - credit) */
+    uint64_t hold_us;     /* the room's hold when the line's wait was set */
+    uint64_t rtt_us;      /* the connection's estimate then (0: none) */
+    uint64_t written_us;  /* when the state it answers was written to it (0: none) */
+    uint64_t response_us; /* arrival minus that (UINT64_MAX: none) */
+    int64_t seq;          /* the state it named (`seq`), or -1 */
+} room_settle_t;
+
+/*
+ * Apply seat's action read at `stamp_us`, settled as `settle` says (NULL:
+ * by arrival). Returns 0, or -1 with err (the game's refusal, or
+ * not_started/game_over). On success the caller replies and then calls
+ * room_changed().
+ */
+int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us,
+               const room_settle_t *settle, tapis_error_t *err);
 /* After a change: state events to everyone, game_over if it ended, timers. */
 void room_changed(room_t *r);
 

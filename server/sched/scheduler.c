@@ -44,6 +44,7 @@ void sched_turn(server_t *srv)
         if ((budget & 7) == 0 && budget < SCHED_TURN_BUDGET && uv_hrtime() > until) break;
         heap_node_t *line = heap_min(&srv->ready), *due = heap_min(&srv->timers);
         if (due && due->key > now) due = NULL;
+        if (line && line->key > now) line = NULL; /* held for a race (conn.c) */
         if (!line && !due) break;
         budget--;
         /* A line and a deadline at the same µs: the line first (it was read by then). */
@@ -100,8 +101,11 @@ static void on_prepare(uv_prepare_t *h)
     server_t *srv = h->data;
     commit_and_write(srv);
     uint64_t now = server_now_us(srv);
-    heap_node_t *due = heap_min(&srv->timers);
-    bool busy = heap_min(&srv->ready) || !queue_empty(&srv->doomed) || (due && due->key <= now);
+    heap_node_t *due = heap_min(&srv->timers), *line = heap_min(&srv->ready);
+    /* A line held for a race is due at its key, like a deadline. */
+    if (line && line->key > now && (!due || line->key < due->key)) due = line;
+    bool busy =
+        (line && line->key <= now) || !queue_empty(&srv->doomed) || (due && due->key <= now);
     if (busy)
         uv_idle_start(&srv->idle, on_idle);
     else

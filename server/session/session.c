@@ -100,6 +100,7 @@ int session_rename(session_t *s, const char *name, session_claim_fn claim)
 static int session_insert(server_t *srv, session_t *s, const char *name)
 {
     s->srv = srv;
+    s->race_quota_us = SESSION_RACE_QUOTA_CAPS * srv->opts.race_cap * 1000; /* full */
     snprintf(s->name, sizeof s->name, "%s", name);
     session_name_key(s->name_key, name);
     HASH_ADD(hh, srv->by_token, token_hash[0], strlen(s->token_hash), s);

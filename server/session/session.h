@@ -22,9 +22,10 @@
 
 #include "server/server.h"
 
-#define TOKEN_LEN 32         /* hex characters of a reconnect token (128 bits) */
-#define TOKEN_HASH_LEN 64    /* hex characters of its hash (BLAKE2b-256): what is stored */
-#define SESSION_MAX_ROOMS 64 /* rooms one session may sit or watch in at once */
+#define TOKEN_LEN 32              /* hex characters of a reconnect token (128 bits) */
+#define TOKEN_HASH_LEN 64         /* hex characters of its hash (BLAKE2b-256): what is stored */
+#define SESSION_RACE_QUOTA_CAPS 2 /* a session's race quota holds this many --race-cap */
+#define SESSION_MAX_ROOMS 64      /* rooms one session may sit or watch in at once */
 
 /* ------------------------------------------------------------------------ */
 /* Session                                                                  */
@@ -47,6 +48,7 @@ struct session {
     struct room **rooms;              /* rooms seated in or watched */
     int nrooms, caprooms;
     budget_t chat_budget, create_budget;
+    uint64_t race_quota_us; /* round trip its races may still be credited (room_play.c) */
     char name_key[64];      /* the name folded to lower case: names are unique by it */
     UT_hash_handle hh;      /* srv->by_token, keyed by token_hash */
     UT_hash_handle hh_name; /* srv->by_name */

@@ -164,7 +164,8 @@ def a_hostile_table_is_drawn_escaped():
         time.sleep(0.3)
         os.write(tty.master, b"\r")
         req = server.next_request()
-        assert req == {"cmd": "act", "action": {"type": "draw"}, "room": ROOM}, req
+        # (seq: the state the action answers, the one the fake server sent)
+        assert req == {"cmd": "act", "action": {"type": "draw"}, "room": ROOM, "seq": 1}, req
         tty.expect(r"tapis:r\\x1b\[31m1> ")
 
 

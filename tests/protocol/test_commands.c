@@ -43,7 +43,7 @@ static void table_has_every_command_of_the_design(void **state)
                            "join",        "watch", "leave",  "addbot", "act",      "state",
                            "say",         "ping",  "help",   "quit",   "admin",    "announce",
                            "drain",       "close", "kick",   "stats",  "register", "profile",
-                           "leaderboard", "seek",  "cancel"};
+                           "leaderboard", "seek",  "cancel", "pong"};
     int n;
     const command_t *t = command_table(&n);
     assert_int_equal(n, CMD__COUNT);
@@ -291,6 +291,9 @@ static const inline_case_t inline_cases[] = {
      "\"k\":[1,\"b\",false]}}"},
     {"act discard card=Y3 room=r1",
      "{\"cmd\":\"act\",\"room\":\"r1\",\"action\":{\"type\":\"discard\",\"card\":\"Y3\"}}"},
+    {"act discard card=Y3 seq=12",
+     "{\"cmd\":\"act\",\"seq\":12,\"action\":{\"type\":\"discard\",\"card\":\"Y3\"}}"},
+    {"draw seq=3", "{\"cmd\":\"act\",\"seq\":3,\"action\":{\"type\":\"draw\"}}"},
     {"act leave", "{\"cmd\":\"act\",\"action\":{\"type\":\"leave\"}}"},
     {"act Draw", "{\"cmd\":\"act\",\"action\":{\"type\":\"Draw\"}}"},
     {"act {\"type\":\"x\",\"n\":[1,2.5],\"o\":{\"a\":\"b c\"}}",
@@ -353,6 +356,8 @@ static void inline_mistakes_are_bad_requests(void **state)
         {"discard card=a card=b", TAPIS_E_BAD_REQUEST, "card: given twice"},
         {"discard Y3 args=Y4", TAPIS_E_BAD_REQUEST, "args: given twice"},
         {"discard room=a room=b", TAPIS_E_BAD_REQUEST, "room: given twice"},
+        {"discard seq=1 seq=2", TAPIS_E_BAD_REQUEST, "seq: given twice"},
+        {"discard seq=x", TAPIS_E_BAD_REQUEST, "seq"},
         {"act {\"type\":", TAPIS_E_BAD_JSON, "invalid JSON"},
         {"act {\"card\":\"Y3\"}", TAPIS_E_BAD_REQUEST, "action.type"},
         {"Discard", TAPIS_E_UNKNOWN_COMMAND, "unknown command 'Discard'"},

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "server/base/log.h"
+#include "server/net/conn.h"
 #include "server/room/room.h"
 #include "server/sched/scheduler.h"
 #include "server/server.h"
@@ -86,6 +87,7 @@ typedef struct entry {
     char kind[8];
     int seat;
     int64_t at;
+    int64_t credit_us; /* a race entry's credit, or -1 */
 } entry_t;
 
 static entry_t journal[MAX_ENTRIES];
@@ -97,12 +99,13 @@ static void on_journal(void *ctx, const durable_room_t *r, uint64_t n, const cha
     (void)ctx;
     (void)r;
     (void)n;
-    (void)data;
     assert_true(njournal < MAX_ENTRIES);
     entry_t *e = &journal[njournal++];
     snprintf(e->kind, sizeof e->kind, "%s", kind);
     e->seat = seat;
     e->at = at;
+    json_t *credit = json_object_get(data, "credit_us");
+    e->credit_us = credit ? json_integer_value(credit) : -1;
 }
 
 static const durable_backend_t recorder = {.name = "recorder", .journal = on_journal};
@@ -117,10 +120,13 @@ static session_t players[4];
 static room_t *room;
 static json_t *views[4];
 
+static conn_t conns[4]; /* the players' connections: round trips, nothing written */
+
 static void start_table(uint64_t seed, const char *turn_timer)
 {
     memset(&srv, 0, sizeof srv);
     memset(players, 0, sizeof players);
+    memset(conns, 0, sizeof conns);
     njournal = 0;
     game_seed = seed;
     log_set_level(LOG_ERROR);
@@ -140,6 +146,9 @@ static void start_table(uint64_t seed, const char *turn_timer)
         players[i].srv = &srv;
         players[i].id = (uint64_t)i + 1;
         snprintf(players[i].name, sizeof players[i].name, "s%d", i);
+        players[i].race_quota_us = SESSION_RACE_QUOTA_CAPS * srv.opts.race_cap * 1000;
+        conns[i].state = CONN_CLOSING; /* it takes nothing: the test reads the room */
+        players[i].conn = &conns[i];
         assert_int_equal(room_sit(room, &players[i], -1, &err), i);
         room_seated(room);
     }
@@ -213,7 +222,7 @@ static int act_at(int seat, json_t *action, uint64_t us, tapis_error_t *err)
     clock_set(&srv.clock, us);
     run_due();
     srv.work_us = us;
-    int rc = room_apply(room, seat, action, us, err);
+    int rc = room_apply(room, seat, action, us, NULL, err);
     if (rc == 0) room_changed(room);
     srv.work_us = 0;
     sync_views();
@@ -387,7 +396,7 @@ static void claims_beyond_the_window_go_to_the_earlier(void **state)
     /* room_apply() settles what is due first: no sched_turn() in between */
     srv.work_us = t0 + (WINDOW_MS + 1) * 1000;
     clock_set(&srv.clock, srv.work_us);
-    assert_int_equal(room_apply(room, rc.second, rc.acts[rc.second], srv.work_us, &err), -1);
+    assert_int_equal(room_apply(room, rc.second, rc.acts[rc.second], srv.work_us, NULL, &err), -1);
     srv.work_us = 0;
     assert_string_equal(err.code, "too_late");
     json_t *e = settled();
@@ -602,6 +611,181 @@ static void bots_with_no_reaction_time_fall_due_after_the_clock(void **state)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Races settled by reaction time                                           */
+/* ------------------------------------------------------------------------ */
+
+#define MS 1000
+
+/*
+ * seat's action read at `read_us`, settled as the lobby's hook and act would
+ * (dispatch.c): credited min(its round trip, the cap, its quota, the time
+ * since the state was written at `written_us`), held (hold - credit). The
+ * scheduler takes lines in that order (test_scheduler.c); here the test
+ * calls them in it. Returns room_apply()'s verdict.
+ */
+static int act_settled(int seat, json_t *action, uint64_t written_us, uint64_t read_us,
+                       tapis_error_t *err)
+{
+    uint64_t hold = room_hold_us(room), credit = room_credit_us(room, &players[seat]);
+    if (credit > read_us - written_us) credit = read_us - written_us;
+    room_settle_t how = {.credit_us = credit,
+                         .hold_us = hold,
+                         .rtt_us = conns[seat].rtt.est_us,
+                         .written_us = written_us,
+                         .response_us = read_us - written_us,
+                         .seq = (int64_t)room->seq};
+    uint64_t at = read_us + hold - credit;
+    clock_set(&srv.clock, at);
+    run_due();
+    srv.work_us = at;
+    int rc = room_apply(room, seat, action, read_us, &how, err);
+    if (rc == 0) room_changed(room);
+    srv.work_us = 0;
+    sync_views();
+    return rc;
+}
+
+/* The hold is the greatest credit of the seated: round trips, capped, under quotas. */
+static void the_hold_is_the_greatest_credit_capped_and_under_quota(void **state)
+{
+    (void)state;
+    start_table(3, "0");
+    conns[0].rtt.est_us = 5 * MS;
+    conns[1].rtt.est_us = 60 * MS;
+    conns[2].rtt.est_us = 150 * MS;
+    assert_int_equal(room_credit_us(room, &players[0]), 5 * MS);
+    assert_int_equal(room_credit_us(room, &players[3]), 0); /* answers no ping */
+    assert_int_equal(room_hold_us(room), 150 * MS);
+    conns[2].rtt.est_us = 900 * MS; /* beyond --race-cap */
+    assert_int_equal(room_credit_us(room, &players[2]), 200 * MS);
+    assert_int_equal(room_hold_us(room), 200 * MS);
+    players[2].race_quota_us = 30 * MS;
+    assert_int_equal(room_credit_us(room, &players[2]), 30 * MS);
+    assert_int_equal(room_hold_us(room), 60 * MS);
+    room->race = ROOM_RACE_ARRIVAL;
+    assert_int_equal(room_hold_us(room), 0);
+    assert_int_equal(room_credit_us(room, &players[1]), 0);
+    end_table();
+}
+
+/*
+ * A take and a claim of equal scores answer one state: the near player (5
+ * ms) reacts in 100 ms, the far one (150 ms) in 80 ms. By arrival the near
+ * one's line is read first and wins; by reaction time the far one's
+ * reaches the game first and wins, and the journal says how each was
+ * settled.
+ */
+static void the_quicker_reaction_wins_however_far(void **state)
+{
+    (void)state;
+    for (int rule = 0; rule < 2; rule++) {
+        race_t rc;
+        race_begin(&rc, 4, true);
+        room->race = rule ? ROOM_RACE_ARRIVAL : ROOM_RACE_REACTION;
+        int near = rc.turn, far = rc.o;
+        conns[near].rtt.est_us = 5 * MS;
+        conns[far].rtt.est_us = 150 * MS;
+        uint64_t w = (now_us() / MS + 10) * MS; /* the state's writing */
+        uint64_t near_read = w + 105 * MS, far_read = w + 230 * MS;
+        tapis_error_t err = {0};
+        int mark = njournal;
+        if (rule == 0) { /* held: near's at w + 250 ms, far's at w + 230 ms */
+            assert_int_equal(act_settled(far, rc.acts[far], w, far_read, &err), 0);
+            assert_int_equal(act_settled(near, rc.acts[near], w, near_read, &err), 0);
+        } else {
+            assert_int_equal(act_settled(near, rc.acts[near], w, near_read, &err), 0);
+            assert_int_equal(act_settled(far, rc.acts[far], w, far_read, &err), 0);
+        }
+        clock_set(&srv.clock, w + 1000 * MS);
+        run_due();
+        json_t *e = settled();
+        assert_int_equal(int_of(e, "seat"), rule == 0 ? far : near);
+        assert_int_equal(int_of(e, "contenders"), 2);
+        int races = 0;
+        for (int i = mark; i < njournal; i++) {
+            if (strcmp(journal[i].kind, "race")) continue;
+            races++;
+            assert_true(i + 1 < njournal);
+            assert_string_equal(journal[i + 1].kind, "act"); /* it says how the next was settled */
+            assert_int_equal(journal[i].at, journal[i + 1].at);
+            if (rule == 1) { /* arrival: nothing credited, nothing held */
+                assert_int_equal(journal[i].credit_us, 0);
+                assert_int_equal(journal[i].at * MS,
+                                 (int64_t)(journal[i].seat == far ? far_read : near_read));
+                continue;
+            }
+            assert_int_equal(journal[i].credit_us, journal[i].seat == far ? 150 * MS : 5 * MS);
+            assert_int_equal(journal[i].at * MS,
+                             (int64_t)(journal[i].seat == far ? far_read : near_read + 145 * MS));
+        }
+        assert_int_equal(races, 2); /* both named the state they answer */
+        race_end(&rc);
+    }
+}
+
+/*
+ * The dispute window still joins claims whose reactions are near, and the
+ * lower score still wins them: the higher score reacted first (far, 80 ms),
+ * the lower within the window (near, 150 ms).
+ */
+static void the_dispute_rule_holds_among_near_reactions(void **state)
+{
+    (void)state;
+    race_t rc;
+    race_begin(&rc, 3, false);
+    int hi = rc.first, lo = rc.second;
+    conns[hi].rtt.est_us = 150 * MS;
+    conns[lo].rtt.est_us = 5 * MS;
+    uint64_t w = (now_us() / MS + 10) * MS;
+    tapis_error_t err = {0};
+    assert_int_equal(act_settled(hi, rc.acts[hi], w, w + 230 * MS, &err), 0);
+    assert_int_equal(act_settled(lo, rc.acts[lo], w, w + 155 * MS, &err), 0);
+    clock_set(&srv.clock, w + 1000 * MS);
+    run_due();
+    json_t *e = settled();
+    assert_int_equal(int_of(e, "seat"), lo);
+    assert_int_equal(int_of(e, "contenders"), 2);
+    race_end(&rc);
+}
+
+/*
+ * A client that delays its pongs to look 150 ms far (its real round trip
+ * is 5) but answers states 25 ms after they are written: the first such
+ * answer takes its quota, and its credit is gone; an honest player's
+ * quota stays full, and nobody is ever credited more than the cap.
+ */
+static void a_client_faking_its_round_trip_loses_its_credit(void **state)
+{
+    (void)state;
+    start_table(5, "0");
+    conns[0].rtt.est_us = 150 * MS; /* the liar */
+    conns[1].rtt.est_us = 60 * MS;  /* honest */
+    uint64_t full = SESSION_RACE_QUOTA_CAPS * 200 * MS;
+    assert_int_equal(room_credit_us(room, &players[0]), 150 * MS);
+    json_t *bogus = json_pack("{s:s}", "type", "no_such_action");
+    uint64_t w = (now_us() / MS + 10) * MS;
+    tapis_error_t err = {0};
+    /* refused or not, a line says how soon it answered */
+    act_settled(1, bogus, w, w + 60 * MS + 120 * MS, &err);
+    act_settled(0, bogus, w, w + 25 * MS, &err);
+    assert_int_equal(players[1].race_quota_us, full);
+    assert_int_equal(players[0].race_quota_us, 0); /* 400 - 4 x (150 - 25) */
+    assert_int_equal(room_credit_us(room, &players[0]), 0);
+    /* honest answers give a little back, an eighth of the cap each */
+    w += 1000 * MS;
+    act_settled(0, bogus, w, w + 170 * MS, &err);
+    assert_int_equal(players[0].race_quota_us, 25 * MS);
+    assert_int_equal(room_credit_us(room, &players[0]), 25 * MS);
+    /* and the next fast one takes it again */
+    act_settled(0, bogus, w, w + 1030 * MS, &err); /* (a reaction after another state) */
+    w += 2000 * MS;
+    act_settled(0, bogus, w, w + 40 * MS, &err);
+    assert_int_equal(room_credit_us(room, &players[0]), 0);
+    json_decref(bogus);
+    end_table();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -611,6 +795,10 @@ int main(void)
         cmocka_unit_test(a_turn_timer_plays_the_default_action_at_its_deadline_not_before),
         cmocka_unit_test(server_bots_draw_before_the_next_seat_moves),
         cmocka_unit_test(bots_with_no_reaction_time_fall_due_after_the_clock),
+        cmocka_unit_test(the_hold_is_the_greatest_credit_capped_and_under_quota),
+        cmocka_unit_test(the_quicker_reaction_wins_however_far),
+        cmocka_unit_test(the_dispute_rule_holds_among_near_reactions),
+        cmocka_unit_test(a_client_faking_its_round_trip_loses_its_credit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,10 +63,21 @@ static void note(const char *what, size_t len, uint64_t at)
     e->turn = srv.turn;
 }
 
+/* A race holds one connection's lines this long (the lobby's line_delay, dispatch.c). */
+static conn_t *held_conn;
+static uint64_t held_us;
+
+static uint64_t line_delay(conn_t *c, const char *line, size_t len, uint64_t stamp)
+{
+    (void)stamp;
+    if (c == held_conn) assert_true(len >= 2 && line[0] == 'a'); /* its bytes, no "\n" */
+    return c == held_conn ? held_us : 0;
+}
+
 static void on_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool limited)
 {
     (void)limited;
-    assert_int_equal(srv.work_us, stamp);
+    assert_int_equal(srv.work_us, stamp + (c == held_conn ? held_us : 0)); /* taken at its key */
     note(line, len, stamp);
     if (reply_each_line) conn_send_line(c, line, len);
 }
@@ -76,7 +87,8 @@ static void on_close(conn_t *c)
     (void)c;
 }
 
-static const conn_hooks_t hooks = {.on_line = on_line, .on_close = on_close};
+static const conn_hooks_t hooks = {
+    .on_line = on_line, .on_close = on_close, .line_delay = line_delay};
 
 /* The room part is not linked: a room is a deadline in srv->timers. */
 #define NROOMS 1100
@@ -186,6 +198,7 @@ static int setup(void **state)
     nevents = commits = 0;
     reply_fd = -1;
     reply_each_line = false;
+    held_conn = NULL;
     log_set_level(LOG_ERROR);
     char *argv[] = {"tapisd", "--line-rate", "0", "--conn-rate", "0", NULL};
     assert_int_equal(options_parse(&srv.opts, 5, argv), 0);
@@ -406,6 +419,36 @@ static void the_commit_comes_before_any_output(void **state)
     close(fa);
 }
 
+/*
+ * A race holds A's lines 145 ms (its player is near: the room's hold less
+ * its credit): A's line read at 100 waits until 145,100 and is not taken
+ * before, B's read at 20,000 is taken first, and a deadline between them
+ * runs between them. What follows A's held line waits behind it.
+ */
+static void a_held_line_is_taken_at_its_key_in_order(void **state)
+{
+    (void)state;
+    conn_t *a, *b;
+    int fa = client(&a), fb = client(&b);
+    held_conn = a;
+    held_us = 145000;
+    send_at(fa, a, "a1\n", 100);
+    send_at(fb, b, "b1\n", 20000);
+    add_deadline(0, 100000);
+    clock_set(&srv.clock, 145099);
+    sched_turn(&srv);
+    assert_events(0, "b1", 20000, "room 0", 100000, NULL);
+    send_at(fa, a, "a2\n", 145099); /* behind a1, and held too */
+    clock_set(&srv.clock, 145100);
+    sched_turn(&srv);
+    assert_events(2, "a1", 100, NULL);
+    clock_set(&srv.clock, 145099 + 145000);
+    sched_turn(&srv);
+    assert_events(3, "a2", 145099, NULL);
+    close(fa);
+    close(fb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -417,6 +460,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_backlog_cannot_overtake_an_earlier_line, setup, teardown),
         cmocka_unit_test_setup_teardown(a_turn_does_at_most_its_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(the_commit_comes_before_any_output, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_held_line_is_taken_at_its_key_in_order, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,90 @@
+/* rtt.c — each connection's round trip, measured by the server. See rtt.h. */
+#include "server/net/rtt.h"
+
+#include "protocol/envelope.h"
+#include "server/net/conn.h"
+
+void rtt_ping(conn_t *c, uint64_t now_us, uint64_t interval_us)
+{
+    rtt_t *t = &c->rtt;
+    /* A node's link for a relayed client is not pinged: the client answers
+       its own node, not this one (PROTOCOL.md, "Races": settled by arrival). */
+    if (c->state != CONN_OPEN || !c->session || c->relayed) return;
+    if (t->nsamples == 0 && t->unanswered >= RTT_GIVE_UP) return; /* it never answers */
+    if (t->last_ping_us && now_us - t->last_ping_us < interval_us) return;
+    json_t *ev = proto_event("ping");
+    uint64_t n = ++t->next_n;
+    json_object_set_new(ev, "n", json_integer((json_int_t)n));
+    if (conn_send_new(c, ev) < 0) return;
+    int k = (int)(n % RTT_PINGS);
+    t->sent_n[k] = n;
+    t->sent_us[k] = now_us;
+    t->last_ping_us = now_us;
+    t->unanswered++;
+}
+
+void rtt_ping_all(server_t *srv)
+{
+    uint64_t interval = srv->opts.ping_interval * 1000, now = server_now_us(srv);
+    if (!interval) return;
+    queue_t *q;
+    queue_foreach(q, &srv->conns)
+    {
+        rtt_ping(queue_data(q, conn_t, node), now, interval);
+    }
+}
+
+uint64_t rtt_pong(conn_t *c, uint64_t n, uint64_t stamp_us)
+{
+    rtt_t *t = &c->rtt;
+    int k = (int)(n % RTT_PINGS);
+    if (n == 0 || t->sent_n[k] != n || stamp_us < t->sent_us[k]) return 0;
+    uint64_t sample = stamp_us - t->sent_us[k];
+    if (sample == 0) sample = 1; /* 0 means "no estimate" */
+    t->sent_n[k] = 0;            /* one pong a ping */
+    t->unanswered = 0;
+    t->samples[t->next_sample] = sample;
+    t->next_sample = (t->next_sample + 1) % RTT_SAMPLES;
+    if (t->nsamples < RTT_SAMPLES) t->nsamples++;
+    t->est_us = t->samples[0];
+    for (int i = 1; i < t->nsamples; i++)
+        if (t->samples[i] < t->est_us) t->est_us = t->samples[i];
+    return sample;
+}
+
+uint64_t rtt_estimate(const conn_t *c)
+{
+    return c ? c->rtt.est_us : 0;
+}
+
+void rtt_note_state(conn_t *c, uint64_t room, uint64_t seq, uint64_t us)
+{
+    rtt_t *t = &c->rtt;
+    t->states[t->next_state].room = room;
+    t->states[t->next_state].seq = seq;
+    t->states[t->next_state].us = us;
+    t->next_state = (t->next_state + 1) % RTT_STATES;
+    if (t->nstates < RTT_STATES) t->nstates++;
+}
+
+bool rtt_state_time(const conn_t *c, uint64_t room, uint64_t seq, uint64_t *us)
+{
+    const rtt_t *t = &c->rtt;
+    for (int i = 0; i < t->nstates; i++)
+        if (t->states[i].room == room && t->states[i].seq == seq) {
+            *us = t->states[i].us;
+            return true;
+        }
+    return false;
+}
+
+uint64_t rtt_latest_state(const conn_t *c, uint64_t room, uint64_t at_us)
+{
+    const rtt_t *t = &c->rtt;
+    uint64_t best = 0;
+    for (int i = 0; i < t->nstates; i++)
+        if ((!room || t->states[i].room == room) && t->states[i].us <= at_us &&
+            t->states[i].us > best)
+            best = t->states[i].us;
+    return best;
+}

@@ -1,0 +1,70 @@
+/*
+ * rtt.h — each connection's round trip, measured by the server itself.
+ *
+ * Every --ping-interval the server sends a connection that said hello
+ * {"ev":"ping","n":N}; the client answers with the request `pong N` as soon
+ * as it reads it. The round trip of a sample is the pong's read stamp minus
+ * the time the ping was queued (the ping leaves with the turn's output, at
+ * most a turn later). The estimate is the least of the last RTT_SAMPLES
+ * samples: a round trip is never shorter than the path, and queues and a
+ * busy client only make samples longer, so the low one is the honest one.
+ * A connection that answered none of its first RTT_GIVE_UP pings (a person
+ * in netcat) is not pinged again and has no estimate: its races are settled
+ * by arrival.
+ *
+ * The connection also remembers when the last RTT_STATES state events were
+ * written to it (room number, seq, time): a race action's reaction time is counted
+ * from the state it answers (server/room/room_play.c, "Races").
+ */
+#ifndef TAPIS_SERVER_RTT_H
+#define TAPIS_SERVER_RTT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RTT_SAMPLES 5 /* the estimate is the least of this many samples */
+#define RTT_PINGS 4   /* pings awaiting their pong, remembered */
+#define RTT_GIVE_UP 3 /* pings unanswered, none ever answered: no more pings */
+#define RTT_STATES 8  /* state events remembered per connection */
+
+typedef struct rtt {
+    uint64_t next_n;               /* the next ping's number (from 1) */
+    uint64_t sent_n[RTT_PINGS];    /* the last pings sent: their numbers... */
+    uint64_t sent_us[RTT_PINGS];   /* ...and when (server clock, µs) */
+    uint64_t last_ping_us;         /* when the last ping was sent, or 0 */
+    int unanswered;                /* pings sent since the last pong */
+    uint64_t samples[RTT_SAMPLES]; /* µs, newest at (next_sample - 1) */
+    int nsamples, next_sample;
+    uint64_t est_us; /* least of the samples; 0: no estimate */
+    struct {
+        uint64_t room; /* its number (room_t.rid) */
+        uint64_t seq;
+        uint64_t us;
+    } states[RTT_STATES]; /* the last state events written, newest at (next_state - 1) */
+    int nstates, next_state;
+    /* The line at the head of the connection's queue, as its delay was set
+       (conn_update_ready()): the credit it was given and the room's hold. */
+    uint64_t line_credit_us, line_hold_us;
+} rtt_t;
+
+struct conn;
+struct server;
+
+/* Ping c now if it is due (every `interval_us`; not after RTT_GIVE_UP unanswered). */
+void rtt_ping(struct conn *c, uint64_t now_us, uint64_t interval_us);
+/* rtt_ping() every connection (main.c's probe of the loop, every 100 ms). */
+void rtt_ping_all(struct server *srv);
+/* Pong n read at `stamp_us`. Returns the new sample (µs), or 0 when n is no
+   ping of c's awaiting its pong. */
+uint64_t rtt_pong(struct conn *c, uint64_t n, uint64_t stamp_us);
+/* c's estimate in µs (0: none). */
+uint64_t rtt_estimate(const struct conn *c);
+/* A state event of room (seq) was written to c at us. */
+void rtt_note_state(struct conn *c, uint64_t room, uint64_t seq, uint64_t us);
+/* When state seq of room was written to c (true), if it is still remembered. */
+bool rtt_state_time(const struct conn *c, uint64_t room, uint64_t seq, uint64_t *us);
+/* When the latest state event (of room; 0: of any) written to c at or before `at_us`
+   was written, or 0. */
+uint64_t rtt_latest_state(const struct conn *c, uint64_t room, uint64_t at_us);
+
+#endif
