@@ -20,6 +20,13 @@
  * view -- except the rest of a move (a view with "at_once": seqnum's draw after
  * a play), taken at once, as the server's bots do.
  *
+ * With --verify, the creator sends a seed of its own before the table fills
+ * and notes the commitment the table shows; after the game it fetches the
+ * record (`replay`) and checks the deal against that commitment
+ * (clients/verify.h: the server seed, every deck and move replayed to the
+ * result), and that its seed is in it. A deal that does not verify is an
+ * error (exit status 1).
+ *
  * On the ladder: `--account NAME --key KEY --seek GAME` logs in to an
  * account with the key `register` gave, then for each game says `seek GAME
  * [PLAYERS] rated`, plays the table the server matched it to (the
@@ -48,6 +55,7 @@
 #include "clients/net.h"
 #include "protocol/protocol.h"
 #include "clients/safe_text.h"
+#include "clients/verify.h"
 
 #define MAX_CONNS GAME_MAX_SEATS
 #define MAX_PENDING 64
@@ -91,6 +99,7 @@ typedef struct bot_opts {
     bool verbose;
     const char *account, *key; /* --account, --key: log in (rated play) */
     bool seek;                 /* --seek GAME: matchmaking instead of create */
+    bool verify;               /* --verify: a seed in each table, its deal checked at the end */
     bool players_given;
 } bot_opts_t;
 
@@ -100,6 +109,7 @@ typedef struct stats {
     int score_n;
     long long rounds;
     int reconnects;
+    int verified;  /* --verify: games whose deal held */
     double rating; /* --account: the rating shown after the last rated game */
     bool rated;
 } stats_t;
@@ -535,9 +545,60 @@ static int seek_one(bot_t *b)
     return play_to_end(b);
 }
 
+/*
+ * --verify, before the table fills: the creator's seed, and the commitment
+ * the table shows (its summary's deal.commit), into seed and commit.
+ */
+static int seed_table(bot_t *b, char *seed, size_t seedlen, char *commit, size_t commitlen)
+{
+    snprintf(seed, seedlen, "tapis-bot %016llx", (unsigned long long)rng_next(&b->rng));
+    if (!call(&b->c[0], json_pack("{s:s, s:s, s:s}", "cmd", "seed", "room", b->room, "text", seed)))
+        return -1;
+    json_t *r = call(&b->c[0], json_pack("{s:s, s:s}", "cmd", "state", "room", b->room));
+    const char *c = json_string_value(json_object_get(json_object_get(r, "deal"), "commit"));
+    if (!c) {
+        error_at(b, &b->c[0], "room %s shows no deal commitment", b->room);
+        return -1;
+    }
+    snprintf(commit, commitlen, "%s", c);
+    return 0;
+}
+
+/* --verify, after the game: its record's deal checked (clients/verify.h), our seed in it. */
+static int verify_table(bot_t *b, const char *seed, const char *commit)
+{
+    json_t *r = call(&b->c[0], json_pack("{s:s, s:s}", "cmd", "replay", "game_id", b->room));
+    const json_t *record = json_object_get(r, "record");
+    if (!record) {
+        error_at(b, &b->c[0], "room %s: no record to verify", b->room);
+        return -1;
+    }
+    verify_report_t vr;
+    if (verify_record(record, commit, &vr) < 0) {
+        error_at(b, NULL, "room %s: the deal does not verify: %s", b->room, vr.message);
+        return -1;
+    }
+    const json_t *e, *mine = NULL;
+    size_t i;
+    json_array_foreach(json_object_get(record, "actions"), i, e)
+    {
+        const char *kind = json_string_value(json_object_get(e, "kind"));
+        if (kind && strcmp(kind, "seed") == 0 &&
+            json_integer_value(json_object_get(e, "seat")) == b->c[0].seat)
+            mine = json_object_get(json_object_get(e, "data"), "seed");
+    }
+    if (!json_is_string(mine) || strcmp(json_string_value(mine), seed) != 0) {
+        error_at(b, NULL, "room %s: the record lost our seed", b->room);
+        return -1;
+    }
+    b->s.verified++;
+    return 0;
+}
+
 /* One game: create, fill, play to game_over, leave. 0 or -1. */
 static int play_one(bot_t *b)
 {
+    char seed[64] = "", commit[80] = "";
     if (b->o.seek) return seek_one(b);
     for (int i = 0; i < b->nc; i++)
         reset_seat(&b->c[i]);
@@ -557,6 +618,7 @@ static int play_one(bot_t *b)
         if (!r) return -1;
         b->c[0].seat = (int)json_integer_value(json_object_get(r, "seat"));
     }
+    if (b->o.verify && seed_table(b, seed, sizeof seed, commit, sizeof commit) < 0) return -1;
     for (int k = 0; k < b->o.bots; k++) {
         msg = json_pack("{s:s, s:s}", "cmd", "addbot", "room", b->room);
         if (b->o.bot_strategy) json_object_set_new(msg, "strategy", json_string(b->o.bot_strategy));
@@ -567,7 +629,8 @@ static int play_one(bot_t *b)
         if (!r) return -1;
         b->c[i].seat = (int)json_integer_value(json_object_get(r, "seat"));
     }
-    return play_to_end(b);
+    if (play_to_end(b) < 0) return -1;
+    return b->o.verify ? verify_table(b, seed, commit) : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -603,6 +666,8 @@ static void usage(FILE *f)
                "  --seek GAME          find each table by matchmaking (`seek`; rated with\n"
                "                       --account) instead of opening it; prints the rating\n"
                "  --verbose            print every line sent and received on stderr\n"
+               "  --verify             send a seed to each table before it fills, and check its\n"
+               "                       deal from the record at the end (docs/FAIRNESS.md)\n"
                "  --help\n"
                "\n"
                "HOST:PORT defaults to " NET_DEFAULT_HOST ":" NET_DEFAULT_PORT
@@ -657,7 +722,8 @@ static void parse_args(bot_t *b, int argc, char **argv)
         OPT_RECONNECT,
         OPT_ACCOUNT,
         OPT_KEY,
-        OPT_SEEK
+        OPT_SEEK,
+        OPT_VERIFY
     };
     static const struct option longs[] = {
         {"game", required_argument, NULL, 'g'},
@@ -675,6 +741,7 @@ static void parse_args(bot_t *b, int argc, char **argv)
         {"key", required_argument, NULL, OPT_KEY},
         {"seek", required_argument, NULL, OPT_SEEK},
         {"verbose", no_argument, NULL, 'v'},
+        {"verify", no_argument, NULL, OPT_VERIFY},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     b->o.game = "233";
@@ -714,6 +781,7 @@ static void parse_args(bot_t *b, int argc, char **argv)
             b->o.game_timeout_ms = 1000LL * parse_int(optarg, 1, 86400, "--timeout");
             break;
         case 'v': b->o.verbose = true; break;
+        case OPT_VERIFY: b->o.verify = true; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
         }
@@ -828,6 +896,7 @@ int main(int argc, char **argv)
            b->s.games ? (double)b->s.rounds / b->s.games : 0.0, b->s.acts, b->s.refused,
            b->s.timeouts, b->s.reconnects, b->s.errors, secs);
     if (b->s.rated) printf("rating %s %s: %.1f\n", b->o.account, b->o.game, b->s.rating);
+    if (b->o.verify) printf("deals verified %d/%d\n", b->s.verified, b->s.games);
     int status = rc == 0 && b->s.errors == 0 && b->s.games == b->o.games ? 0 : 1;
     free(b);
     return status;

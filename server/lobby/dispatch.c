@@ -371,6 +371,7 @@ static void (*const HANDLERS[CMD__COUNT])(request_t *req) = {
     [CMD_ACT] = on_act,
     [CMD_STATE] = on_state,
     [CMD_SAY] = lobby_say,
+    [CMD_SEED] = lobby_seed,
     [CMD_PING] = on_ping,
     [CMD_HELP] = on_help,
     [CMD_QUIT] = on_quit,
