@@ -292,6 +292,44 @@ def a_tampered_record_fails_at_its_first_difference():
 
 
 @check
+def seeds_survive_a_restart_through_the_journal():
+    """A waiting table with a seed, the server restarted (the tables kept): the
+    same commitment comes back, the seed is still in (the journal's `seed`
+    entry replayed), and the game dealt from it verifies."""
+    d = tempfile.mkdtemp(prefix="tapis-fair-restart-")
+    try:
+        db = os.path.join(d, "r.db")
+        srv = Server(TAPISD, "--db", db, "--bot-delay", "1")
+        a = srv.connect("eva")
+        room = a.ok("create", game="aspoint3", players=2, options={"rounds": 1})["room"]
+        a.ok("seed", room=room, text="eva's seed")
+        e = a.event(lambda e: e.get("ev") == "room" and e.get("deal", {}).get("seeded") == [True, False])
+        commit = e["deal"]["commit"]
+        token = a.token
+        srv.stop()
+        srv = Server(TAPISD, "--db", db, "--bot-delay", "1")
+        try:
+            a = srv.connect()
+            a.hello("eva", token)
+            st = a.ok("state", room=room)
+            assert st["deal"] == {"version": 1, "commit": commit, "seeded": [True, False]}, st
+            b = srv.connect("fay")
+            b.ok("join", room=room)
+            players = [Player(a, room), Player(b, room)]
+            play(players, random.Random(5), timeout=120)
+            over = players[0].over
+            assert over["deal"]["seeds"] == ["eva's seed", ""] and over["deal"]["commit"] == commit
+            a.close()
+            b.close()
+            p = tapis_verify(srv.address, "verify", room, "--commit", commit)
+            assert p.returncode == 0 and "1 of 2 seats gave a seed" in p.stdout, p
+        finally:
+            srv.finish()
+    finally:
+        shutil.rmtree(d)
+
+
+@check
 def games_dealt_before_version_1_still_replay():
     """A game of deal version 0 (--deal-version 0: as every game before) in the
     database of a server of today: its record replays as recorded, has no deal
