@@ -65,7 +65,7 @@ struct server {
     uv_tcp_t listener;
     uv_tcp_t refused;    /* accepts and closes a connection there was no memory for */
     bool refusing;       /* `refused` is closing */
-    bool refuse_waiting; /* another one waits to be accepted (conn.c, refuse_connection) */
+    bool refuse_waiting; /* another one waits to be accepted (accept.c, refuse_connection) */
     uv_signal_t sigint, sigterm, sighup;
     uv_timer_t lag_timer; /* measures the loop's lag (metrics) */
     uint64_t lag_due_ns;

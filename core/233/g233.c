@@ -7,6 +7,10 @@
  * rules: refuse with a stable code and change nothing), then run. legal()
  * enumerates candidate actions and keeps those that check() accepts, so the
  * list and the referee can never disagree.
+ *
+ * Past 800 lines on purpose: checking and running an action use the same
+ * static helpers (the discard, gifts, combinations); split, they would go to
+ * internal.h, which every 233 file includes, for one file's sake.
  */
 #include <stddef.h>
 #include <stdlib.h>

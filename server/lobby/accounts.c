@@ -176,15 +176,7 @@ void lobby_register(request_t *req)
     server_t *srv = req->conn->srv;
     const char *name = json_string_value(json_object_get(req->msg, "name"));
     const char *password = json_string_value(json_object_get(req->msg, "password"));
-    const char *why = text_check_name(name, strlen(name), sizeof req->conn->session->name - 1);
-    if (why) {
-        req_fail(req, TAPIS_E_BAD_NAME, "%s", why);
-        return;
-    }
-    if (text_is_bot_name(name, strlen(name))) {
-        req_fail(req, TAPIS_E_BAD_NAME, "names like \"bot\" are kept for the built-in bots");
-        return;
-    }
+    if (!req_name_ok(req, name)) return;
     if (strlen(password) < ACCOUNT_PASSWORD_MIN) {
         req_fail(req, TAPIS_E_BAD_PASSWORD, "a password has at least %d bytes",
                  ACCOUNT_PASSWORD_MIN);

@@ -76,6 +76,20 @@ void req_fail(request_t *req, const char *code, const char *fmt, ...)
     conn_note_error(req->conn, code);
 }
 
+bool req_name_ok(request_t *req, const char *name)
+{
+    const char *why = text_check_name(name, strlen(name), sizeof req->session->name - 1);
+    if (why) {
+        req_fail(req, TAPIS_E_BAD_NAME, "%s", why);
+        return false;
+    }
+    if (text_is_bot_name(name, strlen(name))) {
+        req_fail(req, TAPIS_E_BAD_NAME, "names like \"bot\" are kept for the built-in bots");
+        return false;
+    }
+    return true;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Handlers                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -95,15 +109,7 @@ void lobby_hello_as(request_t *req, account_t *a)
     const char *token = a ? NULL : json_string_value(json_object_get(req->msg, "token"));
     session_t *s;
     bool resumed = false;
-    const char *why = text_check_name(name, strlen(name), sizeof s->name - 1);
-    if (why) {
-        req_fail(req, TAPIS_E_BAD_NAME, "%s", why);
-        return;
-    }
-    if (text_is_bot_name(name, strlen(name))) {
-        req_fail(req, TAPIS_E_BAD_NAME, "names like \"bot\" are kept for the built-in bots");
-        return;
-    }
+    if (!req_name_ok(req, name)) return;
     account_t *reg = a ? a : account_find(c->srv, name);
     if (token) {
         s = session_find(c->srv, token);

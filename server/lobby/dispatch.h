@@ -60,6 +60,10 @@ void req_ok_bare(request_t *req);
 void req_fail(request_t *req, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A name a session may bear (protocol/text.h's rules, not a bot's): true, or
+   false after answering bad_name. */
+bool req_name_ok(request_t *req, const char *name);
+
 /* Lobby handlers (lobby.c). */
 void lobby_create(request_t *req);
 void lobby_rooms(request_t *req);

@@ -157,4 +157,11 @@ void conn__wait_request(conn_t *c);
 /* Free the counts of connections per address (at exit, once every connection is closed). */
 void conn_free_peers(server_t *srv);
 
+/* Between conn.c and accept.c: send an error event then close once it is
+   written; read c again (unless it is paused, closing or at its end); take c
+   out of the count of its address (it is closing). */
+void conn__close_with_error(conn_t *c, const char *code, const char *message);
+void conn__resume_reading(conn_t *c);
+void conn__uncount(conn_t *c);
+
 #endif

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "core/game.h"
+#include "tests/lib/playout.h"
 
 static double clock_s(clockid_t id)
 {
@@ -57,6 +58,29 @@ static double quantile(const times_t *t, double q)
     return t->n ? t->ms[(size_t)(q * (double)(t->n - 1))] : 0;
 }
 
+typedef struct {
+    const game_desc_t *d;
+    const char *const *strategy;
+    rng_t *bots;
+    times_t *hard;
+} mover_t;
+
+/* Seat `seat`'s bot moves; a hard move with a choice is timed into hard[]. */
+static json_t *timed_move(void *ctx, game_t *g, int seat, json_t *view)
+{
+    mover_t *m = ctx;
+    (void)g;
+    bool timed = strncmp(m->strategy[seat], "hard", 4) == 0 &&
+                 json_array_size(json_object_get(view, "legal")) > 1;
+    double t0 = seconds(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    json_t *a = m->d->bot(view, m->strategy[seat], &m->bots[seat]);
+    if (timed) {
+        time_add(&m->hard[0], (seconds() - t0) * 1000);
+        time_add(&m->hard[1], (clock_s(CLOCK_THREAD_CPUTIME_ID) - c0) * 1000);
+    }
+    return a;
+}
+
 /*
  * One game: strategy[s] plays seat s. Returns seat 0's share of the win (1,
  * 0.5 for a draw or a shared win, 0) and sets *points to its share of the
@@ -75,48 +99,12 @@ static double play(const game_desc_t *d, uint64_t seed, const char *const strate
     rng_seed(&bots[0], seed * 2 + 1);
     rng_seed(&bots[1], seed * 2 + 2);
     rng_seed(&order, seed ^ 0x9e3779b97f4a7c15u);
-    int64_t now = 0;
-    for (long moves = 0; !game_is_over(g) && moves < 100000; moves++) {
-        now += 50;
-        if (game_next_deadline(g) <= now) game_tick(g, now);
-        if (game_is_over(g)) break;
-        /* A move that follows the last one at once first (seqnum's draw: the
-           server's bots make it without their reaction time); then the seat the
-           game waits on, unless the other comes first (a claim, a slap), one
-           time in four. */
-        unsigned w = game_waiting(g);
-        int first = w ? __builtin_ctz(w) : (int)rng_below(&order, 2);
-        int now_seat = game_at_once(g, 0) ? 0 : game_at_once(g, 1) ? 1 : -1;
-        json_t *a = NULL;
-        int seat = -1;
-        for (int k = 1; k <= 2 && !a; k++) {
-            int s = now_seat >= 0 ? now_seat : (first + k) % 2;
-            if (now_seat < 0 && k < 2 && rng_below(&order, 4) != 0) continue;
-            json_t *view = game_view(g, s);
-            if (json_array_size(json_object_get(view, "legal"))) {
-                bool timed = strncmp(strategy[s], "hard", 4) == 0 &&
-                             json_array_size(json_object_get(view, "legal")) > 1;
-                double t0 = seconds(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-                a = d->bot(view, strategy[s], &bots[s]);
-                if (timed) {
-                    time_add(&hard[0], (seconds() - t0) * 1000);
-                    time_add(&hard[1], (clock_s(CLOCK_THREAD_CPUTIME_ID) - c0) * 1000);
-                }
-                seat = s;
-            }
-            json_decref(view);
-        }
-        if (!a) {
-            now = game_next_deadline(g);
-            if (now == GAME_NO_DEADLINE) break;
-            game_tick(g, now);
-            continue;
-        }
-        if (game_apply(g, seat, a, now, &err)) {
-            fprintf(stderr, "%s: %s refused: %s\n", d->id, strategy[seat], err.message);
-            exit(1);
-        }
-        json_decref(a);
+    mover_t m = {d, strategy, bots, hard};
+    json_t *refused;
+    int seat;
+    if (playout_play(g, 100000, &order, timed_move, &m, &refused, &seat, &err)) {
+        fprintf(stderr, "%s: %s refused: %s\n", d->id, strategy[seat], err.message);
+        exit(1);
     }
     json_t *r = g->desc->result(g);
     json_t *win = json_object_get(r, "winners");

@@ -6,11 +6,9 @@
  * here (section "Brute force"), which shares no code with score.c: it expands
  * the hand into a list of cards and tries every way to cut it into groups.
  *
- * Longer than our ~800 lines: the brute force and the random deals that feed
- * it belong to these tests alone, and the suite builds one file per test.
- *
  * Length: over 800 lines on purpose: the examples of seed 000 one by one, and the
- * grouping solver against brute force, each beside the rule it checks.
+ * grouping solver against a brute force that belongs to these tests alone,
+ * each beside the rule it checks.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -22,6 +22,7 @@
 #include "core/seqnum/internal.h"
 #include "core/slap/internal.h"
 #include "tests/core/conformance_util.h"
+#include "tests/lib/playout.h"
 
 typedef struct {
     const game_desc_t *d;
@@ -38,13 +39,29 @@ static const game_case_t cases[] = {
 /* A cheap search: the same code as "hard", with few playouts. */
 #define HARD "hard/6"
 
+typedef void check_t(const game_case_t *, game_t *, int, rng_t *);
+
+typedef struct {
+    const game_case_t *gc;
+    rng_t *r;
+    int every;
+    check_t *check;
+} over_games_t;
+
+/* A greedy or a random move, after check() on one view in `every`. */
+static json_t *checked_move(void *ctx, game_t *g, int seat, json_t *view)
+{
+    over_games_t *o = ctx;
+    if (rng_below(o->r, (uint32_t)o->every) == 0) o->check(o->gc, g, seat, o->r);
+    return game_bot(o->gc->d, view, rng_below(o->r, 3) ? "greedy" : "random", o->r);
+}
+
 /*
- * Play `games` random 2-player games of d (a greedy or a random move, each
- * seat in turn, an at-once move first, as the benchmarks order them) and call check(g, seat, rng)
- * on one view in `every` of a seat that has something to do.
+ * Play `games` random 2-player games of d (a greedy or a random move, the
+ * seats in the benchmarks' order: tests/lib/playout.h) and call
+ * check(g, seat, rng) on one view in `every` of a seat that has something to do.
  */
-static void over_games(const game_case_t *gc, int games, int every,
-                       void (*check)(const game_case_t *, game_t *, int, rng_t *))
+static void over_games(const game_case_t *gc, int games, int every, check_t *check)
 {
     for (int i = 0; i < games; i++) {
         game_error_t err;
@@ -52,36 +69,11 @@ static void over_games(const game_case_t *gc, int games, int every,
         assert_non_null(g);
         rng_t r;
         rng_seed(&r, (uint64_t)i * 7919 + 3);
-        int64_t now = 0;
-        for (int moves = 0; !game_is_over(g) && moves < 3000; moves++) {
-            now += 50;
-            if (game_next_deadline(g) <= now) game_tick(g, now);
-            if (game_is_over(g)) break;
-            unsigned w = game_waiting(g);
-            int first = w ? __builtin_ctz(w) : (int)rng_below(&r, 2), seat = -1;
-            int now_seat = game_at_once(g, 0) ? 0 : game_at_once(g, 1) ? 1 : -1;
-            json_t *a = NULL;
-            for (int k = 1; k <= 2 && !a; k++) {
-                int s = now_seat >= 0 ? now_seat : (first + k) % 2;
-                if (now_seat < 0 && k < 2 && rng_below(&r, 4) != 0) continue;
-                json_t *v = game_view(g, s);
-                if (json_array_size(json_object_get(v, "legal"))) {
-                    if (rng_below(&r, (uint32_t)every) == 0) check(gc, g, s, &r);
-                    a = game_bot(gc->d, v, rng_below(&r, 3) ? "greedy" : "random", &r);
-                    seat = s;
-                }
-                json_decref(v);
-            }
-            if (!a) {
-                now = game_next_deadline(g);
-                if (now == GAME_NO_DEADLINE) break;
-                game_tick(g, now);
-                continue;
-            }
-            if (game_apply(g, seat, a, now, &err))
-                fail_msg("%s: %s refused: %s", gc->d->id, cu_show(a), err.message);
-            json_decref(a);
-        }
+        over_games_t o = {gc, &r, every, check};
+        json_t *a;
+        int seat;
+        if (playout_play(g, 3000, &r, checked_move, &o, &a, &seat, &err))
+            fail_msg("%s: %s refused: %s", gc->d->id, cu_show(a), err.message);
         game_free(g);
     }
 }

@@ -27,6 +27,9 @@
  * and running one seed with every check at every step finds the same failure
  * at the same step.
  *
+ * Length: over 800 lines on purpose: one campaign of playouts feeds every
+ * check, and each check is read beside the test that reports it.
+ *
  * Environment:
  *   TAPIS_CONFORMANCE_GAMES=N   playouts per game (default 10000; 2000 under
  *                               AddressSanitizer)

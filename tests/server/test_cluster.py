@@ -13,6 +13,8 @@ same moment and race to take it over; players a living node
 relays for, asking `state` once a second while the room's node is dead,
 keep their connection and their game (no storm of links, no error budget
 spent); Redis killed and started again empty mid-game loses no table.
+Length: over 800 lines on purpose: every test runs on its own Redis and
+three nodes, set up by the helpers at the top.
 Usage: test_cluster.py PATH/TO/tapisd"""
 import functools
 import math

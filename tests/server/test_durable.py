@@ -10,6 +10,8 @@ played on to game_over. Also: a 233 kill while claims wait in the dispute
 window, a slap kill during a round, a corrupt or cut journal refused with a
 clear log line while the other rooms load, --db none (nothing written, a
 restart loses the tables) and the token never in the database in clear.
+Length: over 800 lines on purpose: each test kills and restarts a server on
+one database, with the helpers for that beside them.
 Usage: test_durable.py PATH/TO/tapisd"""
 import contextlib
 import json

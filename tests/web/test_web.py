@@ -32,6 +32,8 @@ drawn by the game's table drawing from the spectator's view the server
 replays (`replay ID step=N`), compared with that view fetched on the line
 protocol; 233's dispute countdown runs the view's dispute_ms.
 Screenshots at desktop and phone width go to the screens folder.
+Length: over 800 lines on purpose: one browser session and its frame
+checks serve every test, and they are read together.
 """
 import json
 import os
