@@ -17,6 +17,7 @@ import os
 import random
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -333,7 +334,9 @@ def seeds_survive_a_restart_through_the_journal():
 def games_dealt_before_version_1_still_replay():
     """A game of deal version 0 (--deal-version 0: as every game before) in the
     database of a server of today: its record replays as recorded, has no deal
-    to verify, and the tables made next are dealt provably."""
+    to verify, and the tables made next are dealt provably. In a database of
+    schema 5 (no deal columns) it exports as it is, and a server migrates it
+    to schema 6 and replays it."""
     d = tempfile.mkdtemp(prefix="tapis-fair-old-")
     try:
         db = os.path.join(d, "old.db")
@@ -365,6 +368,35 @@ def games_dealt_before_version_1_still_replay():
         x = subprocess.run([TAPISD, "--db", db, "--export-game", "1"], capture_output=True,
                            text=True, timeout=TIMEOUT)
         assert x.returncode == 0 and json.loads(x.stdout)["seed"] == rec["seed"], x
+        # The same game in a database of schema 5, before the deal columns: exported
+        # as it is (read-only, not migrated), then migrated by a server, and replayed.
+        db5 = os.path.join(d, "schema5.db")
+        src, dst = sqlite3.connect(db), sqlite3.connect(db5)
+        src.backup(dst)
+        src.close()
+        dst.execute("ALTER TABLE rooms DROP COLUMN server_seed")
+        dst.execute("ALTER TABLE rooms DROP COLUMN deal")
+        dst.execute("PRAGMA user_version = 5")
+        dst.commit()
+        dst.close()
+        x5 = subprocess.run([TAPISD, "--db", db5, "--export-game", "1"], capture_output=True,
+                            text=True, timeout=TIMEOUT)
+        assert x5.returncode == 0 and json.loads(x5.stdout) == json.loads(x.stdout), x5
+        srv5 = Server(TAPISD, "--db", db5)
+        try:
+            c = srv5.connect("oli")
+            assert c.ok("replay", game_id="1")["record"] == rec
+            r = subprocess.run([TAPIS, srv5.address, "replay", "1", "--json"],
+                               capture_output=True, text=True, timeout=TIMEOUT * 3)
+            assert r.returncode == 0 and json.loads(r.stdout.splitlines()[-1])["as_recorded"], r
+            c.close()
+        finally:
+            srv5.finish()
+        con = sqlite3.connect(db5)
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 6
+        assert con.execute("SELECT deal, server_seed FROM rooms WHERE code = '1'").fetchone() \
+            == (0, None)
+        con.close()
     finally:
         shutil.rmtree(d)
 
