@@ -1,6 +1,7 @@
 /* verify.c — a finished game's deal checked from its record. See verify.h. */
 #include "clients/verify.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,9 +9,15 @@
 #include "clients/replay.h"
 #include "core/deal.h"
 
-static int differ(verify_report_t *r, const char *fmt, const char *a, const char *b)
+/* r->message says what differs; returns -1. */
+static int differ(verify_report_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int differ(verify_report_t *r, const char *fmt, ...)
 {
-    snprintf(r->message, sizeof r->message, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->message, sizeof r->message, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -29,9 +36,9 @@ static int check_seed_entries(const json_t *record, verify_report_t *r)
         if (strcmp(kind, "start") == 0) started = true;
         if (strcmp(kind, "seed") != 0) continue;
         json_int_t seat = replay_entry_int(e, "seat", -1);
-        char n[24];
-        snprintf(n, sizeof n, "%lld", (long long)replay_entry_int(e, "n", 0));
-        if (started) return differ(r, "entry %s: a seed after the start%s", n, "");
+        if (started)
+            return differ(r, "entry %lld: a seed after the start",
+                          (long long)replay_entry_int(e, "n", 0));
         if (seat >= 0 && seat < players && seat < 64) {
             const char *t = json_string_value(json_object_get(json_object_get(e, "data"), "seed"));
             given[seat] = t && *t;
@@ -59,8 +66,6 @@ static int check_seats(const json_t *record, verify_report_t *r)
             if (kind && strcmp(kind, "seat") == 0 && replay_entry_int(a, "seat", -2) == seat)
                 last = json_object_get(a, "data");
         }
-        char at[24];
-        snprintf(at, sizeof at, "%lld", (long long)seat);
         const char *name = json_string_value(json_object_get(e, "name"));
         bool bot = json_is_true(json_object_get(e, "bot"));
         const char *strategy = json_string_value(json_object_get(e, "strategy"));
@@ -69,7 +74,7 @@ static int check_seats(const json_t *record, verify_report_t *r)
         if (!bot && !name) continue; /* a person who left after the end: the seat is free */
         if (bot ? !jbot || !strategy || strcmp(jbot, strategy) != 0
                 : !jname || !name || strcmp(jname, name) != 0)
-            return differ(r, "seats[%s]: %s is not who the journal seats there", at,
+            return differ(r, "seats[%lld]: %s is not who the journal seats there", (long long)seat,
                           bot ? (strategy ? strategy : "a bot") : (name ? name : "?"));
     }
     return 0;
@@ -80,12 +85,11 @@ int verify_record(const json_t *record, const char *commit_seen, verify_report_t
     memset(r, 0, sizeof *r);
     game_deal_t deal;
     char why[400];
-    if (deal_from_record(record, &deal, why, sizeof why) < 0)
-        return differ(r, "the deal: %s%s", why, "");
+    if (deal_from_record(record, &deal, why, sizeof why) < 0) return differ(r, "the deal: %s", why);
     r->version = deal.version;
     if (deal.version == 0)
-        return differ(r, "the game was dealt before deals were provable (no deal, seed %s)%s",
-                      json_string_value(json_object_get(record, "seed")), "");
+        return differ(r, "the game was dealt before deals were provable (no deal, seed %s)",
+                      json_string_value(json_object_get(record, "seed")));
     const char *commit =
         json_string_value(json_object_get(json_object_get(record, "deal"), "commit"));
     snprintf(r->commit, sizeof r->commit, "%s", commit);
@@ -94,8 +98,7 @@ int verify_record(const json_t *record, const char *commit_seen, verify_report_t
                       commit_seen);
     const char *seed = json_string_value(json_object_get(record, "seed"));
     if (!seed || strcmp(seed, "0") != 0)
-        return differ(r, "seed is \"%s\": a deal of version 1 has none (\"0\")%s",
-                      seed ? seed : "?", "");
+        return differ(r, "seed is \"%s\": a deal of version 1 has none (\"0\")", seed ? seed : "?");
     if (check_seed_entries(record, r) < 0 || check_seats(record, r) < 0) return -1;
     replay_t rp;
     replay_run(&rp, record);
