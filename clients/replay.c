@@ -21,18 +21,6 @@ json_int_t replay_entry_int(const json_t *entry, const char *key, json_int_t dfl
     return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
 
-/* The record's seed: the decimal string of a uint64 (docs/STORE.md). 0, or -1. */
-static int parse_seed(const json_t *v, uint64_t *seed)
-{
-    const char *s = json_string_value(v);
-    if (!s || !*s || strlen(s) > 20 || strspn(s, "0123456789") != strlen(s)) return -1;
-    errno = 0;
-    unsigned long long x = strtoull(s, NULL, 10);
-    if (errno) return -1;
-    *seed = (uint64_t)x;
-    return 0;
-}
-
 static bool is_kind(const json_t *entry, const char *kind)
 {
     const char *k = json_string_value(json_object_get(entry, "kind"));
@@ -48,7 +36,8 @@ static int start_game(replay_t *r, journal_replay_t *jr, const json_t *record)
     const char *id = json_string_value(json_object_get(record, "game"));
     json_int_t players = replay_entry_int(record, "players", -1);
     const json_t *options = json_object_get(record, "options");
-    uint64_t seed;
+    game_deal_t deal;
+    char why[300];
     r->desc = id ? game_find(id) : NULL;
     if (!r->desc) {
         snprintf(r->message, sizeof r->message, "this client has no game \"%.40s\"", id ? id : "?");
@@ -59,13 +48,16 @@ static int start_game(replay_t *r, journal_replay_t *jr, const json_t *record)
                  r->desc->id);
         return -1;
     }
-    if (!json_is_object(options) || parse_seed(json_object_get(record, "seed"), &seed) < 0 ||
-        !json_is_array(json_object_get(record, "actions"))) {
+    if (!json_is_object(options) || !json_is_array(json_object_get(record, "actions"))) {
         snprintf(r->message, sizeof r->message,
-                 "the record has no options object, decimal seed or actions array");
+                 "the record has no options object or actions array");
         return -1;
     }
-    if (journal_replay_start_tree(jr, r->desc, (int)players, options, seed, NULL, 0) < 0) {
+    if (deal_from_record(record, &deal, why, sizeof why) < 0) {
+        snprintf(r->message, sizeof r->message, "the record's deal does not hold: %s", why);
+        return -1;
+    }
+    if (journal_replay_start_tree(jr, r->desc, (int)players, options, &deal, NULL, 0) < 0) {
         snprintf(r->message, sizeof r->message, "game_new refuses the record: %s: %s",
                  jr->error.code, jr->error.message);
         return -1;
@@ -158,13 +150,18 @@ int replay_run(replay_t *r, const json_t *record)
         journal_replay_abandon(&jr);
         return -1;
     }
-    int rc = add_step(r, jr.g, start);
+    /* Step 0 is the game as dealt: after the "seed" entries, before the first move. */
+    int rc = 0;
     json_array_foreach(actions, i, entry)
     {
         if (rc < 0) break;
+        if (r->nsteps == 0 && (is_kind(entry, "act") || is_kind(entry, "tick")) &&
+            (rc = add_step(r, jr.g, start)) < 0)
+            break;
         rc = run_entry(r, &jr, entry);
         if (rc > 0) rc = add_step(r, jr.g, entry);
     }
+    if (r->nsteps == 0 && add_step(r, jr.g, start) < 0) rc = -1;
     if (rc >= 0) check_end(r, jr.g, record);
     journal_replay_abandon(&jr);
     return r->as_recorded ? 0 : -1;

@@ -34,6 +34,7 @@
 #include "clients/replay.h"
 #include "clients/safe_text.h"
 #include "clients/tapis.h"
+#include "clients/verify.h"
 
 #define REPLAY_WAIT_MS 10000 /* for each reply of the server */
 #define REPLAY_NAME_TRIES 4  /* throwaway names tried when one is taken */
@@ -488,6 +489,41 @@ static void view_steps(const replay_t *rp, const char *id, bool color)
 }
 
 /* ------------------------------------------------------------------------ */
+
+int tapis_verify(const char *host, const char *port, const char *name, const char *id,
+                 const char *record_file, const char *commit)
+{
+    json_t *record;
+    char shown[64];
+    if (record_file) {
+        json_error_t jerr;
+        json_t *file = json_load_file(record_file, 0, &jerr);
+        /* A file may hold the record, or a `replay` reply that carries it. */
+        record =
+            json_incref(json_object_get(file, "record") ? json_object_get(file, "record") : file);
+        json_decref(file);
+        if (!json_is_object(record)) {
+            fprintf(stderr, "tapis: verify: %s: not a record: %s\n", record_file, jerr.text);
+            json_decref(record);
+            return 1;
+        }
+        id = json_string_value(json_object_get(record, "id"));
+        if (!id) id = "?";
+    } else if (!(record = fetch_record(host, port, name, id))) {
+        return 1;
+    }
+    verify_report_t vr;
+    int rc = verify_record(record, commit, &vr);
+    char why[sizeof vr.message * 4];
+    safe_text(shown, sizeof shown, id);
+    safe_text(why, sizeof why, vr.message);
+    if (rc == 0)
+        printf("game %s: %s\n", shown, why);
+    else
+        fprintf(stderr, "tapis: verify %s: %s\n", shown, why);
+    json_decref(record);
+    return rc == 0 ? 0 : 1;
+}
 
 int tapis_replay(const char *host, const char *port, const char *name, const char *id, bool json,
                  bool color)

@@ -20,6 +20,13 @@
  * view -- except the rest of a move (a view with "at_once": seqnum's draw after
  * a play), taken at once, as the server's bots do.
  *
+ * With --verify, the creator sends a seed of its own before the table fills
+ * and notes the commitment the table shows; after the game it fetches the
+ * record (`replay`) and checks the deal against that commitment
+ * (clients/verify.h: the server seed, every deck and move replayed to the
+ * result), and that its seed is in it. A deal that does not verify is an
+ * error (exit status 1).
+ *
  * On the ladder: `--account NAME --key KEY --seek GAME` logs in to an
  * account with the key `register` gave, then for each game says `seek GAME
  * [PLAYERS] rated`, plays the table the server matched it to (the
@@ -44,6 +51,7 @@
 #include "clients/net.h"
 #include "protocol/protocol.h"
 #include "clients/safe_text.h"
+#include "clients/verify.h"
 #include "clients/tapis_bot.h"
 
 #define RETRY_MS 400 /* after a refusal with no newer view, decide again */
@@ -473,9 +481,60 @@ static int seek_one(bot_t *b)
     return play_to_end(b);
 }
 
+/*
+ * --verify, before the table fills: the creator's seed, and the commitment
+ * the table shows (its summary's deal.commit), into seed and commit.
+ */
+static int seed_table(bot_t *b, char *seed, size_t seedlen, char *commit, size_t commitlen)
+{
+    snprintf(seed, seedlen, "tapis-bot %016llx", (unsigned long long)rng_next(&b->rng));
+    if (!call(&b->c[0], json_pack("{s:s, s:s, s:s}", "cmd", "seed", "room", b->room, "text", seed)))
+        return -1;
+    json_t *r = call(&b->c[0], json_pack("{s:s, s:s}", "cmd", "state", "room", b->room));
+    const char *c = json_string_value(json_object_get(json_object_get(r, "deal"), "commit"));
+    if (!c) {
+        error_at(b, &b->c[0], "room %s shows no deal commitment", b->room);
+        return -1;
+    }
+    snprintf(commit, commitlen, "%s", c);
+    return 0;
+}
+
+/* --verify, after the game: its record's deal checked (clients/verify.h), our seed in it. */
+static int verify_table(bot_t *b, const char *seed, const char *commit)
+{
+    json_t *r = call(&b->c[0], json_pack("{s:s, s:s}", "cmd", "replay", "game_id", b->room));
+    const json_t *record = json_object_get(r, "record");
+    if (!record) {
+        error_at(b, &b->c[0], "room %s: no record to verify", b->room);
+        return -1;
+    }
+    verify_report_t vr;
+    if (verify_record(record, commit, &vr) < 0) {
+        error_at(b, NULL, "room %s: the deal does not verify: %s", b->room, vr.message);
+        return -1;
+    }
+    const json_t *e, *mine = NULL;
+    size_t i;
+    json_array_foreach(json_object_get(record, "actions"), i, e)
+    {
+        const char *kind = json_string_value(json_object_get(e, "kind"));
+        if (kind && strcmp(kind, "seed") == 0 &&
+            json_integer_value(json_object_get(e, "seat")) == b->c[0].seat)
+            mine = json_object_get(json_object_get(e, "data"), "seed");
+    }
+    if (!json_is_string(mine) || strcmp(json_string_value(mine), seed) != 0) {
+        error_at(b, NULL, "room %s: the record lost our seed", b->room);
+        return -1;
+    }
+    b->s.verified++;
+    return 0;
+}
+
 /* One game: create, fill, play to game_over, leave. 0 or -1. */
 static int play_one(bot_t *b)
 {
+    char seed[64] = "", commit[80] = "";
     if (b->o.seek) return seek_one(b);
     for (int i = 0; i < b->nc; i++)
         reset_seat(&b->c[i]);
@@ -495,6 +554,7 @@ static int play_one(bot_t *b)
         if (!r) return -1;
         b->c[0].seat = (int)json_integer_value(json_object_get(r, "seat"));
     }
+    if (b->o.verify && seed_table(b, seed, sizeof seed, commit, sizeof commit) < 0) return -1;
     for (int k = 0; k < b->o.bots; k++) {
         msg = json_pack("{s:s, s:s}", "cmd", "addbot", "room", b->room);
         if (b->o.bot_strategy) json_object_set_new(msg, "strategy", json_string(b->o.bot_strategy));
@@ -505,7 +565,8 @@ static int play_one(bot_t *b)
         if (!r) return -1;
         b->c[i].seat = (int)json_integer_value(json_object_get(r, "seat"));
     }
-    return play_to_end(b);
+    if (play_to_end(b) < 0) return -1;
+    return b->o.verify ? verify_table(b, seed, commit) : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -570,6 +631,7 @@ int main(int argc, char **argv)
            b->s.games ? (double)b->s.rounds / b->s.games : 0.0, b->s.acts, b->s.refused,
            b->s.timeouts, b->s.reconnects, b->s.errors, secs);
     if (b->s.rated) printf("rating %s %s: %.1f\n", b->o.account, b->o.game, b->s.rating);
+    if (b->o.verify) printf("deals verified %d/%d\n", b->s.verified, b->s.games);
     int status = rc == 0 && b->s.errors == 0 && b->s.games == b->o.games ? 0 : 1;
     free(b);
     return status;

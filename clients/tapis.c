@@ -239,6 +239,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: tapis [HOST:PORT] [--name NAME] [--no-color] [--keepalive TIME]\n"
                "       tapis [HOST:PORT] --json\n"
                "       tapis [HOST:PORT] replay ID [--json] [--name NAME] [--no-color]\n"
+               "       tapis [HOST:PORT] verify ID [--commit HEX] [--name NAME]\n"
+               "       tapis verify --record FILE [--commit HEX]\n"
                "\n"
                "The terminal client of tapis (default " NET_DEFAULT_HOST ":" NET_DEFAULT_PORT
                "; HOST:PORT,HOST:PORT,...\n"
@@ -249,6 +251,11 @@ static void usage(FILE *f)
                "(keys: n/Enter/Right next, p/Left back, g N step N, r N round N, 0/$ first/last,\n"
                "q quit; lines of the same when stdin is not a terminal); with --json, one JSON\n"
                "line per step. The server's refusal (not_found, not_finished) exits 1.\n"
+               "verify ID: check finished game ID's deal (docs/FAIRNESS.md): the server seed\n"
+               "against its commitment (and --commit, the one you saw before the deal), then\n"
+               "every deck and move replayed to the recorded result; exits 1 naming the first\n"
+               "difference. --record FILE checks a record saved as JSON (`replay ID --json`\n"
+               "is not one: the `replay` reply, its `record`, or tapisd's export of the game).\n"
                "--keepalive: send a ping after TIME without sending anything (2m; 0 = never;\n"
                "TIME is a number with an optional unit ms, s or m, bare = seconds).\n");
 }
@@ -269,9 +276,11 @@ static long long parse_time_ms(const char *s)
 int main(int argc, char **argv)
 {
     static const struct option longs[] = {
-        {"json", no_argument, NULL, 'j'},     {"name", required_argument, NULL, 'n'},
-        {"no-color", no_argument, NULL, 'C'}, {"keepalive", required_argument, NULL, 'k'},
-        {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0}};
+        {"json", no_argument, NULL, 'j'},         {"name", required_argument, NULL, 'n'},
+        {"no-color", no_argument, NULL, 'C'},     {"keepalive", required_argument, NULL, 'k'},
+        {"help", no_argument, NULL, 'h'},         {"commit", required_argument, NULL, 'c'},
+        {"record", required_argument, NULL, 'r'}, {NULL, 0, NULL, 0}};
+    const char *commit = NULL, *record_file = NULL;
     session_t s;
     session_init(&s);
     bool json_mode = false, no_color = false;
@@ -289,13 +298,40 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'c': commit = optarg; break;
+        case 'r': record_file = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
-    /* Operands: [HOST:PORT] [replay ID]. */
+    /* Operands: [HOST:PORT] [replay ID | verify ID | verify (with --record)]. */
     int operands = argc - optind;
     const char *replay_id = NULL;
+    if (record_file) {
+        if (operands < 1 || strcmp(argv[argc - 1], "verify") != 0) {
+            fprintf(stderr, "tapis: --record goes with verify (tapis verify --record FILE)\n");
+            return 2;
+        }
+        return tapis_verify(NULL, NULL, NULL, NULL, record_file, commit);
+    }
+    if (operands >= 2 && strcmp(argv[argc - 2], "verify") == 0) {
+        operands -= 2;
+        if (operands > 1 || (operands == 1 && net_parse_addrs(argv[optind], &s.addrs) != 0)) {
+            usage(stderr);
+            return 2;
+        }
+        if (operands == 0) net_parse_addrs(NULL, &s.addrs);
+        return tapis_verify(s.addrs.host[0], s.addrs.port[0], s.name[0] ? s.name : NULL,
+                            argv[argc - 1], NULL, commit);
+    }
+    if (commit) {
+        fprintf(stderr, "tapis: --commit goes with verify\n");
+        return 2;
+    }
+    if (operands >= 1 && strcmp(argv[argc - 1], "verify") == 0) {
+        fprintf(stderr, "tapis: verify: which game? (tapis [HOST:PORT] verify ID)\n");
+        return 2;
+    }
     if (operands >= 2 && strcmp(argv[argc - 2], "replay") == 0) {
         replay_id = argv[argc - 1];
         operands -= 2;

@@ -25,5 +25,10 @@ int tapis_json_mode(const char *host, const char *port);
  */
 int tapis_replay(const char *host, const char *port, const char *name, const char *id, bool json,
                  bool color);
+/* `tapis [HOST:PORT] verify ID` (or a record read from record_file): the deal
+   and the replay checked (clients/verify.h); commit, when given, is the one
+   seen before the deal. Returns the exit status: 0 verified, 1 not. */
+int tapis_verify(const char *host, const char *port, const char *name, const char *id,
+                 const char *record_file, const char *commit);
 
 #endif

@@ -48,6 +48,7 @@ typedef struct bot_opts {
     bool verbose;
     const char *account, *key; /* --account, --key: log in (rated play) */
     bool seek;                 /* --seek GAME: matchmaking instead of create */
+    bool verify;               /* --verify: a seed in each table, its deal checked at the end */
     bool players_given;
 } bot_opts_t;
 
@@ -57,6 +58,7 @@ typedef struct stats {
     int score_n;
     long long rounds;
     int reconnects;
+    int verified;  /* --verify: games whose deal held */
     double rating; /* --account: the rating shown after the last rated game */
     bool rated;
 } stats_t;

@@ -40,6 +40,8 @@ static void usage(FILE *f)
                "  --seek GAME          find each table by matchmaking (`seek`; rated with\n"
                "                       --account) instead of opening it; prints the rating\n"
                "  --verbose            print every line sent and received on stderr\n"
+               "  --verify             send a seed to each table before it fills, and check its\n"
+               "                       deal from the record at the end (docs/FAIRNESS.md)\n"
                "  --help\n"
                "\n"
                "HOST:PORT defaults to " NET_DEFAULT_HOST ":" NET_DEFAULT_PORT
@@ -94,7 +96,8 @@ void bot_parse_args(bot_t *b, int argc, char **argv)
         OPT_RECONNECT,
         OPT_ACCOUNT,
         OPT_KEY,
-        OPT_SEEK
+        OPT_SEEK,
+        OPT_VERIFY
     };
     static const struct option longs[] = {
         {"game", required_argument, NULL, 'g'},
@@ -112,6 +115,7 @@ void bot_parse_args(bot_t *b, int argc, char **argv)
         {"key", required_argument, NULL, OPT_KEY},
         {"seek", required_argument, NULL, OPT_SEEK},
         {"verbose", no_argument, NULL, 'v'},
+        {"verify", no_argument, NULL, OPT_VERIFY},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     b->o.game = "233";
@@ -151,6 +155,7 @@ void bot_parse_args(bot_t *b, int argc, char **argv)
             b->o.game_timeout_ms = 1000LL * parse_int(optarg, 1, 86400, "--timeout");
             break;
         case 'v': b->o.verbose = true; break;
+        case OPT_VERIFY: b->o.verify = true; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
         }

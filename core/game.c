@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/game.h"
+#include "core/deal.h"
 #include "json/json_text.h"
 #include "include/tapis_alloc.h"
 
@@ -199,8 +200,8 @@ json_t *game_options_json(const game_desc_t *d)
     return list;
 }
 
-game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t seed,
-                 game_error_t *err)
+static game_t *game_new_rng(const game_desc_t *d, int seats, const json_t *user,
+                            const game_deal_t *deal, game_error_t *err)
 {
     if (seats < d->min_seats || seats > d->max_seats) {
         game_fail(err, TAPIS_E_BAD_PLAYERS, "%s is played by %d to %d players, not %d", d->title,
@@ -230,9 +231,25 @@ game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t s
             return NULL;
         }
     }
-    game_t *g = d->create(seats, opts, seed, err);
+    rng_t rng;
+    deal_rng(deal, seats, &rng);
+    game_t *g = d->create(seats, opts, &rng, err);
     json_decref(opts);
     return g;
+}
+
+game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t seed,
+                 game_error_t *err)
+{
+    game_deal_t deal;
+    deal_v0(&deal, seed);
+    return game_new_rng(d, seats, user, &deal, err);
+}
+
+game_t *game_new_dealt(const game_desc_t *d, int seats, const json_t *user, const game_deal_t *deal,
+                       game_error_t *err)
+{
+    return game_new_rng(d, seats, user, deal, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -419,6 +436,12 @@ json_t *game_dump(const game_t *g)
 
 json_t *game_rng_json(const rng_t *r)
 {
+    if (r->kind == RNG_CHACHA) {
+        char key[DEAL_HEX_LEN + 1];
+        deal_hex(r->key, key);
+        return json_pack("{s:s, s:I, s:i}", "chacha20", key, "block", (json_int_t)r->block, "pos",
+                         r->pos);
+    }
     json_t *a = json_array();
     for (int i = 0; i < 4; i++)
         json_array_append_new(a, json_integer((json_int_t)r->s[i]));

@@ -160,7 +160,7 @@ struct game_desc {
      * type, range and choice already checked against the table). Returns NULL
      * and fills err when options do not fit together or the seat count.
      */
-    game_t *(*create)(int seats, const json_t *options, uint64_t seed, game_error_t *err);
+    game_t *(*create)(int seats, const json_t *options, const rng_t *rng, game_error_t *err);
 
     /*
      * Apply `action` for `seat` at time `now`. Validates first: on refusal it
@@ -275,6 +275,11 @@ const game_desc_t *game_find(const char *id);
  */
 game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t seed,
                  game_error_t *err);
+/* The same from a deal (core/deal.h): version 0 is game_new(seed); version 1
+   draws every shuffle from the ChaCha20 stream of the deal's key. */
+struct game_deal;
+game_t *game_new_dealt(const game_desc_t *d, int seats, const json_t *user,
+                       const struct game_deal *deal, game_error_t *err);
 /* The descriptor's default options as a new object {name: default}. */
 json_t *game_default_options(const game_desc_t *d);
 /*

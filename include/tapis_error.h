@@ -77,6 +77,10 @@ typedef struct tapis_error {
 #define TAPIS_E_NOT_IN_ROOM "not_in_room"
 /* act or addbot in a room where the session does not sit. */
 #define TAPIS_E_NOT_SEATED "not_seated"
+/* seed after the table filled and the game started. */
+#define TAPIS_E_GAME_STARTED "game_started"
+/* seed of more than 64 bytes. */
+#define TAPIS_E_SEED_TOO_LONG "seed_too_long"
 /* act before the table is full. */
 #define TAPIS_E_NOT_STARTED "not_started"
 /* act after the end of the game. */

@@ -42,6 +42,7 @@ typedef enum cmd_id {
     CMD_ACT,
     CMD_STATE,
     CMD_SAY,
+    CMD_SEED, /* a seat's seed for the deal (docs/FAIRNESS.md) */
     CMD_PING,
     CMD_PONG,
     CMD_HELP,

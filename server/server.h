@@ -24,6 +24,7 @@
 
 #include "protocol/buf.h"
 #include "protocol/framing.h"
+#include "core/deal.h"
 #include "core/game.h"
 #include "server/base/budget.h"
 #include "server/base/clock.h"
@@ -114,8 +115,10 @@ struct server {
 
 /* n random bytes from the OS (getrandom). Returns 0 or -1. */
 int server_random(void *buf, size_t n);
-/* A seed for a new game: from the OS, or derived from --seed. */
-uint64_t server_game_seed(server_t *srv);
+/* The deal of new room `room` (core/deal.h): by --deal-version, a server seed
+   of 32 bytes from the OS (libsodium's randombytes_buf) or a 64-bit seed;
+   derived from --seed instead (tests, fixed games). */
+void server_game_deal(server_t *srv, const char *room, game_deal_t *out);
 /* The wall clock in ms since the epoch (created/ended times in the store). */
 int64_t server_wall_ms(void);
 

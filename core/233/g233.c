@@ -707,7 +707,7 @@ static const game_option_t g233_options[] = {
     GAME_OPTION_END,
 };
 
-static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
+static game_t *g233_create(int seats, const json_t *o, const rng_t *rng, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
     g233_t *g = game_state_new(sizeof *g, &g233_desc, seats, err);
@@ -718,7 +718,7 @@ static game_t *g233_create(int seats, const json_t *o, uint64_t seed, game_error
     g->claim_sequences = game_option_bool(o, "claim_sequences");
     g->declare_must = strcmp(game_option_string(o, "declare"), "must") == 0;
     g->take_draw = strcmp(game_option_string(o, "take"), "draw") == 0;
-    rng_seed(&g->rng, seed);
+    g->rng = *rng;
     game_log_init(&g->events, G233_EVENTS);
     g->round = 0;
     g233_start_round(g, 0);

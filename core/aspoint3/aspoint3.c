@@ -298,7 +298,7 @@ static const game_option_t ap3_options[] = {
     GAME_OPTION_END,
 };
 
-static game_t *ap3_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
+static game_t *ap3_create(int seats, const json_t *o, const rng_t *rng, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
     ap3_t *g = game_state_new(sizeof *g, &aspoint3_desc, seats, err);
@@ -308,7 +308,7 @@ static game_t *ap3_create(int seats, const json_t *o, uint64_t seed, game_error_
     g->packs = game_option_int(o, "packs");
     const char *scoring = game_option_string(o, "pack_scoring");
     g->pack_scoring = strcmp(scoring, "manche") == 0 ? AP3_PACK_MANCHE : AP3_PACK_TOTAL;
-    rng_seed(&g->rng, seed);
+    g->rng = *rng;
     game_log_init(&g->history, 0);
     start_round(g);
     start_deal(g);

@@ -264,7 +264,7 @@ static const game_option_t seqnum_options[] = {
     GAME_OPTION_END,
 };
 
-static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
+static game_t *seqnum_create(int seats, const json_t *o, const rng_t *rng, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
     int teams = game_option_int(o, "teams");
@@ -291,7 +291,7 @@ static game_t *seqnum_create(int seats, const json_t *o, uint64_t seed, game_err
     g->deal = seats <= 3 ? 5 : 4;
     g->max_turns = game_option_int(o, "max_turns");
     g->winner = -1;
-    rng_seed(&g->rng, seed);
+    g->rng = *rng;
     game_log_init(&g->events, SEQNUM_EVENTS);
     for (int k = 0; k < SEQNUM_KINDS; k++)
         for (int i = 0; i < seqnum_copies(k); i++)

@@ -448,7 +448,7 @@ static const game_option_t slap_options[] = {
     GAME_OPTION_END,
 };
 
-static game_t *slap_create(int seats, const json_t *o, uint64_t seed, game_error_t *err)
+static game_t *slap_create(int seats, const json_t *o, const rng_t *rng, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
     slap_t *g = game_state_new(sizeof *g, &slap_desc, seats, err);
@@ -457,7 +457,7 @@ static game_t *slap_create(int seats, const json_t *o, uint64_t seed, game_error
     g->stall_ms = game_option_int(o, "stall_ms");
     g->max_stalls = game_option_int(o, "max_stalls");
     g->max_rounds = game_option_int(o, "max_rounds");
-    rng_seed(&g->rng, seed);
+    g->rng = *rng;
     game_log_init(&g->events, SLAP_EVENTS);
     slap_card_t deck[SLAP_DECK];
     for (int i = 0; i < SLAP_DECK; i++)

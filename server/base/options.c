@@ -217,6 +217,10 @@ static const opt_spec_t OPTIONS[] = {
 
     {"seed", "N", OTHER(parse_seed), .f = {FIELD(seeded), FIELD(seed)}, .reload = RELOAD_KEEP,
      .group = "", .help = "deterministic game seeds (tests and replays)"},
+    {"deal-version", "N", NUM(0, 1), .f = {FIELD(deal_version)}, .def = "1", .reload = RELOAD_KEEP,
+     .group = "",
+     .help = "the deal of new tables (%D): 1, provable deals (docs/FAIRNESS.md); 0, the "
+             "generator of old, which no player can check (replays of old --seed games)"},
     {"help", NULL, .kind = V_HELP, .help = "print this help and exit"},
     {"version", NULL, .kind = V_VERSION, .help = "print the version and exit"},
 };

@@ -25,7 +25,8 @@
  *   tapis:session:SID:nodes     SET   the nodes holding it (it ends when none does)
  *   tapis:owner                 HASH  room -> node
  *   tapis:rooms                 HASH  room -> its summary with "node" and "rid" (the directory)
- *   tapis:room:ID               HASH  game, players, options, seed, private, rid
+ *   tapis:room:ID               HASH  game, players, options, seed, deal, server_seed,
+ *                                     private, rid
  *   tapis:journal:ID            STREAM entry n has the id 0-n: kind, seat, at, [data]
  *   tapis:watchers:ID           SET   the sessions watching
  *   tapis:seek                  HASH  session id -> a seeker (cluster_seek.c)
@@ -51,8 +52,10 @@ typedef struct dir_room { /* a room of another node, as the directory says */
 typedef struct cl_room { /* a room this node hosts, as the cluster keeps it (cluster_rooms.c) */
     const durable_room_t *room; /* the key: the room's own record, while the room lives */
     char id[DURABLE_ROOM_ID_LEN + 1];
-    char *options;   /* its complete options, JSON text */
-    char seed[24];   /* as text */
+    char *options;                      /* its complete options, JSON text */
+    char seed[24];                      /* as text */
+    int deal;                           /* the deal's version (core/deal.h) */
+    char server_seed[DEAL_HEX_LEN + 1]; /* version 1's server seed, hex ("" in version 0) */
     json_t *journal; /* its entries [[n, kind, seat, at, data]...], to write again */
     bool moved;      /* another node hosts it now: Redis is not told it closed */
     UT_hash_handle hh;

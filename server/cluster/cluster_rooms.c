@@ -150,15 +150,18 @@ static cl_room_t *kept(cluster_t *cl, const durable_room_t *r)
     return k;
 }
 
-/* A new entry for room r: its options and seed as text, an empty journal. */
-static cl_room_t *keep(cluster_t *cl, const durable_room_t *r, const char *options, uint64_t seed)
+/* A new entry for room r: its options and deal as text, an empty journal. */
+static cl_room_t *keep(cluster_t *cl, const durable_room_t *r, const char *options,
+                       const game_deal_t *deal)
 {
     cl_room_t *k = kept(cl, r);
     if (k) return k;
     if (!(k = tapis_calloc(1, sizeof *k))) return NULL;
     k->room = r;
     snprintf(k->id, sizeof k->id, "%s", r->id);
-    snprintf(k->seed, sizeof k->seed, "%llu", (unsigned long long)seed);
+    snprintf(k->seed, sizeof k->seed, "%llu", (unsigned long long)deal->seed);
+    k->deal = deal->version;
+    if (deal->version) deal_hex(deal->server, k->server_seed);
     k->options = tapis_strdup(options ? options : "{}");
     k->journal = json_array();
     HASH_ADD_PTR(cl->rooms, room, k);
@@ -191,9 +194,10 @@ static bool moved(cluster_t *cl, const durable_room_t *r)
 static void write_meta(cluster_t *cl, const durable_room_t *r, const cl_room_t *k)
 {
     cluster__append(cl,
-                    "HSET tapis:room:%s game %s players %d options %s seed %s private %d rid %llu",
-                    r->id, r->game, r->players, k->options, k->seed, r->private_room ? 1 : 0,
-                    (unsigned long long)r->rid);
+                    "HSET tapis:room:%s game %s players %d options %s seed %s deal %d "
+                    "server_seed %s private %d rid %llu",
+                    r->id, r->game, r->players, k->options, k->seed, k->deal, k->server_seed,
+                    r->private_room ? 1 : 0, (unsigned long long)r->rid);
 }
 
 static void write_entry(cluster_t *cl, const char *room, const json_t *e)
@@ -363,7 +367,8 @@ static int read_room(cluster_t *cl, const char *id, durable_room_rec_t *rec, cha
     redisReply *ents = meta ? cluster__command(cl, "XRANGE tapis:journal:%s - +", id) : NULL;
     const char *game = cluster__field(meta, "game"), *players = cluster__field(meta, "players"),
                *options = cluster__field(meta, "options"), *seed = cluster__field(meta, "seed"),
-               *priv = cluster__field(meta, "private"), *rid = cluster__field(meta, "rid");
+               *priv = cluster__field(meta, "private"), *rid = cluster__field(meta, "rid"),
+               *deal = cluster__field(meta, "deal"), *server = cluster__field(meta, "server_seed");
     int rc = -1;
     if (!meta || !ents || !options || !seed || !rid) {
         snprintf(why, whylen, "its record is not in Redis");
@@ -373,7 +378,15 @@ static int read_room(cluster_t *cl, const char *id, durable_room_rec_t *rec, cha
     snprintf(rec->game, sizeof rec->game, "%s", game ? game : "?");
     rec->players = players ? atoi(players) : 0;
     rec->rid = strtoull(rid, NULL, 10);
-    rec->seed = strtoull(seed, NULL, 10);
+    uint8_t server_seed[32];
+    if (!deal || atoi(deal) == 0) {
+        deal_v0(&rec->deal, strtoull(seed, NULL, 10));
+    } else if (atoi(deal) != DEAL_VERSION || deal_unhex(server, server_seed) < 0) {
+        snprintf(why, whylen, "its deal (version %s) is not one this node knows", deal);
+        goto out;
+    } else {
+        deal_v1(&rec->deal, server_seed, id);
+    }
     rec->private_room = priv && atoi(priv) != 0;
     if (!(rec->options = tapis_strdup(options))) {
         snprintf(why, whylen, "out of memory");
@@ -523,12 +536,13 @@ static void d_session_room(void *srv, uint64_t sid, const durable_room_t *r, boo
 
 /* The copies below are kept while stopping too (cluster__of() is NULL then): only
    Redis is not written. */
-static void d_room_new(void *srv, const durable_room_t *r, const json_t *options, uint64_t seed)
+static void d_room_new(void *srv, const durable_room_t *r, const json_t *options,
+                       const game_deal_t *deal)
 {
     cluster_t *cl = ((server_t *)srv)->cluster;
     if (!cl) return;
     char *o = json_dumps(options, JSON_COMPACT);
-    cl_room_t *k = keep(cl, r, o, seed);
+    cl_room_t *k = keep(cl, r, o, deal);
     free(o);
     if (!k || ((server_t *)srv)->stopping) return;
     write_meta(cl, r, k);
@@ -536,12 +550,12 @@ static void d_room_new(void *srv, const durable_room_t *r, const json_t *options
     cluster__append(cl, "SADD tapis:node:%s:rooms %s", cl->id, r->id);
 }
 
-/* A room rebuilt here (a restart's or a takeover's): its record's options, seed and
+/* A room rebuilt here (a restart's or a takeover's): its record's options, deal and
    journal, to write again when Redis lost them. */
 static void d_room_rebuilt(void *srv, const durable_room_t *r, const durable_room_rec_t *rec)
 {
     cluster_t *cl = ((server_t *)srv)->cluster;
-    cl_room_t *k = cl && rec ? keep(cl, r, rec->options, rec->seed) : NULL;
+    cl_room_t *k = cl && rec ? keep(cl, r, rec->options, &rec->deal) : NULL;
     if (!k) return;
     for (size_t i = 0; i < rec->nentries; i++) {
         const durable_entry_t *e = &rec->entries[i];

@@ -60,9 +60,10 @@ void durable_session_room(durable_t *d, uint64_t sid, const durable_room_t *r, b
     EACH(d, session_room, sid, r, in);
 }
 
-void durable_room_new(durable_t *d, const durable_room_t *r, const json_t *options, uint64_t seed)
+void durable_room_new(durable_t *d, const durable_room_t *r, const json_t *options,
+                      const game_deal_t *deal)
 {
-    EACH(d, room_new, r, options, seed);
+    EACH(d, room_new, r, options, deal);
 }
 
 void durable_room_rebuilt(durable_t *d, const durable_room_t *r, const durable_room_rec_t *rec)

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/deal.h"
 #include "core/game.h" /* GAME_MAX_SEATS */
 
 struct room; /* the room side's, handed back through durable_restore_hooks_t */
@@ -72,8 +73,8 @@ typedef struct durable_room_rec {
     char id[DURABLE_ROOM_ID_LEN + 1];
     char game[32];
     int players;
-    char *options; /* its complete options, JSON text */
-    uint64_t seed;
+    char *options;    /* its complete options, JSON text */
+    game_deal_t deal; /* its deal (core/deal.h): version 0's seed, version 1's server seed */
     bool private_room;
     bool playing; /* else waiting */
     uint64_t seq; /* state events sent, as the backend knows it (0: the journal says) */
@@ -166,11 +167,12 @@ typedef struct durable_backend {
     /* Session `sid` sits in or watches r (in), or not any more. */
     void (*session_room)(void *ctx, uint64_t sid, const durable_room_t *r, bool in);
 
-    /* Created (its complete options and seed), rebuilt from `rec` (a restore:
-       the store's at a start, the cluster's at a takeover), playing, over,
+    /* Created (its complete options and deal: its players' seeds come in "seed" entries), rebuilt
+       from `rec` (a restore: the store's at a start, the cluster's at a takeover), playing, over,
        closed (over: it ended with a result before), its summary changed (the
        lobby's summary of it), freed. */
-    void (*room_new)(void *ctx, const durable_room_t *r, const json_t *options, uint64_t seed);
+    void (*room_new)(void *ctx, const durable_room_t *r, const json_t *options,
+                     const game_deal_t *deal);
     void (*room_rebuilt)(void *ctx, const durable_room_t *r, const durable_room_rec_t *rec);
     void (*room_started)(void *ctx, const durable_room_t *r);
     void (*room_over)(void *ctx, const durable_room_t *r, const json_t *result);
@@ -184,7 +186,8 @@ typedef struct durable_backend {
     /*
      * Entry n of r's journal: kind "act" (seat, data = the action), "tick"
      * (seat -1, data NULL), "start" (seat -1, data NULL), "seat" (data = who
-     * sits there now: {"name","session"}, {"bot"} or {}), at room time `at`.
+     * sits there now: {"name","session"}, {"bot"} or {}), "seed" (data =
+     * {"seed": TEXT}, the seat's seed before the start), at room time `at`.
      */
     void (*journal)(void *ctx, const durable_room_t *r, uint64_t n, const char *kind, int seat,
                     int64_t at, const json_t *data);
@@ -229,7 +232,8 @@ void durable_session_rename(durable_t *d, const durable_session_t *s);
 void durable_session_end(durable_t *d, const durable_session_t *s);
 void durable_session_room(durable_t *d, uint64_t sid, const durable_room_t *r, bool in);
 
-void durable_room_new(durable_t *d, const durable_room_t *r, const json_t *options, uint64_t seed);
+void durable_room_new(durable_t *d, const durable_room_t *r, const json_t *options,
+                      const game_deal_t *deal);
 void durable_room_rebuilt(durable_t *d, const durable_room_t *r, const durable_room_rec_t *rec);
 void durable_room_started(durable_t *d, const durable_room_t *r);
 void durable_room_over(durable_t *d, const durable_room_t *r, const json_t *result);

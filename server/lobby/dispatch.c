@@ -423,6 +423,7 @@ static void (*const HANDLERS[CMD__COUNT])(request_t *req) = {
     [CMD_ACT] = on_act,
     [CMD_STATE] = on_state,
     [CMD_SAY] = lobby_say,
+    [CMD_SEED] = lobby_seed,
     [CMD_PING] = on_ping,
     [CMD_PONG] = on_pong,
     [CMD_HELP] = on_help,

@@ -74,6 +74,7 @@ void lobby_watch(request_t *req);
 void lobby_leave(request_t *req);
 void lobby_addbot(request_t *req);
 void lobby_say(request_t *req);
+void lobby_seed(request_t *req);
 
 /* Accounts (accounts.c): register, a hello with a password or key, profile, leaderboard. */
 struct account;

@@ -235,22 +235,22 @@ static json_int_t entry_int(const json_t *entry, const char *key, json_int_t dfl
 static json_t *record_view_at(const json_t *record, json_int_t step, char *why, size_t whylen)
 {
     const game_desc_t *d = game_find(json_string_value(json_object_get(record, "game")));
-    const char *seed = json_string_value(json_object_get(record, "seed"));
-    if (!d || !seed) {
-        snprintf(why, whylen, "the record names no game of this server or no seed");
+    game_deal_t deal;
+    if (!d) {
+        snprintf(why, whylen, "the record names no game of this server");
         return NULL;
     }
+    if (deal_from_record(record, &deal, why, whylen) < 0) return NULL;
     journal_replay_t jr;
     if (journal_replay_start_tree(&jr, d, (int)entry_int(record, "players", 0),
-                                  json_object_get(record, "options"), strtoull(seed, NULL, 10), why,
-                                  whylen) < 0)
+                                  json_object_get(record, "options"), &deal, why, whylen) < 0)
         return NULL;
     size_t i;
     const json_t *e;
     json_int_t done = 0;
     json_array_foreach(json_object_get(record, "actions"), i, e)
     {
-        if (done == step) break;
+        if (done == step && is_step(e)) break; /* (step 0: after the "seed" entries) */
         json_int_t n = entry_int(e, "n", 0);
         if (journal_replay_entry_tree(&jr, n < 0 ? 0 : (uint64_t)n,
                                       json_string_value(json_object_get(e, "kind")),
@@ -397,6 +397,29 @@ void lobby_addbot(request_t *req)
         return;
     }
     seat_and_reply(req, sit_bot);
+}
+
+void lobby_seed(request_t *req)
+{
+    room_t *r = req->room;
+    int seat = room_seat_of(r, req->session);
+    if (seat < 0) {
+        req_fail(req, TAPIS_E_NOT_SEATED, "only a player seated at table %s may add a seed", r->id);
+        return;
+    }
+    json_t *reply = req_ok_prepare(req, json_pack("{s:s}", "room", r->id));
+    if (!reply) {
+        req_fail(req, TAPIS_E_INTERNAL, "out of memory");
+        return;
+    }
+    tapis_error_t err = {0};
+    if (room_seed(r, seat, json_string_value(json_object_get(req->msg, "text")), &err) < 0) {
+        json_decref(reply);
+        req_fail(req, err.code, "%s", err.message);
+        return;
+    }
+    req_send(req, reply);
+    room_notify(r); /* "deal": "seeded" */
 }
 
 void lobby_say(request_t *req)

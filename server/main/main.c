@@ -81,12 +81,28 @@ static uint64_t splitmix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-uint64_t server_game_seed(server_t *srv)
+void server_game_deal(server_t *srv, const char *room, game_deal_t *out)
 {
-    uint64_t seed;
-    if (srv->opts.seeded) return splitmix(srv->opts.seed + srv->rooms_created);
-    if (server_random(&seed, sizeof seed) < 0) seed = splitmix(uv_hrtime());
-    return seed;
+    uint64_t seed = 0;
+    if (srv->opts.seeded)
+        seed = splitmix(srv->opts.seed + srv->rooms_created - 1); /* (counted already) */
+    else if (srv->opts.deal_version == 0 && server_random(&seed, sizeof seed) < 0)
+        seed = splitmix(uv_hrtime());
+    if (srv->opts.deal_version == 0) {
+        deal_v0(out, seed);
+        return;
+    }
+    uint8_t server[32];
+    if (srv->opts.seeded) { /* BLAKE2b-256 of the 8 bytes (little-endian) of the old seed */
+        uint8_t le[8];
+        for (int i = 0; i < 8; i++)
+            le[i] = (uint8_t)(seed >> (8 * i));
+        crypto_generichash(server, 32, le, sizeof le, NULL, 0);
+    } else {
+        randombytes_buf(server, sizeof server); /* libsodium's: the OS's source; never fails */
+    }
+    deal_v1(out, server, room);
+    sodium_memzero(server, sizeof server);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -5,6 +5,7 @@
  */
 #include <assert.h>
 #include <stdlib.h>
+#include <sodium.h>
 #include <string.h>
 
 #include "server/net/conn.h"
@@ -16,6 +17,8 @@
 #include "server/session/session.h"
 #include "server/durable/durable.h"
 #include "core/journal.h"
+
+static int fail(tapis_error_t *err, const char *code, const char *msg);
 
 /* ------------------------------------------------------------------------ */
 /* Creation, lookup, destruction                                            */
@@ -70,9 +73,59 @@ static void member_remove(room_t *r, session_t *s)
         durable_session_room(&r->srv->durable, s->id, &r->durable, false);
 }
 
+/*
+ * Deal r's game again with seat's seed set to text: the new game first, so
+ * that nothing changes when there is no memory for it; then a "seed" entry.
+ */
+static int deal_again(room_t *r, int seat, const char *text, int64_t at, tapis_error_t *err)
+{
+    game_deal_t deal = r->deal;
+    snprintf(deal.seeds[seat], sizeof deal.seeds[seat], "%s", text);
+    unsigned long mark = tapis_alloc_failures();
+    json_t *data = json_pack("{s:s}", "seed", text);
+    game_t *g = data ? game_new_dealt(r->desc, r->nseats, r->options, &deal, err) : NULL;
+    if (!g || tapis_alloc_failed_since(mark)) {
+        json_decref(data);
+        game_free(g);
+        game_fail(err, TAPIS_E_INTERNAL, "out of memory");
+        return -1;
+    }
+    game_free(r->game);
+    r->game = g;
+    r->deal = deal;
+    if (durable_any(&r->srv->durable))
+        room__journal(r, "seed", seat, at, data);
+    else
+        r->journal_n++;
+    json_decref(data);
+    return 0;
+}
+
+int room_seed(room_t *r, int seat, const char *text, tapis_error_t *err)
+{
+    if (r->status != ROOM_WAITING)
+        return fail(err, TAPIS_E_GAME_STARTED,
+                    "the game has started: seeds are taken until the table fills");
+    if (r->deal.version == 0)
+        return fail(err, TAPIS_E_BAD_REQUEST,
+                    "this table was dealt before seeds existed (deal version 0)");
+    const char *why = deal_seed_refusal(text);
+    if (why)
+        return fail(err, strlen(text) > DEAL_SEED_MAX ? TAPIS_E_SEED_TOO_LONG : TAPIS_E_BAD_TEXT,
+                    why);
+    if (deal_again(r, seat, text, room__clock(r), err) < 0) return -1;
+    log_info("room %s: seat %d gave a seed", r->id, seat);
+    return 0;
+}
+
 /* Seat i changed (sat, freed, a bot took it): its row, and a "seat" entry saying who. */
 static void seat_changed(room_t *r, int i, int64_t at)
 {
+    /* Whoever sits there now did not give the seat's seed: it goes (kept when no
+       memory to deal again: the journal says which, and the replay follows it). */
+    tapis_error_t ignored;
+    if (r->status == ROOM_WAITING && r->deal.seeds[i][0] && deal_again(r, i, "", at, &ignored) < 0)
+        log_warn("room %s: seat %d keeps its seed (out of memory)", r->id, i);
     if (!durable_any(&r->srv->durable)) { /* nothing keeps a journal */
         r->journal_n++;
         return;
@@ -105,8 +158,9 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
                   "the server hosts as many rooms as it may; try again later");
         return NULL;
     }
-    uint64_t seed = server_game_seed(srv);
-    game_t *g = game_new(d, nseats, options, seed, err);
+    /* The options are checked first (a number or a code is spent only on a room
+       that will be); the game is dealt once the room has its id (its deal names it). */
+    game_t *g = game_new(d, nseats, options, 0, err);
     if (!g) return NULL;
     /* The complete options (the defaults merged in): what a replay gives game_new().
        And the room's place in the timer heap, so that its deadlines never need memory. */
@@ -153,9 +207,13 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     } else {
         snprintf(r->id, sizeof r->id, "%llu", (unsigned long long)r->rid);
     }
+    server_game_deal(srv, r->id, &r->deal);
+    game_free(g);
+    r->game = g = game_new_dealt(d, nseats, all, &r->deal, err);
+    r->options = all;
     set_durable(r);
-    HASH_ADD_STR(srv->by_room_id, id, r);
-    if (!r->hh.tbl) {
+    if (g) HASH_ADD_STR(srv->by_room_id, id, r);
+    if (!g || !r->hh.tbl) {
         json_decref(all);
         game_free(g);
         tapis_free(r);
@@ -166,8 +224,7 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     srv->nrooms++;
     log_info("room %s: created (%s, %d seats%s)", r->id, d->id, nseats,
              private_room ? ", private" : "");
-    durable_room_new(&srv->durable, &r->durable, all, seed);
-    json_decref(all);
+    durable_room_new(&srv->durable, &r->durable, all, &r->deal);
     return r;
 }
 
@@ -177,6 +234,8 @@ void room_free_graveyard(server_t *srv)
         room_t *r = queue_data(queue_head(&srv->graveyard), room_t, node);
         queue_remove(&r->node);
         game_free(r->game);
+        json_decref(r->options);
+        sodium_memzero(&r->deal, sizeof r->deal);
         durable_room_free(&srv->durable, &r->durable);
         rated_room_free(r->rated);
         tapis_free(r->watchers);
@@ -501,12 +560,16 @@ void room_member_reconnected(room_t *r, session_t *s)
 room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_record_t *rec)
 {
     room_t *r = NULL;
-    if (srv->nrooms >= srv->opts.max_rooms || room_find(srv, rec->id) ||
+    json_t *options = json_loads(rec->options, 0, NULL);
+    if (srv->nrooms >= srv->opts.max_rooms || room_find(srv, rec->id) || !options ||
         heap_reserve(&srv->timers, (size_t)srv->nrooms + 1) < 0 ||
         !(r = tapis_calloc(1, sizeof *r))) {
+        json_decref(options);
         game_free(g);
         return NULL;
     }
+    r->options = options;
+    r->deal = *rec->deal;
     r->srv = srv;
     r->desc = d;
     r->nseats = rec->nseats;
@@ -525,6 +588,7 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
     r->unattended_at = -1;
     HASH_ADD_STR(srv->by_room_id, id, r);
     if (!r->hh.tbl) {
+        json_decref(options);
         game_free(g);
         tapis_free(r);
         return NULL;
@@ -586,7 +650,7 @@ durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const cha
         return DURABLE_ROOM_BAD;
     }
     journal_replay_t jr;
-    if (journal_replay_start(&jr, d, n, rec->options, rec->seed, why, whylen) < 0)
+    if (journal_replay_start(&jr, d, n, rec->options, &rec->deal, why, whylen) < 0)
         return DURABLE_ROOM_BAD;
     int ok = 0;
     for (size_t i = 0; ok == 0 && i < rec->nentries; i++) {
@@ -613,7 +677,7 @@ durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const cha
                         .last_at = jr.last_at,
                         .journal_n = jr.n,
                         .options = rec->options,
-                        .seed = rec->seed,
+                        .deal = &jr.deal,
                         .from = rec,
                         .nseats = n};
     snprintf(rr.id, sizeof rr.id, "%s", rec->id);
@@ -627,7 +691,7 @@ durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const cha
         if (!rec->seats[i].bot && rec->seats[i].session)
             rr.seats[i].session = find(ctx, rec, i, rec->seats[i].session);
     }
-    room_t *r = room_restore(srv, d, jr.g, &rr);
+    room_t *r = room_restore(srv, d, journal_replay_take(&jr), &rr);
     if (!r) {
         snprintf(why, whylen, "no room for it here (--max-rooms, or nobody in it)");
         return DURABLE_ROOM_NO_ROOM;

@@ -21,6 +21,7 @@
 
 #include "server/server.h"
 #include "server/session/session.h"
+#include "core/deal.h"
 
 #define ROOM_ID_LEN 16
 
@@ -66,7 +67,9 @@ struct room {
     seat_t seats[GAME_MAX_SEATS];
     session_t **watchers;
     int nwatchers, capwatchers;
-    game_t *game; /* created with the room, played once full */
+    game_t *game;     /* created with the room, dealt again at each seed, played once full */
+    json_t *options;  /* its complete options (a new deal needs them) */
+    game_deal_t deal; /* the deal (core/deal.h): the server seed, the seats' seeds so far */
     room_status_t status;
     bool closed;              /* room_destroy() ran: freed at the end of the turn */
     uint64_t seq;             /* state events sent */
@@ -83,6 +86,14 @@ struct room {
 
 /* room_sit() and friends refuse with a tapis_error_t (tapis_error.h): a TAPIS_E_* code. */
 
+/*
+ * Seat `seat`'s seed for the deal (docs/FAIRNESS.md): until the game starts,
+ * the game is dealt again from the new key and a "seed" entry journaled.
+ * Refuses game_started, seed_too_long, bad_text, bad_request (a room of deal
+ * version 0) or internal, changing nothing.
+ */
+int room_seed(room_t *r, int seat, const char *text, tapis_error_t *err);
+
 room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
                     bool private_room, tapis_error_t *err);
 /* A room as a record gave it, its game already replayed (room_rebuild()). */
@@ -94,8 +105,8 @@ typedef struct room_record {
     uint64_t seq;        /* state events sent before the restart */
     int64_t last_at;     /* room time of its last journal entry: its clock goes on from there */
     uint64_t journal_n;  /* entries in its journal */
-    const char *options; /* its complete options (JSON text) and seed */
-    uint64_t seed;
+    const char *options; /* its complete options (JSON text) and deal */
+    const game_deal_t *deal;
     const durable_room_rec_t *from; /* the backend's record it was rebuilt from (borrowed) */
     int nseats;
     struct {

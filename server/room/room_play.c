@@ -69,6 +69,13 @@ json_t *room_summary(const room_t *r)
     if (r->srv->node_id) json_object_set_new(sum, "node", json_string(r->srv->node_id));
     if (r->rated) json_object_set_new(sum, "rated", json_true());
     json_object_set_new(sum, "race", json_string(room_race_name(r->race)));
+    if (r->deal.version > 0) { /* the commitment, and which seats gave a seed */
+        json_t *deal = deal_json(&r->deal, 0, false), *seeded = json_array();
+        for (int i = 0; i < r->nseats; i++)
+            json_array_append_new(seeded, json_boolean(r->deal.seeds[i][0] != '\0'));
+        json_object_set_new(deal, "seeded", seeded);
+        json_object_set_new(sum, "deal", deal);
+    }
     return game_json_checked(sum, mark);
 }
 
@@ -221,6 +228,16 @@ static void write_state_common(room_t *r, jw_t *w)
     jw_str(w, "ev", "state");
     jw_str(w, "room", r->id);
     jw_int(w, "seq", (json_int_t)r->seq);
+    if (r->seq == 1 && r->deal.version > 0) { /* the first state: the deal it comes from */
+        uint8_t commit[32];
+        char hex[DEAL_HEX_LEN + 1];
+        deal_commit(r->deal.server, commit);
+        deal_hex(commit, hex);
+        jw_obj(w, "deal");
+        jw_int(w, "version", r->deal.version);
+        jw_str(w, "commit", hex);
+        jw_end(w);
+    }
     write_turn_clock(r, w);
     jw_obj(w, "view");
     game_write_public(r->game, w);
@@ -333,6 +350,8 @@ void room_changed(room_t *r)
         json_t *result = r->desc->result(r->game);
         json_t *ev = room_new_event(r, "game_over");
         json_object_set(ev, "result", result);
+        if (r->deal.version > 0) /* the server seed revealed: anyone may check every deck */
+            json_object_set_new(ev, "deal", deal_json(&r->deal, r->nseats, true));
         /* In a cluster the ratings are written without waiting for Redis: the event waits
            for them (rated_over() sends it; ev is its own then). */
         bool later = false;

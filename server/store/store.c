@@ -97,6 +97,12 @@ static const char *const migrations[] = {
     /* clang-format on */
     /* 4 -> 5: accounts, their ratings per game and their rated results (store_accounts.c) */
     STORE_ACCOUNTS_SCHEMA,
+    /* 5 -> 6: provable deals (docs/FAIRNESS.md): the deal's version (0: the game's
+       generator is seeded with rooms.seed, as every game before) and, from version 1,
+       the server seed (hex), secret until the game is over; the players' seeds are
+       the journal's "seed" entries */
+    "ALTER TABLE rooms ADD COLUMN deal INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE rooms ADD COLUMN server_seed TEXT;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -106,8 +112,8 @@ static const char *const statements[S_COUNT] = {
     [S_SESSION_RENAME] = "UPDATE sessions SET name = ?2 WHERE id = ?1",
     [S_SESSION_END] = "DELETE FROM sessions WHERE id = ?1",
     [S_ROOM_NEW] = "INSERT OR REPLACE INTO rooms (rid, code, game, players, options, seed, "
-                   "private, title, status, created) "
-                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'waiting', ?9)",
+                   "private, title, status, created, deal, server_seed) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'waiting', ?9, ?10, ?11)",
     [S_ROOM_STATUS] = "UPDATE rooms SET status = ?2 WHERE rid = ?1",
     [S_ROOM_END] = "UPDATE rooms SET status = ?2, ended = ?3, result = ?4, note = ?5 "
                    "WHERE rid = ?1",

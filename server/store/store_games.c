@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "core/deal.h"
 #include "core/journal.h"
 #include "json/json_text.h"
 #include "server/base/log.h"
@@ -160,11 +161,16 @@ static int game_record(sqlite3 *db, const char *id, bool any_viewer, uint64_t vi
     sqlite3_stmt *s;
     *out = NULL;
     snprintf(why, whylen, "no game %s", id);
-    if (sqlite3_prepare_v2(db,
-                           "SELECT rid, code, game, players, options, seed, private, status, "
-                           "result, created, ended FROM rooms WHERE code = ?1 "
-                           "ORDER BY rid DESC LIMIT 1",
-                           -1, &s, NULL) != SQLITE_OK) {
+    /* A database of schema 5 or older (--export-game reads it without migrating
+       it) has no deal columns: its games are all of deal version 0. */
+    static const char *const sql[] = {
+        "SELECT rid, code, game, players, options, private, status, result, created, ended, "
+        "seed, deal, server_seed FROM rooms WHERE code = ?1 ORDER BY rid DESC LIMIT 1",
+        "SELECT rid, code, game, players, options, private, status, result, created, ended, "
+        "seed, 0, NULL FROM rooms WHERE code = ?1 ORDER BY rid DESC LIMIT 1",
+    };
+    if (sqlite3_prepare_v2(db, sql[0], -1, &s, NULL) != SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql[1], -1, &s, NULL) != SQLITE_OK) {
         snprintf(why, whylen, "cannot read the database: %s", sqlite3_errmsg(db));
         return STORE_REC_ERROR;
     }
@@ -177,22 +183,25 @@ static int game_record(sqlite3 *db, const char *id, bool any_viewer, uint64_t vi
         return step == SQLITE_DONE ? STORE_REC_NOT_FOUND : STORE_REC_ERROR;
     }
     room_row_t row = {.rid = (uint64_t)sqlite3_column_int64(s, 0),
-                      .players = sqlite3_column_int(s, 3),
-                      .seed = (uint64_t)sqlite3_column_int64(s, 5)};
+                      .players = sqlite3_column_int(s, 3)};
     snprintf(row.code, sizeof row.code, "%s", store__col_text(s, 1));
     snprintf(row.game, sizeof row.game, "%s", store__col_text(s, 2));
-    bool priv = sqlite3_column_int(s, 6) != 0;
+    bool priv = sqlite3_column_int(s, 5) != 0;
     if (priv && !any_viewer && !sits_in(db, row.rid, viewer)) {
         sqlite3_finalize(s);
         return STORE_REC_NOT_FOUND;
     }
-    if (strcmp(store__col_text(s, 7), "over") != 0) {
-        snprintf(why, whylen, "game %s is not finished (%s)", id, store__col_text(s, 7));
+    if (strcmp(store__col_text(s, 6), "over") != 0) {
+        snprintf(why, whylen, "game %s is not finished (%s)", id, store__col_text(s, 6));
         sqlite3_finalize(s);
         return STORE_REC_NOT_FINISHED;
     }
     int rc = STORE_REC_OK;
-    json_t *result = col_json(s, 8);
+    if (store__col_deal(s, 10, row.code, &row.deal, why, whylen) < 0) {
+        sqlite3_finalize(s);
+        return STORE_REC_ERROR;
+    }
+    json_t *result = col_json(s, 7);
     if (check) {
         row.options = (char *)store__col_text(s, 4);
         const game_desc_t *d = game_find(row.game);
@@ -231,7 +240,7 @@ static int game_record(sqlite3 *db, const char *id, bool any_viewer, uint64_t vi
         }
     }
     char seed[24];
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)row.seed);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)row.deal.seed);
     json_t *options = json_loads(store__col_text(s, 4), 0, NULL);
     json_t *actions = record_actions(db, row.rid);
     if (!actions) {
@@ -244,8 +253,10 @@ static int game_record(sqlite3 *db, const char *id, bool any_viewer, uint64_t vi
     *out = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o, s:I, s:I}", "id", row.code, "game",
                      row.game, "players", row.players, "options", options ? options : json_null(),
                      "seed", seed, "seats", record_seats(db, row.rid, row.players), "actions",
-                     actions, "result", result, "started", (json_int_t)sqlite3_column_int64(s, 9),
-                     "ended", (json_int_t)sqlite3_column_int64(s, 10));
+                     actions, "result", result, "started", (json_int_t)sqlite3_column_int64(s, 8),
+                     "ended", (json_int_t)sqlite3_column_int64(s, 9));
+    if (*out && row.deal.version > 0)
+        json_object_set_new(*out, "deal", deal_json(&row.deal, 0, true));
     sqlite3_finalize(s);
     if (!*out) {
         snprintf(why, whylen, "out of memory");

@@ -89,7 +89,7 @@ typedef struct room_row {
     char game[32];
     int players;
     char *options;
-    uint64_t seed;
+    game_deal_t deal;
     bool private_room, playing;
     uint64_t seq;
 } room_row_t;
@@ -101,6 +101,10 @@ void store__write_pending(store_t *st); /* the turn's journal entries (store_wri
 void store__room_end(store_t *st, uint64_t rid, const char *status, const json_t *result,
                      const char *note);
 const char *store__col_text(sqlite3_stmt *s, int i); /* store_restore.c */
+/* The deal of room `code` from columns seed, deal, server_seed at i, i + 1, i + 2
+   (store_restore.c). Returns 0, or -1 when they do not make one (why). */
+int store__col_deal(sqlite3_stmt *s, int i, const char *code, game_deal_t *out, char *why,
+                    size_t whylen);
 int store__prepare_journal(sqlite3 *db, sqlite3_stmt **s);
 /* Replay row's journal through the core (store_restore.c, which says more). */
 game_t *store__replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, char *why,

@@ -50,6 +50,24 @@ int store__prepare_journal(sqlite3 *db, sqlite3_stmt **s)
     return rc;
 }
 
+int store__col_deal(sqlite3_stmt *s, int i, const char *code, game_deal_t *out, char *why,
+                    size_t whylen)
+{
+    int version = sqlite3_column_int(s, i + 1);
+    if (version == 0) {
+        deal_v0(out, (uint64_t)sqlite3_column_int64(s, i));
+        return 0;
+    }
+    uint8_t server[32];
+    if (version != DEAL_VERSION || deal_unhex(store__col_text(s, i + 2), server) < 0) {
+        snprintf(why, whylen, "its deal (version %d, server seed \"%.70s\") is not one of %d",
+                 version, store__col_text(s, i + 2), DEAL_VERSION);
+        return -1;
+    }
+    deal_v1(out, server, code);
+    return 0;
+}
+
 /*
  * Replay the journal of finished game `row` into a new game (store_games.c
  * checks a record with it). Returns it, or NULL with `why` filled (the entry
@@ -59,7 +77,7 @@ game_t *store__replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, 
                       size_t whylen)
 {
     journal_replay_t jr;
-    if (journal_replay_start(&jr, d, row->players, row->options, row->seed, why, whylen) < 0)
+    if (journal_replay_start(&jr, d, row->players, row->options, &row->deal, why, whylen) < 0)
         return NULL;
     sqlite3_stmt *s;
     if (store__prepare_journal(db, &s) != SQLITE_OK) {
@@ -82,7 +100,7 @@ game_t *store__replay(sqlite3 *db, const room_row_t *row, const game_desc_t *d, 
         journal_replay_abandon(&jr);
         return NULL;
     }
-    return jr.g;
+    return journal_replay_take(&jr);
 }
 
 /* The seats of rec (their session numbers: the lobby finds the sessions). */
@@ -169,7 +187,8 @@ static int read_rooms(store_t *st, durable_room_rec_t **out)
     int n = 0, cap = 0;
     durable_room_rec_t *v = NULL;
     if (sqlite3_prepare_v2(st->db,
-                           "SELECT rid, code, game, players, options, seed, private, status, seq "
+                           "SELECT rid, code, game, players, options, seed, deal, server_seed, "
+                           "private, status, seq "
                            "FROM rooms WHERE status IN ('waiting', 'playing') ORDER BY rid",
                            -1, &s, NULL) != SQLITE_OK)
         return -1;
@@ -187,10 +206,11 @@ static int read_rooms(store_t *st, durable_room_rec_t **out)
         snprintf(r->game, sizeof r->game, "%s", store__col_text(s, 2));
         r->players = sqlite3_column_int(s, 3);
         r->options = tapis_strdup(store__col_text(s, 4));
-        r->seed = (uint64_t)sqlite3_column_int64(s, 5);
-        r->private_room = sqlite3_column_int(s, 6) != 0;
-        r->playing = strcmp(store__col_text(s, 7), "playing") == 0;
-        r->seq = (uint64_t)sqlite3_column_int64(s, 8);
+        if (store__col_deal(s, 5, r->id, &r->deal, r->error, sizeof r->error) < 0)
+            deal_v0(&r->deal, 0); /* the replay refuses it: r->error says why */
+        r->private_room = sqlite3_column_int(s, 8) != 0;
+        r->playing = strcmp(store__col_text(s, 9), "playing") == 0;
+        r->seq = (uint64_t)sqlite3_column_int64(s, 10);
         if (!r->options) break;
         n++;
     }

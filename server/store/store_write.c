@@ -120,7 +120,8 @@ static void session_end(void *srv, const durable_session_t *s)
     if (q) run(st, q);
 }
 
-static void room_new(void *srv, const durable_room_t *r, const json_t *options, uint64_t seed)
+static void room_new(void *srv, const durable_room_t *r, const json_t *options,
+                     const game_deal_t *deal)
 {
     store_t *st = store_of(srv);
     sqlite3_stmt *q = begin_id(st, S_ROOM_NEW, r->rid);
@@ -129,10 +130,14 @@ static void room_new(void *srv, const durable_room_t *r, const json_t *options, 
     bind_text(q, 3, r->game);
     sqlite3_bind_int(q, 4, r->players);
     bind_json(q, 5, options);
-    sqlite3_bind_int64(q, 6, (sqlite3_int64)seed);
+    sqlite3_bind_int64(q, 6, (sqlite3_int64)deal->seed);
     sqlite3_bind_int(q, 7, r->private_room);
     bind_text(q, 8, r->title);
     sqlite3_bind_int64(q, 9, server_wall_ms());
+    sqlite3_bind_int(q, 10, deal->version);
+    char hex[DEAL_HEX_LEN + 1];
+    deal_hex(deal->server, hex);
+    bind_text(q, 11, deal->version ? hex : NULL);
     run(st, q);
 }
 

@@ -309,18 +309,25 @@ def a_tampered_journal_or_result_is_reported_and_exits_1():
 
 
 def copy_room(con, rid, new_rid):
-    """A copy of finished room `rid` as the public room `new_rid` (its id is
-    new_rid in decimal): its row, seats and journal. Returns its id."""
-    con.execute("INSERT INTO rooms (rid, code, game, players, options, seed, private, title, "
-                "status, seq, created, ended, result, note) SELECT ?, ?, game, players, options, "
-                "seed, 0, title, status, seq, created, ended, result, note FROM rooms "
-                "WHERE rid = ?", (new_rid, str(new_rid), rid))
+    """A copy of finished room `rid` under the number `new_rid` but its own id
+    (a deal is the room's: docs/FAIRNESS.md), which hides the original (the
+    newest room of an id is the record): its row, seats and journal. Returns
+    its id. uncopy_room() shows the original again."""
+    con.execute("INSERT INTO rooms (rid, code, game, players, options, seed, deal, server_seed, "
+                "private, title, status, seq, created, ended, result, note) SELECT ?, code, game, "
+                "players, options, seed, deal, server_seed, 0, title, status, seq, created, "
+                "ended, result, note FROM rooms WHERE rid = ?", (new_rid, rid))
     con.execute("INSERT INTO seats (rid, seat, name, session, bot, strategy, level, pace_min, "
                 "pace_max) SELECT ?, seat, name, session, bot, strategy, level, pace_min, "
                 "pace_max FROM seats WHERE rid = ?", (new_rid, rid))
     con.execute("INSERT INTO journal (rid, n, kind, seat, at, data) SELECT ?, n, kind, seat, at, "
                 "data FROM journal_all WHERE rid = ?", (new_rid, rid))
-    return str(new_rid)
+    return con.execute("SELECT code FROM rooms WHERE rid = ?", (rid,)).fetchone()[0]
+
+
+def uncopy_room(con, new_rid):
+    for table in ("rooms", "seats", "journal"):
+        con.execute("DELETE FROM %s WHERE rid = ?" % table, (new_rid,))
 
 
 def export(db, game_id):
@@ -338,28 +345,32 @@ def a_journal_a_restore_refuses_is_refused_at_the_entry_the_server_names():
     late = next(a for a in reversed(acts) if a["at"] > acts[0]["at"])
     back = acts[0]["at"] - 1
     clock = max(a["at"] for a in changes(record) if a["n"] < late["n"])
-    f.server.stop()
     con = sqlite3.connect(f.db)
     rid = con.execute("SELECT rid FROM rooms WHERE code = ?", (room,)).fetchone()[0]
     top = con.execute("SELECT max(rid) FROM rooms").fetchone()[0]
-    gap, early = copy_room(con, rid, top + 1), copy_room(con, rid, top + 2)
-    con.execute("DELETE FROM journal WHERE rid = ? AND n = ?", (top + 1, gone["n"]))
-    con.execute("UPDATE journal SET at = ? WHERE rid = ? AND n = ?", (back, top + 2, late["n"]))
-    con.commit()
     con.close()
-    # (id, the entry refused, the entry deleted, the client's words, the server's)
-    cases = [(gap, gone["n"] + 1, gone["n"], "missing_entry: entry %d is missing (found %d)"
+    # (the entry refused, the entry deleted, the client's words, the server's, the tampering)
+    cases = [(gone["n"] + 1, gone["n"], "missing_entry: entry %d is missing (found %d)"
               % (gone["n"], gone["n"] + 1), "entry %d is missing (found %d)"
-              % (gone["n"], gone["n"] + 1)),
-             (early, late["n"], None, "time_goes_back: time goes back (%d < %d)" % (back, clock),
-              "entry %d: time goes back (%d < %d)" % (late["n"], back, clock))]
-    # the server's own replay (--export-game, a restore's checks) refuses them
-    for game_id, _, _, _, server_why in cases:
+              % (gone["n"], gone["n"] + 1),
+              ("DELETE FROM journal WHERE rid = ? AND n = ?", (top + 1, gone["n"]))),
+             (late["n"], None, "time_goes_back: time goes back (%d < %d)" % (back, clock),
+              "entry %d: time goes back (%d < %d)" % (late["n"], back, clock),
+              ("UPDATE journal SET at = ? WHERE rid = ? AND n = ?", (back, top + 1, late["n"])))]
+    for n, deleted, why, server_why, (sql, args) in cases:
+        # one tampered copy at a time: it hides the game it copies
+        f.server.stop()
+        con = sqlite3.connect(f.db)
+        uncopy_room(con, top + 1)
+        game_id = copy_room(con, rid, top + 1)
+        con.execute(sql, args)
+        con.commit()
+        con.close()
+        # the server's own replay (--export-game, a restore's checks) refuses it
         r = export(f.db, game_id)
         assert r.returncode == 1 and r.stdout == "", r
         assert "game %s does not replay: %s" % (game_id, server_why) in r.stderr, r.stderr
-    f.server = Server(TAPISD, "--db", f.db)
-    for game_id, n, deleted, why, _ in cases:
+        f.server = Server(TAPISD, "--db", f.db)
         rc, steps, end, err = replay_json(f.server.address, game_id)
         assert rc == 1, (rc, err)
         # the steps before the entry refused are kept
@@ -367,6 +378,12 @@ def a_journal_a_restore_refuses_is_refused_at_the_entry_the_server_names():
         assert len(steps) == len(before) + 1, (len(steps), len(before), end)
         assert end["as_recorded"] is False and end["result"] is None, end
         assert end["message"] == "entry %d does not replay: %s" % (n, why), end
+    f.server.stop()
+    con = sqlite3.connect(f.db)
+    uncopy_room(con, top + 1)
+    con.commit()
+    con.close()
+    f.server = Server(TAPISD, "--db", f.db)
 
 
 @check

@@ -28,6 +28,14 @@
 #define MAX_ENTRIES 4000   /* a direct run stops there if the game has not ended */
 #define TEST_SEED 20240611 /* any seed: the run and the replay share it */
 
+/* A deal of version 0 (the seed alone), as the tests' fixed games have. */
+static const game_deal_t *v0(uint64_t seed)
+{
+    static game_deal_t deal;
+    deal_v0(&deal, seed);
+    return &deal;
+}
+
 /* The tables the tests play: short options, so that each game ends. */
 typedef struct table {
     const char *game;
@@ -136,10 +144,10 @@ static long replay(const game_desc_t *d, const table_t *t, const json_t *journal
 {
     int rc;
     if (form == AS_TEXT) {
-        rc = journal_replay_start(jr, d, t->seats, t->options, TEST_SEED, why, whylen);
+        rc = journal_replay_start(jr, d, t->seats, t->options, v0(TEST_SEED), why, whylen);
     } else {
         json_t *o = json_loads(t->options, 0, NULL);
-        rc = journal_replay_start_tree(jr, d, t->seats, o, TEST_SEED, why, whylen);
+        rc = journal_replay_start_tree(jr, d, t->seats, o, v0(TEST_SEED), why, whylen);
         json_decref(o);
     }
     if (rc < 0) fail_msg("%s: the start does not replay: %s", t->game, why);
@@ -472,18 +480,20 @@ static void a_start_the_game_refuses_is_refused(void **state)
     (void)state;
     journal_replay_t jr;
     char why[400] = "";
-    int rc = journal_replay_start(&jr, SEQNUM_DESC, 2, "{\"max_turns\": 0}", 1, why, sizeof why);
+    int rc =
+        journal_replay_start(&jr, SEQNUM_DESC, 2, "{\"max_turns\": 0}", v0(1), why, sizeof why);
     assert_int_equal(rc, -1);
     assert_null(jr.g);
     assert_true(strncmp(why, "game_new refuses it: bad_option: ", 33) == 0);
     assert_string_equal(jr.error.code, "bad_option");
     json_t *o = json_pack("{s:i}", "max_turns", 0);
-    assert_int_equal(journal_replay_start_tree(&jr, SEQNUM_DESC, 2, o, 1, NULL, 0), -1);
+    assert_int_equal(journal_replay_start_tree(&jr, SEQNUM_DESC, 2, o, v0(1), NULL, 0), -1);
     assert_string_equal(jr.error.code, "bad_option");
     json_decref(o);
-    assert_int_equal(journal_replay_start(&jr, SEQNUM_DESC, 2, "[1, 2", 1, why, sizeof why), -1);
+    assert_int_equal(journal_replay_start(&jr, SEQNUM_DESC, 2, "[1, 2", v0(1), why, sizeof why),
+                     -1);
     assert_true(strncmp(why, "its options are not a JSON object: ", 35) == 0);
-    assert_int_equal(journal_replay_start(&jr, SEQNUM_DESC, 7, "{}", 1, why, sizeof why), -1);
+    assert_int_equal(journal_replay_start(&jr, SEQNUM_DESC, 7, "{}", v0(1), why, sizeof why), -1);
     assert_string_equal(jr.error.code, "bad_players");
 }
 

@@ -43,7 +43,7 @@ static void table_has_every_command_of_the_design(void **state)
                            "join",        "watch", "leave",  "addbot", "act",      "state",
                            "say",         "ping",  "help",   "quit",   "admin",    "announce",
                            "drain",       "close", "kick",   "stats",  "register", "profile",
-                           "leaderboard", "seek",  "cancel", "pong"};
+                           "leaderboard", "seek",  "cancel", "pong",   "seed"};
     int n;
     const command_t *t = command_table(&n);
     assert_int_equal(n, CMD__COUNT);

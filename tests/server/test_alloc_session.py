@@ -6,7 +6,8 @@ does the same for core/ and protocol/).
 tapisd_allocfail is tapisd with hooks (alloc_fail_hooks.c) that fail the Nth
 allocation counted from when it listens (TAPIS_ALLOC_FAIL_AT=N) and print
 "allocations: K failed: F alive: L" at exit. The session: three clients say
-hello (carol over a WebSocket, as a browser), list games, create a table of aspoint3 for two, join it, watch it,
+hello (carol over a WebSocket, as a browser), list games, create a table of aspoint3 for two,
+give it a seed (docs/FAIRNESS.md: the game is dealt again), join it, watch it,
 play moves taken from "legal", chat, ask for the state, play a short game
 against a built-in bot to its end, list rooms, ask for help, drop a
 connection and resume its session with the token, send a bad line, rename,
@@ -58,7 +59,7 @@ class Broken(Exception):
 REPLY_KEYS = {
     "hello": ("token", "name", "rooms"), "games": ("games",), "create": ("room", "seat"),
     "join": ("room", "seat"), "watch": ("room",), "leave": ("room",), "addbot": ("room", "seat"),
-    "act": ("room",), "say": ("room",), "state": ("room", "status", "seats"),
+    "act": ("room",), "say": ("room",), "seed": ("room",), "state": ("room", "status", "seats"),
     "rooms": ("rooms", "total"), "help": ("text",), "admin": ("admin",), "stats": ("stats",),
     "close": ("room",),
 }
@@ -345,6 +346,8 @@ def session(run, port):
     a.request("games")
     r = a.request("create", game="aspoint3", players=2)
     room = r and r["room"]
+    if room:
+        a.request("seed", room=room, text="alice's seed")  # the game is dealt again
     b = Peer(run, port, "bob")
     b.request("hello", name="bob")
     b.request("rooms")

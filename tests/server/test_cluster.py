@@ -25,6 +25,7 @@ Length: over 800 lines on purpose: every test runs on its own Redis and
 three nodes, set up by the helpers at the top.
 Usage: test_cluster.py PATH/TO/tapisd"""
 import functools
+import hashlib
 import math
 import os
 import random
@@ -168,10 +169,14 @@ def clustered(*extra):
 
 
 def cross_node_table(cl, seed, target=40, names=("ann", "bob")):
-    """ann, on node b, opens a table of 233 that bob, on node a, joins (through
-    a link to b) and a bot fills. Returns (room, [ann, bob] as Players, rng)."""
+    """ann, on node b, opens a table of 233, gives it a seed (docs/FAIRNESS.md;
+    ann.commit is the commitment its room event showed), bob, on node a, joins
+    (through a link to b) and a bot fills. Returns (room, [ann, bob] as
+    Players, rng)."""
     ann = cl.nodes["b"].connect(names[0])
     room = ann.ok("create", game="233", players=3, options={"target": target})["room"]
+    ann.commit = ann.event(is_ev("room", room))["deal"]["commit"]
+    ann.ok("seed", room=room, text=names[0] + "'s seed")
     bob = cl.nodes["a"].connect(names[1])
     r = bob.ok("join", room=room)
     assert r["room"] == room and r["seat"] == 1, r
@@ -388,6 +393,11 @@ def a_node_killed_mid_game_its_room_resumes_elsewhere(cl):
     again = [go_on_from(ann2, st, room), go_on_from(bob, bst, room)]
     play(again, rng, timeout=90)
     assert again[0].over["result"] == again[1].over["result"]
+    # the deal came over with the journal: the commitment made on b, ann's seed
+    deal = again[0].over["deal"]
+    assert deal["commit"] == ann.commit and deal["seeds"] == [ann.name + "'s seed", "", ""], deal
+    assert hashlib.blake2b(bytes.fromhex(deal["server_seed"]), digest_size=32).hexdigest() \
+        == deal["commit"], deal
     for w in (cyd, dee2):
         assert w.event(is_ev("game_over", room))["result"] == again[0].over["result"]
     cyd.ok("say", text="gg")  # chat follows the room too

@@ -39,12 +39,19 @@ class Table:
         self.srv = Server(exe, "--dispute-window", str(WINDOW_MS), "--seed", str(seed),
                           "--turn-timer", "0", "--log-level", "debug", *extra)
         self.cs = [self.srv.connect("s%d" % i) for i in range(4)]
+        self.room = None
+        self.rng = random.Random(seed)
+        self.acts_seen = 0
+        self.new_table()
+
+    def new_table(self):
+        """A table of the four (the last one left): each is dealt anew."""
+        for c in self.cs if self.room else ():
+            c.ok("leave", room=self.room)
         r = self.cs[0].ok("create", game="233", players=4)
         self.room = r["room"]
         for c in self.cs[1:]:
             c.ok("join", room=self.room)
-        self.rng = random.Random(seed)
-        self.acts_seen = 0
         self.sync()
 
     def sync(self):
@@ -70,11 +77,13 @@ class Table:
         return False
 
     def find(self, want, limit=3000):
-        """Play until want(T, take_action, O, claim_action) holds; return that tuple."""
+        """Play until want(T, take_action, O, claim_action) holds; return that tuple
+        (in a first round: then the next table, dealt anew, is played)."""
         for _ in range(limit):
             v = self.views[0]
-            if v["phase"] == "over":
-                break
+            if v["phase"] == "over" or v["round"] > 1:
+                self.new_table()
+                continue
             turn = v["turn"]
             takes = [a for a in self.views[turn]["legal"] if a["type"] == "take"]
             for o, ov in enumerate(self.views):

@@ -52,10 +52,11 @@ bool session_remove_room(session_t *s, room_t *r)
 
 static uint64_t game_seed;
 
-uint64_t server_game_seed(server_t *srv)
+void server_game_deal(server_t *srv, const char *room, game_deal_t *out)
 {
     (void)srv;
-    return game_seed;
+    (void)room;
+    deal_v0(out, game_seed); /* the games these tests were written for */
 }
 
 int server_random(void *buf, size_t n)

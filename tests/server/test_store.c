@@ -107,7 +107,9 @@ static void write_room(fixture_t *f)
     durable_room_t *r = &f->room;
     *r = (durable_room_t){.rid = 3, .id = "3", .game = d->id, .title = d->title, .players = 2};
     json_t *options = json_pack("{s:i}", "target", 40);
-    durable_room_new(&f->srv.durable, r, options, 42);
+    game_deal_t deal;
+    deal_v0(&deal, 42);
+    durable_room_new(&f->srv.durable, r, options, &deal);
     json_decref(options);
     durable_seat(&f->srv.durable, r, 0, &(durable_seat_t){.session = 7, .name = "ana"});
     entry(f, "seat", 0, 5, "{\"name\":\"ana\",\"session\":7}");
@@ -148,7 +150,7 @@ static durable_verdict_t on_room(void *ctx, durable_room_rec_t *rec, struct room
     if (!s->replay) return DURABLE_ROOM_REBUILT;
     /* The room side, as room_rebuild() does it: core's replay, entry by entry. */
     journal_replay_t jr;
-    if (journal_replay_start(&jr, game_find(rec->game), rec->players, rec->options, rec->seed, why,
+    if (journal_replay_start(&jr, game_find(rec->game), rec->players, rec->options, &rec->deal, why,
                              whylen) < 0)
         return DURABLE_ROOM_BAD;
     for (size_t i = 0; i < rec->nentries; i++) {
@@ -240,7 +242,8 @@ static void a_room_and_its_sessions_come_back_as_records(void **state)
     assert_string_equal(r->game, "233");
     assert_int_equal(r->players, 2);
     assert_string_equal(r->options, "{\"target\":40}");
-    assert_int_equal(r->seed, 42);
+    assert_int_equal(r->deal.version, 0);
+    assert_int_equal(r->deal.seed, 42);
     assert_false(r->private_room);
     assert_true(r->playing);
     assert_string_equal(r->error, "");
