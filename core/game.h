@@ -54,7 +54,8 @@ typedef struct game_bot_level {
 
 /*
  * The rows every game with a bot lists: its greedy strategy at a person's
- * pace; "easy", the greedy strategy with a mistake one move in three, slowly;
+ * pace; "easy", the greedy strategy one move in three and a random move the
+ * others, slowly;
  * "hard", a search (core/search.h) at a person's pace; the greedy strategy
  * quickly (the reaction time drawn in [min_ms, max_ms]); then "greedy" and
  * "random" at the server's pace and the table's end. `help` says how strong
@@ -65,7 +66,7 @@ typedef struct game_bot_level {
     {"normal", "greedy", (min_ms), (max_ms), "the greedy strategy at a person's pace"}
 #define GAME_BOT_LEVEL_EASY(min_ms, max_ms) \
     {"easy", "easy", (min_ms), (max_ms), \
-     "weaker than normal: the greedy strategy with a random move one time in three, slowly"}
+     "weaker than normal: the greedy strategy with a random move two times in three, slowly"}
 #define GAME_BOT_LEVEL_HARD(min_ms, max_ms) \
     {"hard", "hard", (min_ms), (max_ms), \
      "stronger than normal: searches each move (Monte Carlo over the hidden cards)"}

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "core/game.h"
+#include "core/search.h"
 
 static double clock_s(clockid_t id)
 {
@@ -57,6 +58,29 @@ static double quantile(const times_t *t, double q)
     return t->n ? t->ms[(size_t)(q * (double)(t->n - 1))] : 0;
 }
 
+/* The seats of one game: their strategies, generators and the hard move's times. */
+typedef struct {
+    const game_desc_t *d;
+    const char *const *strategy;
+    rng_t bots[2];
+    times_t *hard; /* [2]: wall clock, CPU */
+} table_t;
+
+/* Seat's choice from its view, timed when it is the hard level's with a choice. */
+static json_t *decide(void *ctx, int seat, const json_t *view)
+{
+    table_t *t = ctx;
+    bool timed = strncmp(t->strategy[seat], "hard", 4) == 0 &&
+                 json_array_size(json_object_get(view, "legal")) > 1;
+    double t0 = seconds(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    json_t *a = t->d->bot(view, t->strategy[seat], &t->bots[seat]);
+    if (timed) {
+        time_add(&t->hard[0], (seconds() - t0) * 1000);
+        time_add(&t->hard[1], (clock_s(CLOCK_THREAD_CPUTIME_ID) - c0) * 1000);
+    }
+    return a;
+}
+
 /*
  * One game: strategy[s] plays seat s. Returns seat 0's share of the win (1,
  * 0.5 for a draw or a shared win, 0) and sets *points to its share of the
@@ -71,41 +95,23 @@ static double play(const game_desc_t *d, uint64_t seed, const char *const strate
         fprintf(stderr, "%s: %s\n", d->id, err.message);
         exit(1);
     }
-    rng_t bots[2], order;
-    rng_seed(&bots[0], seed * 2 + 1);
-    rng_seed(&bots[1], seed * 2 + 2);
+    table_t c = {.d = d, .strategy = strategy, .hard = hard};
+    rng_t order;
+    rng_seed(&c.bots[0], seed * 2 + 1);
+    rng_seed(&c.bots[1], seed * 2 + 2);
     rng_seed(&order, seed ^ 0x9e3779b97f4a7c15u);
     int64_t now = 0;
     for (long moves = 0; !game_is_over(g) && moves < 100000; moves++) {
         now += 50;
         if (game_next_deadline(g) <= now) game_tick(g, now);
         if (game_is_over(g)) break;
-        /* A move that follows the last one at once first (seqnum's draw: the
-           server's bots make it without their reaction time); then the seat the
-           game waits on, unless the other comes first (a claim, a slap), one
-           time in four. */
-        unsigned w = game_waiting(g);
-        int first = w ? __builtin_ctz(w) : (int)rng_below(&order, 2);
-        int now_seat = game_at_once(g, 0) ? 0 : game_at_once(g, 1) ? 1 : -1;
-        json_t *a = NULL;
-        int seat = -1;
-        for (int k = 1; k <= 2 && !a; k++) {
-            int s = now_seat >= 0 ? now_seat : (first + k) % 2;
-            if (now_seat < 0 && k < 2 && rng_below(&order, 4) != 0) continue;
-            json_t *view = game_view(g, s);
-            if (json_array_size(json_object_get(view, "legal"))) {
-                bool timed = strncmp(strategy[s], "hard", 4) == 0 &&
-                             json_array_size(json_object_get(view, "legal")) > 1;
-                double t0 = seconds(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-                a = d->bot(view, strategy[s], &bots[s]);
-                if (timed) {
-                    time_add(&hard[0], (seconds() - t0) * 1000);
-                    time_add(&hard[1], (clock_s(CLOCK_THREAD_CPUTIME_ID) - c0) * 1000);
-                }
-                seat = s;
-            }
-            json_decref(view);
-        }
+        /* The order of the search's playouts (core/search.h): a move that
+           follows the last one at once first (seqnum's draw: the server's bots
+           make it without their reaction time); then one of the seats the game
+           waits on, drawn at random, unless the other comes first (a claim, a
+           slap), one time in four. */
+        int seat;
+        json_t *a = game_search_next_move(g, &order, decide, &c, &seat);
         if (!a) {
             now = game_next_deadline(g);
             if (now == GAME_NO_DEADLINE) break;
