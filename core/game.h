@@ -228,6 +228,9 @@ struct game_desc {
      * kit answers "random" (optional; NULL: "random" whatever the strategy).
      */
     json_t *(*bot)(const json_t *view, const char *strategy, rng_t *rng);
+    /* The kit's levels (core/search.h: "easy", "hard", a greedy strategy): with it,
+       game_bot() is game_bot_search() on it, and `bot` stays NULL. */
+    const struct game_search *search;
     /* The bot's levels (NULL-name terminated, at most GAME_MAX_BOT_LEVELS); the first is the
        default. Every game with a bot also keeps "greedy" and "random" at the server's pace. */
     const game_bot_level_t *bot_levels;
@@ -396,11 +399,13 @@ json_t *game_bot_random(const json_t *view, rng_t *rng);
  * strategy goes to `own`.
  */
 json_t *game_bot_run(const json_t *view, const char *strategy, rng_t *rng, game_strategy_fn *own);
-/* The descriptor's bot, or game_bot_random() for a game without one. */
-static inline json_t *game_bot(const game_desc_t *d, const json_t *view, const char *strategy,
-                               rng_t *rng)
+/* The game's bot: game_bot_search() on its search, else its bot(), else
+   game_bot_random() for a game without one (core/search.c). */
+json_t *game_bot(const game_desc_t *d, const json_t *view, const char *strategy, rng_t *rng);
+/* Has the game a built-in bot of its own (a search or a bot())? */
+static inline bool game_has_bot(const game_desc_t *d)
 {
-    return d->bot ? d->bot(view, strategy, rng) : game_bot_random(view, rng);
+    return d->search || d->bot;
 }
 
 /* --- results and logs (game.c) --- */

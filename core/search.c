@@ -242,6 +242,12 @@ json_t *game_bot_search(const json_t *view, const char *strategy, rng_t *rng,
     return s->policy(view, legal, strategy, rng);
 }
 
+json_t *game_bot(const game_desc_t *d, const json_t *view, const char *strategy, rng_t *rng)
+{
+    if (d->search) return game_bot_search(view, strategy, rng, d->search);
+    return d->bot ? d->bot(view, strategy, rng) : game_bot_random(view, rng);
+}
+
 /* ------------------------------------------------------------------ */
 /* Reading a view                                                       */
 /* ------------------------------------------------------------------ */

@@ -73,7 +73,7 @@ static json_t *decide(void *ctx, int seat, const json_t *view)
     bool timed = strncmp(t->strategy[seat], "hard", 4) == 0 &&
                  json_array_size(json_object_get(view, "legal")) > 1;
     double t0 = seconds(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-    json_t *a = t->d->bot(view, t->strategy[seat], &t->bots[seat]);
+    json_t *a = game_bot(t->d, view, t->strategy[seat], &t->bots[seat]);
     if (timed) {
         time_add(&t->hard[0], (seconds() - t0) * 1000);
         time_add(&t->hard[1], (clock_s(CLOCK_THREAD_CPUTIME_ID) - c0) * 1000);

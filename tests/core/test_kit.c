@@ -196,14 +196,14 @@ static void the_random_bot_draws_uniformly_from_legal(void **state)
     rng_t r1, r2;
     rng_seed(&r1, 3);
     rng_seed(&r2, 3);
-    json_t *a = game_bot_random(v, &r1), *b = g233_desc.bot(v, "random", &r2);
+    json_t *a = game_bot_random(v, &r1), *b = game_bot(&g233_desc, v, "random", &r2);
     assert_true(json_equal(a, b));
     json_decref(a);
     json_decref(b);
     json_decref(v);
     v = parse("{\"legal\": []}");
     assert_null(game_bot_random(v, &r));
-    assert_null(slap_desc.bot(v, "greedy", &r));
+    assert_null(game_bot(&slap_desc, v, "greedy", &r));
     json_decref(v);
 }
 
@@ -316,7 +316,10 @@ static void names_are_found_in_any_case(void **state)
     assert_int_equal(game_name_index("Y123", names, 6), -1);
     assert_int_equal(game_name_index("re", names, 6), -1);
     assert_int_equal(game_name_index("gift=5", names, 6), -1); /* '=' is not '-' in any case */
-    assert_int_equal(game_name_index("r\xc9" "d", names, 6), -1); /* only ASCII letters fold */
+    assert_int_equal(game_name_index("r\xc9"
+                                     "d",
+                                     names, 6),
+                     -1); /* only ASCII letters fold */
     assert_int_equal(game_name_index(NULL, names, 6), -1);
 }
 
