@@ -59,17 +59,18 @@ typedef struct game_bot_level {
  * "hard", a search (core/search.h) at a person's pace; the greedy strategy
  * quickly (the reaction time drawn in [min_ms, max_ms]); then "greedy" and
  * "random" at the server's pace and the table's end. `help` says how strong
- * each is: the figures are docs/BENCHMARKS.md's.
+ * each is: easy's and hard's `strength`, a string the game gives, is their
+ * measured share of wins against normal (docs/BENCHMARKS.md, "Bot levels").
  */
 /* clang-format off */
 #define GAME_BOT_LEVEL_NORMAL(min_ms, max_ms) \
     {"normal", "greedy", (min_ms), (max_ms), "the greedy strategy at a person's pace"}
-#define GAME_BOT_LEVEL_EASY(min_ms, max_ms) \
+#define GAME_BOT_LEVEL_EASY(min_ms, max_ms, strength) \
     {"easy", "easy", (min_ms), (max_ms), \
-     "weaker than normal: the greedy strategy with a random move two times in three, slowly"}
-#define GAME_BOT_LEVEL_HARD(min_ms, max_ms) \
+     "the greedy strategy with a random move two times in three, slowly; " strength}
+#define GAME_BOT_LEVEL_HARD(min_ms, max_ms, strength) \
     {"hard", "hard", (min_ms), (max_ms), \
-     "stronger than normal: searches each move (Monte Carlo over the hidden cards)"}
+     "searches each move (Monte Carlo over the cards it cannot see); " strength}
 #define GAME_BOT_LEVEL_FAST(min_ms, max_ms) \
     {"fast", "greedy", (min_ms), (max_ms), "the greedy strategy, quicker than a person"}
 #define GAME_BOT_LEVELS_AT_SERVER_PACE \

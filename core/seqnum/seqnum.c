@@ -376,8 +376,10 @@ static bool seqnum_at_once(const game_t *base, int seat)
 
 /* Bot levels and their pace (a person needs a moment to find a cell for an equation). */
 static const game_bot_level_t seqnum_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(1000, 2000), GAME_BOT_LEVEL_EASY(2000, 4000),
-    GAME_BOT_LEVEL_HARD(1000, 2000),   GAME_BOT_LEVEL_FAST(150, 400),
+    GAME_BOT_LEVEL_NORMAL(1000, 2000),
+    GAME_BOT_LEVEL_EASY(2000, 4000, "normal wins 76% of games against it"),
+    GAME_BOT_LEVEL_HARD(1000, 2000, "no stronger than normal yet: wins 51% of games against it"),
+    GAME_BOT_LEVEL_FAST(150, 400),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 

@@ -305,6 +305,9 @@ def games_list_each_games_bot_levels_and_their_pace(exe):
             assert g["bots"][0]["level"] == "normal", g["bots"]  # the default
             assert {"normal", "easy", "hard", "fast", "greedy", "random"} <= set(levels), levels
             assert levels["easy"]["strategy"] == "easy" and levels["hard"]["strategy"] == "hard"
+            # each says how strong it is: its measured share of games against normal
+            for lv in ("easy", "hard"):
+                assert re.search(r"\d+% of games", levels[lv]["help"]), levels[lv]
             lo, hi = levels["normal"]["pace_ms"]
             assert 800 <= lo <= hi, levels["normal"]  # a person's pace
             assert levels["greedy"]["pace_ms"] == [50, 300]  # --bot-delay's default
