@@ -776,7 +776,7 @@ static json_t *g233_result(const game_t *base)
 static const game_bot_level_t g233_bot_levels[] = {
     GAME_BOT_LEVEL_NORMAL(800, 1600),
     GAME_BOT_LEVEL_EASY(1600, 3200, "normal wins 74% of games against it"),
-    GAME_BOT_LEVEL_HARD(800, 1600, "wins 72% of games against normal"),
+    GAME_BOT_LEVEL_HARD(800, 1600, "wins 79% of games against normal"),
     GAME_BOT_LEVEL_FAST(150, 400),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
