@@ -9,7 +9,7 @@
  * bots (`addbot`), and plays every other seat itself, one connection per seat
  * (the first connection created the table and sits in it; the others
  * `join`). Each seat decides from its own state events with the game's bot
- * strategy, desc->bot(view, strategy, rng): the very code the server's
+ * strategy, game_bot(desc, view, strategy, rng): the very code the server's
  * built-in bots run. At the end it prints a summary.
  *
  * One thread, blocking sockets and poll(). Each connection has at most one
@@ -157,7 +157,7 @@ static void maybe_act(seat_conn_t *c)
         if (now < c->act_at) return;
     }
     c->act_at = 0;
-    json_t *action = b->desc->bot(c->view, b->o.strategy, &b->rng);
+    json_t *action = game_bot(b->desc, c->view, b->o.strategy, &b->rng);
     c->acted = c->seq;
     c->retry = 0;
     if (!action) return;

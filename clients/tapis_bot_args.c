@@ -183,7 +183,7 @@ void bot_parse_args(bot_t *b, int argc, char **argv)
         fprintf(stderr, "tapis-bot: --bots must leave at least one seat to this client\n");
         exit(2);
     }
-    if (!b->desc || !b->desc->bot) {
+    if (!b->desc || !game_has_bot(b->desc)) {
         fprintf(stderr, "tapis-bot: no bot for game \"%s\" in this build\n", b->o.game);
         exit(2);
     }

@@ -54,21 +54,23 @@ typedef struct game_bot_level {
 
 /*
  * The rows every game with a bot lists: its greedy strategy at a person's
- * pace; "easy", the greedy strategy with a mistake one move in three, slowly;
+ * pace; "easy", the greedy strategy one move in three and a random move the
+ * others, slowly;
  * "hard", a search (core/search.h) at a person's pace; the greedy strategy
  * quickly (the reaction time drawn in [min_ms, max_ms]); then "greedy" and
  * "random" at the server's pace and the table's end. `help` says how strong
- * each is: the figures are docs/BENCHMARKS.md's.
+ * each is: easy's and hard's `strength`, a string the game gives, is their
+ * measured share of wins against normal (docs/BENCHMARKS.md, "Bot levels").
  */
 /* clang-format off */
 #define GAME_BOT_LEVEL_NORMAL(min_ms, max_ms) \
     {"normal", "greedy", (min_ms), (max_ms), "the greedy strategy at a person's pace"}
-#define GAME_BOT_LEVEL_EASY(min_ms, max_ms) \
+#define GAME_BOT_LEVEL_EASY(min_ms, max_ms, strength) \
     {"easy", "easy", (min_ms), (max_ms), \
-     "weaker than normal: the greedy strategy with a random move one time in three, slowly"}
-#define GAME_BOT_LEVEL_HARD(min_ms, max_ms) \
+     "the greedy strategy with a random move two times in three, slowly; " strength}
+#define GAME_BOT_LEVEL_HARD(min_ms, max_ms, strength) \
     {"hard", "hard", (min_ms), (max_ms), \
-     "stronger than normal: searches each move (Monte Carlo over the hidden cards)"}
+     "searches each move (Monte Carlo over the cards it cannot see); " strength}
 #define GAME_BOT_LEVEL_FAST(min_ms, max_ms) \
     {"fast", "greedy", (min_ms), (max_ms), "the greedy strategy, quicker than a person"}
 #define GAME_BOT_LEVELS_AT_SERVER_PACE \
@@ -227,6 +229,9 @@ struct game_desc {
      * kit answers "random" (optional; NULL: "random" whatever the strategy).
      */
     json_t *(*bot)(const json_t *view, const char *strategy, rng_t *rng);
+    /* The kit's levels (core/search.h: "easy", "hard", a greedy strategy): with it,
+       game_bot() is game_bot_search() on it, and `bot` stays NULL. */
+    const struct game_search *search;
     /* The bot's levels (NULL-name terminated, at most GAME_MAX_BOT_LEVELS); the first is the
        default. Every game with a bot also keeps "greedy" and "random" at the server's pace. */
     const game_bot_level_t *bot_levels;
@@ -400,11 +405,13 @@ json_t *game_bot_random(const json_t *view, rng_t *rng);
  * strategy goes to `own`.
  */
 json_t *game_bot_run(const json_t *view, const char *strategy, rng_t *rng, game_strategy_fn *own);
-/* The descriptor's bot, or game_bot_random() for a game without one. */
-static inline json_t *game_bot(const game_desc_t *d, const json_t *view, const char *strategy,
-                               rng_t *rng)
+/* The game's bot: game_bot_search() on its search, else its bot(), else
+   game_bot_random() for a game without one (core/search.c). */
+json_t *game_bot(const game_desc_t *d, const json_t *view, const char *strategy, rng_t *rng);
+/* Has the game a built-in bot of its own (a search or a bot())? */
+static inline bool game_has_bot(const game_desc_t *d)
 {
-    return d->bot ? d->bot(view, strategy, rng) : game_bot_random(view, rng);
+    return d->search || d->bot;
 }
 
 /* --- results and logs (game.c) --- */

@@ -18,27 +18,31 @@
 /* ------------------------------------------------------------------ */
 
 /*
- * The next move of a playout: a seat whose move follows its last one at once
- * (game_at_once: seqnum's draw) makes it, as built-in bots do; otherwise the
- * seat the game waits on plays, unless another seat with something to do (a
- * claim, a slap) comes first, each with odds of one in four, as bots racing
- * at a table would. NULL with *actor -1 when nobody can act (the table waits
- * for a deadline).
+ * The seat a table's move comes from first: one of the seats the game waits
+ * on, drawn at random (with several, as in a race, none is favoured), or of
+ * all seats when it waits on none.
  */
-static json_t *next_move(const game_t *g, const game_search_t *s, rng_t *r, int *actor)
+static int first_seat(unsigned w, int n, rng_t *r)
 {
-    int n = g->seats;
-    unsigned w = game_waiting(g);
-    int first = w ? __builtin_ctz(w) : (int)rng_below(r, (uint32_t)n), now = -1;
+    int count = w ? __builtin_popcount(w) : n, pick = (int)rng_below(r, (uint32_t)count);
+    if (!w) return pick;
+    for (int t = 0;; t++)
+        if ((w >> t & 1u) && pick-- == 0) return t;
+}
+
+json_t *game_search_next_move(const game_t *g, rng_t *order, game_decide_fn *decide, void *ctx,
+                              int *actor)
+{
+    int n = g->seats, now = -1;
+    int first = first_seat(game_waiting(g), n, order);
     for (int t = 0; t < n && now < 0; t++)
         if (game_at_once(g, t)) now = t;
     *actor = -1;
     for (int k = 1; k <= n; k++) {
         int t = now >= 0 ? now : (first + k) % n;
-        if (now < 0 && k < n && rng_below(r, 4) != 0) continue;
+        if (now < 0 && k < n && rng_below(order, 4) != 0) continue;
         json_t *view = game_view(g, t);
-        const json_t *legal = json_object_get(view, "legal");
-        json_t *a = json_array_size(legal) ? s->policy(view, legal, "greedy", r) : NULL;
+        json_t *a = json_array_size(json_object_get(view, "legal")) ? decide(ctx, t, view) : NULL;
         json_decref(view);
         if (a) {
             *actor = t;
@@ -46,6 +50,19 @@ static json_t *next_move(const game_t *g, const game_search_t *s, rng_t *r, int 
         }
     }
     return NULL;
+}
+
+typedef struct {
+    const game_search_t *s;
+    rng_t *r;
+} greedy_ctx_t;
+
+/* A playout's seat: the game's greedy strategy. */
+static json_t *greedy_decide(void *ctx, int seat, const json_t *view)
+{
+    (void)seat;
+    greedy_ctx_t *c = ctx;
+    return c->s->policy(view, json_object_get(view, "legal"), "greedy", c->r);
 }
 
 /* Play g on from *now with every seat's greedy strategy; the end's value for seat. */
@@ -57,7 +74,8 @@ static double playout(game_t *g, int seat, const game_search_t *s, int stage, in
         if (game_next_deadline(g) <= now) game_tick(g, now);
         if (game_is_over(g) || (s->stage && s->stage(g) != stage)) break;
         int actor;
-        json_t *a = next_move(g, s, r, &actor);
+        greedy_ctx_t c = {s, r};
+        json_t *a = game_search_next_move(g, r, greedy_decide, &c, &actor);
         if (!a) {
             int64_t at = game_next_deadline(g);
             if (at == GAME_NO_DEADLINE) break; /* stuck: value it as it stands */
@@ -202,7 +220,7 @@ int game_search_budget(const char *strategy, int def)
 
 json_t *game_bot_easy(const json_t *view, const json_t *legal, rng_t *rng, game_strategy_fn *greedy)
 {
-    if (rng_below(rng, GAME_EASY_MISTAKE_EVERY) == 0)
+    if (rng_below(rng, GAME_EASY_GREEDY_EVERY) != 0)
         return json_deep_copy(
             json_array_get(legal, rng_below(rng, (uint32_t)json_array_size(legal))));
     return greedy(view, legal, "greedy", rng);
@@ -222,6 +240,12 @@ json_t *game_bot_search(const json_t *view, const char *strategy, rng_t *rng,
     if (budget > 0) return game_search_run(view, legal, s, budget, rng);
     if (strcmp(name, "easy") == 0) return game_bot_easy(view, legal, rng, s->policy);
     return s->policy(view, legal, strategy, rng);
+}
+
+json_t *game_bot(const game_desc_t *d, const json_t *view, const char *strategy, rng_t *rng)
+{
+    if (d->search) return game_bot_search(view, strategy, rng, d->search);
+    return d->bot ? d->bot(view, strategy, rng) : game_bot_random(view, rng);
 }
 
 /* ------------------------------------------------------------------ */

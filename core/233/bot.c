@@ -52,7 +52,7 @@ static json_t *pick(json_t *a)
     return a ? json_deep_copy(a) : NULL;
 }
 
-static json_t *greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
+json_t *g233_greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
 {
     (void)strategy;
     (void)rng;
@@ -142,21 +142,4 @@ static json_t *greedy(const json_t *view, const json_t *legal, const char *strat
         }
     }
     return pick(draw ? draw : take);
-}
-
-/* "hard": 16 moves of the round searched, valued by the scores and the hands' groups
-   (search.c), among at most 8 actions. */
-static const game_search_t search = {
-    .from_view = g233_from_view,
-    .value = g233_value,
-    .stage = g233_stage,
-    .max_moves = 16,
-    .playouts = 64,
-    .max_actions = 8,
-    .policy = greedy,
-};
-
-json_t *g233_bot(const json_t *view, const char *strategy, rng_t *rng)
-{
-    return game_bot_search(view, strategy, rng, &search); /* "random", "easy", "hard": the kit's */
 }

@@ -791,8 +791,10 @@ static json_t *g233_result(const game_t *base)
 
 /* Bot levels and their pace (a person draws, discards and claims in a second or two). */
 static const game_bot_level_t g233_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(800, 1600), GAME_BOT_LEVEL_EASY(1600, 3200),
-    GAME_BOT_LEVEL_HARD(800, 1600),   GAME_BOT_LEVEL_FAST(150, 400),
+    GAME_BOT_LEVEL_NORMAL(800, 1600),
+    GAME_BOT_LEVEL_EASY(1600, 3200, "normal wins 74% of games against it"),
+    GAME_BOT_LEVEL_HARD(800, 1600, "wins 79% of games against normal"),
+    GAME_BOT_LEVEL_FAST(150, 400),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
@@ -813,7 +815,7 @@ const game_desc_t g233_desc = {
     .default_action = g233_default_action,
     .is_over = g233_is_over,
     .result = g233_result,
-    .bot = g233_bot,
+    .search = &g233_search,
     .bot_levels = g233_bot_levels,
     .dump = g233_dump,
     .resample = g233_resample,

@@ -116,7 +116,4 @@ int g233_stack_discard(g233_t *g, const char *name, int discarder);
 /* Bit mask of the seats holding a dealt -5 still to place (0 once all are placed). */
 unsigned g233_placing(const g233_t *g);
 
-/* The bot strategy (bot.c). */
-json_t *g233_bot(const json_t *view, const char *strategy, rng_t *rng);
-
 #endif

@@ -72,13 +72,9 @@ game_dump_fn g233_dump;
 game_resample_fn g233_resample;
 game_audit_fn g233_audit;
 
-/* search.c: what the kit's search (core/search.h) needs of the game */
-/* A state consistent with one seat's view, the unseen cards dealt from rng (NULL: unreadable). */
-game_t *g233_from_view(const json_t *view, rng_t *rng);
-/* A won game above any points; then the score and half the hand's best grouping, less the best
-   other seat's. */
-double g233_value(const game_t *g, int seat);
-/* The round: the search's playouts end with it. */
-int g233_stage(const game_t *g);
+/* search.c: the kit's search (core/search.h) over the game: the "easy" and
+   "hard" levels; bot.c: its greedy strategy, the playouts' policy */
+extern const struct game_search g233_search;
+game_strategy_fn g233_greedy;
 
 #endif

@@ -31,7 +31,7 @@ static int meld_kind(const g233_card_t *cards, int n)
     return -1;
 }
 
-game_t *g233_from_view(const json_t *view, rng_t *rng)
+static game_t *g233_from_view(const json_t *view, rng_t *rng)
 {
     static const char *const phases[] = {"draw", "gift", "discard", "over"};
     int n = (int)json_array_size(json_object_get(view, "players"));
@@ -182,7 +182,7 @@ static int hand_points(const g233_hand_t *h)
     return g233_score_best(h, NULL, NULL);
 }
 
-double g233_value(const game_t *base, int seat)
+static double g233_value(const game_t *base, int seat)
 {
     const g233_t *g = (const g233_t *)base;
     if (g->phase == G233_PH_OVER) return (g->winners >> seat & 1) ? 1e6 : -1e6;
@@ -195,7 +195,19 @@ double g233_value(const game_t *base, int seat)
     return mine - best;
 }
 
-int g233_stage(const game_t *base)
+static int g233_stage(const game_t *base)
 {
     return ((const g233_t *)base)->round;
 }
+
+/* "hard": 16 moves of the round searched, valued by the scores and the hands' groups
+   (search.c), among at most 8 actions. */
+const game_search_t g233_search = {
+    .from_view = g233_from_view,
+    .value = g233_value,
+    .stage = g233_stage,
+    .max_moves = 16,
+    .playouts = 64,
+    .max_actions = 8,
+    .policy = g233_greedy,
+};

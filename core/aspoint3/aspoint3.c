@@ -364,8 +364,10 @@ static json_t *ap3_result(const game_t *base)
 
 /* Bot levels and their pace (a person takes a second or two to look and swap). */
 static const game_bot_level_t ap3_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(800, 1600), GAME_BOT_LEVEL_EASY(1600, 3200),
-    GAME_BOT_LEVEL_HARD(800, 1600),   GAME_BOT_LEVEL_FAST(150, 400),
+    GAME_BOT_LEVEL_NORMAL(800, 1600),
+    GAME_BOT_LEVEL_EASY(1600, 3200, "normal wins 80% of games against it"),
+    GAME_BOT_LEVEL_HARD(800, 1600, "no stronger than normal yet: wins 52% of games against it"),
+    GAME_BOT_LEVEL_FAST(150, 400),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
@@ -384,7 +386,7 @@ const game_desc_t aspoint3_desc = {
     .default_action = ap3_default_action,
     .is_over = ap3_is_over,
     .result = ap3_result,
-    .bot = ap3_bot,
+    .search = &ap3_search,
     .bot_levels = ap3_bot_levels,
     .dump = ap3_dump,
     .resample = ap3_resample,

@@ -98,9 +98,6 @@ typedef struct ap3 {
 
 extern const game_desc_t aspoint3_desc;
 
-/* The bot strategy (bot.c). */
-json_t *ap3_bot(const json_t *view, const char *strategy, rng_t *rng);
-
 /* --- for tests: hand-built states --- */
 
 /*

@@ -161,25 +161,10 @@ static json_t *greedy_picker(const json_t *view, const json_t *legal, rng_t *rng
     return pick(up_margin > down_margin ? up_a : down_a);
 }
 
-static json_t *greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
+json_t *ap3_greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
 {
     (void)strategy;
     if (strcmp(str(view, "phase") ? str(view, "phase") : "", "pick") == 0)
         return greedy_picker(view, legal, rng);
     return greedy_starter(view, legal);
-}
-
-/* "hard": one deal searched, every action valued by its deal's points (search.c). */
-static const game_search_t search = {
-    .from_view = ap3_from_view,
-    .value = ap3_value,
-    .stage = ap3_stage,
-    .max_moves = 8,
-    .playouts = 512,
-    .policy = greedy,
-};
-
-json_t *ap3_bot(const json_t *view, const char *strategy, rng_t *rng)
-{
-    return game_bot_search(view, strategy, rng, &search); /* "random", "easy", "hard": the kit's */
 }

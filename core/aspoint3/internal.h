@@ -36,12 +36,9 @@ game_dump_fn ap3_dump;
 game_resample_fn ap3_resample;
 game_audit_fn ap3_audit;
 
-/* search.c: what the kit's search (core/search.h) needs of the game */
-/* A state consistent with one seat's view, the unseen cards dealt from rng (NULL: unreadable). */
-game_t *ap3_from_view(const json_t *view, rng_t *rng);
-/* Won games above any points, then the totals, then this round's points. */
-double ap3_value(const game_t *g, int seat);
-/* The deal: the search's playouts end with it. */
-int ap3_stage(const game_t *g);
+/* search.c: the kit's search (core/search.h) over the game: the "easy" and
+   "hard" levels; bot.c: its greedy strategy, the playouts' policy */
+extern const struct game_search ap3_search;
+game_strategy_fn ap3_greedy;
 
 #endif

@@ -18,7 +18,7 @@ static int view_card(const json_t *v, const char *key)
     return ap3_card_parse(json_string_value(json_object_get(v, key)));
 }
 
-game_t *ap3_from_view(const json_t *view, rng_t *rng)
+static game_t *ap3_from_view(const json_t *view, rng_t *rng)
 {
     static const char *const phases[] = {"swap", "pick", "over"};
     int seat = game_search_int(view, "seat");
@@ -104,7 +104,7 @@ bad:
 
 /* Won games count above any points; then the totals, then this round's points
    (the packs variant: deals won count as much as a pack's points). */
-double ap3_value(const game_t *base, int seat)
+static double ap3_value(const game_t *base, int seat)
 {
     const ap3_t *g = (const ap3_t *)base;
     int o = 1 - seat;
@@ -115,7 +115,17 @@ double ap3_value(const game_t *base, int seat)
            (g->score[seat] - g->score[o]) * unit;
 }
 
-int ap3_stage(const game_t *base)
+static int ap3_stage(const game_t *base)
 {
     return ((const ap3_t *)base)->deal;
 }
+
+/* "hard": one deal searched, every action valued by its deal's points (search.c). */
+const game_search_t ap3_search = {
+    .from_view = ap3_from_view,
+    .value = ap3_value,
+    .stage = ap3_stage,
+    .max_moves = 8,
+    .playouts = 512,
+    .policy = ap3_greedy,
+};

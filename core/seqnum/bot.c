@@ -67,7 +67,7 @@ static int place_value(const board_t *b, int c, int team, int nteams)
     return v;
 }
 
-static json_t *greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
+json_t *seqnum_greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
 {
     (void)strategy;
     (void)rng;
@@ -104,19 +104,4 @@ static json_t *greedy(const json_t *view, const json_t *legal, const char *strat
     }
     a = best ? best : pass;
     return a ? json_deep_copy(a) : NULL;
-}
-
-/* "hard": 24 moves ahead searched, valued by the lines of the board (search.c). */
-static const game_search_t search = {
-    .from_view = seqnum_from_view,
-    .value = seqnum_value,
-    .max_moves = 24,
-    .playouts = 48,
-    .max_actions = 8,
-    .policy = greedy,
-};
-
-json_t *seqnum_bot(const json_t *view, const char *strategy, rng_t *rng)
-{
-    return game_bot_search(view, strategy, rng, &search); /* "random", "easy", "hard": the kit's */
 }

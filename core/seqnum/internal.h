@@ -40,10 +40,9 @@ game_dump_fn seqnum_dump;
 game_resample_fn seqnum_resample;
 game_audit_fn seqnum_audit;
 
-/* search.c: what the kit's search (core/search.h) needs of the game */
-/* A state consistent with one seat's view, the unseen cards dealt from rng (NULL: unreadable). */
-game_t *seqnum_from_view(const json_t *view, rng_t *rng);
-/* A won game above anything; then sequences, then the lines of five one team holds. */
-double seqnum_value(const game_t *g, int seat);
+/* search.c: the kit's search (core/search.h) over the game: the "easy" and
+   "hard" levels; bot.c: its greedy strategy, the playouts' policy */
+extern const struct game_search seqnum_search;
+game_strategy_fn seqnum_greedy;
 
 #endif

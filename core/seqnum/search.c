@@ -29,7 +29,7 @@ static int take_cards(const json_t *list, uint8_t *out, int max, int *left)
     return n;
 }
 
-game_t *seqnum_from_view(const json_t *view, rng_t *rng)
+static game_t *seqnum_from_view(const json_t *view, rng_t *rng)
 {
     int n = (int)json_array_size(json_object_get(view, "players"));
     int seat = game_search_int(view, "seat");
@@ -111,7 +111,7 @@ bad:
  * that only one team holds chips in, by 4 to the power of its chips (a free
  * corner counts for every team): the lines nearest to a sequence weigh most.
  */
-double seqnum_value(const game_t *base, int seat)
+static double seqnum_value(const game_t *base, int seat)
 {
     const seqnum_t *g = (const seqnum_t *)base;
     int team = seqnum_team(g, seat);
@@ -146,3 +146,13 @@ double seqnum_value(const game_t *base, int seat)
             }
     return v;
 }
+
+/* "hard": 24 moves ahead searched, valued by the lines of the board (search.c). */
+const game_search_t seqnum_search = {
+    .from_view = seqnum_from_view,
+    .value = seqnum_value,
+    .max_moves = 24,
+    .playouts = 48,
+    .max_actions = 8,
+    .policy = seqnum_greedy,
+};

@@ -376,8 +376,10 @@ static bool seqnum_at_once(const game_t *base, int seat)
 
 /* Bot levels and their pace (a person needs a moment to find a cell for an equation). */
 static const game_bot_level_t seqnum_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(1000, 2000), GAME_BOT_LEVEL_EASY(2000, 4000),
-    GAME_BOT_LEVEL_HARD(1000, 2000),   GAME_BOT_LEVEL_FAST(150, 400),
+    GAME_BOT_LEVEL_NORMAL(1000, 2000),
+    GAME_BOT_LEVEL_EASY(2000, 4000, "normal wins 76% of games against it"),
+    GAME_BOT_LEVEL_HARD(1000, 2000, "no stronger than normal yet: wins 50% of games against it"),
+    GAME_BOT_LEVEL_FAST(150, 400),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
@@ -397,7 +399,7 @@ const game_desc_t seqnum_desc = {
     .default_action = seqnum_default_action,
     .is_over = seqnum_is_over,
     .result = seqnum_result,
-    .bot = seqnum_bot,
+    .search = &seqnum_search,
     .bot_levels = seqnum_bot_levels,
     .dump = seqnum_dump,
     .resample = seqnum_resample,

@@ -119,7 +119,4 @@ int seqnum_stack_draw(seqnum_t *g, const char *name);
 /* Put a chip of `team` on cell (SEQNUM_NO_CHIP clears it), with no sequence check. */
 void seqnum_put_chip(seqnum_t *g, int cell, int team);
 
-/* The bot strategy (bot.c). */
-json_t *seqnum_bot(const json_t *view, const char *strategy, rng_t *rng);
-
 #endif

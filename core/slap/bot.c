@@ -66,7 +66,7 @@ static int score(const json_t *view, const json_t *a)
     return 0;
 }
 
-static json_t *greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
+json_t *slap_greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
 {
     (void)strategy;
     (void)rng;
@@ -83,22 +83,6 @@ static json_t *greedy(const json_t *view, const json_t *legal, const char *strat
         }
     }
     return json_deep_copy(best);
-}
-
-/* "hard": the rest of the round searched, or 30 moves of it (search.c). */
-static const game_search_t search = {
-    .from_view = slap_from_view,
-    .value = slap_search_value,
-    .stage = slap_stage,
-    .max_moves = 30,
-    .playouts = 48,
-    .max_actions = 8,
-    .policy = greedy,
-};
-
-json_t *slap_bot(const json_t *view, const char *strategy, rng_t *rng)
-{
-    return game_bot_search(view, strategy, rng, &search); /* "random", "easy", "hard": the kit's */
 }
 
 int slap_bot_reaction_ms(const char *strategy)

@@ -38,12 +38,9 @@ game_dump_fn slap_dump;
 game_resample_fn slap_resample;
 game_audit_fn slap_audit;
 
-/* search.c: what the kit's search (core/search.h) needs of the game */
-/* A state consistent with one seat's view, the unseen cards dealt from rng (NULL: unreadable). */
-game_t *slap_from_view(const json_t *view, rng_t *rng);
-/* A won game above anything; then the fewest cards held, mine against the best other's. */
-double slap_search_value(const game_t *g, int seat);
-/* The round: the search's playouts end with it. */
-int slap_stage(const game_t *g);
+/* search.c: the kit's search (core/search.h) over the game: the "easy" and
+   "hard" levels; bot.c: its greedy strategy, the playouts' policy */
+extern const struct game_search slap_search;
+game_strategy_fn slap_greedy;
 
 #endif

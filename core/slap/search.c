@@ -28,7 +28,7 @@ static int take(const json_t *name, int *left)
     return c >= 0 && left[c]-- > 0 ? c : -1;
 }
 
-game_t *slap_from_view(const json_t *view, rng_t *rng)
+static game_t *slap_from_view(const json_t *view, rng_t *rng)
 {
     static const char *const phases[] = {"setup", "play", "race", "over"};
     const json_t *players = json_object_get(view, "players"),
@@ -117,7 +117,7 @@ bad:
 }
 
 /* A won game above anything; then the fewest cards held: mine against the best other's. */
-double slap_search_value(const game_t *base, int seat)
+static double slap_search_value(const game_t *base, int seat)
 {
     const slap_t *g = (const slap_t *)base;
     if (g->phase == SLAP_OVER)
@@ -128,7 +128,18 @@ double slap_search_value(const game_t *base, int seat)
     return best - slap_cards_held(g, seat);
 }
 
-int slap_stage(const game_t *base)
+static int slap_stage(const game_t *base)
 {
     return ((const slap_t *)base)->round;
 }
+
+/* "hard": the rest of the round searched, or 30 moves of it (search.c). */
+const game_search_t slap_search = {
+    .from_view = slap_from_view,
+    .value = slap_search_value,
+    .stage = slap_stage,
+    .max_moves = 30,
+    .playouts = 48,
+    .max_actions = 8,
+    .policy = slap_greedy,
+};

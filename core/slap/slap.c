@@ -551,8 +551,10 @@ void slap_refresh(slap_t *g)
 
 /* Bot levels and their pace (about a second per action: a person can keep up). */
 static const game_bot_level_t slap_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(800, 1200), GAME_BOT_LEVEL_EASY(1400, 2200),
-    GAME_BOT_LEVEL_HARD(800, 1200),   GAME_BOT_LEVEL_FAST(250, 450),
+    GAME_BOT_LEVEL_NORMAL(800, 1200),
+    GAME_BOT_LEVEL_EASY(1400, 2200, "normal wins 64% of games against it"),
+    GAME_BOT_LEVEL_HARD(800, 1200, "a little stronger than normal: wins 55% of games against it"),
+    GAME_BOT_LEVEL_FAST(250, 450),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
 
@@ -573,7 +575,7 @@ const game_desc_t slap_desc = {
     .simultaneous = true,
     .is_over = slap_is_over,
     .result = slap_result,
-    .bot = slap_bot,
+    .search = &slap_search,
     .bot_levels = slap_bot_levels,
     .dump = slap_dump,
     .resample = slap_resample,

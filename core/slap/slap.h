@@ -124,8 +124,6 @@ int slap_set_draw(slap_t *g, int seat, const char *names);
 /* After hand-building: recompute the stall deadline as apply() would at g->now. */
 void slap_refresh(slap_t *g);
 
-/* The bot strategy (bot.c). */
-json_t *slap_bot(const json_t *view, const char *strategy, rng_t *rng);
 /*
  * The reaction time a strategy string names ("greedy:250" -> 250), or -1 when
  * it names none. The bot itself is pure: the server (tapisd's bot delay) or a

@@ -462,7 +462,7 @@ static void make_bot(room_t *r, int i)
 
 int room_add_bot(room_t *r, const char *strategy, tapis_error_t *err)
 {
-    if (!r->desc->bot) return fail(err, TAPIS_E_NO_BOT, "this game has no built-in bot");
+    if (!game_has_bot(r->desc)) return fail(err, TAPIS_E_NO_BOT, "this game has no built-in bot");
     if (r->status != ROOM_WAITING)
         return fail(err, TAPIS_E_ROOM_FULL, "this table is already playing");
     int seat = first_free(r);
@@ -504,7 +504,7 @@ void room_release(room_t *r, session_t *s)
     if (seat >= 0) {
         if (r->status == ROOM_PLAYING && r->rated && !r->srv->stopping) /* a loss */
             rated_room_abandon(r->srv, r->rated, r->id, seat);
-        if (r->status == ROOM_PLAYING && r->desc->bot) {
+        if (r->status == ROOM_PLAYING && game_has_bot(r->desc)) {
             log_info("room %s: %s leaves seat %d; a bot takes it", r->id, s->name, seat);
             tapis_error_t ignored;
             parse_strategy(r, &r->seats[seat], "greedy", &ignored);
@@ -610,7 +610,7 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
         } else if (rec->seats[i].session || (rec->playing && !rec->seats[i].bot)) {
             /* A person whose session did not come back: a bot plays on (as after the
                reconnect window), or the seat of a waiting table is free again. */
-            if (r->status == ROOM_PLAYING && r->desc->bot) {
+            if (r->status == ROOM_PLAYING && game_has_bot(r->desc)) {
                 tapis_error_t ignored;
                 parse_strategy(r, st, "greedy", &ignored);
                 make_bot(r, i);

@@ -39,7 +39,7 @@ static long play(const game_desc_t *d, int seats, uint64_t seed, const char *str
             json_t *legal = game_legal(g, seat);
             if (json_array_size(legal) && (k == seats || rng_below(&r, 4) == 0)) {
                 json_t *view = game_view(g, seat);
-                a = d->bot(view, strategy, &r);
+                a = game_bot(d, view, strategy, &r);
                 json_decref(view);
             }
             json_decref(legal);

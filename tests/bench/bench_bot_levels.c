@@ -58,25 +58,26 @@ static double quantile(const times_t *t, double q)
     return t->n ? t->ms[(size_t)(q * (double)(t->n - 1))] : 0;
 }
 
+/* The seats of one game: their strategies, generators and the hard move's times. */
 typedef struct {
     const game_desc_t *d;
     const char *const *strategy;
-    rng_t *bots;
-    times_t *hard;
-} mover_t;
+    rng_t bots[2];
+    times_t *hard; /* [2]: wall clock, CPU */
+} table_t;
 
-/* Seat `seat`'s bot moves; a hard move with a choice is timed into hard[]. */
-static json_t *timed_move(void *ctx, game_t *g, int seat, json_t *view)
+/* Seat's choice from its view, timed when it is the hard level's with a choice. */
+static json_t *decide(void *ctx, game_t *g, int seat, json_t *view)
 {
-    mover_t *m = ctx;
+    table_t *t = ctx;
     (void)g;
-    bool timed = strncmp(m->strategy[seat], "hard", 4) == 0 &&
+    bool timed = strncmp(t->strategy[seat], "hard", 4) == 0 &&
                  json_array_size(json_object_get(view, "legal")) > 1;
     double t0 = seconds(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-    json_t *a = m->d->bot(view, m->strategy[seat], &m->bots[seat]);
+    json_t *a = game_bot(t->d, view, t->strategy[seat], &t->bots[seat]);
     if (timed) {
-        time_add(&m->hard[0], (seconds() - t0) * 1000);
-        time_add(&m->hard[1], (clock_s(CLOCK_THREAD_CPUTIME_ID) - c0) * 1000);
+        time_add(&t->hard[0], (seconds() - t0) * 1000);
+        time_add(&t->hard[1], (clock_s(CLOCK_THREAD_CPUTIME_ID) - c0) * 1000);
     }
     return a;
 }
@@ -95,14 +96,19 @@ static double play(const game_desc_t *d, uint64_t seed, const char *const strate
         fprintf(stderr, "%s: %s\n", d->id, err.message);
         exit(1);
     }
-    rng_t bots[2], order;
-    rng_seed(&bots[0], seed * 2 + 1);
-    rng_seed(&bots[1], seed * 2 + 2);
+    table_t c = {.d = d, .strategy = strategy, .hard = hard};
+    rng_t order;
+    rng_seed(&c.bots[0], seed * 2 + 1);
+    rng_seed(&c.bots[1], seed * 2 + 2);
     rng_seed(&order, seed ^ 0x9e3779b97f4a7c15u);
-    mover_t m = {d, strategy, bots, hard};
+    /* The order of the search's own playouts (core/search.h): a move that
+       follows the last one at once first (seqnum's draw: the server's bots
+       make it without their reaction time); then one of the seats the game
+       waits on, drawn at random, unless the other comes first (a claim, a
+       slap), one time in four. */
     json_t *refused;
     int seat;
-    if (playout_play(g, 100000, &order, timed_move, &m, &refused, &seat, &err)) {
+    if (playout_play(g, 100000, &order, decide, &c, &refused, &seat, &err)) {
         fprintf(stderr, "%s: %s refused: %s\n", d->id, strategy[seat], err.message);
         exit(1);
     }

@@ -29,7 +29,7 @@ static char *bot_says(g233_t *g, int seat)
     json_t *v = game_view(&g->base, seat);
     rng_t r;
     rng_seed(&r, 1);
-    json_t *a = g233_bot(v, "greedy", &r);
+    json_t *a = game_bot(&g233_desc, v, "greedy", &r);
     json_decref(v);
     char *s = a ? json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS) : strdup("null");
     json_decref(a);
@@ -199,7 +199,7 @@ static void bot_picks_only_legal_actions_over_random_games(void **state)
                 game_tick(g, now);
                 int seat = __builtin_ctz(g233_desc.waiting(g));
                 json_t *v = game_view(g, seat);
-                json_t *a = g233_bot(v, strategies[k], &r);
+                json_t *a = game_bot(&g233_desc, v, strategies[k], &r);
                 json_t *legal = json_object_get(v, "legal");
                 assert_true(a == NULL ? json_array_size(legal) == 0 : gt_json_in(legal, a));
                 if (a) assert_int_equal(game_apply(g, seat, a, now, &err), 0);

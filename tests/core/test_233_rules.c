@@ -19,6 +19,7 @@
 
 #include "core/233/g233.h"
 #include "core/233/internal.h"
+#include "core/search.h"
 
 #include "tests/core/game_test.h"
 
@@ -557,7 +558,7 @@ static void states_drawn_from_a_view_keep_option_take(void **state)
         json_t *v = game_view(&g->base, 0);
         rng_t r;
         rng_seed(&r, 1);
-        g233_t *c = (g233_t *)g233_from_view(v, &r);
+        g233_t *c = (g233_t *)g233_search.from_view(v, &r);
         assert_non_null(c);
         assert_int_equal(c->take_draw, draw);
         json_t *cv = game_view(&c->base, 0);
@@ -1000,7 +1001,7 @@ static void round_winner_deals_and_opens_the_next_round(void **state)
         json_t *v = game_view(&g->base, g->turn);
         rng_t r;
         rng_seed(&r, 1);
-        json_t *a = g233_bot(v, "greedy", &r);
+        json_t *a = game_bot(&g233_desc, v, "greedy", &r);
         game_error_t err;
         assert_int_equal(game_apply(&g->base, g->turn, a, 0, &err), 0);
         json_decref(a);

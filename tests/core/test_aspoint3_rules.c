@@ -892,7 +892,7 @@ static void packs_by_manche_random_games_end_when_a_seat_has_won_n_packs(void **
         while (!aspoint3_desc.is_over(&g->base)) {
             int s = (int)__builtin_ctz(aspoint3_desc.waiting(&g->base));
             json_t *v = game_view(&g->base, s);
-            json_t *a = aspoint3_desc.bot(v, seed % 2 ? "greedy" : "random", &rng);
+            json_t *a = game_bot(&aspoint3_desc, v, seed % 2 ? "greedy" : "random", &rng);
             assert_int_equal(game_apply(&g->base, s, a, 0, &err), 0);
             audit_ok(g);
             json_decref(a);
@@ -1145,7 +1145,7 @@ static void hidden_cards_reach_nobody_before_the_reveal(void **state)
             check_hidden(g);
             int s = (int)__builtin_ctz(aspoint3_desc.waiting(&g->base));
             json_t *v = game_view(&g->base, s);
-            json_t *a = aspoint3_desc.bot(v, seed % 2 ? "greedy" : "random", &rng);
+            json_t *a = game_bot(&aspoint3_desc, v, seed % 2 ? "greedy" : "random", &rng);
             assert_int_equal(game_apply(&g->base, s, a, 0, &err), 0);
             audit_ok(g);
             if (steps % 5 == 0) {
@@ -1176,7 +1176,7 @@ static json_t *bot_choice(ap3_t *g, int seat, const char *strategy)
     rng_t r;
     rng_seed(&r, 5);
     json_t *v = game_view(&g->base, seat);
-    json_t *a = aspoint3_desc.bot(v, strategy, &r);
+    json_t *a = game_bot(&aspoint3_desc, v, strategy, &r);
     json_decref(v);
     return a;
 }
@@ -1225,7 +1225,7 @@ static void random_bot_plays_a_legal_action(void **state)
         rng_t r;
         rng_seed(&r, (uint64_t)i);
         json_t *v = game_view(&g->base, 0);
-        json_t *a = aspoint3_desc.bot(v, "random", &r);
+        json_t *a = game_bot(&aspoint3_desc, v, "random", &r);
         assert_true(gt_json_in(legal, a));
         json_decref(a);
         json_decref(v);
@@ -1233,7 +1233,7 @@ static void random_bot_plays_a_legal_action(void **state)
     json_t *v = game_view(&g->base, 1);
     rng_t r;
     rng_seed(&r, 1);
-    assert_null(aspoint3_desc.bot(v, "greedy", &r));
+    assert_null(game_bot(&aspoint3_desc, v, "greedy", &r));
     json_decref(v);
     json_decref(legal);
     game_free(&g->base);

@@ -25,15 +25,14 @@
 #include "tests/lib/playout.h"
 
 typedef struct {
-    const game_desc_t *d;
-    game_t *(*from_view)(const json_t *view, rng_t *rng);
+    const game_desc_t *d; /* its search: the kit's levels, its from_view */
 } game_case_t;
 
 static const game_case_t cases[] = {
-    {&g233_desc, g233_from_view},
-    {&aspoint3_desc, ap3_from_view},
-    {&seqnum_desc, seqnum_from_view},
-    {&slap_desc, slap_from_view},
+    {&g233_desc},
+    {&aspoint3_desc},
+    {&seqnum_desc},
+    {&slap_desc},
 };
 
 /* A cheap search: the same code as "hard", with few playouts. */
@@ -142,7 +141,7 @@ static void from_view_check(const game_case_t *gc, game_t *g, int seat, rng_t *r
     json_t *v = present(game_view(g, seat));
     rng_t r1;
     rng_seed(&r1, rng_next(r));
-    game_t *c = gc->from_view(v, &r1);
+    game_t *c = gc->d->search->from_view(v, &r1);
     if (!c) {
         unreadable++;
         json_decref(v);
@@ -205,10 +204,43 @@ static void hard_budget_is_read_from_the_strategy(void **state)
     assert_int_equal(game_search_budget(NULL, 48), -1);
 }
 
+/* A greedy strategy for easy_plays_greedy_one_move_in_three: the first legal action. */
+static json_t *first_legal(const json_t *view, const json_t *legal, const char *strategy,
+                           rng_t *rng)
+{
+    (void)view;
+    (void)strategy;
+    (void)rng;
+    return json_deep_copy(json_array_get(legal, 0));
+}
+
+static void easy_plays_greedy_one_move_in_three(void **state)
+{
+    (void)state;
+    /* Four legal actions, greedy's the first: easy plays it 1/3 + 2/3 * 1/4 =
+       1/2 of the time, the others 1/6 each (3000 moves, a fixed seed). */
+    json_t *view =
+        json_pack("{s:[{s:i},{s:i},{s:i},{s:i}]}", "legal", "n", 0, "n", 1, "n", 2, "n", 3);
+    const json_t *legal = json_object_get(view, "legal");
+    int count[4] = {0};
+    rng_t r;
+    rng_seed(&r, 7);
+    for (int i = 0; i < 3000; i++) {
+        json_t *a = game_bot_easy(view, legal, &r, first_legal);
+        count[json_integer_value(json_object_get(a, "n"))]++;
+        json_decref(a);
+    }
+    assert_in_range(count[0], 1400, 1600);
+    for (int k = 1; k < 4; k++)
+        assert_in_range(count[k], 420, 580);
+    json_decref(view);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hard_budget_is_read_from_the_strategy),
+        cmocka_unit_test(easy_plays_greedy_one_move_in_three),
         cmocka_unit_test(from_view_gives_the_view_back),
         cmocka_unit_test(levels_choose_legal_actions_from_the_view_alone),
     };

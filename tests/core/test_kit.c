@@ -196,14 +196,14 @@ static void the_random_bot_draws_uniformly_from_legal(void **state)
     rng_t r1, r2;
     rng_seed(&r1, 3);
     rng_seed(&r2, 3);
-    json_t *a = game_bot_random(v, &r1), *b = g233_desc.bot(v, "random", &r2);
+    json_t *a = game_bot_random(v, &r1), *b = game_bot(&g233_desc, v, "random", &r2);
     assert_true(json_equal(a, b));
     json_decref(a);
     json_decref(b);
     json_decref(v);
     v = parse("{\"legal\": []}");
     assert_null(game_bot_random(v, &r));
-    assert_null(slap_desc.bot(v, "greedy", &r));
+    assert_null(game_bot(&slap_desc, v, "greedy", &r));
     json_decref(v);
 }
 

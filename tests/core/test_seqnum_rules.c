@@ -776,7 +776,7 @@ static void hands_stay_hidden_over_random_games(void **state)
                 if (wmask & (1u << s)) cand[k++] = s;
             int s = cand[rng_below(&r, (uint32_t)k)];
             json_t *v = game_view(g, s);
-            json_t *a = seqnum_desc.bot(v, "random", &r);
+            json_t *a = game_bot(&seqnum_desc, v, "random", &r);
             json_decref(v);
             assert_int_equal(game_apply(g, s, a, 0, &err), 0);
             json_decref(a);
@@ -801,7 +801,7 @@ static void greedy_bot_beats_random_play(void **state)
             unsigned wmask = seqnum_desc.waiting(g);
             int s = (wmask & 1u) && (wmask & 2u) ? (int)rng_below(&r, 2) : (wmask & 1u) ? 0 : 1;
             json_t *v = game_view(g, s);
-            json_t *a = seqnum_desc.bot(v, s == greedy ? "greedy" : "random", &r);
+            json_t *a = game_bot(&seqnum_desc, v, s == greedy ? "greedy" : "random", &r);
             json_decref(v);
             assert_int_equal(game_apply(g, s, a, 0, &err), 0);
             json_decref(a);
@@ -825,7 +825,7 @@ static void greedy_bot_completes_a_sequence_and_blocks(void **state)
     json_t *v = game_view(&g->base, 0);
     rng_t r;
     rng_seed(&r, 1);
-    json_t *a = seqnum_desc.bot(v, "greedy", &r);
+    json_t *a = game_bot(&seqnum_desc, v, "greedy", &r);
     json_t *want = json_pack("{s:s, s:s, s:i}", "type", "play", "card", "plus", "cell", 55);
     json_t *alt = json_pack("{s:s, s:s, s:i}", "type", "play", "card", "plus", "cell", 50);
     assert_true(json_equal(a, want) || json_equal(a, alt));
@@ -838,7 +838,7 @@ static void greedy_bot_completes_a_sequence_and_blocks(void **state)
     seqnum_put_chip(g, 53, SEQNUM_NO_CHIP);
     hand(g, 0, "plus minus 2+0 2+1 3+1");
     v = game_view(&g->base, 0);
-    a = seqnum_desc.bot(v, "greedy", &r);
+    a = game_bot(&seqnum_desc, v, "greedy", &r);
     int cell = (int)json_integer_value(json_object_get(a, "cell"));
     const char *card = json_string_value(json_object_get(a, "card"));
     assert_true((strcmp(card, "plus") == 0 && (cell == 70 || cell == 75)) ||

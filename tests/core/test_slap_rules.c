@@ -949,7 +949,7 @@ static void face_down_cards_never_reach_anyone_over_random_games(void **state)
             }
             int s = (int)rng_below(&r, (uint32_t)seats);
             json_t *v = game_view(g, s);
-            json_t *a = slap_bot(v, seed % 2 ? "random" : "greedy", &r);
+            json_t *a = game_bot(&slap_desc, v, seed % 2 ? "random" : "greedy", &r);
             json_decref(v);
             if (a) {
                 assert_int_equal(game_apply(g, s, a, now, &err), 0);
@@ -973,7 +973,7 @@ static void greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning(voi
     rng_t r;
     rng_seed(&r, 1);
     json_t *v = game_view(&g->base, 0);
-    json_t *a = slap_bot(v, "greedy", &r);
+    json_t *a = game_bot(&slap_desc, v, "greedy", &r);
     assert_string_equal(json_string_value(json_object_get(a, "type")), "slap");
     assert_int_equal(json_integer_value(json_object_get(a, "pile")), 0); /* one card */
     json_t *d = game_default_action(&g->base, 0);
@@ -986,7 +986,7 @@ static void greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning(voi
     h->p[0].col[3].up = false;
     slap_refresh(h);
     v = game_view(&h->base, 0);
-    a = slap_bot(v, "greedy", &r);
+    a = game_bot(&slap_desc, v, "greedy", &r);
     assert_string_equal(json_string_value(json_object_get(a, "type")), "play");
     json_decref(a);
     json_decref(v);
@@ -1008,7 +1008,8 @@ static void reaction_time_is_read_from_the_strategy_string_not_played(void **sta
     rng_t r1, r2;
     rng_seed(&r1, 3);
     rng_seed(&r2, 3);
-    json_t *a = slap_bot(v, "greedy:250", &r1), *b = slap_bot(v, "greedy", &r2);
+    json_t *a = game_bot(&slap_desc, v, "greedy:250", &r1),
+           *b = game_bot(&slap_desc, v, "greedy", &r2);
     assert_true(json_equal(a, b));
     json_decref(a);
     json_decref(b);

@@ -678,7 +678,7 @@ static void step(table_t *t, fz_t *in)
         const char *strategy = strategies[fz_below(in, 4)];
         rng_t r = fz_rng(in);
         json_t *v = game_view(t->g, s), *legal = legal_of(t, s);
-        json_t *a = t->d->bot(v, strategy, &r);
+        json_t *a = game_bot(t->d, v, strategy, &r);
         CHECK(t, json_array_size(legal) ? cu_contains(legal, a) : a == NULL,
               "bot \"%s\" for seat %d chose %s; legal: %s", strategy, s, cu_show(a),
               cu_show(legal));

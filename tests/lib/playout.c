@@ -1,29 +1,32 @@
 /* playout.c — see playout.h. */
 #include "tests/lib/playout.h"
 
+#include "core/search.h"
+
+typedef struct {
+    playout_move_t *move;
+    void *ctx;
+    game_t *g;
+} adapter_t;
+
+static json_t *decide(void *ctx, int seat, const json_t *view)
+{
+    adapter_t *a = ctx;
+    return a->move(a->ctx, a->g, seat, (json_t *)view);
+}
+
 /* One step at *now (playout_play()): the action chosen, with *seat, or NULL
    (the game is over, or the clock has jumped to the next deadline, or to
-   GAME_NO_DEADLINE when there is none). */
+   GAME_NO_DEADLINE when there is none). The order of the seats is the
+   search's own (core/search.h: game_search_next_move()). */
 static json_t *step(game_t *g, int64_t *now, rng_t *order, playout_move_t *move, void *ctx,
                     int *seat)
 {
     *now += 50;
     if (game_next_deadline(g) <= *now) game_tick(g, *now);
     if (game_is_over(g)) return NULL;
-    unsigned w = game_waiting(g);
-    int first = w ? __builtin_ctz(w) : (int)rng_below(order, 2);
-    int now_seat = game_at_once(g, 0) ? 0 : game_at_once(g, 1) ? 1 : -1;
-    json_t *a = NULL;
-    for (int k = 1; k <= 2 && !a; k++) {
-        int s = now_seat >= 0 ? now_seat : (first + k) % 2;
-        if (now_seat < 0 && k < 2 && rng_below(order, 4) != 0) continue;
-        json_t *view = game_view(g, s);
-        if (json_array_size(json_object_get(view, "legal"))) {
-            a = move(ctx, g, s, view);
-            *seat = s;
-        }
-        json_decref(view);
-    }
+    adapter_t ad = {move, ctx, g};
+    json_t *a = game_search_next_move(g, order, decide, &ad, seat);
     if (!a) {
         *now = game_next_deadline(g);
         if (*now != GAME_NO_DEADLINE) game_tick(g, *now);

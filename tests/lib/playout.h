@@ -16,12 +16,11 @@ typedef json_t *playout_move_t(void *ctx, game_t *g, int seat, json_t *view);
 
 /*
  * Play g out, at most `max_moves` steps, from room time 0. Each step the
- * clock goes on 50 ms (a deadline that falls due is ticked); then a move
- * that follows the last one at once comes first (seqnum's draw: the
- * server's bots make it without their reaction time), else the seat the
- * game waits on, unless the other comes first (a claim, a slap) one time in
- * four, as `order` draws it. move() is asked for the action of the first of
- * them whose view has legal actions, and it is applied; when there is none,
+ * clock goes on 50 ms (a deadline that falls due is ticked); then the
+ * seats come in the order of the search's own playouts
+ * (game_search_next_move() in core/search.h), drawn from `order`. move() is
+ * asked for the action of the first of them whose view has legal actions,
+ * and it is applied; when there is none,
  * the clock jumps to the next deadline, and the game ends there when there
  * is none.
  *
