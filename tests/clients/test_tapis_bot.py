@@ -61,6 +61,24 @@ def several_own_seats_race_for_the_discard():
     assert (games, asked, errors) == (2, 2, 0), out
 
 
+@check
+def tapis_bot_answers_the_servers_pings():
+    # Its seats answer each `ping` event with `pong N` (PROTOCOL.md, "Races"):
+    # the server then shows their round trip beside them, and a slap game's
+    # races are settled by reaction time.
+    server = Server(TAPISD, "--bot-delay", "0", "--ping-interval", "20")
+    try:
+        rc, out, err = tapis_bot(server, "--game", "slap", "--players", "2", "--bots", "1",
+                                 "--option", "max_rounds=2", "--seed", "4", "--verbose")
+    finally:
+        server.stop()
+    assert rc == 0, "exit %d\n%s\n%s" % (rc, out, err)
+    assert re.search(r'"cmd":"pong","n":\d+|pong \d+', err), err[-2000:]
+    assert re.search(r'"ev":"room".*"lag_ms":\d+', err), err[-2000:]
+    games, asked, _, _, _, errors = summary(out)
+    assert (games, asked, errors) == (1, 1, 0), out
+
+
 def games_without_a_protocol_error(game, n, *args, bot_delay="0"):
     server = Server(TAPISD, "--bot-delay", bot_delay, "--seed", "11")
     try:

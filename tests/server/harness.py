@@ -67,6 +67,13 @@ class Server:
         if not default_db and not any(a == "--db" or str(a).startswith("--db=")
                                       for a in self.args):
             self.args = ["--db", "none"] + self.args
+        # The server's own pings (PROTOCOL.md, "Races") come every 2 s, between
+        # any two messages a test reads: a test that wants them names
+        # --ping-interval (test_rtt.py, race_fair.py); the others run without,
+        # their connections settled by arrival, as a netcat user's are.
+        if not any(a == "--ping-interval" or str(a).startswith("--ping-interval=")
+                   for a in self.args):
+            self.args = ["--ping-interval", "0"] + self.args
         self.log = []
         self._logged = threading.Condition()  # notified at each line and at the end
         self._log_ended = False
