@@ -195,9 +195,9 @@ static void write_meta(cluster_t *cl, const durable_room_t *r, const cl_room_t *
 {
     cluster__append(cl,
                     "HSET tapis:room:%s game %s players %d options %s seed %s deal %d "
-                    "server_seed %s private %d rid %llu",
+                    "server_seed %s private %d rid %llu race %s",
                     r->id, r->game, r->players, k->options, k->seed, k->deal, k->server_seed,
-                    r->private_room ? 1 : 0, (unsigned long long)r->rid);
+                    r->private_room ? 1 : 0, (unsigned long long)r->rid, r->race ? r->race : "");
 }
 
 static void write_entry(cluster_t *cl, const char *room, const json_t *e)
@@ -368,7 +368,8 @@ static int read_room(cluster_t *cl, const char *id, durable_room_rec_t *rec, cha
     const char *game = cluster__field(meta, "game"), *players = cluster__field(meta, "players"),
                *options = cluster__field(meta, "options"), *seed = cluster__field(meta, "seed"),
                *priv = cluster__field(meta, "private"), *rid = cluster__field(meta, "rid"),
-               *deal = cluster__field(meta, "deal"), *server = cluster__field(meta, "server_seed");
+               *deal = cluster__field(meta, "deal"), *server = cluster__field(meta, "server_seed"),
+               *race = cluster__field(meta, "race");
     int rc = -1;
     if (!meta || !ents || !options || !seed || !rid) {
         snprintf(why, whylen, "its record is not in Redis");
@@ -388,6 +389,7 @@ static int read_room(cluster_t *cl, const char *id, durable_room_rec_t *rec, cha
         deal_v1(&rec->deal, server_seed, id);
     }
     rec->private_room = priv && atoi(priv) != 0;
+    snprintf(rec->race, sizeof rec->race, "%s", race ? race : ""); /* none: --race */
     if (!(rec->options = tapis_strdup(options))) {
         snprintf(why, whylen, "out of memory");
         goto out;

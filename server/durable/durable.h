@@ -76,8 +76,9 @@ typedef struct durable_room_rec {
     char *options;    /* its complete options, JSON text */
     game_deal_t deal; /* its deal (core/deal.h): version 0's seed, version 1's server seed */
     bool private_room;
-    bool playing; /* else waiting */
-    uint64_t seq; /* state events sent, as the backend knows it (0: the journal says) */
+    char race[16]; /* how it settles races ("reaction", "arrival"), or "": --race */
+    bool playing;  /* else waiting */
+    uint64_t seq;  /* state events sent, as the backend knows it (0: the journal says) */
     struct {
         uint64_t session; /* the person's session number, or 0 */
         bool bot;         /* else free when no session */
@@ -116,6 +117,7 @@ typedef struct durable_room {
     const char *game, *title;
     int players;
     bool private_room;
+    const char *race; /* how it settles races: "reaction" or "arrival" (static text) */
 } durable_room_t;
 
 /* Who sits at a seat: a person (session, name), a bot (strategy, name, pace in

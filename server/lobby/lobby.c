@@ -76,7 +76,7 @@ void lobby_create(request_t *req)
         return;
     }
     /* race= is the room's, not the game's: how it settles races (room.h). */
-    room_race_t race = srv->opts.race_arrival ? ROOM_RACE_ARRIVAL : ROOM_RACE_REACTION;
+    room_race_t race = room_race_default(srv);
     const json_t *race_opt = json_object_get(json_object_get(req->msg, "options"), "race");
     if (race_opt && room_race_parse(json_string_value(race_opt), &race) < 0) {
         req_fail(req, TAPIS_E_BAD_OPTION, "race: \"reaction\" or \"arrival\"");
@@ -96,13 +96,12 @@ void lobby_create(request_t *req)
         return;
     }
     tapis_error_t err = {0};
-    room_t *r = room_create(srv, d, n, options, priv, &err);
+    room_t *r = room_create(srv, d, n, options, priv, race, &err);
     json_decref(options);
     if (!r) {
         req_fail(req, err.code ? err.code : TAPIS_E_BAD_OPTION, "%s", err.message);
         return;
     }
-    r->race = race;
     if (rated && !(r->rated = rated_room_new(d->id))) {
         room_destroy(r);
         req_fail(req, TAPIS_E_INTERNAL, "out of memory");

@@ -187,7 +187,8 @@ static room_t *new_table(server_t *srv, const game_desc_t *d, int n, bool rated)
 {
     json_t *options = lobby_room_options(srv, d, NULL);
     tapis_error_t err = {TAPIS_E_INTERNAL, "out of memory"};
-    room_t *r = options ? room_create(srv, d, n, options, false, &err) : NULL;
+    room_t *r =
+        options ? room_create(srv, d, n, options, false, room_race_default(srv), &err) : NULL;
     json_decref(options);
     if (!r) {
         log_warn("seek: no table for %s: %s", d->id, err.message);

@@ -49,7 +49,8 @@ static void set_durable(room_t *r)
                                   .game = r->desc->id,
                                   .title = r->desc->title,
                                   .players = r->nseats,
-                                  .private_room = r->private_room};
+                                  .private_room = r->private_room,
+                                  .race = room_race_name(r->race)};
 }
 
 /* Entry n of r's journal: to the durability sink (the store and, with --redis, the cluster). */
@@ -151,7 +152,7 @@ static void seat_changed(room_t *r, int i, int64_t at)
 }
 
 room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
-                    bool private_room, tapis_error_t *err)
+                    bool private_room, room_race_t race, tapis_error_t *err)
 {
     if (srv->nrooms >= srv->opts.max_rooms) {
         game_fail(err, TAPIS_E_SERVER_FULL,
@@ -181,8 +182,7 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     r->nseats = nseats;
     r->game = g;
     r->private_room = private_room;
-    r->race =
-        srv->opts.race_arrival ? ROOM_RACE_ARRIVAL : ROOM_RACE_REACTION; /* lobby.c may set it */
+    r->race = race;
     r->status = ROOM_WAITING;
     r->timer_at = GAME_NO_DEADLINE;
     r->unattended_at = -1;
@@ -577,7 +577,7 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
     r->rid = rec->rid;
     snprintf(r->id, sizeof r->id, "%s", rec->id);
     r->private_room = rec->private_room;
-    r->race = srv->opts.race_arrival ? ROOM_RACE_ARRIVAL : ROOM_RACE_REACTION;
+    if (room_race_parse(rec->race, &r->race) < 0) r->race = room_race_default(srv);
     r->status = rec->playing ? ROOM_PLAYING : ROOM_WAITING;
     r->seq = rec->seq;
     r->journal_n = rec->journal_n;
@@ -672,6 +672,7 @@ durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const cha
     }
     room_record_t rr = {.rid = rec->rid,
                         .private_room = rec->private_room,
+                        .race = rec->race,
                         .playing = rec->playing,
                         .seq = rec->seq,
                         .last_at = jr.last_at,

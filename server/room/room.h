@@ -94,13 +94,15 @@ struct room {
  */
 int room_seed(room_t *r, int seat, const char *text, tapis_error_t *err);
 
+/* A room settling its races by `race` (kept in its durable record: a restart keeps it). */
 room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
-                    bool private_room, tapis_error_t *err);
+                    bool private_room, room_race_t race, tapis_error_t *err);
 /* A room as a record gave it, its game already replayed (room_rebuild()). */
 typedef struct room_record {
     uint64_t rid;
     char id[ROOM_ID_LEN + 1];
     bool private_room;
+    const char *race;    /* its rule's name, or "" (a record older than the rule: --race) */
     bool playing;        /* else waiting */
     uint64_t seq;        /* state events sent before the restart */
     int64_t last_at;     /* room time of its last journal entry: its clock goes on from there */
@@ -205,6 +207,8 @@ uint64_t room_credit_us(const room_t *r, const session_t *s);
 /* "reaction" or "arrival": 0 and *out, or -1. */
 int room_race_parse(const char *word, room_race_t *out);
 const char *room_race_name(room_race_t race);
+/* The rule of rooms whose creator did not choose one: --race. */
+room_race_t room_race_default(const server_t *srv);
 
 /* How a seated player's line was settled, for the journal and the quota. */
 typedef struct room_settle {

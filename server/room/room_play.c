@@ -478,6 +478,11 @@ const char *room_race_name(room_race_t race)
     return race == ROOM_RACE_ARRIVAL ? "arrival" : "reaction";
 }
 
+room_race_t room_race_default(const server_t *srv)
+{
+    return srv->opts.race_arrival ? ROOM_RACE_ARRIVAL : ROOM_RACE_REACTION;
+}
+
 uint64_t room_credit_us(const room_t *r, const session_t *s)
 {
     if (r->race != ROOM_RACE_REACTION || !s || !s->conn) return 0;

@@ -103,6 +103,9 @@ static const char *const migrations[] = {
        the journal's "seed" entries */
     "ALTER TABLE rooms ADD COLUMN deal INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE rooms ADD COLUMN server_seed TEXT;",
+    /* 6 -> 7: how the room settles its races (its race= option: "reaction", "arrival");
+       NULL in a room recorded before: it takes the restarted server's --race */
+    "ALTER TABLE rooms ADD COLUMN race TEXT;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -112,8 +115,8 @@ static const char *const statements[S_COUNT] = {
     [S_SESSION_RENAME] = "UPDATE sessions SET name = ?2 WHERE id = ?1",
     [S_SESSION_END] = "DELETE FROM sessions WHERE id = ?1",
     [S_ROOM_NEW] = "INSERT OR REPLACE INTO rooms (rid, code, game, players, options, seed, "
-                   "private, title, status, created, deal, server_seed) "
-                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'waiting', ?9, ?10, ?11)",
+                   "private, title, status, created, deal, server_seed, race) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'waiting', ?9, ?10, ?11, ?12)",
     [S_ROOM_STATUS] = "UPDATE rooms SET status = ?2 WHERE rid = ?1",
     [S_ROOM_END] = "UPDATE rooms SET status = ?2, ended = ?3, result = ?4, note = ?5 "
                    "WHERE rid = ?1",

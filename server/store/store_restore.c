@@ -188,7 +188,7 @@ static int read_rooms(store_t *st, durable_room_rec_t **out)
     durable_room_rec_t *v = NULL;
     if (sqlite3_prepare_v2(st->db,
                            "SELECT rid, code, game, players, options, seed, deal, server_seed, "
-                           "private, status, seq "
+                           "private, status, seq, race "
                            "FROM rooms WHERE status IN ('waiting', 'playing') ORDER BY rid",
                            -1, &s, NULL) != SQLITE_OK)
         return -1;
@@ -211,6 +211,7 @@ static int read_rooms(store_t *st, durable_room_rec_t **out)
         r->private_room = sqlite3_column_int(s, 8) != 0;
         r->playing = strcmp(store__col_text(s, 9), "playing") == 0;
         r->seq = (uint64_t)sqlite3_column_int64(s, 10);
+        snprintf(r->race, sizeof r->race, "%s", store__col_text(s, 11));
         if (!r->options) break;
         n++;
     }

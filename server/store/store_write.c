@@ -138,6 +138,7 @@ static void room_new(void *srv, const durable_room_t *r, const json_t *options,
     char hex[DEAL_HEX_LEN + 1];
     deal_hex(deal->server, hex);
     bind_text(q, 11, deal->version ? hex : NULL);
+    bind_text(q, 12, r->race);
     run(st, q);
 }
 

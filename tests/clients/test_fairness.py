@@ -374,6 +374,7 @@ def games_dealt_before_version_1_still_replay():
         src, dst = sqlite3.connect(db), sqlite3.connect(db5)
         src.backup(dst)
         src.close()
+        dst.execute("ALTER TABLE rooms DROP COLUMN race")  # schema 7's
         dst.execute("ALTER TABLE rooms DROP COLUMN server_seed")
         dst.execute("ALTER TABLE rooms DROP COLUMN deal")
         dst.execute("PRAGMA user_version = 5")
@@ -393,9 +394,9 @@ def games_dealt_before_version_1_still_replay():
         finally:
             srv5.finish()
         con = sqlite3.connect(db5)
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 6
-        assert con.execute("SELECT deal, server_seed FROM rooms WHERE code = '1'").fetchone() \
-            == (0, None)
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 7
+        assert con.execute("SELECT deal, server_seed, race FROM rooms WHERE code = '1'").fetchone() \
+            == (0, None, None)
         con.close()
     finally:
         shutil.rmtree(d)

@@ -169,12 +169,14 @@ def clustered(*extra):
 
 
 def cross_node_table(cl, seed, target=40, names=("ann", "bob")):
-    """ann, on node b, opens a table of 233, gives it a seed (docs/FAIRNESS.md;
-    ann.commit is the commitment its room event showed), bob, on node a, joins
-    (through a link to b) and a bot fills. Returns (room, [ann, bob] as
-    Players, rng)."""
+    """ann, on node b, opens a table of 233 (race=arrival: the nodes' --race is
+    reaction, a node taking it over must keep it), gives it a seed
+    (docs/FAIRNESS.md; ann.commit is the commitment its room event showed),
+    bob, on node a, joins (through a link to b) and a bot fills. Returns
+    (room, [ann, bob] as Players, rng)."""
     ann = cl.nodes["b"].connect(names[0])
-    room = ann.ok("create", game="233", players=3, options={"target": target})["room"]
+    room = ann.ok("create", game="233", players=3,
+                  options={"target": target, "race": "arrival"})["room"]
     ann.commit = ann.event(is_ev("room", room))["deal"]["commit"]
     ann.ok("seed", room=room, text=names[0] + "'s seed")
     bob = cl.nodes["a"].connect(names[1])
@@ -378,6 +380,8 @@ def a_node_killed_mid_game_its_room_resumes_elsewhere(cl):
         cl, look, lambda l: any(r[0] == room and r[1] in ("a", "c") for r in l), timeout=15)
     took = time.monotonic() - t0
     host = [r[1] for r in listed if r[0] == room][0]
+    summary = [r for r in look[host].ok("rooms", limit=200)["rooms"] if r["room"] == room][0]
+    assert summary["race"] == "arrival", summary  # the room's rule, from its Redis hash
     m = metrics(cl.nodes[host])
     assert m["tapis_rooms_taken_over_total"] == 1 and m["tapis_cluster_nodes"] == 2, m
     # ann reconnects to c with her token; bob's node a links again by itself

@@ -523,6 +523,7 @@ def a_version_1_database_is_migrated_and_a_newer_one_refused(exe):
             assert r["ok"] and r["resumed"] and r["rooms"] == ["3"], r
             st = c.ok("state", room="3")
             assert st["status"] == "waiting" and st["seats"][0]["name"] == "olga", st
+            assert st["race"] == "reaction", st  # recorded before the rule was: --race
             b = srv.connect("ben")
             b.ok("join", room="3")
             c.event(is_ev("state", "3"))
@@ -551,6 +552,47 @@ def a_version_1_database_is_migrated_and_a_newer_one_refused(exe):
             assert "schema version 99 is newer than this tapisd knows" in str(e), str(e)
         else:
             raise AssertionError("tapisd started on a database of schema 99")
+
+
+@test
+def a_rooms_race_rule_is_kept_across_kill_and_restart(exe):
+    """race= is the room's: kept in its record and restored with it, whatever
+    --race the restarted server has. A room created race=arrival on a server
+    of --race reaction, and one left to the default (reaction), keep their
+    rules after kill -9 and a restart with --race arrival, waiting or playing;
+    a room created after the restart takes the new default."""
+    with temp_db() as db:
+        srv = Server(exe, "--db", db, "--race", "reaction", "--bot-delay", BOT_DELAY)
+        try:
+            ann = srv.connect("ann")
+            waiting = ann.ok("create", game="233", players=2, options={"race": "arrival"})["room"]
+            playing, (bob, _) = seated(srv, ["bob", "cyd"], options=dict(HELD))
+            default = bob.ok("create", game="slap", players=2)["room"]
+            rules = {waiting: "arrival", playing: "reaction", default: "reaction"}
+            look = srv.connect("dan")
+            before = {x["room"]: x for x in look.ok("rooms")["rooms"]}
+            for room, rule in rules.items():
+                assert before[room]["race"] == rule, (room, before[room])
+            assert before[playing]["status"] == "playing", before[playing]
+            srv.proc.send_signal(signal.SIGKILL)
+            srv.proc.wait()
+        finally:
+            srv.kill()
+        srv = Server(exe, "--db", db, "--race", "arrival", "--bot-delay", BOT_DELAY)
+        try:
+            look = srv.connect("eve")
+            after = {x["room"]: x for x in look.ok("rooms")["rooms"]}
+            for room, rule in rules.items():
+                assert after[room]["race"] == rule, (room, rule, after.get(room))
+                assert after[room]["status"] == before[room]["status"], (room, after[room])
+            new = look.ok("create", game="233", players=2)["room"]
+            assert look.ok("state", room=new)["race"] == "arrival"
+        finally:
+            srv.finish()
+        con = sqlite3.connect(db)
+        kept = dict(con.execute("SELECT code, race FROM rooms"))
+        con.close()
+        assert kept == dict(rules, **{new: "arrival"}), kept
 
 
 @test

@@ -140,7 +140,7 @@ static void start_table(uint64_t seed, const char *turn_timer)
     assert_int_equal(durable_add(&srv.durable, &recorder, NULL), 0);
     tapis_error_t err = {0};
     json_t *opts = json_pack("{s:i}", "dispute_ms", WINDOW_MS);
-    room = room_create(&srv, game_find("233"), 4, opts, false, &err);
+    room = room_create(&srv, game_find("233"), 4, opts, false, room_race_default(&srv), &err);
     json_decref(opts);
     assert_non_null(room);
     for (int i = 0; i < 4; i++) {
@@ -493,7 +493,8 @@ static json_t *bot_game(uint64_t seed, int seats, const char *const *levels, con
     clock_set(&srv.clock, 1000000);
     tapis_error_t err = {0};
     json_t *opts = json_pack("{s:i}", "max_turns", turns);
-    room = room_create(&srv, game_find("seqnum"), seats, opts, false, &err);
+    room =
+        room_create(&srv, game_find("seqnum"), seats, opts, false, room_race_default(&srv), &err);
     json_decref(opts);
     assert_non_null(room);
     for (int i = 0; i < seats; i++) {
