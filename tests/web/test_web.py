@@ -32,7 +32,8 @@ drawn by the game's table drawing from the spectator's view the server
 replays (`replay ID step=N`), compared with that view fetched on the line
 protocol; 233's dispute countdown runs the view's dispute_ms. A rated
 table watched by the page shows each seat's rating beside its name, as the
-room's summary gives it.
+room's summary gives it. The page answers the server's pings: its seat
+shows the round trip measured (lag_ms), to itself and to a watching page.
 Screenshots at desktop and phone width go to the screens folder.
 Length: over 800 lines on purpose: one browser session and its frame
 checks serve every test, and they are read together.
@@ -92,9 +93,9 @@ GAMES = {
 }
 
 
-def server():
+def server(*extra):
     return Server(sys.argv[1], "--web-root", WEB, "--bot-delay", "30-60", "--seed", str(SEED),
-                  "--dispute-window", "50")
+                  "--dispute-window", "50", *extra)
 
 
 def strings(v, out):
@@ -807,14 +808,35 @@ def history_lists_the_game_and_the_replay_steps_through_it(exe):
         srv.finish()
 
 
+def answered_a_ping(page):
+    """The page answered one of the server's pings: a pong's reply, with the
+    server's estimate (lag_ms), came back in a frame."""
+    page.collect()
+    return any(m.get("ok") and isinstance(m.get("lag_ms"), int) and "ev" not in m
+               for m in page.frames)
+
+
+LAG_SHOWN = """return [...document.querySelectorAll('li.seat')].map((li) =>
+    (li.querySelector('.lag') || {}).textContent || null);"""
+
+
 @test
 def spectator_sees_the_table_and_chat_is_text(exe):
-    with server() as srv:
+    """Also: the page answers the server's pings (--ping-interval here), so
+    its seat shows the round trip the server measured (lag_ms in the room's
+    summary), to itself and to a page that watches; a bot's seat shows none."""
+    with server("--ping-interval", "200") as srv:
         player, watcher = Page(srv), Page(srv, 375, 812)
         try:
             player.hello("gus")
+            player.wait(lambda: answered_a_ping(player), "a pong of the page answered")
             room = player.create("seqnum", 2, {})
             player.add_bots(1, level="easy")  # slow: the game is still on below
+            lag = player.wait(lambda: player.js("return window.tapisApp.current.summary.seats[0].lag_ms"),
+                              "lag_ms beside the page's seat")
+            assert isinstance(lag, int) and lag >= 1, lag
+            shown = player.wait(lambda: (lambda l: l if l[0] else None)(player.js(LAG_SHOWN)), "the lag drawn")
+            assert shown == [" %d ms" % lag, None], shown
             watcher.hello("hal")
             watcher.click(By.CSS_SELECTOR, 'li.room[data-room="%s"] button.watch' % room, "the room's Watch button")
             t = watcher.wait(lambda: (lambda t: t if t and t["seq"] > 0 else None)(watcher.table()), "the watched table")
@@ -822,6 +844,9 @@ def spectator_sees_the_table_and_chat_is_text(exe):
             assert not watcher.d.find_elements(By.CSS_SELECTOR, "section.table button.act, .hand"), \
                 "a spectator is offered actions or shown a hand"
             assert watcher.d.find_elements(By.CSS_SELECTOR, ".sqboard .sqcell"), "no board for the spectator"
+            seen = watcher.js("return window.tapisApp.current.summary.seats.map((x) => x && x.lag_ms)")
+            assert isinstance(seen[0], int) and seen[0] >= 1 and seen[1] is None, seen
+            assert watcher.js(LAG_SHOWN) == [" %d ms" % seen[0], None], watcher.js(LAG_SHOWN)
             text = '<img src=x onerror="window.pwned=1"><b>gg</b> & "quotes"'
             box = player.d.find_element(By.ID, "chat-text")
             box.send_keys(text)
