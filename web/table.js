@@ -1,7 +1,9 @@
 // table.js — one room on screen: its seats, whose turn it is and every
 // count-down, the board (drawn by the game's module, web/games/GAME.js), the
 // legal actions as buttons and keys, the result, the events as a log, and
-// the chat. The game module draws and offers; this file sends and keeps time.
+// the chat; the deal's commitment, the seed box before the game and the
+// seeds revealed at its end (docs/FAIRNESS.md). The game module draws and
+// offers; this file sends and keeps time.
 //
 // A game module exports: title, render(view, t) -> Element (it calls
 // t.offer(action, {...}) for what the player may do), describeEvent(e, t),
@@ -22,6 +24,7 @@ export class Table {
     this.turnDeadline = null; // local ms when the turn timer runs out
     this.received = 0; // local ms of the last state
     this.result = null;
+    this.deal = null; // the deal revealed by game_over: {commit, server_seed, seeds}
     this.keys = new Map();
     this.offered = new Set();
     this.countdowns = [];
@@ -56,12 +59,18 @@ export class Table {
     this.chatListEl = h("ol.chatlist", { "aria-label": "chat" });
     this.chatInput = h("input#chat-text", { type: "text", maxlength: "500", placeholder: "Say something", "aria-label": "chat message", autocomplete: "off" });
     const chatForm = h("form.chat", { onsubmit: (e) => this.say(e) }, this.chatInput, h("button", { type: "submit" }, "Send"));
+    this.dealEl = h("p.deal");
+    // Built once, like the chat's: a room event redraws the waiting box, not what is typed.
+    this.seedInput = h("input#seed-text", { type: "text", maxlength: "64", placeholder: "any text", "aria-label": "your seed for the deal", autocomplete: "off" });
+    this.seedForm = h("form.seed", { onsubmit: (e) => this.giveSeed(e) },
+      h("label", { for: "seed-text" }, "Your seed for the deal: "), this.seedInput, " ",
+      h("button#seed-go", { type: "submit" }, "Give seed"));
     this.el = h("section.table", { "aria-label": "table" },
       h("div.tbar", null, this.titleEl, this.infoEl, this.linkEl,
         h("span.grow"),
         h("button.leave", { type: "button", onclick: () => this.leave() }, "Leave"),
         h("button.lobby", { type: "button", onclick: () => this.app.showLobby() }, "Lobby")),
-      this.seatsEl, this.timersEl, this.resultEl, this.boardEl, this.msgEl, this.actionsEl,
+      this.seatsEl, this.dealEl, this.timersEl, this.resultEl, this.boardEl, this.msgEl, this.actionsEl,
       h("div.side", null,
         h("section.logbox", null, h("h3", null, "Game log"), this.logEl),
         h("section.chatbox", null, h("h3", null, "Chat"), this.chatListEl, chatForm)));
@@ -94,6 +103,7 @@ export class Table {
 
   onGameOver(ev) {
     this.result = ev.result;
+    if (ev.deal && ev.deal.server_seed) this.deal = ev.deal;
     this.note("Game over. " + this.winnersText(ev.result));
     if (Array.isArray(ev.ratings) && ev.ratings.length) // a rated table's new ratings
       this.note("Ratings: " + ev.ratings.map((r) => r.name + " " + r.before.toFixed(1) + " → " + r.after.toFixed(1) +
@@ -223,6 +233,19 @@ export class Table {
     }
   }
 
+  // The player's seed, mixed into the deal (PROTOCOL.md, "seed"), until the game starts.
+  async giveSeed(e) {
+    e.preventDefault();
+    const text = this.seedInput.value;
+    if (!text) return;
+    try {
+      await this.proto.request("seed", { room: this.room, text });
+      this.msgEl.textContent = "Your seed is in: the deal will use it.";
+    } catch (err) {
+      this.msgEl.textContent = (err.code ? err.code + ": " : "") + err.message;
+    }
+  }
+
   async leave() {
     try {
       await this.proto.request("leave", { room: this.room });
@@ -253,6 +276,7 @@ export class Table {
       s.spectators ? s.spectators + " watching" : ""].filter(Boolean).join(" · ");
     this.renderInvite();
     this.renderSeats();
+    this.renderDeal();
 
     const focus = this.el.contains(document.activeElement) && this.boardOrActions(document.activeElement)
       ? document.activeElement.dataset.focus || "board" : null;
@@ -324,6 +348,19 @@ export class Table {
     });
   }
 
+  // The commitment to the server seed, published before the deal: the seed
+  // revealed at the end must hash to it (BLAKE2b-256; docs/FAIRNESS.md).
+  renderDeal() {
+    clear(this.dealEl);
+    const d = this.summary.deal;
+    this.dealEl.hidden = !d;
+    if (!d) return;
+    const seeded = (d.seeded || []).filter(Boolean).length;
+    this.dealEl.append(h("span.lbl", null, "Deal commitment "),
+      h("code.commit", { title: "BLAKE2b-256 of the server seed, revealed when the game ends" }, d.commit),
+      h("span.seeded", null, " · " + seeded + " of " + (d.seeded || []).length + " seats gave a seed"));
+  }
+
   renderWaiting() {
     const s = this.summary;
     const free = (s.seats || []).filter((x) => !x).length;
@@ -334,6 +371,7 @@ export class Table {
       const sel = h("select#bot-level", { "aria-label": "bot level" }, bots.map((b) => h("option", { value: b.level }, b.level)));
       box.appendChild(h("p", null, h("button.addbot", { type: "button", onclick: () => this.addBot(sel.value) }, "Add a bot"), " ", sel));
     }
+    if (this.seat !== null && s.status === "waiting" && s.deal) box.appendChild(this.seedForm);
     return box;
   }
 
@@ -356,6 +394,12 @@ export class Table {
     this.resultEl.appendChild(h("p.winners", null, this.winnersText(this.result)));
     const lines = this.game && this.game.resultLines ? this.game.resultLines(this.result, this) : [];
     if (lines.length) this.resultEl.appendChild(h("ul", null, lines.map((l) => h("li", null, l))));
+    if (this.deal) { // the reveal: anyone may recompute the decks (tapis verify ID)
+      const seeds = (this.deal.seeds || []).map((x, i) => x ? this.name(i) + ": " + JSON.stringify(x) : null).filter(Boolean);
+      this.resultEl.appendChild(h("p.reveal", null, "Server seed ", h("code.server-seed", null, this.deal.server_seed),
+        " (its BLAKE2b-256 is the commitment ", h("code", null, this.deal.commit), ") · players' seeds: ",
+        h("span.seeds", null, seeds.length ? seeds.join(", ") : "none"), " · check: tapis verify " + this.room));
+    }
     this.resultEl.appendChild(h("p", null,
       h("button", { type: "button", onclick: () => this.app.showLobby() }, "Back to the lobby"), " ",
       h("button", { type: "button", onclick: () => this.app.showHistory() }, "History and replays")));

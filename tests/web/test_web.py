@@ -34,10 +34,15 @@ protocol; 233's dispute countdown runs the view's dispute_ms. A rated
 table watched by the page shows each seat's rating beside its name, as the
 room's summary gives it. The page answers the server's pings: its seat
 shows the round trip measured (lag_ms), to itself and to a watching page.
+In each game the page shows the deal's commitment before the deal, gives
+a seed typed in its seed box (seat 0 then seeded in the room event), and
+at the result shows the server seed revealed, which hashes to the
+commitment, and its own seed as text.
 Screenshots at desktop and phone width go to the screens folder.
 Length: over 800 lines on purpose: one browser session and its frame
 checks serve every test, and they are read together.
 """
+import hashlib
 import json
 import os
 import random
@@ -476,6 +481,49 @@ def shots_sizes():
     return {"desktop": (1200, 900), "phone": (375, 812)}
 
 
+DEAL_SHOWN = """const p = document.querySelector('p.deal');
+    return [p.querySelector('code.commit').textContent, p.textContent];"""
+
+
+def give_a_seed(page, room, players, text):
+    """Before the game (docs/FAIRNESS.md): the page shows the commitment its
+    room summary gives; a seed typed in the page's seed box makes seat 0
+    seeded in the room event that follows. Returns the commitment."""
+    d = page.wait(lambda: page.js("return window.tapisApp.current.summary.deal"), "the deal in the summary")
+    assert d["seeded"] == [False] * players and len(d["commit"]) == 64, d
+    shown = page.js(DEAL_SHOWN)  # read at once: a room event draws it again
+    assert shown[0] == d["commit"], (shown, d)
+    box = page.d.find_element(By.ID, "seed-text")
+    box.send_keys(text)
+    page.click(By.ID, "seed-go")
+    page.wait(lambda: page.js("return window.tapisApp.current.summary.deal.seeded[0]"), "seat 0 seeded")
+    page.collect()
+    ev = [m for m in page.frames if m.get("ev") == "room" and m.get("room") == room][-1]
+    assert ev["deal"]["seeded"] == [True] + [False] * (players - 1), ev
+    assert ev["deal"]["commit"] == d["commit"], ev  # the commitment never changes
+    shown = page.wait(lambda: (lambda x: x if "1 of" in x[1] else None)(page.js(DEAL_SHOWN)), "seeded shown")
+    assert shown == [d["commit"], "Deal commitment %s · 1 of %d seats gave a seed" % (d["commit"], players)], shown
+    return d["commit"]
+
+
+def check_reveal(page, room, commit, text):
+    """At the result the page shows the server seed game_over revealed (it
+    hashes to the commitment shown before the deal) and the seed it gave,
+    as text."""
+    page.collect()
+    over = [m for m in page.frames if m.get("ev") == "game_over" and m.get("room") == room][-1]
+    deal = over["deal"]
+    assert hashlib.blake2b(bytes.fromhex(deal["server_seed"]), digest_size=32).hexdigest() == commit, deal
+    assert deal["commit"] == commit and deal["seeds"][0] == text, deal
+    # read at once: the result is drawn again as events come
+    shown = page.wait(lambda: page.js("""const p = document.querySelector('.result p.reveal');
+        return p && [p.querySelector('code.server-seed').textContent, p.querySelector('.seeds').textContent,
+                     p.querySelectorAll('.seeds *').length];"""), "the seeds revealed")
+    assert shown[0] == deal["server_seed"], shown
+    assert json.dumps(text) in shown[1], shown
+    assert shown[2] == 0, "a seed became HTML: %r" % shown
+
+
 def play_game(srv, game, rng, name):
     spec = GAMES[game]
     page = Page(srv)
@@ -483,6 +531,8 @@ def play_game(srv, game, rng, name):
         page.hello(name)
         room = page.create(game, spec["players"], spec["options"])
         watcher = Recorder(srv, "w-" + name, room)
+        seed = '%s\'s <b>seed</b> & "more"' % name
+        commit = give_a_seed(page, room, spec["players"], seed)
         page.add_bots(spec["players"] - 1)
         if game == "aspoint3":  # seat 0 starts: a first move by the keyboard alone
             page.wait(lambda: page.table()["legal"], "the first legal actions")
@@ -495,6 +545,7 @@ def play_game(srv, game, rng, name):
         for w in winners:
             who = seats[w]["name"] if not seats[w].get("bot") else ("bot " + str(w))
             assert who in text, "%s: the result on the page does not name %s: %r" % (game, who, text)
+        check_reveal(page, room, commit, seed)
         shown = page.js("return [...window.tapisApp.current.timersShown]")
         for want in spec["timers"]:
             assert any(want in x for x in shown), "%s: no %r count-down was drawn: %r" % (game, want, shown)
