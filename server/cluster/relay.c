@@ -7,6 +7,7 @@
 
 #include "server/cluster/cluster.h"
 #include "server/net/conn.h"
+#include "server/net/rtt.h"
 #include "protocol/envelope.h"
 #include "server/base/log.h"
 
@@ -29,13 +30,20 @@ struct relay {
     queue_t node_q; /* in client->relay->links */
 };
 
+/* A node's ping passed on to the client under a number of the client's connection. */
+typedef struct relay_ping {
+    uint64_t n, node_n; /* the client's number (0: free), the node's */
+    char node[33];
+} relay_ping_t;
+
 /* What relay.c keeps of a client (conn_t.relay), made with its first link. */
 struct relay_client {
     conn_t *conn;
-    queue_t links;       /* relay_t.node_q: links to the nodes hosting its rooms */
-    json_t *lost;        /* ids of the rooms whose link broke: linked again when back */
-    uint64_t lost_until; /* ms: ...until then */
-    queue_t relink_node; /* in srv->relinking while lost has rooms */
+    relay_ping_t pings[RTT_PINGS]; /* the nodes' pings awaiting the client's pong, by n */
+    queue_t links;                 /* relay_t.node_q: links to the nodes hosting its rooms */
+    json_t *lost;                  /* ids of the rooms whose link broke: linked again when back */
+    uint64_t lost_until;           /* ms: ...until then */
+    queue_t relink_node;           /* in srv->relinking while lost has rooms */
 };
 
 /* c's relay state, made if it has none (NULL when there is no memory). */
@@ -204,6 +212,28 @@ static void note_rooms(relay_t *l, const char *line, size_t len)
     json_decref(m);
 }
 
+/*
+ * The node's ping of the link: passed on to the client under the next number
+ * of the client's own pings (so the two never clash), its pong sent back over
+ * the link (relay_pong()). The node measures the whole way, link and client.
+ */
+static void pass_ping(relay_t *l, conn_t *c, const char *line, size_t len)
+{
+    json_t *m = json_loadb(line, len, 0, NULL);
+    uint64_t node_n = (uint64_t)json_integer_value(json_object_get(m, "n"));
+    json_decref(m);
+    relay_client_t *rc = client_of(c);
+    json_t *ev = rc && node_n ? proto_event("ping") : NULL;
+    if (!ev) return; /* unanswered: the node settles this client by arrival */
+    uint64_t n = ++c->rtt.next_n;
+    json_object_set_new(ev, "n", json_integer((json_int_t)n));
+    if (conn_send_new(c, ev) < 0) return;
+    relay_ping_t *p = &rc->pings[n % RTT_PINGS];
+    p->n = n;
+    p->node_n = node_n;
+    snprintf(p->node, sizeof p->node, "%s", l->node);
+}
+
 /* One line from the node: the greeting's reply (kept), a reply, or an event. */
 static void on_link_line(relay_t *l, const char *line, size_t len)
 {
@@ -218,6 +248,12 @@ static void on_link_line(relay_t *l, const char *line, size_t len)
         return;
     }
     if (!c) return;
+    if (len > 11 && memcmp(line, "{\"re\":\"pong\"", 12) == 0)
+        return; /* relay_pong()'s, not the client's: its pongs are its node's requests */
+    if (len > 11 && memcmp(line, "{\"ev\":\"ping\"", 12) == 0) {
+        pass_ping(l, c, line, len);
+        return;
+    }
     if (reply) {
         if (json_array_size(l->waiting) == 0) return;
         json_array_remove(l->waiting, 0);
@@ -412,6 +448,21 @@ const char *relay_single_node(const conn_t *c)
         node = n;
     }
     return node;
+}
+
+bool relay_pong(conn_t *c, uint64_t n)
+{
+    relay_ping_t *p = c->relay && n ? &c->relay->pings[n % RTT_PINGS] : NULL;
+    if (!p || p->n != n) return false;
+    p->n = 0; /* one pong a ping */
+    relay_t *l = find_link(c, p->node);
+    if (l && !l->closing) {
+        char line[64];
+        int k = snprintf(line, sizeof line, "{\"cmd\":\"pong\",\"n\":%llu}",
+                         (unsigned long long)p->node_n);
+        link_write(l, line, (size_t)k, true);
+    }
+    return true;
 }
 
 void relay_close_all(conn_t *c)

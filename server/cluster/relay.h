@@ -36,6 +36,16 @@ void relay_link(conn_t *c, const char *node, const char *room);
 /* The node of c's only link, or of its rooms whose link broke, as the
    directory shows them; NULL when none, or several. */
 const char *relay_single_node(const conn_t *c);
+/*
+ * Pings. A node pings its links as any connection (rtt.h); the other node
+ * passes each ping on to its client under a number of the client's own
+ * pings and sends the client's pong back over the link, so the node that
+ * hosts the room measures the whole round trip (link and client) and
+ * settles the client's races by reaction time like any other. A client that
+ * answers no ping is settled by arrival there too.
+ */
+/* The client's pong n: true when it answered a node's ping (sent back over its link). */
+bool relay_pong(conn_t *c, uint64_t n);
 /* c is closing: close its links and free its relay state. */
 void relay_close_all(conn_t *c);
 /* The directory shows room id on a node (again): a link broken before may open again. */

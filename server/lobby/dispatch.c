@@ -398,6 +398,7 @@ static void on_pong(request_t *req)
 {
     server_t *srv = req->conn->srv;
     uint64_t n = (uint64_t)json_integer_value(json_object_get(req->msg, "n"));
+    relay_pong(req->conn, n); /* a ping of a node hosting one of its rooms, passed on */
     if (rtt_pong(req->conn, n, req->stamp))
         histogram_observe(&srv->metrics.rtt, (double)rtt_estimate(req->conn) / 1e6);
     uint64_t est = rtt_estimate(req->conn);

@@ -7,9 +7,9 @@
 void rtt_ping(conn_t *c, uint64_t now_us, uint64_t interval_us)
 {
     rtt_t *t = &c->rtt;
-    /* A node's link for a relayed client is not pinged: the client answers
-       its own node, not this one (PROTOCOL.md, "Races": settled by arrival). */
-    if (c->state != CONN_OPEN || !c->session || c->relayed) return;
+    /* A node's link is pinged too: the node at its other end passes the ping
+       on to its client and the pong back (relay.h). */
+    if (c->state != CONN_OPEN || !c->session) return;
     if (t->nsamples == 0 && t->unanswered >= RTT_GIVE_UP) return; /* it never answers */
     if (t->last_ping_us && now_us - t->last_ping_us < interval_us) return;
     json_t *ev = proto_event("ping");

@@ -254,6 +254,37 @@ def a_client_of_node_a_plays_a_game_hosted_on_node_b(cl):
     print("  %d acts by the relayed player, result %s" % (players[1].acts, results[0]))
 
 
+@clustered("--ping-interval", "50")
+def a_relayed_player_who_answers_pings_has_its_whole_round_trip_measured(cl):
+    """The node hosting a room pings a relayed player's link like any
+    connection; the player's node passes the ping on (under a number of its
+    own pings) and the pong back (relay.h). So the host has an estimate for
+    bob, relayed, who answers pings (lag_ms beside his seat), and none for
+    cyd, relayed too, who answers none, nor for ann on the host itself."""
+    ann = cl.nodes["b"].connect("ann")
+    room = ann.ok("create", game="233", players=3)["room"]
+    bob, cyd = cl.nodes["a"].connect("bob"), cl.nodes["a"].connect("cyd")
+    for c in (bob, cyd):
+        c.ok("join", room=room)
+    seen = set()
+
+    def bob_measured():
+        ping = bob.event(is_ev("ping"))
+        assert ping["n"] not in seen, ping  # its node's numbers and b's never clash
+        seen.add(ping["n"])
+        bob.ok("pong", n=ping["n"])
+        st = bob.ok("state", room=room)  # relayed: b's summary
+        return st if "lag_ms" in st["seats"][1] else None
+
+    st = wait_for(bob_measured, "a lag_ms for bob on b")
+    assert st["node"] == "b" and isinstance(st["seats"][1]["lag_ms"], int), st
+    assert st["seats"][1]["lag_ms"] >= 1, st
+    assert "lag_ms" not in st["seats"][0] and "lag_ms" not in st["seats"][2], st
+    assert cl.nodes["a"].log_has(r"link to node b .* for bob")
+    print("  bob's round trip through a, as b measured it: %d ms (%d pings answered)"
+          % (st["seats"][1]["lag_ms"], len(seen)))
+
+
 @clustered()
 def names_tokens_and_room_ids_are_the_clusters(cl):
     a = cl.nodes["a"].connect("ann")
