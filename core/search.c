@@ -129,11 +129,13 @@ static size_t candidates(const json_t *legal, const json_t *greedy, const game_s
  * val[j * m + k] (sample j, candidate k; ok[] says which ran). The greedy
  * choice (k = 0) stays unless another beats it clearly: on the same draws
  * (common random numbers), by a mean difference over twice its standard
- * error. The largest such gain wins. Taking the best of noisy means instead
- * would leave greedy for whichever action was luckiest, a worse move as
- * often as a better one. Without a greedy choice, the best mean.
+ * error (s->margin times it, when the game sets one). The largest such gain
+ * wins. Taking the best of noisy means instead would leave greedy for
+ * whichever action was luckiest, a worse move as often as a better one.
+ * Without a greedy choice, the best mean.
  */
-static size_t choose(const double *val, const bool *ok, int samples, size_t m, bool has_greedy)
+static size_t choose(const double *val, const bool *ok, int samples, size_t m, bool has_greedy,
+                     double margin)
 {
     size_t best = 0;
     double best_gain = 0;
@@ -150,7 +152,7 @@ static size_t choose(const double *val, const bool *ok, int samples, size_t m, b
         }
         if (n == 0) continue;
         double mean = sum / n, var = n > 1 ? (sq - sum * mean) / (n - 1) : 0;
-        bool clear = !has_greedy || (n > 1 && mean > 0 && mean * mean > 4 * var / n);
+        bool clear = !has_greedy || (n > 1 && mean > 0 && mean * mean > margin * margin * var / n);
         if (clear && (best_gain == 0 || mean > best_gain)) {
             best = k;
             best_gain = mean;
@@ -194,7 +196,7 @@ json_t *game_search_run(const json_t *view, const json_t *legal, const game_sear
             game_free(g);
         }
     }
-    size_t best = pick[choose(val, ok, samples, m, has_greedy)];
+    size_t best = pick[choose(val, ok, samples, m, has_greedy, s->margin > 0 ? s->margin : 2)];
     tapis_free(pick);
     tapis_free(val);
     tapis_free(ok);

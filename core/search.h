@@ -44,6 +44,9 @@ typedef struct game_search {
     /* The most actions searched (0: all): beyond it, the greedy choice and others drawn
        at random from the legal list, so that the budget is not spread too thin. */
     int max_actions;
+    /* The standard errors by which another action's mean gain over the greedy
+       choice must pass 0 for the search to play it (0: 2). */
+    double margin;
     game_strategy_fn *policy; /* every seat's strategy in the playouts: the game's greedy */
 } game_search_t;
 

@@ -553,7 +553,7 @@ void slap_refresh(slap_t *g)
 static const game_bot_level_t slap_bot_levels[] = {
     GAME_BOT_LEVEL_NORMAL(800, 1200),
     GAME_BOT_LEVEL_EASY(1400, 2200, "normal wins 64% of games against it"),
-    GAME_BOT_LEVEL_HARD(800, 1200, "a little stronger than normal: wins 55% of games against it"),
+    GAME_BOT_LEVEL_HARD(800, 1200, "wins 65% of games against normal"),
     GAME_BOT_LEVEL_FAST(250, 450),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };
