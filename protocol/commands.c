@@ -26,6 +26,12 @@
         .name = (arg_name), .type = ARG_STRING, .flags = ARG_REQUIRED, .min = 1, .max = (maxlen),  \
         .position = (pos)                                                                          \
     }
+/* The text that is the rest of the line (say, seed, announce): 1 to TEXT_MAX_LEN bytes. */
+#define REST_TEXT                                                                                  \
+    {                                                                                              \
+        .name = "text", .type = ARG_STRING, .flags = ARG_REQUIRED | ARG_REST, .min = 1,            \
+        .max = TEXT_MAX_LEN, .position = 1                                                         \
+    }
 #define REPLAY_STEP_MAX 100000000
 
 #define ROOM_ARG(arg_flags, pos)                                                                   \
@@ -169,13 +175,7 @@ static const command_t commands[CMD__COUNT] = {
         .flags = CMD_F_ROOM,
         .usage = "say TEXT...",
         .summary = "talk to the room (the rest of the line is the text)",
-        .args = {ROOM_ARG(0, 0),
-                 {.name = "text",
-                  .type = ARG_STRING,
-                  .flags = ARG_REQUIRED | ARG_REST,
-                  .min = 1,
-                  .max = TEXT_MAX_LEN,
-                  .position = 1}},
+        .args = {ROOM_ARG(0, 0), REST_TEXT},
     },
     {
         .name = "seed",
@@ -183,13 +183,7 @@ static const command_t commands[CMD__COUNT] = {
         .flags = CMD_F_ROOM,
         .usage = "seed TEXT...",
         .summary = "add your seed to the deal, until the game starts (docs/FAIRNESS.md)",
-        .args = {ROOM_ARG(0, 0),
-                 {.name = "text",
-                  .type = ARG_STRING,
-                  .flags = ARG_REQUIRED | ARG_REST,
-                  .min = 1,
-                  .max = TEXT_MAX_LEN,
-                  .position = 1}},
+        .args = {ROOM_ARG(0, 0), REST_TEXT},
     },
     {
         .name = "ping",
@@ -290,12 +284,7 @@ static const command_t commands[CMD__COUNT] = {
         .flags = CMD_F_ADMIN,
         .usage = "announce TEXT...",
         .summary = "tell every connection (the rest of the line is the text)",
-        .args = {{.name = "text",
-                  .type = ARG_STRING,
-                  .flags = ARG_REQUIRED | ARG_REST,
-                  .min = 1,
-                  .max = TEXT_MAX_LEN,
-                  .position = 1}},
+        .args = {REST_TEXT},
     },
     {
         .name = "drain",

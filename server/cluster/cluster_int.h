@@ -87,7 +87,7 @@ struct cluster {
     int64_t retry_at; /* ms: no reconnect before (a Redis that hangs costs a stall each try) */
     redisAsyncContext *sub;
     bool sub_ready;
-    redisAsyncContext *ac; /* commands whose answer the loop does not wait for */
+    redisAsyncContext *ac;  /* commands whose answer the loop does not wait for */
     int async_pending;      /* ...sent on ac, not yet answered */
     int64_t async_progress; /* ms: when ac last answered (or was first waited on) */
     uv_timer_t beat;
