@@ -20,6 +20,14 @@ static void skip_space(reader_t *r)
         r->p++;
 }
 
+/* Step over c when it comes next. */
+static bool take(reader_t *r, char c)
+{
+    if (r->p >= r->end || *r->p != c) return false;
+    r->p++;
+    return true;
+}
+
 /* After the opening quote: the string's bytes [*s, *s + *n) if plain. */
 static bool plain_string(reader_t *r, const char **s, size_t *n)
 {
@@ -62,63 +70,40 @@ static json_t *plain_word(reader_t *r, const char *word, size_t n, json_t *(*mak
 
 static json_t *plain_value(reader_t *r);
 
-static json_t *plain_object(reader_t *r)
+/* One "key": value of an object. */
+static bool plain_member(reader_t *r, json_t *o)
 {
-    json_t *o = json_object();
-    if (!o) return NULL;
+    const char *k;
+    size_t kn;
     skip_space(r);
-    if (r->p < r->end && *r->p == '}') {
-        r->p++;
-        return o;
-    }
-    for (;;) {
-        const char *k;
-        size_t kn;
-        if (r->p >= r->end || *r->p != '"') break;
-        r->p++;
-        if (!plain_string(r, &k, &kn)) break;
-        skip_space(r);
-        if (r->p >= r->end || *r->p != ':') break;
-        r->p++;
-        json_t *v = plain_value(r);
-        /* a key seen before replaces its value: the size tells, with no lookup */
-        size_t size = json_object_size(o);
-        if (!v || json_object_setn_new_nocheck(o, k, kn, v) < 0 || json_object_size(o) == size)
-            break;
-        skip_space(r);
-        if (r->p < r->end && *r->p == '}') {
-            r->p++;
-            return o;
-        }
-        if (r->p >= r->end || *r->p != ',') break;
-        r->p++;
-        skip_space(r);
-    }
-    json_decref(o);
-    return NULL;
+    if (!take(r, '"') || !plain_string(r, &k, &kn)) return false;
+    skip_space(r);
+    if (!take(r, ':')) return false;
+    json_t *v = plain_value(r);
+    /* a key seen before replaces its value: the size tells, with no lookup */
+    size_t size = json_object_size(o);
+    return v && json_object_setn_new_nocheck(o, k, kn, v) == 0 && json_object_size(o) > size;
 }
 
-static json_t *plain_array(reader_t *r)
+static bool plain_element(reader_t *r, json_t *a)
 {
-    json_t *a = json_array();
-    if (!a) return NULL;
+    json_t *v = plain_value(r);
+    return v && json_array_append_new(a, v) == 0;
+}
+
+/* After the opening bracket: the items of the container c (none, or one
+   read by item and more after each comma) up to close. c, or NULL. */
+static json_t *plain_items(reader_t *r, json_t *c, char close, bool (*item)(reader_t *, json_t *))
+{
+    if (!c) return NULL;
     skip_space(r);
-    if (r->p < r->end && *r->p == ']') {
-        r->p++;
-        return a;
-    }
-    for (;;) {
-        json_t *v = plain_value(r);
-        if (!v || json_array_append_new(a, v) < 0) break;
+    if (take(r, close)) return c;
+    do {
+        if (!item(r, c)) break;
         skip_space(r);
-        if (r->p < r->end && *r->p == ']') {
-            r->p++;
-            return a;
-        }
-        if (r->p >= r->end || *r->p != ',') break;
-        r->p++;
-    }
-    json_decref(a);
+        if (take(r, close)) return c;
+    } while (take(r, ','));
+    json_decref(c);
     return NULL;
 }
 
@@ -132,7 +117,8 @@ static json_t *plain_value(reader_t *r)
         if (r->depth == r->max_depth) return NULL;
         r->p++;
         r->depth++;
-        json_t *v = c == '{' ? plain_object(r) : plain_array(r);
+        json_t *v = c == '{' ? plain_items(r, json_object(), '}', plain_member)
+                             : plain_items(r, json_array(), ']', plain_element);
         r->depth--;
         return v;
     }

@@ -192,14 +192,21 @@ export class Table {
     setTimeout(() => this.act(action), 0);
   }
 
-  async act(action) {
+  // Send the request `cmd` for this room; its error is shown under the table.
+  // True when the server took it.
+  async send(cmd, args) {
     try {
-      // seq: the state it answers, from which the server counts the reaction.
-      await this.proto.request("act", { room: this.room, action, seq: this.seq });
-      this.msgEl.textContent = "";
+      await this.proto.request(cmd, { room: this.room, ...args });
+      return true;
     } catch (e) {
       this.msgEl.textContent = (e.code ? e.code + ": " : "") + e.message;
+      return false;
     }
+  }
+
+  async act(action) {
+    // seq: the state it answers, from which the server counts the reaction.
+    if (await this.send("act", { action, seq: this.seq })) this.msgEl.textContent = "";
   }
 
   // Legal actions the drawing reaches another way (seqnum's cells of the
@@ -224,26 +231,15 @@ export class Table {
   async say(e) {
     e.preventDefault();
     const text = this.chatInput.value.trim();
-    if (!text) return;
-    try {
-      await this.proto.request("say", { room: this.room, text });
-      this.chatInput.value = "";
-    } catch (err) {
-      this.msgEl.textContent = (err.code ? err.code + ": " : "") + err.message;
-    }
+    if (text && (await this.send("say", { text }))) this.chatInput.value = "";
   }
 
   // The player's seed, mixed into the deal (PROTOCOL.md, "seed"), until the game starts.
   async giveSeed(e) {
     e.preventDefault();
     const text = this.seedInput.value;
-    if (!text) return;
-    try {
-      await this.proto.request("seed", { room: this.room, text });
+    if (text && (await this.send("seed", { text })))
       this.msgEl.textContent = "Your seed is in: the deal will use it.";
-    } catch (err) {
-      this.msgEl.textContent = (err.code ? err.code + ": " : "") + err.message;
-    }
   }
 
   async leave() {

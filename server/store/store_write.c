@@ -104,13 +104,19 @@ static void session_new(void *srv, const durable_session_t *s)
     run(st, q);
 }
 
-static void session_rename(void *srv, const durable_session_t *s)
+/* Run the UPDATE `which` of the row id, setting its one column (?2) to text. */
+static void update_text(void *srv, int which, uint64_t id, const char *text)
 {
     store_t *st = store_of(srv);
-    sqlite3_stmt *q = begin_id(st, S_SESSION_RENAME, s->id);
+    sqlite3_stmt *q = begin_id(st, which, id);
     if (!q) return;
-    bind_text(q, 2, s->name);
+    bind_text(q, 2, text);
     run(st, q);
+}
+
+static void session_rename(void *srv, const durable_session_t *s)
+{
+    update_text(srv, S_SESSION_RENAME, s->id, s->name);
 }
 
 static void session_end(void *srv, const durable_session_t *s)
@@ -144,11 +150,7 @@ static void room_new(void *srv, const durable_room_t *r, const json_t *options,
 
 static void room_started(void *srv, const durable_room_t *r)
 {
-    store_t *st = store_of(srv);
-    sqlite3_stmt *q = begin_id(st, S_ROOM_STATUS, r->rid);
-    if (!q) return;
-    bind_text(q, 2, "playing");
-    run(st, q);
+    update_text(srv, S_ROOM_STATUS, r->rid, "playing");
 }
 
 void store__room_end(store_t *st, uint64_t rid, const char *status, const json_t *result,

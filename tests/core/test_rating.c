@@ -108,51 +108,68 @@ static int first_of(const game_t *gm, int t)
     return j;
 }
 
+/* Update the game's ratings (p: the defaults when NULL), which must succeed. */
+static void rate(const rating_params_t *p, game_t *gm)
+{
+    assert_int_equal(rating_update(p, gm->n_teams, gm->size, gm->rank, gm->r), 0);
+}
+
+/* check(a) on 2000 random games drawn from seed. */
+static void over_random_games(uint64_t seed, void (*check)(game_t *a))
+{
+    rng_t g;
+    rng_seed(&g, seed);
+    for (int n = 0; n < 2000; n++) {
+        game_t a;
+        random_game(&g, &a);
+        check(&a);
+    }
+}
+
+/* b: the same game with its sides listed in reverse; each player rated the same. */
+static void reversed_sides_rate_the_same(game_t *a)
+{
+    game_t b = *a;
+    b.total = 0;
+    for (int t = 0; t < a->n_teams; t++) {
+        int from = a->n_teams - 1 - t;
+        b.size[t] = a->size[from];
+        b.rank[t] = a->rank[from];
+        memcpy(&b.r[b.total], &a->r[first_of(a, from)], sizeof(rating_t) * a->size[from]);
+        b.total += a->size[from];
+    }
+    rate(NULL, a);
+    rate(NULL, &b);
+    for (int t = 0; t < a->n_teams; t++) {
+        int ja = first_of(a, t), jb = first_of(&b, a->n_teams - 1 - t);
+        for (int k = 0; k < a->size[t]; k++) {
+            assert_near(a->r[ja + k].mu, b.r[jb + k].mu, 1e-9);
+            assert_near(a->r[ja + k].sigma, b.r[jb + k].sigma, 1e-9);
+        }
+    }
+}
+
 static void the_order_of_the_sides_does_not_matter(void **state)
 {
     (void)state;
-    rng_t g;
-    rng_seed(&g, 27);
-    for (int n = 0; n < 2000; n++) {
-        game_t a, b;
-        random_game(&g, &a);
-        /* b: the same game with its sides listed in reverse. */
-        b = a;
-        b.total = 0;
-        for (int t = 0; t < a.n_teams; t++) {
-            int from = a.n_teams - 1 - t;
-            b.size[t] = a.size[from];
-            b.rank[t] = a.rank[from];
-            memcpy(&b.r[b.total], &a.r[first_of(&a, from)], sizeof(rating_t) * a.size[from]);
-            b.total += a.size[from];
-        }
-        assert_int_equal(rating_update(NULL, a.n_teams, a.size, a.rank, a.r), 0);
-        assert_int_equal(rating_update(NULL, b.n_teams, b.size, b.rank, b.r), 0);
-        for (int t = 0; t < a.n_teams; t++) {
-            int ja = first_of(&a, t), jb = first_of(&b, a.n_teams - 1 - t);
-            for (int k = 0; k < a.size[t]; k++) {
-                assert_near(a.r[ja + k].mu, b.r[jb + k].mu, 1e-9);
-                assert_near(a.r[ja + k].sigma, b.r[jb + k].sigma, 1e-9);
-            }
-        }
-    }
+    over_random_games(27, reversed_sides_rate_the_same);
+}
+
+/* b: the same game with other ranks in the same order; every rating the same. */
+static void ranks_in_the_same_order_rate_the_same(game_t *a)
+{
+    game_t b = *a;
+    for (int t = 0; t < b.n_teams; t++)
+        b.rank[t] = b.rank[t] * 10 - 1000;
+    rate(NULL, a);
+    rate(NULL, &b);
+    assert_memory_equal(a->r, b.r, sizeof(rating_t) * a->total);
 }
 
 static void only_the_order_of_the_ranks_matters(void **state)
 {
     (void)state;
-    rng_t g;
-    rng_seed(&g, 28);
-    for (int n = 0; n < 2000; n++) {
-        game_t a, b;
-        random_game(&g, &a);
-        b = a;
-        for (int t = 0; t < b.n_teams; t++)
-            b.rank[t] = b.rank[t] * 10 - 1000;
-        assert_int_equal(rating_update(NULL, a.n_teams, a.size, a.rank, a.r), 0);
-        assert_int_equal(rating_update(NULL, b.n_teams, b.size, b.rank, b.r), 0);
-        assert_memory_equal(a.r, b.r, sizeof(rating_t) * a.total);
-    }
+    over_random_games(28, ranks_in_the_same_order_rate_the_same);
 }
 
 static void equal_players_who_tie_keep_their_mu(void **state)
@@ -190,30 +207,31 @@ static void a_tie_sits_between_a_win_and_a_loss(void **state)
     assert_true(tie[0].mu > RATING_MU && tie[1].mu < 28);
 }
 
+/* With strict places and no drift (tau 0): the first side gains, the last
+   loses, and no sigma grows. */
+static void first_gains_last_loses(game_t *a)
+{
+    rating_params_t p = rating_default_params;
+    p.tau = 0;
+    for (int t = 0; t < a->n_teams; t++)
+        a->rank[t] = t + 1; /* strict places */
+    game_t before = *a;
+    rate(&p, a);
+    int last = first_of(a, a->n_teams - 1);
+    for (int k = 0; k < a->size[0]; k++)
+        assert_true(a->r[k].mu > before.r[k].mu);
+    for (int k = 0; k < a->size[a->n_teams - 1]; k++)
+        assert_true(a->r[last + k].mu < before.r[last + k].mu);
+    for (int j = 0; j < a->total; j++) {
+        assert_true(a->r[j].sigma <= before.r[j].sigma);
+        assert_true(a->r[j].sigma > 0);
+    }
+}
+
 static void the_first_gains_and_the_last_loses(void **state)
 {
     (void)state;
-    rng_t g;
-    rng_seed(&g, 29);
-    rating_params_t p = rating_default_params;
-    p.tau = 0;
-    for (int n = 0; n < 2000; n++) {
-        game_t a;
-        random_game(&g, &a);
-        for (int t = 0; t < a.n_teams; t++)
-            a.rank[t] = t + 1; /* strict places */
-        game_t before = a;
-        assert_int_equal(rating_update(&p, a.n_teams, a.size, a.rank, a.r), 0);
-        int last = first_of(&a, a.n_teams - 1);
-        for (int k = 0; k < a.size[0]; k++)
-            assert_true(a.r[k].mu > before.r[k].mu);
-        for (int k = 0; k < a.size[a.n_teams - 1]; k++)
-            assert_true(a.r[last + k].mu < before.r[last + k].mu);
-        for (int j = 0; j < a.total; j++) {
-            assert_true(a.r[j].sigma <= before.r[j].sigma);
-            assert_true(a.r[j].sigma > 0);
-        }
-    }
+    over_random_games(29, first_gains_last_loses);
 }
 
 static void ratings_far_apart_stay_finite(void **state)

@@ -42,6 +42,22 @@ static void feed_str(frame_t *f, const char *s)
     assert_int_equal(frame_feed(f, s, strlen(s)), 0);
 }
 
+/* Fed `in` in one read, a splitter of max_line (0: the default) yields the
+   lines listed (up to NULL), then needs more. */
+static void splits_into(size_t max_line, const char *in, ...)
+{
+    frame_t f;
+    frame_init(&f, max_line);
+    feed_str(&f, in);
+    va_list ap;
+    va_start(ap, in);
+    for (const char *want; (want = va_arg(ap, const char *));)
+        expect_str(&f, want);
+    va_end(ap);
+    expect_none(&f);
+    frame_free(&f);
+}
+
 /* ------------------------------------------------------------- splitting --- */
 
 static void line_split_one_byte_at_a_time(void **state)
@@ -67,14 +83,8 @@ static void line_split_one_byte_at_a_time(void **state)
 static void crlf_and_lf_both_end_a_line(void **state)
 {
     (void)state;
-    frame_t f;
-    frame_init(&f, 0);
-    feed_str(&f, "a\r\nb\nc\r\r\n");
-    expect_str(&f, "a");
-    expect_str(&f, "b");
-    expect_str(&f, "c\r"); /* only one CR belongs to the terminator */
-    expect_none(&f);
-    frame_free(&f);
+    /* only one CR belongs to the terminator */
+    splits_into(0, "a\r\nb\nc\r\r\n", "a", "b", "c\r", NULL);
 }
 
 static void bare_cr_is_data_not_a_terminator(void **state)
@@ -121,14 +131,7 @@ static void many_lines_in_one_read(void **state)
 static void empty_and_blank_lines_are_yielded(void **state)
 {
     (void)state;
-    frame_t f;
-    frame_init(&f, 0);
-    feed_str(&f, "\n\r\n  \t\n");
-    expect_str(&f, "");
-    expect_str(&f, "");
-    expect_str(&f, "  \t");
-    expect_none(&f);
-    frame_free(&f);
+    splits_into(0, "\n\r\n  \t\n", "", "", "  \t", NULL);
 }
 
 static void pull_some_lines_then_continue_later(void **state)
@@ -168,13 +171,7 @@ static void default_limit_is_8192(void **state)
 static void line_at_the_limit_is_accepted(void **state)
 {
     (void)state;
-    frame_t f;
-    frame_init(&f, 8);
-    feed_str(&f, "12345678\n12345678\r\n");
-    expect_str(&f, "12345678");
-    expect_str(&f, "12345678");
-    expect_none(&f);
-    frame_free(&f);
+    splits_into(8, "12345678\n12345678\r\n", "12345678", "12345678", NULL);
 }
 
 static void line_one_over_the_limit_is_too_long(void **state)

@@ -60,6 +60,16 @@ def kill(srv, players):
         p.c.close()
 
 
+def refuses_to_start(exe, db, says):
+    """A tapisd on the database db stops at its start, saying `says`."""
+    try:
+        Server(exe, "--db", db, start_timeout=3).kill()
+    except RuntimeError as e:
+        assert says in str(e), str(e)
+    else:
+        raise AssertionError("tapisd started on %s (want: %s)" % (db, says))
+
+
 def resume(srv, player, room):
     """Say hello with player's token on a new connection; returns (client, state)."""
     c = srv.connect()
@@ -452,12 +462,7 @@ def one_server_per_database_and_checkpoints_off_the_loop(exe):
     with temp_db("t.db") as db:
         srv = Server(exe, "--db", db, "--bot-delay", "0-1", "--turn-timer", "0")
         try:
-            try:
-                Server(exe, "--db", db, start_timeout=3).kill()
-            except RuntimeError as e:
-                assert "another tapisd is using it" in str(e), str(e)
-            else:
-                raise AssertionError("two servers on one database")
+            refuses_to_start(exe, db, "another tapisd is using it")
             a = srv.connect("ann")
             w = srv.connect("wat")
             # the first checkpoint (within a second) copies the schema: the file
@@ -546,12 +551,7 @@ def a_version_1_database_is_migrated_and_a_newer_one_refused(exe):
         # version 4: entries go to the tail; a stop moves it all into journal
         assert version >= 4 and tail == 0 and kept >= 3, (version, tail, kept)
         assert first[:2] == (1, "seat") and json.loads(first[2])["name"] == "olga", first
-        try:
-            Server(exe, "--db", db, start_timeout=3).kill()
-        except RuntimeError as e:
-            assert "schema version 99 is newer than this tapisd knows" in str(e), str(e)
-        else:
-            raise AssertionError("tapisd started on a database of schema 99")
+        refuses_to_start(exe, db, "schema version 99 is newer than this tapisd knows")
 
 
 @test

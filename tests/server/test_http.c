@@ -301,6 +301,23 @@ static void assert_metrics(const fixture_t *f, int i, bool head)
     assert_string_equal(body_of(r), head ? "" : BODY);
 }
 
+/* The replies to the cases, each sent on its own connection to a fresh server. */
+static fixture_t *served(const request_case_t *cases, int ncases)
+{
+    fixture_t *f = fixture(cases, ncases);
+    run(f, send_cases, 0);
+    return f;
+}
+
+/* Every case refused with `status` (assert_all_status), the body never rendered. */
+static fixture_t *all_refused(const request_case_t *cases, int ncases, int status)
+{
+    fixture_t *f = served(cases, ncases);
+    assert_all_status(f, status);
+    assert_int_equal(f->renders, 0);
+    return f;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Tests                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -311,8 +328,7 @@ static void get_metrics_answers_200_with_the_body_then_closes(void **state)
     static const request_case_t cases[] = {
         CASE("plain GET", "GET /metrics HTTP/1.1\r\nHost: localhost\r\nAccept: */*\r\n\r\n"),
     };
-    fixture_t *f = fixture(cases, 1);
-    run(f, send_cases, 0);
+    fixture_t *f = served(cases, 1);
     assert_metrics(f, 0, false);
     assert_true(strncmp(f->replies[0].data, "HTTP/1.1 200 OK\r\n", 17) == 0);
     assert_int_equal(f->renders, 1);
@@ -335,8 +351,7 @@ static void get_variants_are_all_served(void **state)
         CASE_SENT("half-closed after the request", "GET /metrics HTTP/1.1\r\n\r\n", false, true),
     };
     int n = (int)(sizeof cases / sizeof cases[0]);
-    fixture_t *f = fixture(cases, n);
-    run(f, send_cases, 0);
+    fixture_t *f = served(cases, n);
     for (int i = 0; i < n; i++)
         assert_metrics(f, i, false);
     free(f);
@@ -348,8 +363,7 @@ static void head_metrics_has_the_headers_and_no_body(void **state)
     static const request_case_t cases[] = {
         CASE("HEAD", "HEAD /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n"),
     };
-    fixture_t *f = fixture(cases, 1);
-    run(f, send_cases, 0);
+    fixture_t *f = served(cases, 1);
     assert_metrics(f, 0, true);
     assert_int_equal(f->replies[0].total, f->replies[0].len);
     free(f);
@@ -370,12 +384,7 @@ static void other_paths_get_404(void **state)
         CASE("POST elsewhere", "POST /x HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"),
         CASE("HEAD elsewhere", "HEAD /x HTTP/1.1\r\n\r\n"),
     };
-    int n = (int)(sizeof cases / sizeof cases[0]);
-    fixture_t *f = fixture(cases, n);
-    run(f, send_cases, 0);
-    assert_all_status(f, 404);
-    assert_int_equal(f->renders, 0);
-    free(f);
+    free(all_refused(cases, (int)(sizeof cases / sizeof cases[0]), 404));
 }
 
 static void other_methods_on_metrics_get_405_with_allow(void **state)
@@ -389,12 +398,9 @@ static void other_methods_on_metrics_get_405_with_allow(void **state)
         CASE("OPTIONS", "OPTIONS /metrics?x HTTP/1.0\r\n\r\n"),
     };
     int n = (int)(sizeof cases / sizeof cases[0]);
-    fixture_t *f = fixture(cases, n);
-    run(f, send_cases, 0);
-    assert_all_status(f, 405);
+    fixture_t *f = all_refused(cases, n, 405);
     for (int i = 0; i < n; i++)
         assert_true(has_header(&f->replies[i], "Allow: GET, HEAD"));
-    assert_int_equal(f->renders, 0);
     free(f);
 }
 
@@ -430,12 +436,7 @@ static void malformed_requests_get_400(void **state)
         CASE("empty Content-Length", "GET /metrics HTTP/1.1\r\nContent-Length:\r\n\r\n"),
         CASE("HEAD with a body", "HEAD /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"),
     };
-    int n = (int)(sizeof cases / sizeof cases[0]);
-    fixture_t *f = fixture(cases, n);
-    run(f, send_cases, 0);
-    assert_all_status(f, 400);
-    assert_int_equal(f->renders, 0);
-    free(f);
+    free(all_refused(cases, (int)(sizeof cases / sizeof cases[0]), 400));
 }
 
 /* A head of `len` bytes: a GET of /metrics padded with one long header. */
@@ -462,8 +463,7 @@ static void head_over_the_cap_gets_431_and_at_the_cap_is_served(void **state)
         {"one byte over", over, HTTP_HEAD_MAX + 1, false, false},
         {"far over, sent whole", far_over, 4 * HTTP_HEAD_MAX, false, false},
     };
-    fixture_t *f = fixture(cases, 3);
-    run(f, send_cases, 0);
+    fixture_t *f = served(cases, 3);
     assert_metrics(f, 0, false);
     for (int i = 1; i < 3; i++) {
         if (status_of(&f->replies[i]) != 431 || !f->replies[i].closed)

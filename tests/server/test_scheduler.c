@@ -154,8 +154,16 @@ static bool has_conns(void *n)
     return srv.nconns >= *(int *)n;
 }
 
-/* A new client, and the server's connection for it. */
-static int client(conn_t **out)
+/* A client: its blocking socket, and the server's connection for it. */
+typedef struct client {
+    int fd;
+    conn_t *conn;
+} client_t;
+
+/* The two clients every test starts with (setup), A connected first. */
+static client_t A, B;
+
+static void client_connect(client_t *cl)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     assert_true(fd >= 0);
@@ -164,8 +172,8 @@ static int client(conn_t **out)
     assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
     int want = srv.nconns + 1;
     run_until(has_conns, &want);
-    *out = queue_data(queue_head(&srv.conns), conn_t, node); /* newest first */
-    return fd;
+    cl->fd = fd;
+    cl->conn = queue_data(queue_head(&srv.conns), conn_t, node); /* newest first */
 }
 
 typedef struct fed {
@@ -179,13 +187,13 @@ static bool has_read(void *arg)
     return f->c->frame.fed >= f->want;
 }
 
-/* c's client writes s, and the server reads it at `us` on the server clock. */
-static void send_at(int fd, conn_t *c, const char *s, uint64_t us)
+/* The client writes s, and the server reads it at `us` on the server clock. */
+static void send_at(const client_t *cl, const char *s, uint64_t us)
 {
     clock_set(&srv.clock, us);
     size_t n = strlen(s);
-    assert_int_equal(send(fd, s, n, 0), (ssize_t)n);
-    fed_t f = {c, c->frame.fed + n};
+    assert_int_equal(send(cl->fd, s, n, 0), (ssize_t)n);
+    fed_t f = {cl->conn, cl->conn->frame.fed + n};
     run_until(has_read, &f);
 }
 
@@ -219,12 +227,16 @@ static int setup(void **state)
     int n = sizeof a;
     uv_tcp_getsockname(&srv.listener, (struct sockaddr *)&a, &n);
     port = ntohs(a.sin_port);
+    client_connect(&A);
+    client_connect(&B);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
+    close(A.fd);
+    close(B.fd);
     while (!queue_empty(&srv.conns))
         conn_close(queue_data(queue_head(&srv.conns), conn_t, node), "test over");
     uv_close((uv_handle_t *)&srv.listener, NULL);
@@ -268,11 +280,9 @@ static void assert_events(int from, ...)
 static void lines_and_deadlines_go_in_time_order(void **state)
 {
     (void)state;
-    conn_t *a, *b;
-    int fa = client(&a), fb = client(&b);
-    send_at(fa, a, "a1\n", 100);
-    send_at(fb, b, "b1\n", 200);
-    send_at(fa, a, "a2\n", 300);
+    send_at(&A, "a1\n", 100);
+    send_at(&B, "b1\n", 200);
+    send_at(&A, "a2\n", 300);
     add_deadline(0, 300);
     add_deadline(1, 250);
     add_deadline(2, 150);
@@ -290,8 +300,6 @@ static void lines_and_deadlines_go_in_time_order(void **state)
     clock_set(&srv.clock, 2000);
     sched_turn(&srv);
     assert_events(6, "room 3", 2000, NULL);
-    close(fa);
-    close(fb);
 }
 
 /* Lines read in one callback share its stamp; a later read is later, even
@@ -299,15 +307,11 @@ static void lines_and_deadlines_go_in_time_order(void **state)
 static void a_line_takes_the_stamp_of_the_read_that_ended_it(void **state)
 {
     (void)state;
-    conn_t *a, *b;
-    int fa = client(&a), fb = client(&b);
-    send_at(fa, a, "x1\nx2\nx", 10);
-    send_at(fb, b, "y1\n", 20);
-    send_at(fa, a, "3\n", 30);
+    send_at(&A, "x1\nx2\nx", 10);
+    send_at(&B, "y1\n", 20);
+    send_at(&A, "3\n", 30);
     sched_turn(&srv);
     assert_events(0, "x1", 10, "x2", 10, "y1", 20, "x3", 30, NULL); /* x3's "\n" came at 30 */
-    close(fa);
-    close(fb);
 }
 
 /* 40 lines of A at 100, one of B at 200: a turn takes 32 of A and ends
@@ -316,13 +320,11 @@ static void a_line_takes_the_stamp_of_the_read_that_ended_it(void **state)
 static void a_connection_gets_32_lines_a_turn_and_no_one_overtakes(void **state)
 {
     (void)state;
-    conn_t *a, *b;
-    int fa = client(&a), fb = client(&b);
     char burst[40 * 4 + 1] = "";
     for (int i = 0; i < 40; i++)
         snprintf(burst + strlen(burst), sizeof burst - strlen(burst), "%02d\n", i);
-    send_at(fa, a, burst, 100);
-    send_at(fb, b, "b\n", 200);
+    send_at(&A, burst, 100);
+    send_at(&B, "b\n", 200);
     sched_turn(&srv);
     assert_int_equal(nevents, SCHED_CONN_LINES);
     assert_event(SCHED_CONN_LINES - 1, "31", 100);
@@ -332,8 +334,6 @@ static void a_connection_gets_32_lines_a_turn_and_no_one_overtakes(void **state)
     assert_event(40, "b", 200);
     assert_true(events[39].turn == events[40].turn && events[39].turn == events[32].turn);
     assert_int_equal(commits, 2);
-    close(fa);
-    close(fb);
 }
 
 /*
@@ -345,15 +345,13 @@ static void a_connection_gets_32_lines_a_turn_and_no_one_overtakes(void **state)
 static void a_backlog_cannot_overtake_an_earlier_line(void **state)
 {
     (void)state;
-    conn_t *a, *b;
-    int fa = client(&a), fb = client(&b);
     static char backlog[2000 * 2 + 1];
     for (int i = 0; i < 2000; i++)
         memcpy(backlog + 2 * i, "s\n", 2);
-    send_at(fa, a, backlog, 100);
+    send_at(&A, backlog, 100);
     sched_turn(&srv); /* a first turn takes some of it */
-    send_at(fb, b, "claim\n", 200);
-    send_at(fa, a, "take\n", 300);
+    send_at(&B, "claim\n", 200);
+    send_at(&A, "take\n", 300);
     for (int turns = 0; heap_min(&srv.ready); turns++) {
         assert_true(turns < 2000);
         sched_turn(&srv);
@@ -363,8 +361,6 @@ static void a_backlog_cannot_overtake_an_earlier_line(void **state)
         assert_event(i, "s", 100);
     assert_event(2000, "claim", 200);
     assert_event(2001, "take", 300);
-    close(fa);
-    close(fb);
 }
 
 /*
@@ -399,11 +395,9 @@ static void a_turn_does_at_most_its_budget(void **state)
 static void the_commit_comes_before_any_output(void **state)
 {
     (void)state;
-    conn_t *a;
-    int fa = client(&a);
     reply_each_line = true;
-    reply_fd = fa;
-    send_at(fa, a, "ping\nping\n", 100);
+    reply_fd = A.fd;
+    send_at(&A, "ping\nping\n", 100);
     sched_turn(&srv);
     assert_int_equal(commits, 1); /* on_commit saw the replies queued, unwritten */
     char got[16];
@@ -412,11 +406,10 @@ static void the_commit_comes_before_any_output(void **state)
     while (n < 10) {
         assert_true(uv_hrtime() < give_up);
         uv_run(srv.loop, UV_RUN_NOWAIT);
-        ssize_t k = recv(fa, got + n, sizeof got - n, MSG_DONTWAIT);
+        ssize_t k = recv(A.fd, got + n, sizeof got - n, MSG_DONTWAIT);
         if (k > 0) n += (size_t)k;
     }
     assert_memory_equal(got, "ping\nping\n", 10);
-    close(fa);
 }
 
 /*
@@ -428,25 +421,21 @@ static void the_commit_comes_before_any_output(void **state)
 static void a_held_line_is_taken_at_its_key_in_order(void **state)
 {
     (void)state;
-    conn_t *a, *b;
-    int fa = client(&a), fb = client(&b);
-    held_conn = a;
+    held_conn = A.conn;
     held_us = 145000;
-    send_at(fa, a, "a1\n", 100);
-    send_at(fb, b, "b1\n", 20000);
+    send_at(&A, "a1\n", 100);
+    send_at(&B, "b1\n", 20000);
     add_deadline(0, 100000);
     clock_set(&srv.clock, 145099);
     sched_turn(&srv);
     assert_events(0, "b1", 20000, "room 0", 100000, NULL);
-    send_at(fa, a, "a2\n", 145099); /* behind a1, and held too */
+    send_at(&A, "a2\n", 145099); /* behind a1, and held too */
     clock_set(&srv.clock, 145100);
     sched_turn(&srv);
     assert_events(2, "a1", 100, NULL);
     clock_set(&srv.clock, 145099 + 145000);
     sched_turn(&srv);
     assert_events(3, "a2", 145099, NULL);
-    close(fa);
-    close(fb);
 }
 
 int main(void)
