@@ -4,7 +4,7 @@
 // invitation is a link #join=ROOM (or #watch=ROOM).
 
 import { Proto } from "./proto.js";
-import { h, clear } from "./dom.js";
+import { h, clear, errorText } from "./dom.js";
 import { Table } from "./table.js";
 import { Lobby } from "./lobby.js";
 import { History } from "./history.js";
@@ -45,7 +45,7 @@ class App {
     p.on("kicked", (e) => this.banner(e.message));
     p.on("shutdown", (e) => this.banner(e.restart ? "The server is restarting: you will be put back in your seat." : "The server stopped."));
     p.on("announce", (e) => this.banner("Announcement: " + e.text));
-    p.on("error", (e) => this.banner(e.error ? e.error.code + ": " + e.error.message : e.code + ": " + e.message));
+    p.on("error", (e) => this.banner(errorText(e.error || e)));
     document.getElementById("nav-lobby").addEventListener("click", () => this.showLobby());
     document.getElementById("nav-history").addEventListener("click", () => this.showHistory());
     document.addEventListener("keydown", (e) => this.onKey(e));
@@ -95,14 +95,14 @@ class App {
     this.current = null;
     clear(this.main);
     const input = h("input#name", { type: "text", maxlength: "32", value: name || "", autocomplete: "nickname", "aria-label": "your name", required: true });
-    const msg = h("p.message", { role: "status" }, err ? err.code + ": " + err.message : "");
+    const msg = h("p.message", { role: "status" }, err ? errorText(err) : "");
     const form = h("form.login", {
       onsubmit: async (e) => {
         e.preventDefault();
         try {
           await this.afterHello(await this.proto.hello(input.value.trim()));
         } catch (x) {
-          msg.textContent = x.code + ": " + x.message;
+          msg.textContent = errorText(x);
         }
       },
     }, h("h2", null, "Welcome to tapis"), h("label", { for: "name" }, "Your name "), input, " ",

@@ -61,3 +61,8 @@ export function seconds(ms) {
   if (ms < 0) ms = 0;
   return ms < 10000 ? (ms / 1000).toFixed(1) + " s" : Math.ceil(ms / 1000) + " s";
 }
+
+// An error as the page shows it: "code: message", or the message alone.
+export function errorText(e) {
+  return (e.code ? e.code + ": " : "") + e.message;
+}

@@ -8,7 +8,7 @@
 // drawing (web/games/GAME.js) as the live table draws it. Buttons, the
 // slider, the list and the keys ← → Home End step through it.
 
-import { h, clear } from "./dom.js";
+import { h, clear, errorText } from "./dom.js";
 
 const PAGE = 10;
 
@@ -40,7 +40,7 @@ export class History {
     try {
       r = await this.app.proto.request("history", { all: this.all, limit: PAGE, offset: this.offset });
     } catch (e) {
-      this.msgEl.textContent = e.code + ": " + e.message;
+      this.msgEl.textContent = errorText(e);
       return;
     }
     clear(this.listEl);
@@ -66,7 +66,7 @@ export class History {
     try {
       r = await this.app.proto.request("replay", { game_id: String(id) });
     } catch (e) {
-      this.msgEl.textContent = e.code + ": " + e.message;
+      this.msgEl.textContent = errorText(e);
       return;
     }
     const viewer = new Replay(this.app, r.record, () => this.show(this.app.main));
@@ -172,7 +172,7 @@ export class Replay {
     try {
       r = await this.app.proto.request("replay", { game_id: String(this.rec.id), step: n });
     } catch (e) {
-      if (this.asked === n) this.stepEl.textContent = e.code + ": " + e.message;
+      if (this.asked === n) this.stepEl.textContent = errorText(e);
       return;
     }
     if (this.asked !== n) return; // a later step was asked for meanwhile

@@ -2,7 +2,7 @@
 // from `games`), join by code, and the rooms list one page at a time with
 // its filters (game, status), each room to join or watch.
 
-import { h, clear } from "./dom.js";
+import { h, clear, errorText } from "./dom.js";
 
 const PAGE = 10;
 
@@ -34,7 +34,7 @@ export class Lobby {
   }
 
   fail(e) {
-    this.msgEl.textContent = (e.code ? e.code + ": " : "") + e.message;
+    this.msgEl.textContent = errorText(e);
   }
 
   // --- create

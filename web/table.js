@@ -10,7 +10,7 @@
 // describeAction(a, t), resultLines(result, t) and, optionally,
 // countdowns(view, t) -> [{label, at}] (local times in ms).
 
-import { h, clear, actionKey, seconds } from "./dom.js";
+import { h, clear, actionKey, seconds, errorText } from "./dom.js";
 
 export class Table {
   constructor(app, room) {
@@ -199,7 +199,7 @@ export class Table {
       await this.proto.request(cmd, { room: this.room, ...args });
       return true;
     } catch (e) {
-      this.msgEl.textContent = (e.code ? e.code + ": " : "") + e.message;
+      this.msgEl.textContent = errorText(e);
       return false;
     }
   }
@@ -256,7 +256,7 @@ export class Table {
     try {
       await this.proto.request("addbot", { room: this.room, strategy: level || undefined });
     } catch (e) {
-      this.msgEl.textContent = e.code + ": " + e.message;
+      this.msgEl.textContent = errorText(e);
     }
   }
 

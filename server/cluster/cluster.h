@@ -34,11 +34,11 @@ typedef struct cluster cluster_t;
    room it hosts (options, seed, journal), to write again when Redis lost it. */
 extern const durable_backend_t cluster_durable;
 
-/* With --redis: set srv->cluster before the store restores (no connection yet). */
 /* The accounts and ratings of the cluster, in Redis (account.h; cluster_accounts.c), with the
    server as its ctx. */
 struct account_shared;
 extern const struct account_shared cluster_accounts_shared;
+/* With --redis: set srv->cluster before the store restores (no connection yet). */
 int cluster_init(server_t *srv);
 /* Join, once listening (srv->opts.redis_host). Returns 0, or -1 after logging why. */
 int cluster_start(server_t *srv);
