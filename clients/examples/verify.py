@@ -14,7 +14,7 @@ It checks, apart from the server's C code:
 3. the key (keyed BLAKE2b over "tapis-deal-v1", the room, the seats' seeds)
    and its ChaCha20 stream give the game's first deck (Fisher-Yates over the
    game's fresh deck), which it prints;
-4. for a game whose rules are in tapis_rules/ beside this file (slap), the
+4. for a game whose rules are in tapis_rules/ beside this file (slap, seqnum), the
    game replayed by them: dealt from the stream, every later shuffle drawn
    from it in the order the game makes them, every `act` entry checked to be
    legal for its seat and applied, every `tick` settling something due, and
@@ -185,9 +185,9 @@ def check(record, commit_seen=None):
     key = deal_key(server_seed, record["id"], seeds)
     game = record.get("game")
     deck = first_deck(game, key) if game in FRESH else None
-    steps = replay(record, key)
+    steps, game = replay(record, key)
     return {"commit": commit.hex(), "seeds": seeds, "key": key.hex(), "first_deck": deck,
-            "steps": steps}
+            "steps": steps, "game": game}
 
 
 def first_difference(path, want, got):
@@ -206,10 +206,11 @@ def first_difference(path, want, got):
 def replay(record, key):
     """Every entry of the journal applied by the game's rules (tapis_rules/),
     from a game dealt by the key's stream; returns the number of moves and
-    ticks applied, or None when there are no rules here for the game."""
+    ticks applied and the game (its `seen` counts the rules that came into
+    play), or (None, None) when there are no rules here for the game."""
     rules = tapis_rules.load(record.get("game"))
     if rules is None:
-        return None
+        return None, None
     players = record.get("players")
     if not isinstance(players, int) or not 1 <= players <= 8:
         raise Differs("players is %r" % (players,))
@@ -217,7 +218,10 @@ def replay(record, key):
     unknown = [k for k in options if k not in rules.DEFAULTS]
     if unknown:
         raise Differs("options: %s has no option %r" % (record["game"], unknown[0]))
-    game = rules.Game(players, options, Stream(key))
+    try:
+        game = rules.Game(players, options, Stream(key))
+    except tapis_rules.Illegal as x:
+        raise Differs("the rules refuse the table: %s" % x)
     last, clock, steps = 0, None, 0
     for e in record.get("actions", []):
         n, kind, seat, at = e.get("n"), e.get("kind"), e.get("seat"), e.get("at")
@@ -248,7 +252,7 @@ def replay(record, key):
     if got != record.get("result"):
         raise Differs("the result is not the recorded one: "
                       + first_difference("result", record.get("result"), got))
-    return steps
+    return steps, game
 
 
 def fetch(addr, game_id):

@@ -11,6 +11,7 @@ core's replay) fails them too, at the same entry.
 Environment: TAPIS, GAME_RECORDS.
 """
 import json
+from collections import Counter
 import os
 import random
 import re
@@ -31,6 +32,14 @@ import verify  # noqa: E402
 # replays: (options, count) runs of game_records, with fixed seeds.
 RUNS = {
     "slap": [({}, 150), ({"go_ms": 0, "stall_ms": 0, "max_stalls": 2, "max_rounds": 5}, 100)],
+    "seqnum": [({}, 200), ({"teams": 3}, 60), ({"max_turns": 30}, 40)],
+}
+# The rules each game's records must bring into play (the rules' `seen`).
+SEEN = {
+    "slap": ["slap", "last pile", "stall", "move", "round ended blocked", "round ended by slaps",
+             "round with fewer than 11 cards", "end: a player out", "end: max_rounds"],
+    "seqnum": ["rebuilt draw pile", "lapsed draw", "trade", "pass", "minus", "sequence",
+               "sequence with a corner", "end: sequences", "end: max_turns"],
 }
 
 
@@ -49,13 +58,16 @@ def all_records(game):
     return _cache[game]
 
 
-def py_check(record):
-    """verify.py's check in this process: None when it verifies, else its message."""
+def py_check(record, seen=None):
+    """verify.py's check in this process: None when it verifies, else its
+    message; adds the rules that came into play to `seen`."""
     try:
-        verify.check(record)
-        return None
+        found = verify.check(record)
     except verify.Differs as e:
         return str(e)
+    if seen is not None:
+        seen.update(found["game"].seen)
+    return None
 
 
 def on_file(record, *argv):
@@ -78,12 +90,14 @@ def c_check(record):
 @check
 def every_untampered_record_replays_to_its_result():
     for game in RUNS:
-        recs = all_records(game)
-        seats = set()
+        recs, seen = all_records(game), Counter()
         for r in recs:
-            assert py_check(r) is None, (game, r["id"], py_check(r))
-            seats.add(r["players"])
-        print("  %s: %d records verified, %s players" % (game, len(recs), sorted(seats)))
+            assert py_check(r, seen) is None, (game, r["id"], py_check(r))
+        seats = sorted(set(r["players"] for r in recs))
+        print("  %s: %d records verified, %s players; %s" % (game, len(recs), seats, dict(seen)))
+        assert seats == list(range(2, 7)) or (game == "seqnum" and seats == [2, 3, 4, 6]), seats
+        missing = [k for k in SEEN[game] if not seen[k]]
+        assert not missing, (game, missing)
 
 
 @check

@@ -9,6 +9,8 @@ held here as its code: colour * 11 + value - 1 (R1 = 0 ... Y11 = 43).
 
 Lists of cards (draw piles, columns, discard piles) have their top at the end.
 """
+from collections import Counter
+
 from tapis_rules import Illegal, action_type, fields, integer, winners
 
 KINDS, DECK, COLUMNS, MAX_SEATS = 44, 132, 4, 6
@@ -68,6 +70,7 @@ class Game:
         self.p = [Player(deck[s * each:(s + 1) * each]) for s in range(seats)]
         self.out = deck[seats * each:]
         self.round = 0
+        self.seen = Counter()                # how often each rule came into play
         self.winners = 0
         self.start_round(None)   # interpretation 4: the go is set by the first tick
 
@@ -82,6 +85,8 @@ class Game:
         self.stall_at = None
         for p in self.p:
             spare = min(len(p.draw) - 1, 10)
+            if spare < 10:
+                self.seen["round with fewer than 11 cards"] += 1
             p.slapped = -1
             for c in range(COLUMNS):
                 col = p.cols[c] = []
@@ -114,11 +119,13 @@ class Game:
             for c in range(COLUMNS):
                 p.put_under_turned(p.cols[c])
                 p.cols[c], p.up[c] = [], False
+        self.seen["round ended blocked" if blocked else "round ended by slaps"] += 1
         held = [p.held() for p in self.p]
         low = sum(1 << s for s in range(self.seats) if held[s] <= 1)
         fewest = sum(1 << s for s in range(self.seats) if held[s] == min(held))
         if low or self.round >= self.max_rounds:
             self.phase, self.winners = OVER, low or fewest
+            self.seen["end: a player out" if low else "end: max_rounds"] += 1
             self.go_at = self.stall_at = None
         else:
             self.start_round(t)
@@ -130,6 +137,7 @@ class Game:
         if not any(p.draw for p in self.p) or self.stalls >= self.max_stalls:
             return self.end_round(t, True)
         self.stalls += 1
+        self.seen["stall"] += 1
         for s, p in enumerate(self.p):
             if p.draw:
                 self.piles[(s + 1) % self.seats].append(p.draw.pop())
@@ -190,6 +198,7 @@ class Game:
         elif kind == "turn":
             p.up[a["column"]] = True
         elif kind == "move":
+            self.seen["move"] += 1
             p.up[a["column"]] = False
             p.cols[a["to"]], p.up[a["to"]] = [p.cols[a["column"]].pop()], True
         else:
@@ -247,6 +256,7 @@ class Game:
         """The first slap boxes pile k and ends play; the others take a pile
         each; the last racer gets the last pile, and the round ends."""
         self.p[seat].slapped, self.taken_by[k] = k, seat
+        self.seen["slap"] += 1
         if self.phase == PLAY:
             self.first, self.phase, self.stall_at = seat, RACE, None
             self.piles[k] = []                # boxed: out of the game
@@ -254,6 +264,7 @@ class Game:
         free = [i for i in range(self.seats) if self.taken_by[i] < 0]
         if len(racers) == 1 and free:
             self.p[racers[0]].slapped, self.taken_by[free[-1]] = free[-1], racers[0]
+            self.seen["last pile"] += 1
             racers = []
         if not racers:
             self.end_round(t, False)
