@@ -14,7 +14,7 @@ It checks, apart from the server's C code:
 3. the key (keyed BLAKE2b over "tapis-deal-v1", the room, the seats' seeds)
    and its ChaCha20 stream give the game's first deck (Fisher-Yates over the
    game's fresh deck), which it prints;
-4. for a game whose rules are in tapis_rules/ beside this file (slap, seqnum, aspoint3), the
+4. for a game whose rules are in tapis_rules/ beside this file (all four games), the
    game replayed by them: dealt from the stream, every later shuffle drawn
    from it in the order the game makes them, every `act` entry checked to be
    legal for its seat and applied, every `tick` settling something due, and
