@@ -14,11 +14,13 @@ It checks, apart from the server's C code:
 3. the key (keyed BLAKE2b over "tapis-deal-v1", the room, the seats' seeds)
    and its ChaCha20 stream give the game's first deck (Fisher-Yates over the
    game's fresh deck), which it prints;
-4. for a game whose rules are in tapis_rules/ beside this file (all four games), the
-   game replayed by them: dealt from the stream, every later shuffle drawn
-   from it in the order the game makes them, every `act` entry checked to be
-   legal for its seat and applied, every `tick` settling something due, and
-   the result equal to the record's.
+4. the game replayed by its rules, one module a game in tapis_rules/ beside
+   this file (all four games; a port of each core/<game>/RULES.md, written
+   apart from the C core): the options are the game's, the game is dealt
+   from the stream and every later shuffle drawn from it in the order the
+   game makes them, every `act` entry is checked to be legal for its seat
+   and applied, every `tick` settles something due, and the result is the
+   record's.
 
 Exit status 0 when every check holds, 1 naming the first difference (the
 entry's number, the move, what the rules say; or the field of the result,
@@ -215,9 +217,9 @@ def replay(record, key):
     if not isinstance(players, int) or not 1 <= players <= 8:
         raise Differs("players is %r" % (players,))
     options = record.get("options") or {}
-    unknown = [k for k in options if k not in rules.DEFAULTS]
-    if unknown:
-        raise Differs("options: %s has no option %r" % (record["game"], unknown[0]))
+    for k, v in options.items():
+        if k not in rules.DEFAULTS or type(v) is not type(rules.DEFAULTS[k]):
+            raise Differs("options: %s has no option %s=%s" % (record["game"], k, json.dumps(v)))
     try:
         game = rules.Game(players, options, Stream(key))
     except tapis_rules.Illegal as x:
@@ -290,7 +292,7 @@ def vectors(path):
 
 
 def main(argv):
-    args, commit_seen, record_file = [], None, None
+    args, commit_seen, record_file, record = [], None, None, {}
     it = iter(argv)
     for a in it:
         if a == "--commit":
@@ -314,7 +316,8 @@ def main(argv):
             return 2
         found = check(record, commit_seen)
     except Differs as e:
-        print("verify.py: game %s: %s" % (args[-1] if args else "?", e), file=sys.stderr)
+        print("verify.py: game %s: %s" % (record.get("id") or (args[-1] if args else "?"), e),
+              file=sys.stderr)
         return 1
     print("game %s (%s): the server seed matches commit %s" % (record["id"], record["game"],
                                                                found["commit"]))

@@ -212,6 +212,21 @@ def a_changed_result_fails_naming_its_field():
 
 
 @check
+def a_changed_option_fails():
+    """A target no score reached: the recorded game would not have ended; an
+    option of another type, or of no such name, is refused as it is."""
+    for game, option, v, says in [("233", "target", 100000, "ends before the game does"),
+                                  ("aspoint3", "target", 10000, "the rules refuse it"),  # other new packs
+                                  ("slap", "max_rounds", "3", "options: slap has no option"),
+                                  ("seqnum", "no_such_option", 1, "has no option no_such_option")]:
+        t = copy(all_records(game)[2])
+        t["options"][option] = v
+        py = py_check(t)
+        assert py is not None and says in py, (game, py)
+        assert c_check(t) is not None, game
+
+
+@check
 def the_command_line_exits_1_naming_the_first_difference():
     game = list(RUNS)[0]
     r = copy(all_records(game)[1])

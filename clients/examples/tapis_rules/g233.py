@@ -54,9 +54,13 @@ def value(c):
     return c % 8 + 1
 
 
+LOWER = [n.lower() for n in NAMES]
+
+
 def parse_card(v):
-    if isinstance(v, str) and v.isascii() and v.lower() in [n.lower() for n in NAMES]:
-        return [n.lower() for n in NAMES].index(v.lower())
+    """A card's name, case-insensitive (ASCII), to its kind."""
+    if isinstance(v, str) and v.isascii() and v.lower() in LOWER:
+        return LOWER.index(v.lower())
     raise Illegal("unknown_card", "no such card in 233: %r" % (v,))
 
 
