@@ -35,11 +35,16 @@ static json_t *one(const game_desc_t *d, const json_t *user, rng_t *r, int index
 {
     int span = d->max_seats - d->min_seats + 1, seats;
     game_error_t err = {0};
-    for (;;) { /* a count of seats the game takes with these options (seqnum: not 5) */
+    for (int tries = 0;; tries++) { /* a count of seats the game takes (seqnum: not 5) */
         seats = d->min_seats + (int)rng_below(r, (uint32_t)span);
         game_t *probe = game_new(d, seats, user, 1, &err);
+        bool taken = probe != NULL;
         game_free(probe);
-        if (probe) break;
+        if (taken) break;
+        if (tries == 100) {
+            fprintf(stderr, "game_records: %s: %s\n", err.code, err.message);
+            exit(2);
+        }
     }
     uint8_t server[32];
     for (int i = 0; i < 32; i++)
