@@ -6,24 +6,33 @@
     verify.py --vectors FILE                       the test vectors: recompute
                                                    the cases of FILE, print JSON
 
-It checks what the rule alone decides, without the games' rules:
+It checks, apart from the server's C code:
 
 1. the server seed hashes (BLAKE2b-256) to the commitment the record shows,
    and to the one you saw in the `room` events before the deal (--commit);
 2. the players' seeds are the journal's `seed` entries, all before `start`;
 3. the key (keyed BLAKE2b over "tapis-deal-v1", the room, the seats' seeds)
    and its ChaCha20 stream give the game's first deck (Fisher-Yates over the
-   game's fresh deck), which it prints.
+   game's fresh deck), which it prints;
+4. the game replayed by its rules, one module a game in tapis_rules/ beside
+   this file (all four games; a port of each core/<game>/RULES.md, written
+   apart from the C core): the options are the game's, the game is dealt
+   from the stream and every later shuffle drawn from it in the order the
+   game makes them, every `act` entry is checked to be legal for its seat
+   and applied, every `tick` settles something due, and the result is the
+   record's.
 
-Replaying every move to the result needs each game's rules: `tapis verify ID`
-does that through the server's own core (clients/verify.c), with every later
-shuffle. Exit status 0 when every check holds, 1 with the first difference.
+Exit status 0 when every check holds, 1 naming the first difference (the
+entry's number, the move, what the rules say; or the field of the result,
+with the recorded value and the one the rules give).
 """
 import hashlib
 import json
 import socket
 import struct
 import sys
+
+import tapis_rules
 
 LABEL = b"tapis-deal-v1"
 SEED_MAX = 64
@@ -178,7 +187,74 @@ def check(record, commit_seen=None):
     key = deal_key(server_seed, record["id"], seeds)
     game = record.get("game")
     deck = first_deck(game, key) if game in FRESH else None
-    return {"commit": commit.hex(), "seeds": seeds, "key": key.hex(), "first_deck": deck}
+    steps, game = replay(record, key)
+    return {"commit": commit.hex(), "seeds": seeds, "key": key.hex(), "first_deck": deck,
+            "steps": steps, "game": game}
+
+
+def first_difference(path, want, got):
+    """The first place where the recorded value `want` and the rules' `got` differ."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        for k in list(want) + [k for k in got if k not in want]:
+            if want.get(k) != got.get(k):
+                return first_difference("%s.%s" % (path, k), want.get(k), got.get(k))
+    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        for i, (a, b) in enumerate(zip(want, got)):
+            if a != b:
+                return first_difference("%s[%d]" % (path, i), a, b)
+    return "%s is %s in the record, the rules give %s" % (path, json.dumps(want), json.dumps(got))
+
+
+def replay(record, key):
+    """Every entry of the journal applied by the game's rules (tapis_rules/),
+    from a game dealt by the key's stream; returns the number of moves and
+    ticks applied and the game (its `seen` counts the rules that came into
+    play), or (None, None) when there are no rules here for the game."""
+    rules = tapis_rules.load(record.get("game"))
+    if rules is None:
+        return None, None
+    players = record.get("players")
+    if not isinstance(players, int) or not 1 <= players <= 8:
+        raise Differs("players is %r" % (players,))
+    options = record.get("options") or {}
+    for k, v in options.items():
+        if k not in rules.DEFAULTS or type(v) is not type(rules.DEFAULTS[k]):
+            raise Differs("options: %s has no option %s=%s" % (record["game"], k, json.dumps(v)))
+    try:
+        game = rules.Game(players, options, Stream(key))
+    except tapis_rules.Illegal as x:
+        raise Differs("the rules refuse the table: %s" % x)
+    last, clock, steps = 0, None, 0
+    for e in record.get("actions", []):
+        n, kind, seat, at = e.get("n"), e.get("kind"), e.get("seat"), e.get("at")
+        if n != last + 1:
+            raise Differs("entry %d is missing (found %s)" % (last + 1, n))
+        last = n
+        if kind in ("act", "tick"):
+            if not isinstance(at, int) or (clock is not None and at < clock):
+                raise Differs("entry %d: time goes back (%s < %s)" % (n, at, clock))
+            clock = at
+            steps += 1
+        if kind == "act":
+            if not isinstance(seat, int) or not 0 <= seat < players:
+                raise Differs("entry %d (act): no seat %s" % (n, seat))
+            try:
+                game.apply(seat, e.get("data"), at)
+            except tapis_rules.Illegal as x:
+                raise Differs("entry %d (act seat %d: %s): the rules refuse it: %s"
+                              % (n, seat, json.dumps(e.get("data")), x))
+        elif kind == "tick":
+            if not game.tick(at):
+                raise Differs("entry %d (tick at %s): nothing was due" % (n, at))
+        elif kind not in ("seat", "seed", "start", "race"):
+            raise Differs("entry %d: unknown kind %r" % (n, kind))
+    if not game.over():
+        raise Differs("the journal ends before the game does (entry %d)" % last)
+    got = game.result()
+    if got != record.get("result"):
+        raise Differs("the result is not the recorded one: "
+                      + first_difference("result", record.get("result"), got))
+    return steps, game
 
 
 def fetch(addr, game_id):
@@ -216,7 +292,7 @@ def vectors(path):
 
 
 def main(argv):
-    args, commit_seen, record_file = [], None, None
+    args, commit_seen, record_file, record = [], None, None, {}
     it = iter(argv)
     for a in it:
         if a == "--commit":
@@ -240,7 +316,8 @@ def main(argv):
             return 2
         found = check(record, commit_seen)
     except Differs as e:
-        print("verify.py: game %s: %s" % (args[-1] if args else "?", e), file=sys.stderr)
+        print("verify.py: game %s: %s" % (record.get("id") or (args[-1] if args else "?"), e),
+              file=sys.stderr)
         return 1
     print("game %s (%s): the server seed matches commit %s" % (record["id"], record["game"],
                                                                found["commit"]))
@@ -248,8 +325,11 @@ def main(argv):
     print("key: %s" % found["key"])
     if found["first_deck"] is not None:
         print("first deck (card codes, in array order): %s" % found["first_deck"])
-    print("the moves and later shuffles need the rules: tapis verify %s replays them"
-          % record["id"])
+    if found["steps"] is None:
+        print("no rules here for %s: tapis verify %s replays it" % (record["game"], record["id"]))
+    else:
+        print("verified: %d moves and ticks replayed by the rules to the recorded result %s"
+              % (found["steps"], json.dumps(record["result"], separators=(",", ":"))))
     return 0
 
 

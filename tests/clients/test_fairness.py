@@ -5,8 +5,9 @@ example's (clients/examples/verify.py --vectors) and the page's agree. The
 `seed` command: taken from seated players until the start, refused with a
 clear code otherwise; the commitment published in `room` events and the
 first `state` before the deal, the server seed and seeds revealed in
-`game_over`. `tapis verify`, `tapis-bot --verify` and verify.py pass on real
-finished games of all four games; a record with any field changed fails
+`game_over`. `tapis verify`, `tapis-bot --verify` and verify.py (by its own
+rules, tests/clients/test_verify_py.py) pass on real finished games of all
+four games; a record with any field changed fails
 with the first difference named.
 
 Environment: TAPISD, TAPIS, TAPIS_BOT, DEAL_VECTORS.
@@ -220,6 +221,9 @@ def every_game_verifies():
         deck = json.loads(re.search(r"first deck \(card codes, in array order\): (\[.*\])",
                                     py.stdout).group(1))
         assert len(deck) == {"233": 140, "aspoint3": 52, "seqnum": 100, "slap": 132}[game]
+        # and replays it by its own rules (tapis_rules/) to the recorded result
+        assert re.search(r"verified: \d+ moves and ticks replayed by the rules to the recorded "
+                         r"result \{", py.stdout), py.stdout
 
 
 def tampered(record, change):
