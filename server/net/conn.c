@@ -170,6 +170,7 @@ void conn_close(conn_t *c, const char *why)
     if (c->kind == CONN_WS) srv->metrics.websockets--;
     srv->conn_hooks->on_close(c);
     queue_remove(&c->node);
+    queue_remove(&c->ping_node);
     srv->nconns--;
     uv_close((uv_handle_t *)&c->tcp, on_close);
     uv_close((uv_handle_t *)&c->timer, on_close);

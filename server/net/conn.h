@@ -89,8 +89,10 @@ struct conn {
     bool via_proxy; /* from a --trusted-proxy: counted per address once it names its client */
     bool admitted;  /* ...and that was done (conn__admit_client()) */
 
-    rtt_t rtt;    /* its round trip and the state events written to it (rtt.h) */
-    queue_t node; /* in srv->conns */
+    rtt_t rtt;              /* its round trip and the state events written to it (rtt.h) */
+    queue_t ping_node;      /* in srv->pinging (rtt.c) */
+    uint64_t ping_check_us; /* when rtt_ping_all() looks at it next (0: at the next tick) */
+    queue_t node;           /* in srv->conns */
 };
 
 /*
