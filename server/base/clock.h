@@ -36,6 +36,10 @@ void clock_set(server_clock_t *c, uint64_t us);
 void clock_advance(server_clock_t *c, uint64_t us);
 /* µs since start, or the value set. */
 uint64_t clock_now_us(const server_clock_t *c);
+/* The same clock's reading at a CLOCK_REALTIME instant of the past
+   (`real_ns`, a kernel's receive stamp): now less the instant's age, the age
+   at least 0 and at most the time since start. A set clock reads its value. */
+uint64_t clock_us_at_realtime(const server_clock_t *c, int64_t real_ns);
 
 /* The server's clock in µs and ms (macros: base/ does not know server_t;
    srv is anything with a server_clock_t `clock`). Room time is server time

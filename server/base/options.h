@@ -56,7 +56,8 @@ typedef struct server_opts {
     const char *export_game; /* --export-game ID: print that finished game's record, exit */
     bool seeded;             /* --seed given: deterministic game seeds (tests) */
     uint64_t seed;
-    int deal_version; /* --deal-version: 1, provable deals; 0, --seed's games of old */
+    int kernel_stamps; /* --kernel-stamps: seated players' reads stamped by the kernel */
+    int deal_version;  /* --deal-version: 1, provable deals; 0, --seed's games of old */
 } server_opts_t;
 
 /*

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "server/base/log.h"
 #include "server/net/conn.h"
@@ -93,6 +94,16 @@ static void on_idle_timeout(uv_timer_t *t)
     log_info("conn %llu: idle for %llu ms; closing", (unsigned long long)c->id,
              (unsigned long long)idle);
     conn__close_with_error(c, TAPIS_E_IDLE_TIMEOUT, "no request in a long time; closing");
+}
+
+/* Ask the kernel to stamp what c receives (conn.c, "Stamps"); without it, reads keep their own
+ * time. */
+static void stamp_in_kernel(conn_t *c)
+{
+    uv_os_fd_t fd;
+    int on = 1;
+    if (uv_fileno((const uv_handle_t *)&c->tcp, &fd) == 0)
+        (void)setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
 }
 
 static void peer_name(conn_t *c)
@@ -283,6 +294,7 @@ void conn_on_connection(uv_stream_t *listener, int status)
     srv->metrics.accepted++;
     peer_name(c);
     uv_tcp_nodelay(&c->tcp, 1);
+    if (srv->opts.kernel_stamps) stamp_in_kernel(c);
     if (srv->stopping) {
         conn_close(c, "server stopping");
         return;

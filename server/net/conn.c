@@ -10,9 +10,16 @@
  * the stamps of its last CONN_STAMPS reads whose bytes are not all taken;
  * past that, the newest entry absorbs the next reads and takes their (later)
  * stamp, so a client that trickles bytes can only make its own lines later.
- * What a stamp cannot see: bytes that sat in the kernel while the loop was
- * busy elsewhere are stamped when read (userspace cannot do better through
- * libuv); the dispute window absorbs such microseconds.
+ * Bytes that sat in the kernel while the loop was busy elsewhere would be
+ * stamped late: so for a player seated at a table in play (the hooks'
+ * in_play; --kernel-stamps), the time the kernel received them
+ * (SO_TIMESTAMPNS) is read first. libuv reads with read(2), which carries no
+ * stamp, but it calls the alloc callback just before: there one
+ * recvmsg(MSG_PEEK | MSG_TRUNC) copies nothing and returns the stamp of the
+ * newest bytes queued and their count. The read takes that stamp when it
+ * brought no more bytes than were peeked (else its own, later, time). Stamps
+ * of one connection never go back, and a connection that was paused stamps
+ * nothing before it is read again.
  *
  * Order: a connection with a complete line sits in srv->ready keyed by that
  * line's stamp plus its hold (the hooks' line_delay: a race settled by
@@ -30,6 +37,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "server/net/conn.h"
 #include "server/net/web.h"
@@ -69,6 +77,8 @@ static void flush_remove(conn_t *c);
 static void note_read(conn_t *c, uint64_t us)
 {
     uint64_t end = c->frame.fed;
+    if (us < c->stamp_floor_us) us = c->stamp_floor_us;
+    c->stamp_floor_us = us;
     if (c->nreads > 0 && c->reads[c->nreads - 1].end == end) return; /* nothing kept */
     if (c->nreads == CONN_STAMPS) {
         c->reads[CONN_STAMPS - 1].end = end; /* the newest read absorbs this one */
@@ -481,10 +491,38 @@ static int feed(conn_t *c, const char *data, size_t n)
     }
 }
 
+/* The kernel's receive stamp of the newest bytes waiting on c, and their count ("Stamps"). */
+static void peek_stamp(conn_t *c)
+{
+    uv_os_fd_t fd;
+    if (uv_fileno((const uv_handle_t *)&c->tcp, &fd) != 0) return;
+    union {
+        char buf[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {read_buf, sizeof read_buf};
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+    ssize_t n = recvmsg(fd, &m, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+    if (n <= 0) return;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS) continue;
+        struct timespec ts;
+        memcpy(&ts, CMSG_DATA(cm), sizeof ts);
+        c->rx_real_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        c->rx_bytes = (size_t)n;
+    }
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
-    (void)h;
+    conn_t *c = (conn_t *)h;
     (void)suggested;
+    c->rx_real_ns = 0;
+    bool (*in_play)(conn_t *) = c->srv->conn_hooks->in_play;
+    if (c->srv->opts.kernel_stamps && (c->kind == CONN_LINES || c->kind == CONN_WS) && in_play &&
+        in_play(c))
+        peek_stamp(c);
     /* One buffer serves every connection: frame_feed() copies what it keeps. */
     *buf = uv_buf_init(read_buf, sizeof read_buf);
 }
@@ -511,7 +549,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         return;
     }
     if (c->state != CONN_OPEN || c->kind == CONN_HTTP) return; /* answered, or a head in progress */
-    note_read(c, server_now_us(c->srv));
+    uint64_t at = c->rx_real_ns && (size_t)nread <= c->rx_bytes
+                      ? clock_us_at_realtime(&c->srv->clock, c->rx_real_ns)
+                      : server_now_us(c->srv);
+    note_read(c, at);
     if (!heap_contains(&c->ready)) conn_update_ready(c);
     if (c->state == CONN_OPEN && c->reading && frame_buffered(&c->frame) > read_pause_bytes(c)) {
         uv_read_stop(s);
@@ -523,6 +564,7 @@ void conn__resume_reading(conn_t *c)
 {
     if (c->state != CONN_OPEN || c->reading || c->eof) return;
     if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0) c->reading = true;
+    c->stamp_floor_us = server_now_us(c->srv); /* what waited while paused counts from now */
 }
 
 void conn__close_with_error(conn_t *c, const char *code, const char *message)

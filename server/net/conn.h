@@ -66,10 +66,13 @@ struct conn {
         uint64_t us;      /* when it was read */
     } reads[CONN_STAMPS]; /* oldest first: the reads whose bytes are not all taken */
     int nreads;
-    heap_node_t ready;     /* in srv->ready, keyed by its next line's stamp (and delay) */
-    uint64_t turn;         /* the scheduler turn turn_lines counts in */
-    int turn_lines;        /* lines taken in that turn */
-    uint64_t last_line_ms; /* for the idle timeout */
+    uint64_t stamp_floor_us; /* no read is stamped before this: the last read, a resume */
+    int64_t rx_real_ns;      /* the kernel's stamp peeked before this read (0: none) */
+    size_t rx_bytes;         /* ...of the bytes queued then */
+    heap_node_t ready;       /* in srv->ready, keyed by its next line's stamp (and delay) */
+    uint64_t turn;           /* the scheduler turn turn_lines counts in */
+    int turn_lines;          /* lines taken in that turn */
+    uint64_t last_line_ms;   /* for the idle timeout */
     budget_t line_budget, error_budget;
     peer_count_t *peer_count; /* connections from the same address */
 
@@ -113,6 +116,9 @@ struct conn_hooks {
        line too long), read at `stamp`, waits before it is taken: the races'
        hold (server/room/room_play.c, "Races"). May be NULL. */
     uint64_t (*line_delay)(conn_t *c, const char *line, size_t len, uint64_t stamp);
+    /* Is c's player seated at a table in play? Its reads are then stamped with
+       the kernel's receive time (--kernel-stamps; conn.c, "Stamps"). May be NULL. */
+    bool (*in_play)(conn_t *c);
 };
 
 /* The listener's connection callback. */

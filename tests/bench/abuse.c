@@ -20,6 +20,8 @@
  * /proc every 10 ms (and its death noticed). Attackers connect from
  * --bind (127.0.0.2 by default when the server is on 127.0.0.1), the probe
  * from the default address, so per-address limits hit the attackers only.
+ * Length: over 800 lines on purpose: every attack is a few callbacks on the
+ * one loop and the one probe, and each is meant to be read beside the others.
  *
  * Attacks:
  *   empty-flood        one connection, no hello, writes "\n" as fast as the

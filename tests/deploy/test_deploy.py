@@ -9,6 +9,9 @@ BUILD_ROOT, PREFIX, BINDIR, MANDIR, DATADIR, UNITDIR (where meson installs the
 systemd unit). Exit status 0 = pass, 1 = fail. A check fails, never skips,
 when a tool it runs is missing (systemd-analyze, groff, man): deploy/dev
 installs them, and a weaker check in their place would pass what they fail.
+Length: over 800 lines on purpose: the checks share the environment above
+and one set of helpers (a server, a unit's keys, a rendered page), and
+meson runs each as its own test.
 
 - unit: the generated tapisd.service has the keys docs/OPERATING.md and
   DESIGN promise (sandbox, state directory, descriptor limit for

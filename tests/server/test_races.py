@@ -23,6 +23,7 @@ import json
 import os
 import random
 import re
+import signal
 import sys
 import threading
 import time
@@ -291,6 +292,35 @@ def same_iteration_claims_follow_read_order(t):
     assert (rc if later == o else rt)["ok"] == (contenders == 2), (rc, rt)
     v = t.views[0]
     assert v["turn"] == e["seat"]
+
+
+@at_table(6)
+def lines_that_wait_in_the_kernel_keep_their_arrival(t):
+    """The server is stopped (SIGSTOP) while a claim arrives, then a take at
+    least 100 ms later; both wait in the kernel and are read in the same
+    loop iteration once it runs again. With the kernel's receive stamps
+    (--kernel-stamps, on by default) the logged stamps stay at least as far
+    apart as the sends were (less 2 ms for reading the two clocks), and the
+    earlier claim wins the tie of equal scores; stamped when read, the two
+    would be microseconds apart. The gap is measured, not assumed: a stall
+    of the test itself only widens it."""
+    turn, take, o, claim = t.find(lambda turn, o: t.score(turn) == t.score(o))
+    t.mark()
+    os.kill(t.srv.proc.pid, signal.SIGSTOP)
+    try:
+        t.cs[o].send({"cmd": "act", "id": "c", "room": t.room, "action": claim})
+        sent = time.monotonic()
+        time.sleep(0.1)
+        begun = time.monotonic()
+        t.cs[turn].send({"cmd": "act", "id": "t", "room": t.room, "action": take})
+    finally:
+        os.kill(t.srv.proc.pid, signal.SIGCONT)
+    t.cs[o].reply("c"), t.cs[turn].reply("t")
+    e = t.settled()
+    stamps = {seat: us for seat, us, _ in t.stamps(2)}
+    gap_us = stamps[turn] - stamps[o]
+    assert gap_us >= (begun - sent) * 1e6 - 2000, (gap_us, begun - sent, t.stamps(2))
+    assert t.race(o, turn)[0] == o and e["seat"] == o, (e, t.stamps(2))
 
 
 @served("--log-level", "debug", "--turn-timer", "0", "--error-rate", "0")

@@ -8,6 +8,10 @@ Usage: /usr/bin/python3 tests/web/test_web.py build/server/tapisd [test-name...]
 build/tests/web/screens). Exits 77 (skipped) only when chromium,
 chromedriver or selenium is not installed: deploy/dev installs them.
 
+Length: over 800 lines on purpose: every test drives the one Page (the
+browser and the log of the frames it received), and the hidden-information
+check of every frame applies to all of them.
+
 For each game a person plays a whole game against server bots by clicking
 (or pressing the key of) an action the page offers, one taken from the DOM
 each time, until the page shows the result, which must name the winners
