@@ -84,6 +84,8 @@ struct server {
 
     queue_t conns; /* conn_t.node, newest first */
     int nconns;
+    queue_t pinging;           /* conn_t.ping_node, by ping_check_us (rtt.c) */
+    uint64_t pinging_interval; /* the --ping-interval (µs) those times were set with */
     uint64_t next_conn_id;
     heap_t ready;        /* connections with a complete line, by its stamp */
     heap_t timers;       /* rooms with a deadline, by deadline */
@@ -127,6 +129,7 @@ static inline void server_lists_init(server_t *srv, uv_loop_t *loop)
 {
     srv->loop = loop;
     queue_init(&srv->conns);
+    queue_init(&srv->pinging);
     queue_init(&srv->doomed);
     queue_init(&srv->flushing);
     queue_init(&srv->sessions);

@@ -45,12 +45,11 @@ int heap_set(heap_t *h, heap_node_t *n, uint64_t key)
 {
     if (n->pos) {
         heap_slot_t *s = &h->slots[n->pos - 1];
-        uint64_t old = s->key;
-        s->key = n->key = key;
-        if (key < old)
+        n->key = key;
+        if (key < s->key) { /* later: the slot's key stays a lower bound (heap.h) */
+            s->key = key;
             sift_up(h, n->pos - 1);
-        else if (key > old)
-            sift_down(h, n->pos - 1);
+        }
         return 0;
     }
     if (h->n == h->cap && heap_reserve(h, h->n + 1) < 0) return -1;
@@ -85,6 +84,15 @@ void heap_remove(heap_t *h, heap_node_t *n)
         sift_up(h, i);
     else
         sift_down(h, i);
+}
+
+heap_node_t *heap_min(heap_t *h)
+{
+    while (h->n && h->slots[0].key != h->slots[0].node->key) {
+        h->slots[0].key = h->slots[0].node->key;
+        sift_down(h, 0);
+    }
+    return h->n ? h->slots[0].node : NULL;
 }
 
 void heap_free(heap_t *h)

@@ -559,14 +559,17 @@ static uint64_t on_line_delay(conn_t *c, const char *line, size_t len, uint64_t 
     t->line_credit_us = t->line_hold_us = 0;
     session_t *s = c->session;
     if (!s) return 0;
-    int64_t seq = -2; /* not looked for yet: only a line a room holds needs it */
-    uint64_t delay = 0, latest = rtt_latest_state(c, 0, stamp);
+    int64_t seq = -2;               /* not looked for yet: only a line a room holds needs it, */
+    uint64_t delay = 0, latest = 0; /* nor this */
     for (int i = 0; i < s->nrooms; i++) {
         room_t *r = s->rooms[i];
         if (room_seat_of(r, s) < 0) continue;
         uint64_t hold = room_hold_us(r);
         if (!hold) continue;
-        if (seq == -2) seq = line_seq(line, len);
+        if (seq == -2) {
+            seq = line_seq(line, len);
+            latest = rtt_latest_state(c, 0, stamp);
+        }
         uint64_t written = latest;
         if (seq >= 0 && !rtt_state_time(c, r->rid, (uint64_t)seq, &written)) written = latest;
         if (written > stamp) written = latest;

@@ -13,11 +13,11 @@
  * Bytes that sat in the kernel while the loop was busy elsewhere would be
  * stamped late: so for a player seated at a table in play (the hooks'
  * in_play; --kernel-stamps), the time the kernel received them
- * (SO_TIMESTAMPNS) is read first. libuv reads with read(2), which carries no
- * stamp, but it calls the alloc callback just before: there one
- * recvmsg(MSG_PEEK | MSG_TRUNC) copies nothing and returns the stamp of the
- * newest bytes queued and their count. The read takes that stamp when it
- * brought no more bytes than were peeked (else its own, later, time). Stamps
+ * (SO_TIMESTAMPNS) is taken. libuv reads with read(2), which carries no
+ * stamp, but it calls the alloc callback just before: there such a
+ * connection is read with recvmsg(), which brings the stamp of the newest
+ * bytes read with them, and libuv is given an empty buffer (it reads
+ * nothing and hands on_read() UV_ENOBUFS, which takes what was read). Stamps
  * of one connection never go back, and a connection that was paused stamps
  * nothing before it is read again.
  *
@@ -35,6 +35,7 @@
  * (--error-rate), unless the error is the server's own failure; see
  * conn_take_line() and conn_note_error().
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -180,6 +181,7 @@ void conn_close(conn_t *c, const char *why)
     if (c->kind == CONN_WS) srv->metrics.websockets--;
     srv->conn_hooks->on_close(c);
     queue_remove(&c->node);
+    queue_remove(&c->ping_node);
     srv->nconns--;
     uv_close((uv_handle_t *)&c->tcp, on_close);
     uv_close((uv_handle_t *)&c->timer, on_close);
@@ -490,11 +492,17 @@ static int feed(conn_t *c, const char *data, size_t n)
     }
 }
 
-/* The kernel's receive stamp of the newest bytes waiting on c, and their count ("Stamps"). */
-static void peek_stamp(conn_t *c)
+/*
+ * Read what waits on c into read_buf with the kernel's receive stamp of the
+ * newest of it ("Stamps"): one recvmsg(), which brings the stamp with the
+ * bytes, where a peek for the stamp before libuv's read(2) made two system
+ * calls a read. Its result goes to c->read_here for on_read() (the bytes,
+ * UV_EOF or an error); false, with nothing read, when nothing waited.
+ */
+static bool read_stamped(conn_t *c)
 {
     uv_os_fd_t fd;
-    if (uv_fileno((const uv_handle_t *)&c->tcp, &fd) != 0) return;
+    if (uv_fileno((const uv_handle_t *)&c->tcp, &fd) != 0) return false;
     union {
         char buf[CMSG_SPACE(sizeof(struct timespec))];
         struct cmsghdr align;
@@ -502,15 +510,20 @@ static void peek_stamp(conn_t *c)
     struct iovec iov = {read_buf, sizeof read_buf};
     struct msghdr m = {
         .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
-    ssize_t n = recvmsg(fd, &m, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-    if (n <= 0) return;
-    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+    ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT);
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return false;
+        c->read_here = uv_translate_sys_error(errno);
+        return true;
+    }
+    c->read_here = n > 0 ? n : UV_EOF;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); n > 0 && cm; cm = CMSG_NXTHDR(&m, cm)) {
         if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS) continue;
         struct timespec ts;
         memcpy(&ts, CMSG_DATA(cm), sizeof ts);
         c->rx_real_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-        c->rx_bytes = (size_t)n;
     }
+    return true;
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -520,8 +533,10 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     c->rx_real_ns = 0;
     bool (*in_play)(conn_t *) = c->srv->conn_hooks->in_play;
     if (c->srv->opts.kernel_stamps && (c->kind == CONN_LINES || c->kind == CONN_WS) && in_play &&
-        in_play(c))
-        peek_stamp(c);
+        in_play(c) && read_stamped(c)) {
+        *buf = uv_buf_init(read_buf, 0); /* libuv reads nothing: on_read() gets UV_ENOBUFS */
+        return;
+    }
     /* One buffer serves every connection: frame_feed() copies what it keeps. */
     *buf = uv_buf_init(read_buf, sizeof read_buf);
 }
@@ -529,6 +544,12 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
     conn_t *c = (conn_t *)s;
+    uv_buf_t here = uv_buf_init(read_buf, sizeof read_buf);
+    if (nread == UV_ENOBUFS && c->read_here) { /* on_alloc() read it (read_stamped()) */
+        nread = c->read_here;
+        buf = &here;
+    }
+    c->read_here = 0;
     if (nread == 0 || c->state != CONN_OPEN) return;
     if (nread < 0) {
         if (nread != UV_EOF) {
@@ -548,9 +569,8 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         return;
     }
     if (c->state != CONN_OPEN || c->kind == CONN_HTTP) return; /* answered, or a head in progress */
-    uint64_t at = c->rx_real_ns && (size_t)nread <= c->rx_bytes
-                      ? clock_us_at_realtime(&c->srv->clock, c->rx_real_ns)
-                      : server_now_us(c->srv);
+    uint64_t at =
+        c->rx_real_ns ? clock_us_at_realtime(&c->srv->clock, c->rx_real_ns) : server_now_us(c->srv);
     note_read(c, at);
     if (!heap_contains(&c->ready)) conn_update_ready(c);
     if (c->state == CONN_OPEN && c->reading && frame_buffered(&c->frame) > read_pause_bytes(c)) {

@@ -67,12 +67,12 @@ struct conn {
     } reads[CONN_STAMPS]; /* oldest first: the reads whose bytes are not all taken */
     int nreads;
     uint64_t stamp_floor_us; /* no read is stamped before this: the last read, a resume */
-    int64_t rx_real_ns;      /* the kernel's stamp peeked before this read (0: none) */
-    size_t rx_bytes;         /* ...of the bytes queued then */
-    heap_node_t ready;       /* in srv->ready, keyed by its next line's stamp (and delay) */
-    uint64_t turn;           /* the scheduler turn turn_lines counts in */
-    int turn_lines;          /* lines taken in that turn */
-    uint64_t last_line_ms;   /* for the idle timeout */
+    int64_t rx_real_ns;      /* the kernel's stamp of this read's bytes (0: none) */
+    ssize_t read_here; /* what on_alloc() read for on_read(): bytes, UV_EOF, an error (0: none) */
+    heap_node_t ready; /* in srv->ready, keyed by its next line's stamp (and delay) */
+    uint64_t turn;     /* the scheduler turn turn_lines counts in */
+    int turn_lines;    /* lines taken in that turn */
+    uint64_t last_line_ms; /* for the idle timeout */
     budget_t line_budget, error_budget;
     peer_count_t *peer_count; /* connections from the same address */
 
@@ -92,8 +92,10 @@ struct conn {
     bool via_proxy; /* from a --trusted-proxy: counted per address once it names its client */
     bool admitted;  /* ...and that was done (conn__admit_client()) */
 
-    rtt_t rtt;    /* its round trip and the state events written to it (rtt.h) */
-    queue_t node; /* in srv->conns */
+    rtt_t rtt;              /* its round trip and the state events written to it (rtt.h) */
+    queue_t ping_node;      /* in srv->pinging (rtt.c) */
+    uint64_t ping_check_us; /* when rtt_ping_all() looks at it next (0: at the next tick) */
+    queue_t node;           /* in srv->conns */
 };
 
 /*

@@ -23,14 +23,60 @@ void rtt_ping(conn_t *c, uint64_t now_us, uint64_t interval_us)
     t->unanswered++;
 }
 
+/* Whether c stopped being pinged: it answered none of its first pings. */
+static bool given_up(const conn_t *c)
+{
+    return c->rtt.nsamples == 0 && c->rtt.unanswered >= RTT_GIVE_UP;
+}
+
+/* c into srv->pinging in its place, from the tail (where a connection just pinged goes). */
+static void insert_by_check(server_t *srv, conn_t *c)
+{
+    queue_t *q = queue_tail(&srv->pinging);
+    while (q != &srv->pinging && queue_data(q, conn_t, ping_node)->ping_check_us > c->ping_check_us)
+        q = q->prev;
+    queue_insert_head(q, &c->ping_node); /* after q */
+}
+
+/*
+ * Only the connections whose ping may be due are looked at: srv->pinging is
+ * in the order of ping_check_us, the time each was pinged or found given up
+ * plus the interval, and the connections that cannot be pinged yet (no
+ * hello) are at its head, looked at every tick. At 4,000 connections, going
+ * through all of them every tick was most of a percent of the server's time.
+ */
 void rtt_ping_all(server_t *srv)
 {
     uint64_t interval = srv->opts.ping_interval * 1000, now = server_now_us(srv);
-    if (!interval) return;
     queue_t *q;
-    queue_foreach(q, &srv->conns)
-    {
-        rtt_ping(queue_data(q, conn_t, node), now, interval);
+    if (interval != srv->pinging_interval) { /* set at a reload: look at each again */
+        srv->pinging_interval = interval;
+        queue_foreach(q, &srv->pinging)
+        {
+            queue_data(q, conn_t, ping_node)->ping_check_us = 0;
+        }
+    }
+    if (!interval) return;
+    queue_t again;
+    queue_init(&again);
+    while (!queue_empty(&srv->pinging)) {
+        conn_t *c = queue_data(queue_head(&srv->pinging), conn_t, ping_node);
+        if (c->ping_check_us > now) break;
+        queue_remove(&c->ping_node);
+        rtt_ping(c, now, interval);
+        if (c->state != CONN_OPEN || !c->session) {
+            c->ping_check_us = 0;
+            queue_insert_tail(&again, &c->ping_node);
+        } else {
+            /* pinged now, or given up: either way nothing is due before then */
+            c->ping_check_us = (given_up(c) ? now : c->rtt.last_ping_us) + interval;
+            insert_by_check(srv, c);
+        }
+    }
+    while (!queue_empty(&again)) { /* back at the head, in their order */
+        queue_t *t = queue_tail(&again);
+        queue_remove(t);
+        queue_insert_head(&srv->pinging, t);
     }
 }
 
@@ -39,6 +85,11 @@ uint64_t rtt_pong(conn_t *c, uint64_t n, uint64_t stamp_us)
     rtt_t *t = &c->rtt;
     int k = (int)(n % RTT_PINGS);
     if (n == 0 || t->sent_n[k] != n || stamp_us < t->sent_us[k]) return 0;
+    if (given_up(c)) { /* a late answer: pinged again as soon as it is due */
+        c->ping_check_us = 0;
+        queue_remove(&c->ping_node);
+        queue_insert_head(&c->srv->pinging, &c->ping_node);
+    }
     uint64_t sample = stamp_us - t->sent_us[k];
     if (sample == 0) sample = 1; /* 0 means "no estimate" */
     t->sent_n[k] = 0;            /* one pong a ping */

@@ -52,7 +52,8 @@ struct server;
 
 /* Ping c now if it is due (every `interval_us`; not after RTT_GIVE_UP unanswered). */
 void rtt_ping(struct conn *c, uint64_t now_us, uint64_t interval_us);
-/* rtt_ping() every connection (main.c's probe of the loop, every 100 ms). */
+/* rtt_ping() the connections whose ping may be due (main.c's probe of the loop, every
+   100 ms), in srv->pinging's order (rtt.c). */
 void rtt_ping_all(struct server *srv);
 /* Pong n read at `stamp_us`. Returns the new sample (µs), or 0 when n is no
    ping of c's awaiting its pong. */
