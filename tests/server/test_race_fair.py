@@ -34,7 +34,7 @@ def races_by_reaction_time_are_fair_across_round_trips(exe):
 
 @test
 def races_by_arrival_go_to_the_nearest(exe):
-    shares, counted, credits, lags = race_fair.run(exe, RTTS, 150, "arrival", seed=2, log=log)
+    shares, counted, credits, lags = race_fair.run(exe, RTTS, 60, "arrival", seed=2, log=log)
     race_fair.report(RTTS, shares, counted, credits, lags, "arrival", None, out=log)
     assert shares[0] >= 0.6 and shares[2] <= 0.1, shares
     assert all(c == 0 for cs in credits.values() for c in cs), "arrival credits nothing"
@@ -42,7 +42,7 @@ def races_by_arrival_go_to_the_nearest(exe):
 
 @test
 def a_player_faking_its_round_trip_loses_the_credit(exe):
-    shares, counted, credits, lags = race_fair.run(exe, RTTS[::-1], 150, "reaction", liar=0,
+    shares, counted, credits, lags = race_fair.run(exe, RTTS[::-1], 90, "reaction", liar=0,
                                                    seed=3, log=log)
     race_fair.report(RTTS[::-1], shares, counted, credits, lags, "reaction", 0, out=log)
     liar = credits[0]
