@@ -302,12 +302,20 @@ def main(argv):
         elif a == "--vectors":
             print(json.dumps(vectors(next(it)), separators=(",", ":")))
             return 0
+        elif a in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        elif a.startswith("-"):
+            print("verify.py: unknown option %s (verify.py --help)" % a, file=sys.stderr)
+            return 2
         else:
             args.append(a)
     try:
         if record_file:
             with open(record_file, encoding="utf-8") as f:
                 record = json.load(f)
+            if not isinstance(record, dict):
+                raise Differs("the file holds no record (a JSON object)")
             record = record.get("record", record)
         elif len(args) in (1, 2):
             record = fetch(args[0] if len(args) == 2 else "127.0.0.1:7233", args[-1])
@@ -316,9 +324,13 @@ def main(argv):
             return 2
         found = check(record, commit_seen)
     except Differs as e:
-        print("verify.py: game %s: %s" % (record.get("id") or (args[-1] if args else "?"), e),
+        rid = record.get("id") if isinstance(record, dict) else None
+        print("verify.py: game %s: %s" % (rid or (args[-1] if args else "?"), e),
               file=sys.stderr)
         return 1
+    except (OSError, ValueError) as e:  # no server there, an unreadable file or record
+        print("verify.py: %s" % e, file=sys.stderr)
+        return 2
     print("game %s (%s): the server seed matches commit %s" % (record["id"], record["game"],
                                                                found["commit"]))
     print("seeds by seat: %s" % json.dumps(found["seeds"], ensure_ascii=False))
