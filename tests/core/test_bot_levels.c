@@ -188,6 +188,39 @@ static void from_view_gives_the_view_back(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* seqnum's own playouts                                                */
+/* ------------------------------------------------------------------ */
+
+static int compared;
+
+/* The state's greedy move (seqnum's playouts) is the view's (the greedy bot's). */
+static void seqnum_greedy_check(const game_case_t *gc, game_t *base, int seat, rng_t *r)
+{
+    const seqnum_t *g = (const seqnum_t *)base;
+    if (seat != g->turn && g->p[seat].owe < 0) return;
+    json_t *v = game_view(base, seat);
+    json_t *a = seqnum_greedy(v, json_object_get(v, "legal"), "greedy", r);
+    seqnum_act_t want, got;
+    game_error_t err;
+    assert_int_equal(seqnum_parse(a, &want, &err), 0);
+    seqnum_greedy_act(g, seat, &got);
+    if (want.type != got.type || want.card != got.card || want.cell != got.cell)
+        fail_msg("%s seat %d: greedy chose %s, the playouts' greedy %d %d %d", gc->d->id, seat,
+                 cu_show(a), got.type, got.card, got.cell);
+    compared++;
+    json_decref(a);
+    json_decref(v);
+}
+
+static void seqnum_playouts_play_the_greedy_bot(void **state)
+{
+    (void)state;
+    compared = 0;
+    over_games(&cases[2], 20, 2, seqnum_greedy_check);
+    assert_true(compared > 500);
+}
+
+/* ------------------------------------------------------------------ */
 /* Budgets and easy                                                     */
 /* ------------------------------------------------------------------ */
 
@@ -242,6 +275,7 @@ int main(void)
         cmocka_unit_test(hard_budget_is_read_from_the_strategy),
         cmocka_unit_test(easy_plays_greedy_one_move_in_three),
         cmocka_unit_test(from_view_gives_the_view_back),
+        cmocka_unit_test(seqnum_playouts_play_the_greedy_bot),
         cmocka_unit_test(levels_choose_legal_actions_from_the_view_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
