@@ -181,20 +181,23 @@ json_t *game_search_run(const json_t *view, const json_t *legal, const game_sear
         return greedy;
     }
     for (int j = 0; j < samples; j++) {
-        uint64_t seed = rng_next(rng);
-        for (size_t k = 0; k < m; k++) {
-            rng_t r;
-            rng_seed(&r, seed);
-            game_t *g = s->from_view(view, &r);
+        rng_t drawn;
+        rng_seed(&drawn, rng_next(rng));
+        game_t *state = s->from_view(view, &drawn);
+        for (size_t k = 0; k < m && state; k++) {
+            rng_t r = drawn; /* every action's playout from the same draw and generator */
+            game_t *g = game_copy(state);
             if (!g) continue;
             game_error_t err;
             int stage = s->stage ? s->stage(g) : 0;
             if (game_apply(g, seat, json_array_get(legal, pick[k]), 0, &err) == 0) {
-                val[(size_t)j * m + k] = playout(g, seat, s, stage, 0, &r);
+                val[(size_t)j * m + k] = s->playout ? s->playout(g, seat, s->max_moves, &r)
+                                                    : playout(g, seat, s, stage, 0, &r);
                 ok[(size_t)j * m + k] = true;
             }
             game_free(g);
         }
+        game_free(state);
     }
     size_t best = pick[choose(val, ok, samples, m, has_greedy, s->margin > 0 ? s->margin : 2)];
     tapis_free(pick);

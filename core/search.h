@@ -48,6 +48,13 @@ typedef struct game_search {
        choice must pass 0 for the search to play it (0: 2). */
     double margin;
     game_strategy_fn *policy; /* every seat's strategy in the playouts: the game's greedy */
+    /*
+     * The playout of the game's own, or NULL (the kit's, through views): g played on
+     * with every seat's greedy strategy read from the state, as the kit's playout
+     * orders the moves, for at most max_moves moves; value(g, seat) of its end.
+     * The same playout, many times cheaper.
+     */
+    double (*playout)(game_t *g, int seat, int max_moves, rng_t *rng);
 } game_search_t;
 
 /*

@@ -130,8 +130,7 @@ static int candidate_cells(int kind, int *cells)
     return SEQNUM_CELLS;
 }
 
-/* Calls out(a) for every play the turn seat may make; stops when out returns true. */
-static bool each_play(const seqnum_t *g, int seat, bool (*out)(const seqnum_act_t *, void *),
+bool seqnum_each_play(const seqnum_t *g, int seat, bool (*out)(const seqnum_act_t *, void *),
                       void *ctx)
 {
     const seqnum_player_t *p = &g->p[seat];
@@ -171,7 +170,7 @@ static bool write_play(const seqnum_act_t *a, void *ctx)
 
 bool seqnum_can_play(const seqnum_t *g, int seat)
 {
-    return each_play(g, seat, stop_at_first, NULL);
+    return seqnum_each_play(g, seat, stop_at_first, NULL);
 }
 
 void seqnum_legal(const game_t *base, int seat, jw_t *w)
@@ -189,7 +188,7 @@ void seqnum_legal(const game_t *base, int seat, jw_t *w)
         if (seqnum_check(g, seat, &a, NULL) == 0) act_write(w, &a);
     }
     play_out_t plays = {w, 0};
-    each_play(g, seat, write_play, &plays);
+    seqnum_each_play(g, seat, write_play, &plays);
     if (plays.n == 0) { /* a pass only when nothing can be played (as check() says) */
         a.type = SEQNUM_ACT_PASS;
         act_write(w, &a);

@@ -9,7 +9,8 @@
  * completed line counts most), plus how much the cell blocks an opponent's
  * line. Plus cards pay a fee, so they are kept for a good cell; a Minus
  * removes the opponent chip whose lines threaten most, when the threat is
- * worth the card.
+ * worth the card. seqnum_greedy_act() makes the same choice from the state,
+ * for the search's playouts (core/seqnum/search.c).
  */
 #include <string.h>
 
@@ -67,6 +68,13 @@ static int place_value(const board_t *b, int c, int team, int nteams)
     return v;
 }
 
+/* Greedy's score of playing card on cell c. */
+static long play_value(const board_t *b, int card, int c, int team, int nteams)
+{
+    if (card == SEQNUM_CARD_MINUS) return lines(b, c, b->chip[c], block_weight) - MINUS_FEE;
+    return place_value(b, c, team, nteams) - (card == SEQNUM_CARD_PLUS ? PLUS_FEE : 0);
+}
+
 json_t *seqnum_greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
 {
     (void)strategy;
@@ -91,12 +99,7 @@ json_t *seqnum_greedy(const json_t *view, const json_t *legal, const char *strat
         int card = seqnum_card_parse(json_string_value(json_object_get(a, "card")));
         int c = (int)json_integer_value(json_object_get(a, "cell"));
         if (c < 0 || c >= SEQNUM_CELLS) continue;
-        long v;
-        if (card == SEQNUM_CARD_MINUS) {
-            v = lines(&b, c, b.chip[c], block_weight) - MINUS_FEE;
-        } else {
-            v = place_value(&b, c, team, nteams) - (card == SEQNUM_CARD_PLUS ? PLUS_FEE : 0);
-        }
+        long v = play_value(&b, card, c, team, nteams);
         if (!best || v > best_value) {
             best = a;
             best_value = v;
@@ -104,4 +107,43 @@ json_t *seqnum_greedy(const json_t *view, const json_t *legal, const char *strat
     }
     a = best ? best : pass;
     return a ? json_deep_copy(a) : NULL;
+}
+
+/* The best play so far of seqnum_greedy_act(). */
+typedef struct pick {
+    const seqnum_t *g;
+    board_t b;
+    int team;
+    seqnum_act_t best;
+    long value;
+    bool found;
+} pick_t;
+
+static bool pick_play(const seqnum_act_t *a, void *ctx)
+{
+    pick_t *p = ctx;
+    long v = play_value(&p->b, a->card, a->cell, p->team, p->g->nteams);
+    if (!p->found || v > p->value) {
+        p->best = *a;
+        p->value = v;
+        p->found = true;
+    }
+    return false;
+}
+
+void seqnum_greedy_act(const seqnum_t *g, int seat, seqnum_act_t *a)
+{
+    const seqnum_player_t *me = &g->p[seat];
+    *a = (seqnum_act_t){.type = SEQNUM_ACT_DRAW, .card = -1, .cell = -1};
+    if (me->owe >= 0) return;
+    a->type = SEQNUM_ACT_TRADE;
+    for (int i = 0; i < me->nhand && !g->traded; i++) {
+        a->card = me->hand[i];
+        if (seqnum_dead(g, a->card)) return;
+    }
+    pick_t p = {.g = g, .team = seqnum_team(g, seat)};
+    for (int c = 0; c < SEQNUM_CELLS; c++)
+        p.b.chip[c] = g->chip[c];
+    seqnum_each_play(g, seat, pick_play, &p);
+    *a = p.found ? p.best : (seqnum_act_t){.type = SEQNUM_ACT_PASS, .card = -1, .cell = -1};
 }

@@ -21,6 +21,10 @@ typedef struct seqnum_act {
 /* actions.c */
 int seqnum_parse(const json_t *action, seqnum_act_t *a, game_error_t *err);
 game_seat_write_fn seqnum_legal;
+/* Calls out(a) for every play the turn seat may make, in the order legal()
+   lists them; stops (and returns true) when out returns true. */
+bool seqnum_each_play(const seqnum_t *g, int seat, bool (*out)(const seqnum_act_t *, void *),
+                      void *ctx);
 /* Has the turn seat a card it can play now? */
 bool seqnum_can_play(const seqnum_t *g, int seat);
 
@@ -44,5 +48,8 @@ game_audit_fn seqnum_audit;
    "hard" levels; bot.c: its greedy strategy, the playouts' policy */
 extern const struct game_search seqnum_search;
 game_strategy_fn seqnum_greedy;
+/* The greedy strategy's action for seat, read from the state (the search's
+   playouts: the same choice as seqnum_greedy() on seat's view, without it). */
+void seqnum_greedy_act(const seqnum_t *g, int seat, seqnum_act_t *a);
 
 #endif

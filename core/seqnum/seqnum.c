@@ -378,7 +378,7 @@ static bool seqnum_at_once(const game_t *base, int seat)
 static const game_bot_level_t seqnum_bot_levels[] = {
     GAME_BOT_LEVEL_NORMAL(1000, 2000),
     GAME_BOT_LEVEL_EASY(2000, 4000, "normal wins 76% of games against it"),
-    GAME_BOT_LEVEL_HARD(1000, 2000, "no stronger than normal yet: wins 50% of games against it"),
+    GAME_BOT_LEVEL_HARD(1000, 2000, "wins 55% of games against normal"),
     GAME_BOT_LEVEL_FAST(150, 400),
     GAME_BOT_LEVELS_AT_SERVER_PACE,
 };

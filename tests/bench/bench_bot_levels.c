@@ -9,7 +9,10 @@
  * (the machine may be shared: the CPU time is the move's own cost). Benchmarks may read the clock;
  * core/ may not.
  *
- *   bench_bot_levels [GAMES [GAME_ID [STRONG WEAK]]]
+ *   bench_bot_levels [GAMES [GAME_ID [STRONG WEAK [FROM]]]]
+ *
+ * FROM (0 by default) skips the games before it: a long run split in two
+ * (0..N/2 and N/2..N, both of N games) plays the same games as one run.
  */
 #include <math.h>
 #include <stdio.h>
@@ -155,14 +158,14 @@ static void row(FILE *f, const game_desc_t *d, const char *strong, const char *w
     fflush(f);
 }
 
-/* `games` games, the stronger level at seat 0 then 1 on each seed; a row on
+/* Games from..games-1, the stronger level at seat 0 then 1 on each seed; a row on
    stderr every 2 games (a long run can be read while it goes), the last on stdout. */
-static void match(const game_desc_t *d, const char *strong, const char *weak, int games)
+static void match(const game_desc_t *d, const char *strong, const char *weak, int from, int games)
 {
     times_t hard[2] = {{0}}; /* wall clock, CPU */
     double share = 0, points = 0, t0 = seconds();
     int pointed = 0;
-    for (int i = 0; i < games; i++) {
+    for (int i = from; i < games; i++) {
         int at = i % 2; /* the stronger level's seat */
         const char *strategy[2];
         strategy[at] = strong;
@@ -174,9 +177,9 @@ static void match(const game_desc_t *d, const char *strong, const char *weak, in
             pointed++;
         }
         if ((i + 1) % 2 == 0 && i + 1 < games)
-            row(stderr, d, strong, weak, i + 1, share, points, pointed, hard, t0);
+            row(stderr, d, strong, weak, i + 1 - from, share, points, pointed, hard, t0);
     }
-    row(stdout, d, strong, weak, games, share, points, pointed, hard, t0);
+    row(stdout, d, strong, weak, games - from, share, points, pointed, hard, t0);
     free(hard[0].ms);
     free(hard[1].ms);
 }
@@ -192,11 +195,12 @@ int main(int argc, char **argv)
     for (int k = 0; k < n; k++) {
         if (only && strcmp(only, all[k]->id) != 0) continue;
         if (argc > 4) {
-            match(all[k], argv[3], argv[4], games);
+            int from = argc > 5 ? atoi(argv[5]) : 0;
+            match(all[k], argv[3], argv[4], from >= 0 && from < games ? from : 0, games);
             continue;
         }
-        match(all[k], "hard", "greedy", games);
-        match(all[k], "greedy", "easy", games);
+        match(all[k], "hard", "greedy", 0, games);
+        match(all[k], "greedy", "easy", 0, games);
     }
     return 0;
 }

@@ -188,6 +188,109 @@ static void from_view_gives_the_view_back(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* seqnum's own playouts                                                */
+/* ------------------------------------------------------------------ */
+
+static int compared;
+
+/* The state's greedy move (seqnum's playouts) is the view's (the greedy bot's). */
+static void seqnum_greedy_check(const game_case_t *gc, game_t *base, int seat, rng_t *r)
+{
+    const seqnum_t *g = (const seqnum_t *)base;
+    if (seat != g->turn && g->p[seat].owe < 0) return;
+    json_t *v = game_view(base, seat);
+    json_t *a = seqnum_greedy(v, json_object_get(v, "legal"), "greedy", r);
+    seqnum_act_t want, got;
+    game_error_t err;
+    assert_int_equal(seqnum_parse(a, &want, &err), 0);
+    seqnum_greedy_act(g, seat, &got);
+    if (want.type != got.type || want.card != got.card || want.cell != got.cell)
+        fail_msg("%s seat %d: greedy chose %s, the playouts' greedy %d %d %d", gc->d->id, seat,
+                 cu_show(a), got.type, got.card, got.cell);
+    compared++;
+    json_decref(a);
+    json_decref(v);
+}
+
+static void seqnum_playouts_play_the_greedy_bot(void **state)
+{
+    (void)state;
+    compared = 0;
+    over_games(&cases[2], 20, 2, seqnum_greedy_check);
+    assert_true(compared > 500);
+}
+
+/* A card that takes cell 4 (it shows 40): a 40 or a Plus; and the Minus. */
+static bool takes_cell_4(int kind)
+{
+    return seqnum_answer(kind) == 40 || kind >= SEQNUM_CARD_PLUS;
+}
+
+/* Swap every card of seat's hand that takes cell 4 for one of the draw pile that does not. */
+static void hand_without_cell_4(seqnum_t *g, int seat)
+{
+    seqnum_player_t *p = &g->p[seat];
+    for (int i = 0; i < p->nhand; i++) {
+        if (!takes_cell_4(p->hand[i])) continue;
+        int j = 0;
+        while (takes_cell_4(g->draw[j]))
+            j++;
+        int kind = p->hand[i];
+        seqnum_hand_remove(p, kind);
+        seqnum_hand_add(p, g->draw[j]);
+        g->draw[j] = (uint8_t)kind;
+        i = -1;
+    }
+}
+
+/*
+ * Seat 0 needs cell 4 for a sequence (corner 0 and cells 1-3 are its); seat
+ * 1, holding no card that takes it, plays elsewhere and has not drawn yet. A
+ * greedy seat 1 would have taken cell 4 with a 40 or a Plus: every state the
+ * search draws from seat 0's view explains the play, so it deals seat 1 no
+ * 40 and no Plus. Without the events (the play unseen) some draws do.
+ */
+static void seqnum_drawn_hands_explain_the_last_play(void **state)
+{
+    (void)state;
+    game_error_t err;
+    game_t *base = game_new(&seqnum_desc, 2, NULL, 11, &err);
+    assert_non_null(base);
+    seqnum_t *g = (seqnum_t *)base;
+    g->chip[1] = g->chip[2] = g->chip[3] = 0;
+    g->turn = 1;
+    hand_without_cell_4(g, 0);
+    hand_without_cell_4(g, 1);
+    rng_t r;
+    rng_seed(&r, 5);
+    json_t *v1 = game_view(base, 1);
+    json_t *a = seqnum_greedy(v1, json_object_get(v1, "legal"), "greedy", &r);
+    assert_string_equal(json_string_value(json_object_get(a, "type")), "play");
+    assert_int_equal(game_apply(base, 1, a, 0, &err), 0);
+    json_t *v0 = game_view(base, 0), *unseen = json_deep_copy(v0);
+    json_object_del(unseen, "events");
+    int held[2] = {0};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 200; i++) {
+            seqnum_t *d = (seqnum_t *)seqnum_search.from_view(k ? unseen : v0, &r);
+            assert_non_null(d);
+            for (int c = 0; c < d->p[1].nhand; c++)
+                held[k] +=
+                    seqnum_answer(d->p[1].hand[c]) == 40 || d->p[1].hand[c] == SEQNUM_CARD_PLUS;
+            game_free(&d->base);
+        }
+    print_message("seat 1 dealt a 40 or a Plus: %d times in 200 draws, %d without the events\n",
+                  held[0], held[1]);
+    assert_int_equal(held[0], 0);
+    assert_true(held[1] > 20);
+    json_decref(a);
+    json_decref(v1);
+    json_decref(v0);
+    json_decref(unseen);
+    game_free(base);
+}
+
+/* ------------------------------------------------------------------ */
 /* Budgets and easy                                                     */
 /* ------------------------------------------------------------------ */
 
@@ -242,6 +345,8 @@ int main(void)
         cmocka_unit_test(hard_budget_is_read_from_the_strategy),
         cmocka_unit_test(easy_plays_greedy_one_move_in_three),
         cmocka_unit_test(from_view_gives_the_view_back),
+        cmocka_unit_test(seqnum_playouts_play_the_greedy_bot),
+        cmocka_unit_test(seqnum_drawn_hands_explain_the_last_play),
         cmocka_unit_test(levels_choose_legal_actions_from_the_view_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
