@@ -71,6 +71,29 @@ static int read_hand(const json_t *view, ap3_card_t *h)
     return n;
 }
 
+long ap3_starter_value(const ap3_card_t h[2], int up, int give, const ap3_card_t *unseen, int n)
+{
+    long v = 0;
+    for (int d = 0; d < n; d++) {
+        ap3_card_t x[3];
+        if (give < 0) {
+            x[0] = h[0], x[1] = h[1];
+            x[2] = (ap3_card_t)up;
+            v += ap3_points(x, 3);
+            x[2] = unseen[d];
+            v += ap3_points(x, 3);
+        } else {
+            x[0] = h[0] == give ? h[1] : h[0];
+            x[1] = unseen[d];
+            x[2] = (ap3_card_t)up; /* the picker takes the given card */
+            v += ap3_points(x, 3);
+            x[2] = (ap3_card_t)give; /* the picker takes the face-up card */
+            v += ap3_points(x, 3);
+        }
+    }
+    return v;
+}
+
 /* The starter: keep, or give up one card for the unseen face-down one. */
 static json_t *greedy_starter(const json_t *view, const json_t *legal)
 {
@@ -84,26 +107,8 @@ static json_t *greedy_starter(const json_t *view, const json_t *legal)
     json_t *a;
     json_array_foreach(legal, i, a)
     {
-        const char *t = str(a, "type");
-        long v = 0;
-        for (int d = 0; d < n; d++) {
-            ap3_card_t x[3];
-            if (strcmp(t, "keep") == 0) {
-                x[0] = h[0], x[1] = h[1];
-                x[2] = (ap3_card_t)up;
-                v += ap3_points(x, 3);
-                x[2] = unseen[d];
-                v += ap3_points(x, 3);
-            } else {
-                int give = ap3_card_parse(str(a, "card"));
-                x[0] = h[0] == give ? h[1] : h[0];
-                x[1] = unseen[d];
-                x[2] = (ap3_card_t)up; /* the picker takes the given card */
-                v += ap3_points(x, 3);
-                x[2] = (ap3_card_t)give; /* the picker takes the face-up card */
-                v += ap3_points(x, 3);
-            }
-        }
+        bool keep = strcmp(str(a, "type"), "keep") == 0;
+        long v = ap3_starter_value(h, up, keep ? -1 : ap3_card_parse(str(a, "card")), unseen, n);
         if (v > best_v) {
             best_v = v;
             best = a;

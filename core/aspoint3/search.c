@@ -18,6 +18,41 @@ static int view_card(const json_t *v, const char *key)
     return ap3_card_parse(json_string_value(json_object_get(v, key)));
 }
 
+/* Tries at drawing the starter's cards so that greedy's choice is the one it made. */
+#define INFER_TRIES 24
+
+/*
+ * The picker's draw: the starter's first two cards (a, b) and the face-down
+ * card (c) are pool[n-1], pool[n-2], pool[n-3], redrawn until greedy's
+ * choice (ap3_starter_value) with {a, b} is the starter's: keep, or give b
+ * (a draw that is never consistent keeps the last one). After a swap the
+ * starter holds a and c, and b lies face down: pool[n-2] and pool[n-3] are
+ * exchanged. A greedy starter keeps strong hands and gives weak cards:
+ * uniform draws ignore what its choice says.
+ */
+static void infer_starter(ap3_card_t *pool, int n, const ap3_card_t mine[2], int up, bool swapped,
+                          rng_t *rng)
+{
+    ap3_card_t unseen[AP3_DECK];
+    for (int t = 0; t < INFER_TRIES; t++) {
+        if (t) rng_shuffle_u8(rng, pool, n);
+        ap3_card_t a = pool[n - 1], b = pool[n - 2];
+        ap3_card_t h[2] = {a < b ? a : b, a < b ? b : a};
+        memcpy(unseen, pool, (size_t)(n - 2));
+        unseen[n - 2] = mine[0];
+        unseen[n - 1] = mine[1];
+        long keep = ap3_starter_value(h, up, -1, unseen, n);
+        long va = ap3_starter_value(h, up, a, unseen, n);
+        long vb = ap3_starter_value(h, up, b, unseen, n);
+        if (swapped ? vb > keep && vb >= va : keep >= va && keep >= vb) break;
+    }
+    if (swapped) {
+        ap3_card_t t = pool[n - 2];
+        pool[n - 2] = pool[n - 3];
+        pool[n - 3] = t;
+    }
+}
+
 static game_t *ap3_from_view(const json_t *view, rng_t *rng)
 {
     static const char *const phases[] = {"swap", "pick", "over"};
@@ -83,6 +118,9 @@ static game_t *ap3_from_view(const json_t *view, rng_t *rng)
     int stock = game_search_int(view, "stock");
     if (n != stock + 2 + (out >= 0 ? 0 : 1)) goto bad;
     rng_shuffle_u8(rng, pool, n);
+    if (phase == AP3_PICK && seat != g->starter && out < 0 && n >= 3)
+        infer_starter(pool, n, g->hand[seat], up, json_is_true(json_object_get(view, "swapped")),
+                      rng);
     g->hand[1 - seat][0] = pool[--n];
     g->hand[1 - seat][1] = pool[--n];
     for (int s = 0; s < 2; s++)
