@@ -14,7 +14,8 @@
  * sees the same draws (common random numbers), so the averages differ by the
  * action rather than by luck. The greedy choice, always among the actions
  * searched, is played unless another beats it clearly: by a mean difference
- * over twice its standard error on the same draws.
+ * over twice its standard error on the same draws. A game whose hidden cards
+ * are few may instead weigh every consistent state (`exact`).
  */
 #ifndef TAPIS_CORE_SEARCH_H
 #define TAPIS_CORE_SEARCH_H
@@ -48,6 +49,10 @@ typedef struct game_search {
        choice must pass 0 for the search to play it (0: 2). */
     double margin;
     game_strategy_fn *policy; /* every seat's strategy in the playouts: the game's greedy */
+    /* Or NULL: the game's own choice among legal, made over every state
+       consistent with the view (each weighted as likely as it is) rather than
+       sampled ones, where few cards are hidden; NULL from it: the search. */
+    json_t *(*exact)(const json_t *view, const json_t *legal, rng_t *rng);
 } game_search_t;
 
 /*

@@ -117,25 +117,9 @@ static json_t *greedy_starter(const json_t *view, const json_t *legal)
     return pick(best);
 }
 
-/* The picker: the face-down card, or the challenge. */
-static json_t *greedy_picker(const json_t *view, const json_t *legal, rng_t *rng)
+bool ap3_picker_challenges(const ap3_card_t h[2], int up, ap3_card_t *unseen, int n, bool packs,
+                           rng_t *rng)
 {
-    ap3_card_t h[2], unseen[AP3_DECK];
-    int up = ap3_card_parse(str(view, "up"));
-    const json_t *down_a = NULL, *up_a = NULL;
-    size_t i;
-    json_t *a;
-    json_array_foreach(legal, i, a)
-    {
-        if (strcmp(str(a, "card") ? str(a, "card") : "", "up") == 0)
-            up_a = a;
-        else
-            down_a = a;
-    }
-    if (!up_a || !down_a || read_hand(view, h) != 2 || up < 0) return pick(down_a ? down_a : up_a);
-    int n = unseen_cards(view, unseen);
-    if (n < 3) return pick(down_a);
-    bool packs = strcmp(str(view, "mode") ? str(view, "mode") : "", "packs") == 0;
     int upval = ap3_card_value((ap3_card_t)up);
     ap3_card_t mine_up[3] = {h[0], h[1], (ap3_card_t)up};
     int v_up = ap3_points(mine_up, 3);
@@ -163,7 +147,29 @@ static json_t *greedy_picker(const json_t *view, const json_t *legal, rng_t *rng
             up_margin += v_up > ou ? v_up : v_up - (ou + upval + AP3_CHALLENGE_EXTRA);
         }
     }
-    return pick(up_margin > down_margin ? up_a : down_a);
+    return up_margin > down_margin;
+}
+
+/* The picker: the face-down card, or the challenge. */
+static json_t *greedy_picker(const json_t *view, const json_t *legal, rng_t *rng)
+{
+    ap3_card_t h[2], unseen[AP3_DECK];
+    int up = ap3_card_parse(str(view, "up"));
+    const json_t *down_a = NULL, *up_a = NULL;
+    size_t i;
+    json_t *a;
+    json_array_foreach(legal, i, a)
+    {
+        if (strcmp(str(a, "card") ? str(a, "card") : "", "up") == 0)
+            up_a = a;
+        else
+            down_a = a;
+    }
+    if (!up_a || !down_a || read_hand(view, h) != 2 || up < 0) return pick(down_a ? down_a : up_a);
+    int n = unseen_cards(view, unseen);
+    if (n < 3) return pick(down_a);
+    bool packs = strcmp(str(view, "mode") ? str(view, "mode") : "", "packs") == 0;
+    return pick(ap3_picker_challenges(h, up, unseen, n, packs, rng) ? up_a : down_a);
 }
 
 json_t *ap3_greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)
