@@ -49,9 +49,10 @@ typedef struct game_search {
        choice must pass 0 for the search to play it (0: 2). */
     double margin;
     game_strategy_fn *policy; /* every seat's strategy in the playouts: the game's greedy */
-    /* Or NULL: the game's own choice among legal, made over every state
-       consistent with the view (each weighted as likely as it is) rather than
-       sampled ones, where few cards are hidden; NULL from it: the search. */
+    /* NULL, or the game's own "hard" choice among legal (a new action), made
+       over every state consistent with the view, each by its likelihood,
+       instead of sampled ones where few cards are hidden (As.point3); the
+       budget does not apply. Its NULL leaves the choice to the search. */
     json_t *(*exact)(const json_t *view, const json_t *legal, rng_t *rng);
 } game_search_t;
 
