@@ -165,6 +165,8 @@ json_t *game_search_run(const json_t *view, const json_t *legal, const game_sear
                         rng_t *rng)
 {
     size_t n = json_array_size(legal);
+    json_t *exact = s->exact && n > 1 ? s->exact(view, legal, rng) : NULL;
+    if (exact) return exact;
     json_t *greedy = s->policy(view, legal, "greedy", rng);
     if (n <= 1 || !greedy) return greedy;
     int seat = (int)json_integer_value(json_object_get(view, "seat"));

@@ -14,7 +14,8 @@
  * sees the same draws (common random numbers), so the averages differ by the
  * action rather than by luck. The greedy choice, always among the actions
  * searched, is played unless another beats it clearly: by a mean difference
- * over twice its standard error on the same draws.
+ * over twice its standard error on the same draws. A game whose hidden cards
+ * are few may instead weigh every consistent state (`exact`).
  */
 #ifndef TAPIS_CORE_SEARCH_H
 #define TAPIS_CORE_SEARCH_H
@@ -55,6 +56,11 @@ typedef struct game_search {
      * The same playout, many times cheaper.
      */
     double (*playout)(game_t *g, int seat, int max_moves, rng_t *rng);
+    /* NULL, or the game's own "hard" choice among legal (a new action), made
+       over every state consistent with the view, each by its likelihood,
+       instead of sampled ones where few cards are hidden (As.point3); the
+       budget does not apply. Its NULL leaves the choice to the search. */
+    json_t *(*exact)(const json_t *view, const json_t *legal, rng_t *rng);
 } game_search_t;
 
 /*

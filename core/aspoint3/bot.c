@@ -71,6 +71,29 @@ static int read_hand(const json_t *view, ap3_card_t *h)
     return n;
 }
 
+long ap3_starter_value(const ap3_card_t h[2], int up, int give, const ap3_card_t *unseen, int n)
+{
+    long v = 0;
+    for (int d = 0; d < n; d++) {
+        ap3_card_t x[3];
+        if (give < 0) {
+            x[0] = h[0], x[1] = h[1];
+            x[2] = (ap3_card_t)up;
+            v += ap3_points(x, 3);
+            x[2] = unseen[d];
+            v += ap3_points(x, 3);
+        } else {
+            x[0] = h[0] == give ? h[1] : h[0];
+            x[1] = unseen[d];
+            x[2] = (ap3_card_t)up; /* the picker takes the given card */
+            v += ap3_points(x, 3);
+            x[2] = (ap3_card_t)give; /* the picker takes the face-up card */
+            v += ap3_points(x, 3);
+        }
+    }
+    return v;
+}
+
 /* The starter: keep, or give up one card for the unseen face-down one. */
 static json_t *greedy_starter(const json_t *view, const json_t *legal)
 {
@@ -84,26 +107,8 @@ static json_t *greedy_starter(const json_t *view, const json_t *legal)
     json_t *a;
     json_array_foreach(legal, i, a)
     {
-        const char *t = str(a, "type");
-        long v = 0;
-        for (int d = 0; d < n; d++) {
-            ap3_card_t x[3];
-            if (strcmp(t, "keep") == 0) {
-                x[0] = h[0], x[1] = h[1];
-                x[2] = (ap3_card_t)up;
-                v += ap3_points(x, 3);
-                x[2] = unseen[d];
-                v += ap3_points(x, 3);
-            } else {
-                int give = ap3_card_parse(str(a, "card"));
-                x[0] = h[0] == give ? h[1] : h[0];
-                x[1] = unseen[d];
-                x[2] = (ap3_card_t)up; /* the picker takes the given card */
-                v += ap3_points(x, 3);
-                x[2] = (ap3_card_t)give; /* the picker takes the face-up card */
-                v += ap3_points(x, 3);
-            }
-        }
+        bool keep = strcmp(str(a, "type"), "keep") == 0;
+        long v = ap3_starter_value(h, up, keep ? -1 : ap3_card_parse(str(a, "card")), unseen, n);
         if (v > best_v) {
             best_v = v;
             best = a;
@@ -112,25 +117,9 @@ static json_t *greedy_starter(const json_t *view, const json_t *legal)
     return pick(best);
 }
 
-/* The picker: the face-down card, or the challenge. */
-static json_t *greedy_picker(const json_t *view, const json_t *legal, rng_t *rng)
+bool ap3_picker_challenges(const ap3_card_t h[2], int up, ap3_card_t *unseen, int n, bool packs,
+                           rng_t *rng)
 {
-    ap3_card_t h[2], unseen[AP3_DECK];
-    int up = ap3_card_parse(str(view, "up"));
-    const json_t *down_a = NULL, *up_a = NULL;
-    size_t i;
-    json_t *a;
-    json_array_foreach(legal, i, a)
-    {
-        if (strcmp(str(a, "card") ? str(a, "card") : "", "up") == 0)
-            up_a = a;
-        else
-            down_a = a;
-    }
-    if (!up_a || !down_a || read_hand(view, h) != 2 || up < 0) return pick(down_a ? down_a : up_a);
-    int n = unseen_cards(view, unseen);
-    if (n < 3) return pick(down_a);
-    bool packs = strcmp(str(view, "mode") ? str(view, "mode") : "", "packs") == 0;
     int upval = ap3_card_value((ap3_card_t)up);
     ap3_card_t mine_up[3] = {h[0], h[1], (ap3_card_t)up};
     int v_up = ap3_points(mine_up, 3);
@@ -158,7 +147,29 @@ static json_t *greedy_picker(const json_t *view, const json_t *legal, rng_t *rng
             up_margin += v_up > ou ? v_up : v_up - (ou + upval + AP3_CHALLENGE_EXTRA);
         }
     }
-    return pick(up_margin > down_margin ? up_a : down_a);
+    return up_margin > down_margin;
+}
+
+/* The picker: the face-down card, or the challenge. */
+static json_t *greedy_picker(const json_t *view, const json_t *legal, rng_t *rng)
+{
+    ap3_card_t h[2], unseen[AP3_DECK];
+    int up = ap3_card_parse(str(view, "up"));
+    const json_t *down_a = NULL, *up_a = NULL;
+    size_t i;
+    json_t *a;
+    json_array_foreach(legal, i, a)
+    {
+        if (strcmp(str(a, "card") ? str(a, "card") : "", "up") == 0)
+            up_a = a;
+        else
+            down_a = a;
+    }
+    if (!up_a || !down_a || read_hand(view, h) != 2 || up < 0) return pick(down_a ? down_a : up_a);
+    int n = unseen_cards(view, unseen);
+    if (n < 3) return pick(down_a);
+    bool packs = strcmp(str(view, "mode") ? str(view, "mode") : "", "packs") == 0;
+    return pick(ap3_picker_challenges(h, up, unseen, n, packs, rng) ? up_a : down_a);
 }
 
 json_t *ap3_greedy(const json_t *view, const json_t *legal, const char *strategy, rng_t *rng)

@@ -40,5 +40,12 @@ game_audit_fn ap3_audit;
    "hard" levels; bot.c: its greedy strategy, the playouts' policy */
 extern const struct game_search ap3_search;
 game_strategy_fn ap3_greedy;
+/* greedy's value of the starter's choice: keep (give < 0) or give card `give`
+   for the face-down one, over the n cards the starter cannot see */
+long ap3_starter_value(const ap3_card_t h[2], int up, int give, const ap3_card_t *unseen, int n);
+/* greedy's choice as the picker holding h, the face-up card up, the cards it
+   cannot see unseen[0..n-1] (reordered; n >= 3): true to challenge */
+bool ap3_picker_challenges(const ap3_card_t h[2], int up, ap3_card_t *unseen, int n, bool packs,
+                           rng_t *rng);
 
 #endif
