@@ -277,6 +277,28 @@ def hard_bots_search_off_the_loop_while_everyone_is_answered(exe):
 
 
 @test
+def a_server_stopping_while_hard_bots_search_exits_cleanly(exe):
+    """SIGTERM while six tables' hard bots search, one at a time on the pool
+    and the others waiting: tapisd still exits 0 (its loop closes, and under
+    ASan nothing leaks), whether a search was running at that moment or not."""
+    srv = Server(exe, "--metrics", "127.0.0.1:0", "--bot-delay", "0", "--bot-searches", "1",
+                 "--log-level", "warn")
+    port = metrics_port(srv)
+    host, w = srv.connect("ann"), srv.connect("wat")
+    for _ in range(6):
+        room = host.ok("create", game="seqnum", players=2)["room"]
+        w.ok("watch", room=room)
+        host.ok("addbot", room=room, strategy="hard")
+        host.ok("leave", room=room)
+    deadline = time.monotonic() + TIMEOUT
+    while value(scrape(port), "tapis_bot_searches_total") < 6:
+        assert time.monotonic() < deadline, "no searches"
+        pump(w)
+        time.sleep(0.02)
+    srv.finish()
+
+
+@test
 def admin_needs_the_token(exe):
     """Without `admin TOKEN`, every operator command is forbidden and logged;
     a wrong token too; without --admin-token-file nobody is the operator."""
