@@ -20,6 +20,10 @@
  * it next falls due. A room closed (or the server stopping) lets it go
  * too; the work, which cannot be stopped once started, frees itself when
  * it comes back (think_after() runs even then: uv_run() waits for it).
+ *
+ * At most --bot-searches searches are on the pool at once (the pool is
+ * shared: the accounts' password hashes run there too); the others wait in
+ * srv->searches, first asked first run, and are freed at once if let go.
  */
 #include <stdio.h>
 
