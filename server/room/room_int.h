@@ -19,8 +19,10 @@ void room__reschedule(room_t *r);
 /* --- a bot's decision on the thread pool (room_think.c) --- */
 
 typedef struct room_think room_think_t;
-/* Does the bot at seat i decide off the loop? Yes when its level searches ("hard"). */
-bool room__thinks_off_loop(const room_t *r, int i);
+/* Does the bot at seat i decide from `view` off the loop? Yes when its level searches
+   ("hard") and it has a choice: one legal action is played without search (search.h),
+   at once, rather than after the searches waiting for the pool. */
+bool room__thinks_off_loop(const room_t *r, int i, const json_t *view);
 /* Start seat i's decision from a deep copy of `view` on the thread pool: r->thinking.
    0, or a negative code (out of memory, no pool): the caller decides on the loop. */
 int room__think_start(room_t *r, int i, const json_t *view);

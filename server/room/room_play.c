@@ -713,7 +713,7 @@ static int bot_move(room_t *r, int i, int64_t now)
         /* Out of memory, the bot has not passed: it tries again after a new delay
            (room__reschedule()), or the game would wait on it for ever. */
         json_t *view = view_for(r, i);
-        if (view && room__thinks_off_loop(r, i) && room__think_start(r, i, view) == 0) {
+        if (view && room__thinks_off_loop(r, i, view) && room__think_start(r, i, view) == 0) {
             json_decref(view);
             st->bot_due = now; /* still due: the run goes on with the result */
             return BOT_THINKING;

@@ -121,10 +121,11 @@ static void think_after(uv_work_t *w, int status)
 /* The room's side                                                          */
 /* ------------------------------------------------------------------------ */
 
-bool room__thinks_off_loop(const room_t *r, int i)
+bool room__thinks_off_loop(const room_t *r, int i, const json_t *view)
 {
     return r->srv->opts.bot_searches > 0 && r->desc->search &&
-           game_search_budget(r->seats[i].bot_name, 1) > 0;
+           game_search_budget(r->seats[i].bot_name, 1) > 0 &&
+           json_array_size(json_object_get(view, "legal")) > 1;
 }
 
 int room__think_start(room_t *r, int i, const json_t *view)
