@@ -24,7 +24,9 @@
  * share it and still know nothing of each other. The hook pointer is the
  * only global state: a weak definition here, merged by the linker into one
  * object however many libraries include this header (GCC and clang on ELF
- * and Mach-O).
+ * and Mach-O). The count of failures is the same, one per thread: tapisd's
+ * bots search on libuv's thread pool (server/room/room_think.c), and a
+ * failure there must not look like one of the loop's, nor race with it.
  */
 #ifndef TAPIS_ALLOC_H
 #define TAPIS_ALLOC_H
@@ -45,14 +47,14 @@ typedef struct tapis_alloc_hooks {
 __attribute__((weak)) const tapis_alloc_hooks_t *tapis_alloc_hooks = NULL;
 
 /*
- * Allocations that failed so far (wrapped ones: jansson's too once it is
- * routed through tapis_malloc). A caller compares it before and after a
- * call that reports failures ambiguously: jansson's json_loadb() says
+ * Allocations that failed so far in this thread (wrapped ones: jansson's too
+ * once it is routed through tapis_malloc). A caller compares it before and
+ * after a call that reports failures ambiguously: jansson's json_loadb() says
  * "invalid token" when it could not allocate a string, and only the count
  * tells out-of-memory (internal) from bad JSON. Read it with
  * tapis_alloc_failures().
  */
-__attribute__((weak)) unsigned long tapis_alloc_failed = 0;
+__attribute__((weak)) _Thread_local unsigned long tapis_alloc_failed = 0;
 
 static inline unsigned long tapis_alloc_failures(void)
 {

@@ -102,6 +102,7 @@ struct server {
     queue_t rooms; /* room_t.node, newest first */
     room_t *by_room_id;
     queue_t graveyard; /* room_t.node: destroyed rooms, freed at the end of the turn */
+    queue_t searches;  /* bots' searches waiting for room on the thread pool (room_think.c) */
     int nrooms;
     uint64_t rooms_created;
     rng_t rng;                      /* bot seeds and delays (seeded from the OS) */
@@ -135,6 +136,7 @@ static inline void server_lists_init(server_t *srv, uv_loop_t *loop)
     queue_init(&srv->sessions);
     queue_init(&srv->rooms);
     queue_init(&srv->graveyard);
+    queue_init(&srv->searches);
     queue_init(&srv->relinking);
 }
 

@@ -24,6 +24,7 @@ typedef struct server_opts {
     uint64_t bot_delay_min;    /* ms, a bot acts this long after it could... */
     uint64_t bot_delay_max;    /* ...at most this long */
     bool bot_delay_set;        /* --bot-delay given: it sets every bot level's pace */
+    int bot_searches;          /* bots' searches on the thread pool at once; 0 = on the loop */
     uint64_t line_rate;        /* lines per second per connection (burst twice that); 0 = off */
     uint64_t error_rate;       /* error replies per second per connection, then close; 0 = off */
     uint64_t chat_rate;        /* chat lines per session per 10 s; 0 = off */

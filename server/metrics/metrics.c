@@ -334,6 +334,16 @@ static void collect(const metrics_t *m, const struct server *srv, writer_t *w)
     counter(w, "tapis_race_caught_total",
             "Actions that came sooner than their sender's round trip allows: its quota shrank.",
             m->race_caught);
+    counter(w, "tapis_bot_searches_total",
+            "Bots' decisions made on the thread pool, off the event loop (level hard).",
+            m->bot_searches);
+    counter(w, "tapis_bot_searches_dropped_total",
+            "Bots' decisions from the thread pool dropped: their room changed or closed meanwhile.",
+            m->bot_searches_dropped);
+    gauge(w, "tapis_bot_searches_running", "Bots' decisions handed to the thread pool now.",
+          (double)m->bot_searches_running);
+    gauge(w, "tapis_bot_searches_waiting", "Bots' decisions waiting for room under --bot-searches.",
+          (double)m->bot_searches_waiting);
 
     int nodes = 0;
     bool redis_up = m->cluster_health ? m->cluster_health(srv, &nodes) : false;

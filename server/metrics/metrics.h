@@ -102,6 +102,11 @@ typedef struct metrics {
     int64_t websockets;         /* WebSockets open now (ws.c counts them in, conn.c out) */
     uint64_t http[METRICS_HTTP_STATUSES]; /* the game port's HTTP answers, by status */
     int64_t start_wall_ms;
+    /* Bots' decisions made on the thread pool (room/room_think.c): asked, of them
+       dropped (their room changed or closed meanwhile), handed to the pool and
+       not back yet, waiting for room under --bot-searches. */
+    uint64_t bot_searches, bot_searches_dropped;
+    int64_t bot_searches_running, bot_searches_waiting;
     /* Asked at each exposition: the live nodes (this one included) and whether
        Redis answers. main.c sets it to cluster_health(); NULL counts 0, down. */
     bool (*cluster_health)(const struct server *srv, int *nodes);

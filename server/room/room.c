@@ -248,6 +248,7 @@ void room_destroy(room_t *r)
     server_t *srv = r->srv;
     if (r->closed) return;
     r->closed = true;
+    room__think_drop(r); /* a bot's search in flight frees itself when it comes back */
     heap_remove(&srv->timers, &r->due);
     if (r->rated && r->status == ROOM_PLAYING && !srv->stopping) /* left: who abandoned loses */
         json_decref(rated_room_over(srv, r->rated, r->id, NULL));

@@ -82,6 +82,14 @@ struct room {
     struct rated_room *rated; /* a rated game (account.h), or NULL: casual */
     UT_hash_handle hh;        /* srv->by_room_id */
     queue_t node;             /* in srv->rooms, newest first; then in srv->graveyard */
+    /* A bot's decision on libuv's thread pool (room_think.c), or NULL. While it
+       is current the room's deadline waits for it: the run of due moves it
+       paused (at run_at, the seats in run_done moved, run_left at-once moves
+       left) goes on with its result, as if it had come at once. */
+    struct room_think *thinking;
+    int64_t run_at;
+    unsigned run_done;
+    int run_left;
 };
 
 /* room_sit() and friends refuse with a tapis_error_t (tapis_error.h): a TAPIS_E_* code. */

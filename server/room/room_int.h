@@ -16,4 +16,24 @@ bool room__attended(const room_t *r);
 /* Put r in the timers heap under its earliest deadline, or take it out (room_play.c). */
 void room__reschedule(room_t *r);
 
+/* --- a bot's decision on the thread pool (room_think.c) --- */
+
+typedef struct room_think room_think_t;
+/* Does the bot at seat i decide from `view` off the loop? Yes when its level searches
+   ("hard") and it has a choice: one legal action is played without search (search.h),
+   at once, rather than after the searches waiting for the pool. */
+bool room__thinks_off_loop(const room_t *r, int i, const json_t *view);
+/* Start seat i's decision from a deep copy of `view` on the thread pool: r->thinking.
+   0, or a negative code (out of memory, no pool): the caller decides on the loop. */
+int room__think_start(room_t *r, int i, const json_t *view);
+/* Is r->thinking still for r's state (nothing changed, r still playing)? */
+bool room__think_current(const room_t *r);
+/* Is it current with its result in, for seat i (-1: any seat)? */
+bool room__think_ready(const room_t *r, int i);
+/* Let r->thinking go: its result is dropped when it comes; its seat is due afresh. */
+void room__think_drop(room_t *r);
+/* The result of a ready decision (r->thinking ends): the action or NULL, the seat's
+   generator advanced as the search left it; *oom when the search ran out of memory. */
+json_t *room__think_take(room_t *r, bool *oom);
+
 #endif

@@ -637,6 +637,14 @@ bool room__attended(const room_t *r)
 void room__reschedule(room_t *r)
 {
     if (r->closed) return;
+    /* A bot's decision on the thread pool (room_think.c): the room's deadline waits
+       for it, then the run it paused goes on at its time; once the room changed,
+       it is let go and the seats are due as usual. */
+    if (r->thinking && !room__think_current(r)) room__think_drop(r);
+    if (r->thinking) {
+        set_timer(r, room__think_ready(r, -1) ? r->run_at : GAME_NO_DEADLINE);
+        return;
+    }
     if (r->srv->stopping || r->status == ROOM_OVER) {
         set_timer(r, GAME_NO_DEADLINE);
         return;
@@ -682,34 +690,54 @@ void room__reschedule(room_t *r)
     set_timer(r, at);
 }
 
-/* The bot at seat i plays from its own view. Returns true if the game changed. */
-static bool bot_move(room_t *r, int i, int64_t now)
+/* What bot_move() did: nothing, a move, or its decision went to the thread pool. */
+enum { BOT_IDLE, BOT_MOVED, BOT_THINKING };
+
+/*
+ * The bot at seat i plays from its own view: decided here, or on the thread
+ * pool (room_think.c) if its level searches, when it comes back to the run
+ * it paused (room_run_due()) with the room unchanged.
+ */
+static int bot_move(room_t *r, int i, int64_t now)
 {
     seat_t *st = &r->seats[i];
-    st->bot_due = GAME_NO_DEADLINE;
-    if (!settle(r, now)) return false;
-    /* Out of memory, the bot has not passed: it tries again after a new delay
-       (room__reschedule()), or the game would wait on it for ever. */
     unsigned long mark = tapis_alloc_failures();
-    json_t *view = view_for(r, i);
-    json_t *action = view ? game_bot(r->desc, view, st->bot_name, &st->bot_rng) : NULL;
-    json_decref(view);
+    bool oom = false;
+    json_t *action;
+    if (room__think_ready(r, i)) {
+        st->bot_due = GAME_NO_DEADLINE;
+        action = room__think_take(r, &oom);
+    } else {
+        st->bot_due = GAME_NO_DEADLINE;
+        if (!settle(r, now)) return BOT_IDLE;
+        /* Out of memory, the bot has not passed: it tries again after a new delay
+           (room__reschedule()), or the game would wait on it for ever. */
+        json_t *view = view_for(r, i);
+        if (view && room__thinks_off_loop(r, i, view) && room__think_start(r, i, view) == 0) {
+            json_decref(view);
+            st->bot_due = now; /* still due: the run goes on with the result */
+            return BOT_THINKING;
+        }
+        action = view ? game_bot(r->desc, view, st->bot_name, &st->bot_rng) : NULL;
+        json_decref(view);
+    }
+    oom = oom || tapis_alloc_failed_since(mark);
     if (!action) {
-        if (!tapis_alloc_failed_since(mark)) st->bot_passed_seq = r->seq;
-        return false;
+        if (!oom) st->bot_passed_seq = r->seq;
+        return BOT_IDLE;
     }
     tapis_error_t err = {0};
     int rc = apply_counted(r, i, action, now, &err);
     if (rc < 0) {
         log_debug("room %s: bot at seat %d refused: %s (%s)", r->id, i, err.code, err.message);
-        if (!tapis_alloc_failed_since(mark)) st->bot_passed_seq = r->seq;
+        if (!oom && !tapis_alloc_failed_since(mark)) st->bot_passed_seq = r->seq;
     } else {
         room__journal(r, "act", i, now, action);
         log_debug("room %s: bot seat=%d at=%lld type=%s", r->id, i, (long long)now,
                   json_string_value(json_object_get(action, "type")));
     }
     json_decref(action);
-    return rc == 0;
+    return rc == 0 ? BOT_MOVED : BOT_IDLE;
 }
 
 /* Seat i ran out of time: the game's default action for it. */
@@ -806,15 +834,26 @@ void room_run_due(room_t *r)
     int64_t now = clock_at(r, due);
     settle(r, now);
     /* Each seat moves at most once a run, but for its at-once actions (a bounded
-       number of them, should a game keep saying at_once). */
-    unsigned done = 0;
-    for (int left = 4 * r->nseats; r->status == ROOM_PLAYING;) {
+       number of them, should a game keep saying at_once). A run that a bot's
+       search paused goes on where it stopped, with its result. */
+    bool resumed = room__think_ready(r, -1) && r->run_at == due;
+    unsigned done = resumed ? r->run_done : 0;
+    for (int left = resumed ? r->run_left : 4 * r->nseats; r->status == ROOM_PLAYING;) {
         bool once = false;
         int i = next_due(r, now, done, left > 0, &once);
         if (i < 0) break;
         if (once) left--;
+        if (r->thinking && !room__think_ready(r, i)) room__think_drop(r); /* not this one's */
+        int did = !r->seats[i].bot ? (turn_timeout(r, i, now) ? BOT_MOVED : BOT_IDLE)
+                                   : bot_move(r, i, now);
+        if (did == BOT_THINKING) { /* room__reschedule() holds the room until it is in */
+            r->run_at = due;
+            r->run_done = done;
+            r->run_left = left + (once ? 1 : 0);
+            break;
+        }
         done |= 1u << i;
-        if (r->seats[i].bot ? bot_move(r, i, now) : turn_timeout(r, i, now)) room_changed(r);
+        if (did == BOT_MOVED) room_changed(r);
     }
     room__reschedule(r);
 }

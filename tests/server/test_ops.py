@@ -15,8 +15,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (TIMEOUT, Server, is_ev, read_to_eof, run_tests, test,  # noqa: E402
-                     ws_handshake)
+from harness import (TIMEOUT, Server, is_ev, pump, read_to_eof, run_tests,  # noqa: E402
+                     test, ws_handshake)
 
 def documented_families():
     """{family: type} from the table of docs/METRICS.md: the scrape must match it."""
@@ -232,6 +232,70 @@ def metrics_after_a_bot_game(exe):
         assert srv.connect("dan").ok("ping") is not None  # the game port is unharmed
     finally:
         srv.finish()
+
+
+@test
+def hard_bots_search_off_the_loop_while_everyone_is_answered(exe):
+    """Six tables of slap with a hard bot, every bot at no reaction time,
+    two searches on the thread pool at once: while they play, another
+    client's pings and commands are each answered; every game ends, no bot's
+    move was refused, and the searches were made off the loop (nothing of
+    it depends on how long they took)."""
+    srv = Server(exe, "--metrics", "127.0.0.1:0", "--bot-delay", "0", "--bot-searches", "2",
+                 "--log-level", "warn")
+    try:
+        port = metrics_port(srv)
+        host, w = srv.connect("ann"), srv.connect("wat")
+        rooms = []
+        for _ in range(6):
+            room = host.ok("create", game="slap", players=2, options={"max_rounds": 1})["room"]
+            w.ok("watch", room=room)
+            host.ok("addbot", room=room, strategy="hard")  # the table starts
+            host.ok("leave", room=room)  # a bot takes the seat
+            rooms.append(room)
+        p = srv.connect("pat")
+        over, answered = set(), 0
+        deadline = time.monotonic() + 120
+        while len(over) < len(rooms):
+            assert time.monotonic() < deadline, "%d of %d games over" % (len(over), len(rooms))
+            assert p.ok("ping")
+            assert p.ok("rooms")["total"] >= len(rooms) - len(over)
+            answered += 2
+            over |= {m["room"] for m in pump(w) if m.get("ev") == "game_over"}
+            assert not w.closed, "the watcher was dropped: %s" % srv.log[-5:]
+            time.sleep(0.005)  # under --line-rate
+        m = scrape(port)
+        assert value(m, "tapis_rooms", game="slap", status="over") == len(rooms)
+        assert value(m, "tapis_actions_applied_total", game="slap") > 0
+        assert total(m, "tapis_actions_refused_total") == 0, m["tapis_actions_refused_total"]
+        assert value(m, "tapis_bot_searches_total") >= len(rooms), m["tapis_bot_searches_total"]
+        assert value(m, "tapis_bot_searches_running") == 0
+        assert value(m, "tapis_bot_searches_waiting") == 0
+        assert answered >= 2
+    finally:
+        srv.finish()
+
+
+@test
+def a_server_stopping_while_hard_bots_search_exits_cleanly(exe):
+    """SIGTERM while six tables' hard bots search, one at a time on the pool
+    and the others waiting: tapisd still exits 0 (its loop closes, and under
+    ASan nothing leaks), whether a search was running at that moment or not."""
+    srv = Server(exe, "--metrics", "127.0.0.1:0", "--bot-delay", "0", "--bot-searches", "1",
+                 "--log-level", "warn")
+    port = metrics_port(srv)
+    host, w = srv.connect("ann"), srv.connect("wat")
+    for _ in range(6):
+        room = host.ok("create", game="seqnum", players=2)["room"]
+        w.ok("watch", room=room)
+        host.ok("addbot", room=room, strategy="hard")
+        host.ok("leave", room=room)
+    deadline = time.monotonic() + TIMEOUT
+    while value(scrape(port), "tapis_bot_searches_total") < 6:
+        assert time.monotonic() < deadline, "no searches"
+        pump(w)
+        time.sleep(0.02)
+    srv.finish()
 
 
 @test

@@ -7,7 +7,7 @@
  * the room, scheduler, net, durable, metrics and base parts linked, and
  * core's games. The four players are sessions of the test's with no
  * connection (the lobby is not linked: session_add_room() and
- * session_remove_room() are the test's, and so are the seeds, fixed). An
+ * session_remove_room() are room_stubs.c's, and so are the seeds, fixed). An
  * action reaches the room as a line would, through room_apply() with the
  * stamp the test chose; deadlines run through sched_turn() at the µs the
  * clock is set to. A durability backend records the room's journal: what
@@ -28,55 +28,10 @@
 #include "server/room/room.h"
 #include "server/sched/scheduler.h"
 #include "server/server.h"
+#include "tests/server/room_stubs.h"
 
 #define WINDOW_MS 200 /* 233's dispute_ms */
 #define TURN_MS 1000  /* --turn-timer 1s: the turn timer test */
-
-/* ------------------------------------------------------------------------ */
-/* The parts not linked                                                     */
-/* ------------------------------------------------------------------------ */
-
-int session_add_room(session_t *s, room_t *r)
-{
-    (void)r;
-    s->nrooms++;
-    return 1;
-}
-
-bool session_remove_room(session_t *s, room_t *r)
-{
-    (void)r;
-    s->nrooms--;
-    return true;
-}
-
-static uint64_t game_seed;
-
-void server_game_deal(server_t *srv, const char *room, game_deal_t *out)
-{
-    (void)srv;
-    (void)room;
-    deal_v0(out, game_seed); /* the games these tests were written for */
-}
-
-int server_random(void *buf, size_t n)
-{
-    static unsigned char next;
-    for (size_t i = 0; i < n; i++)
-        ((unsigned char *)buf)[i] = next++;
-    return 0;
-}
-
-/* The accounts part (linked for the room's rated games, which this test does not play). */
-int64_t server_wall_ms(void)
-{
-    return 0;
-}
-
-void session_name_key(char out[64], const char *name)
-{
-    snprintf(out, 64, "%s", name);
-}
 
 /* ------------------------------------------------------------------------ */
 /* The journal                                                              */
@@ -129,7 +84,7 @@ static void start_table(uint64_t seed, const char *turn_timer)
     memset(players, 0, sizeof players);
     memset(conns, 0, sizeof conns);
     njournal = 0;
-    game_seed = seed;
+    room_stub_seed = seed;
     log_set_level(LOG_ERROR);
     char *argv[] = {"tapisd", "--turn-timer", (char *)turn_timer, NULL};
     assert_int_equal(options_parse(&srv.opts, 3, argv), 0);
@@ -167,6 +122,14 @@ static void end_table(void)
     heap_free(&srv.timers);
     heap_free(&srv.ready);
     assert_int_equal(uv_loop_close(&loop), 0);
+}
+
+/* A bot's search on the thread pool holds its room (room_think.c): until it is
+   in, nothing is due. The next scheduler turn takes the result. */
+static void await_search(void)
+{
+    while (room->thinking && !heap_min(&srv.timers))
+        uv_run(&loop, UV_RUN_ONCE);
 }
 
 static json_t *sync_views(void)
@@ -484,7 +447,7 @@ static json_t *bot_game(uint64_t seed, int seats, const char *const *levels, con
                         int turns, uint64_t lag_us)
 {
     memset(&srv, 0, sizeof srv);
-    game_seed = seed;
+    room_stub_seed = seed;
     log_set_level(LOG_ERROR);
     char *argv[] = {"tapisd", "--turn-timer", "0", "--bot-delay", (char *)delay, NULL};
     assert_int_equal(options_parse(&srv.opts, delay ? 5 : 3, argv), 0);
@@ -504,6 +467,7 @@ static json_t *bot_game(uint64_t seed, int seats, const char *const *levels, con
     assert_int_equal(room->status, ROOM_PLAYING);
     for (int turns = 0; room->status == ROOM_PLAYING; turns++) {
         if (turns > 100000) fail_msg("seed %llu: the bots never finish", (unsigned long long)seed);
+        await_search();
         heap_node_t *due = heap_min(&srv.timers);
         assert_non_null(due); /* a bot always has a move due */
         if (lag_us)
@@ -520,7 +484,7 @@ static json_t *bot_game(uint64_t seed, int seats, const char *const *levels, con
         room_run_due(room);
         srv.work_us = 0;
         due = heap_min(&srv.timers);
-        if (room->status == ROOM_PLAYING && due->key < now_us())
+        if (room->status == ROOM_PLAYING && due && due->key < now_us())
             fail_msg("seed %llu: a bot's move due at %llu µs, before the clock (%llu µs)",
                      (unsigned long long)seed, (unsigned long long)due->key,
                      (unsigned long long)now_us());
@@ -530,6 +494,7 @@ static json_t *bot_game(uint64_t seed, int seats, const char *const *levels, con
     json_decref(ev);
     room_destroy(room);
     sched_turn(&srv);
+    uv_run(&loop, UV_RUN_DEFAULT); /* a search let go when the game ended comes back */
     heap_free(&srv.timers);
     heap_free(&srv.ready);
     assert_int_equal(uv_loop_close(&loop), 0);
