@@ -51,6 +51,7 @@ typedef struct seat {
     rng_t bot_rng;
     int64_t bot_due;         /* ms when the bot acts next, or GAME_NO_DEADLINE */
     uint64_t bot_passed_seq; /* the bot had nothing to play at this seq */
+    int think_drops;         /* its searches let go in a row since it last moved */
     int64_t wait_since;      /* ms since which the game waits on this seat, or -1 */
 } seat_t;
 

@@ -21,7 +21,11 @@ void room__reschedule(room_t *r);
 typedef struct room_think room_think_t;
 /* Does the bot at seat i decide from `view` off the loop? Yes when its level searches
    ("hard") and it has a choice: one legal action is played without search (search.h),
-   at once, rather than after the searches waiting for the pool. */
+   at once, rather than after the searches waiting for the pool. And not after
+   ROOM_THINK_DROPS of its searches in a row were let go because the room changed
+   meanwhile (a fast player at a table where all play at once, slap): then it
+   decides on the loop, and plays. */
+#define ROOM_THINK_DROPS 2
 bool room__thinks_off_loop(const room_t *r, int i, const json_t *view);
 /* Start seat i's decision from a deep copy of `view` on the thread pool: r->thinking.
    0, or a negative code (out of memory, no pool): the caller decides on the loop. */

@@ -733,6 +733,7 @@ static int bot_move(room_t *r, int i, int64_t now)
         if (!oom && !tapis_alloc_failed_since(mark)) st->bot_passed_seq = r->seq;
     } else {
         room__journal(r, "act", i, now, action);
+        st->think_drops = 0;
         log_debug("room %s: bot seat=%d at=%lld type=%s", r->id, i, (long long)now,
                   json_string_value(json_object_get(action, "type")));
     }

@@ -17,7 +17,9 @@
  * on-loop decision would have made. Lines still reach the room meanwhile;
  * one that changes it (a move, a tick, the end) makes the decision stale:
  * the room lets it go (room__think_drop()) and its bot decides again when
- * it next falls due. A room closed (or the server stopping) lets it go
+ * it next falls due: on the loop after ROOM_THINK_DROPS such in a row, so
+ * that a player quick enough to change the room during every search cannot
+ * keep the bot from playing. A room closed (or the server stopping) lets it go
  * too; the work, which cannot be stopped once started, frees itself when
  * it comes back (think_after() runs even then: uv_run() waits for it).
  *
@@ -123,8 +125,8 @@ static void think_after(uv_work_t *w, int status)
 
 bool room__thinks_off_loop(const room_t *r, int i, const json_t *view)
 {
-    return r->srv->opts.bot_searches > 0 && r->desc->search &&
-           game_search_budget(r->seats[i].bot_name, 1) > 0 &&
+    return r->srv->opts.bot_searches > 0 && r->seats[i].think_drops < ROOM_THINK_DROPS &&
+           r->desc->search && game_search_budget(r->seats[i].bot_name, 1) > 0 &&
            json_array_size(json_object_get(view, "legal")) > 1;
 }
 
@@ -182,6 +184,7 @@ void room__think_drop(room_t *r)
     if (!t) return;
     r->thinking = NULL;
     r->seats[t->seat].bot_due = GAME_NO_DEADLINE; /* due again after its reaction time */
+    r->seats[t->seat].think_drops++;
     r->srv->metrics.bot_searches_dropped++;
     log_debug("room %s: the search of the bot at seat %d dropped (state %llu, now %llu)", r->id,
               t->seat, (unsigned long long)t->seq, (unsigned long long)r->seq);

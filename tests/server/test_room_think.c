@@ -24,6 +24,7 @@
 
 #include "server/base/log.h"
 #include "server/room/room.h"
+#include "server/room/room_int.h"
 #include "server/sched/scheduler.h"
 #include "server/server.h"
 #include "tests/server/room_stubs.h"
@@ -271,6 +272,59 @@ static void a_stale_search_is_dropped_and_the_bot_decides_again(void **state)
     stop_server();
 }
 
+/* The person at seat 0 plays its first legal action now, if it has one. */
+static bool person_acts(room_t *r)
+{
+    json_t *ev = room_state_event(r, 0);
+    json_t *legal = json_object_get(json_object_get(ev, "view"), "legal");
+    bool acts = json_array_size(legal) > 0;
+    if (acts) {
+        tapis_error_t err = {0};
+        srv.work_us = now_us();
+        assert_int_equal(room_apply(r, 0, json_array_get(legal, 0), now_us(), NULL, &err), 0);
+        room_changed(r);
+        srv.work_us = 0;
+    }
+    json_decref(ev);
+    return acts;
+}
+
+/*
+ * slap, a person who acts during every search of the hard bot that it can
+ * (and when the game waits on it): each such search is dropped, but never
+ * more than ROOM_THINK_DROPS in a row (the bot then decides on the loop, and
+ * plays), and the bot keeps playing.
+ */
+static void a_player_acting_during_every_search_cannot_starve_the_bot(void **state)
+{
+    (void)state;
+    const char *const levels[] = {NULL, "hard"};
+    start_server("3");
+    room_t *r = start_room("slap", "{\"max_rounds\": 3}", 2, levels, 11);
+    int in_a_row = 0, most = 0, bot_moves = 0;
+    for (int steps = 0; r->status == ROOM_PLAYING; steps++) {
+        if (steps > 100000) fail_msg("the game never ended");
+        if (bot_acts(1, 0) > bot_moves) { /* the bot played: a new run of drops */
+            bot_moves = bot_acts(1, 0);
+            in_a_row = 0;
+        }
+        uint64_t dropped = srv.metrics.bot_searches_dropped;
+        if (r->thinking && person_acts(r)) {
+            if (srv.metrics.bot_searches_dropped > dropped && ++in_a_row > most) most = in_a_row;
+            continue;
+        }
+        await_searches();
+        if (heap_min(&srv.timers))
+            step();
+        else if (!person_acts(r)) /* nothing due: the game waits on the person */
+            fail_msg("nothing is due and the person has nothing to play");
+    }
+    assert_true(most > 0); /* the person did act during searches */
+    assert_true(most <= ROOM_THINK_DROPS);
+    assert_true(bot_acts(1, 0) > 0);
+    stop_server();
+}
+
 /*
  * Two rooms of hard bots and room for one search on the pool: one searches,
  * the other's search waits. Both rooms close: the waiting one is freed at
@@ -323,6 +377,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_search_off_the_loop_makes_the_move_the_loop_would),
         cmocka_unit_test(a_stale_search_is_dropped_and_the_bot_decides_again),
+        cmocka_unit_test(a_player_acting_during_every_search_cannot_starve_the_bot),
         cmocka_unit_test(rooms_closed_while_their_bots_search_free_everything),
         cmocka_unit_test(a_server_stopping_while_a_bot_searches_frees_everything),
     };
