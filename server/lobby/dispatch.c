@@ -546,7 +546,7 @@ static int64_t line_seq(const char *line, size_t len)
 }
 
 /*
- * How long c's next line waits (server/room/room_play.c, "Races"): in each
+ * How long c's next line waits (server/room/room_race.c): in each
  * room c's player sits in, the room's hold less c's credit there, the
  * credit being at most the time since the state it answers was written
  * (the seq it names, else the latest written to c before it came: a

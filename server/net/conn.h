@@ -114,7 +114,7 @@ struct conn_hooks {
     bool (*is_node_addr)(const server_t *srv, const char *ip);
     /* How long (µs) c's next line (its bytes without the "\n", or NULL for a
        line too long), read at `stamp`, waits before it is taken: the races'
-       hold (server/room/room_play.c, "Races"). May be NULL. */
+       hold (server/room/room_race.c). May be NULL. */
     uint64_t (*line_delay)(conn_t *c, const char *line, size_t len, uint64_t stamp);
     /* Is c's player seated at a table in play? Its reads are then stamped with
        the kernel's receive time (--kernel-stamps; conn.c, "Stamps"). May be NULL. */

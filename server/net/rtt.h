@@ -14,7 +14,7 @@
  *
  * The connection also remembers when the last RTT_STATES state events were
  * written to it (room number, seq, time): a race action's reaction time is counted
- * from the state it answers (server/room/room_play.c, "Races").
+ * from the state it answers (server/room/room_race.c).
  */
 #ifndef TAPIS_SERVER_RTT_H
 #define TAPIS_SERVER_RTT_H

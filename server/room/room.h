@@ -35,7 +35,7 @@ typedef enum room_status {
     ROOM_OVER,
 } room_status_t;
 
-/* How a room settles its races (room_play.c, "Races"). */
+/* How a room settles its races (room_race.c). */
 typedef enum room_race {
     ROOM_RACE_REACTION, /* by reaction time: each round trip credited, capped, under a quota */
     ROOM_RACE_ARRIVAL,  /* by arrival: the line read first */
@@ -203,7 +203,7 @@ void room_member_disconnected(room_t *r, session_t *s);
 void room_member_reconnected(room_t *r, session_t *s);
 
 /*
- * Races settled by reaction time (room_play.c, "Races"). A room's hold is
+ * Races settled by reaction time (room_race.c). A room's hold is
  * the most any of its seated players may be credited now (0 under
  * race=arrival, or while nobody answers pings): each line of a seated
  * player waits (hold - its credit) before it is taken (the connections'

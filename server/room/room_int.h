@@ -16,6 +16,14 @@ bool room__attended(const room_t *r);
 /* Put r in the timers heap under its earliest deadline, or take it out (room_play.c). */
 void room__reschedule(room_t *r);
 
+/* --- races (room_race.c) --- */
+
+/* What a held line says of its sender's round trip: the quota (room_race.c). */
+void room__race_evidence(room_t *r, session_t *s, uint64_t stamp_us, const room_settle_t *st);
+/* The journal's race entry: how the action that follows was settled. */
+void room__race_journal(room_t *r, int seat, int64_t now, uint64_t stamp_us,
+                        const room_settle_t *st, bool held);
+
 /* --- a bot's decision on the thread pool (room_think.c) --- */
 
 typedef struct room_think room_think_t;

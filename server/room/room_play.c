@@ -1,6 +1,7 @@
 /*
  * room_play.c — a room at play: its events (state, game over), its clock and
- * actions, and its one deadline (game deadlines, turn timer, bots). See room.h.
+ * actions, and its one deadline (game deadlines, turn timer, bots). See room.h;
+ * how a race is settled is room_race.c's.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -420,133 +421,6 @@ static int apply_counted(room_t *r, int seat, const json_t *action, int64_t now,
 }
 
 /* ------------------------------------------------------------------------ */
-/* Races                                                                    */
-/* ------------------------------------------------------------------------ */
-
-/*
- * A player's line reaches the server one round trip after the state it
- * answers was written, plus the time the player took: its reaction time is
- * (arrival - written - round trip). The whole round trip is taken, not
- * half: the state went out on the way down and the line came back on the
- * way up, and both legs lie between the writing and the arrival, whatever
- * their split. Settling by reaction time is then settling by (arrival -
- * round trip), the credit, since every racer answers the same state.
- *
- * The server does that by holding lines, not by reordering the past: the
- * room's hold H is the greatest credit any of its seated players may get
- * now, and a line credited c is taken (hold - c) after it was read. Every
- * line then reaches the game at (arrival - c + H): in the order of the
- * reaction times, each game rule (233's dispute window and its lowest-score
- * rule, slap's first play) applying as before to the times the game is
- * given, and a far player is heard before the race is settled. A player
- * credited nothing (a netcat user who answers no ping) is settled by its
- * arrival, H after it. Built-in bots, who see a state the moment it is
- * made, act H later than their reaction time, as the players see it.
- *
- * The credit is the connection's estimate (rtt.h), at most --race-cap, at
- * most the time since the state it answers was written (the seq it names,
- * else the latest written before the line arrived: a reaction is never
- * negative), at most the session's quota. The quota is what a client that
- * delays its pongs to look far runs into: a line that answers its state
- * sooner than the sender's claimed round trip (less a tolerance of 10 ms
- * and a tenth) is proof of the lie, and takes 4 times the difference from
- * the quota; so is a line naming a state older than one written a round
- * trip before it came (which it had seen: naming it would dodge the first
- * check), which takes 4 round trips. Every other settled action gives back
- * an eighth of the cap, up to twice the cap. An
- * honest player never loses any; a liar who reacts as fast as the others
- * loses its credit within a few races and keeps it near nothing.
- */
-#define RACE_TOLERANCE_US 10000
-#define RACE_PENALTY 4
-#define RACE_REFILL_DIV 8
-
-int room_race_parse(const char *word, room_race_t *out)
-{
-    if (!word) return -1;
-    if (strcmp(word, "reaction") == 0)
-        *out = ROOM_RACE_REACTION;
-    else if (strcmp(word, "arrival") == 0)
-        *out = ROOM_RACE_ARRIVAL;
-    else
-        return -1;
-    return 0;
-}
-
-const char *room_race_name(room_race_t race)
-{
-    return race == ROOM_RACE_ARRIVAL ? "arrival" : "reaction";
-}
-
-room_race_t room_race_default(const server_t *srv)
-{
-    return srv->opts.race_arrival ? ROOM_RACE_ARRIVAL : ROOM_RACE_REACTION;
-}
-
-uint64_t room_credit_us(const room_t *r, const session_t *s)
-{
-    if (r->race != ROOM_RACE_REACTION || !s || !s->conn) return 0;
-    uint64_t c = rtt_estimate(s->conn), cap = r->srv->opts.race_cap * 1000;
-    if (c > cap) c = cap;
-    if (c > s->race_quota_us) c = s->race_quota_us;
-    return c;
-}
-
-uint64_t room_hold_us(const room_t *r)
-{
-    if (r->race != ROOM_RACE_REACTION || r->status != ROOM_PLAYING) return 0;
-    uint64_t hold = 0;
-    for (int i = 0; i < r->nseats; i++) {
-        uint64_t c = room_credit_us(r, r->seats[i].session);
-        if (c > hold) hold = c;
-    }
-    return hold;
-}
-
-/* What the line says of its sender's round trip: the quota (above). */
-static void race_evidence(room_t *r, session_t *s, uint64_t stamp_us, const room_settle_t *st)
-{
-    uint64_t cap = r->srv->opts.race_cap * 1000, full = SESSION_RACE_QUOTA_CAPS * cap;
-    if (!st->rtt_us || !s->conn) return;
-    uint64_t tolerance = RACE_TOLERANCE_US + st->rtt_us / 10, response = st->response_us;
-    /* Naming a state older than one it had seen when it sent the line (one
-       written a round trip before it came) says as much as answering at once:
-       it would dodge the check below. */
-    if (st->written_us && stamp_us > st->rtt_us + tolerance &&
-        rtt_latest_state(s->conn, r->rid, stamp_us - st->rtt_us - tolerance) > st->written_us)
-        response = 0;
-    if (response < st->rtt_us && response + tolerance < st->rtt_us) {
-        uint64_t take = RACE_PENALTY * (st->rtt_us - response);
-        s->race_quota_us = take >= s->race_quota_us ? 0 : s->race_quota_us - take;
-        r->srv->metrics.race_caught++;
-        log_info("room %s: a line answered %llu ms after its state, sooner than the sender's "
-                 "round trip of %llu ms: quota %llu ms",
-                 r->id, (unsigned long long)(response / 1000),
-                 (unsigned long long)(st->rtt_us / 1000),
-                 (unsigned long long)(s->race_quota_us / 1000));
-    } else {
-        s->race_quota_us += cap / RACE_REFILL_DIV;
-        if (s->race_quota_us > full) s->race_quota_us = full;
-    }
-}
-
-/* The journal says how the action that follows was settled, so that a reader sees why. */
-static void race_journal(room_t *r, int seat, int64_t now, uint64_t stamp_us,
-                         const room_settle_t *st, bool held)
-{
-    unsigned long mark = tapis_alloc_failures();
-    uint64_t credit = held ? st->credit_us : 0, hold = held ? st->hold_us : 0;
-    json_t *d =
-        json_pack("{s:s, s:I, s:I, s:I, s:I}", "rule", room_race_name(r->race), "arrival",
-                  (json_int_t)(stamp_us / 1000) + r->clock_offset, "credit_us", (json_int_t)credit,
-                  "hold_us", (json_int_t)hold, "rtt_us", (json_int_t)st->rtt_us);
-    if (d && st->seq >= 0) json_object_set_new(d, "seq", json_integer(st->seq));
-    d = game_json_checked(d, mark);
-    if (d) room__journal(r, "race", seat, now, d);
-    json_decref(d);
-}
-
-/* ------------------------------------------------------------------------ */
 /* Actions                                                                  */
 /* ------------------------------------------------------------------------ */
 
@@ -558,7 +432,7 @@ int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us,
         return game_fail(err, TAPIS_E_NOT_STARTED, "the table starts when its last seat fills");
     }
     /* A held line reaches the game when it was taken: its arrival, its hold
-       less its credit ("Races" above). */
+       less its credit (room_race.c). */
     bool held = how && how->hold_us > 0 && r->race == ROOM_RACE_REACTION;
     uint64_t at_us = held ? stamp_us + how->hold_us - how->credit_us : stamp_us;
     int64_t now =
@@ -567,10 +441,11 @@ int room_apply(room_t *r, int seat, const json_t *action, uint64_t stamp_us,
         metrics_refused(&r->srv->metrics, metrics_game_index(r->desc->id), TAPIS_E_GAME_OVER);
         return game_fail(err, TAPIS_E_GAME_OVER, "this game is over");
     }
-    if (held) race_evidence(r, r->seats[seat].session, stamp_us, how);
+    if (held) room__race_evidence(r, r->seats[seat].session, stamp_us, how);
     int rc = apply_counted(r, seat, action, now, err);
     /* The journal says how: a held line, or one that names the state it answers. */
-    if (rc == 0 && how && (held || how->seq >= 0)) race_journal(r, seat, now, stamp_us, how, held);
+    if (rc == 0 && how && (held || how->seq >= 0))
+        room__race_journal(r, seat, now, stamp_us, how, held);
     if (rc == 0 && held)
         histogram_observe(&r->srv->metrics.race_credit, (double)how->credit_us / 1e6);
     if (rc == 0) room__journal(r, "act", seat, now, action);
