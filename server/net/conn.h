@@ -42,57 +42,57 @@ typedef enum conn_state {
     CONN_CLOSING,  /* uv_close() called; waiting for the close callbacks */
 } conn_state_t;
 
+/* tcp, then what an act reads (in as few cache lines as they fit: at 2,000
+   tables connections are out of the cache, and each line read is a miss),
+   then what a connection's start, pings and end read. */
 struct conn {
-    uv_tcp_t tcp;     /* first: a uv_stream_t * is a conn_t * */
-    uv_timer_t timer; /* hello timeout, then the flush deadline */
-    uv_shutdown_t shutdown;
+    uv_tcp_t tcp; /* first: a uv_stream_t * is a conn_t * */
     server_t *srv;
-    uint64_t id;
-    char peer[64]; /* "addr:port" for the log; "client via proxy" once a trusted proxy named it */
-    char addr[48]; /* the peer's numeric address */
+    session_t *session; /* the lobby's: NULL before hello (conn.c never reads it) */
     conn_state_t state;
     conn_kind_t kind;
-    struct web_in *web; /* web.c's, while CONN_HTTP */
-    struct ws *ws;      /* ws.c's, once CONN_WS */
-    int open_handles;   /* freed when the last handle's close callback ran */
     bool reading;
-    bool saw_line; /* a first line came: HTTP detection is done */
-    bool eof;      /* the peer shut down its side: answer, then close */
-    bool shutting; /* CONN_FLUSHING and uv_shutdown() called */
-
+    bool saw_line;  /* a first line came: HTTP detection is done */
+    bool eof;       /* the peer shut down its side: answer, then close */
+    bool shutting;  /* CONN_FLUSHING and uv_shutdown() called */
+    int lines_held; /* while > 0 its lines wait (a relayed request awaits its reply) */
+    struct ws *ws;  /* ws.c's, once CONN_WS */
     frame_t frame;
-    struct {
-        uint64_t end;     /* stream position (frame_t.fed) after this read */
-        uint64_t us;      /* when it was read */
-    } reads[CONN_STAMPS]; /* oldest first: the reads whose bytes are not all taken */
     int nreads;
+    int turn_lines;          /* lines taken in that turn */
+    uint64_t turn;           /* the scheduler turn turn_lines counts in */
     uint64_t stamp_floor_us; /* no read is stamped before this: the last read, a resume */
     int64_t rx_real_ns;      /* the kernel's stamp of this read's bytes (0: none) */
     ssize_t read_here; /* what on_alloc() read for on_read(): bytes, UV_EOF, an error (0: none) */
     heap_node_t ready; /* in srv->ready, keyed by its next line's stamp (and delay) */
-    uint64_t turn;     /* the scheduler turn turn_lines counts in */
-    int turn_lines;    /* lines taken in that turn */
     uint64_t last_line_ms; /* for the idle timeout */
     budget_t line_budget, error_budget;
-    peer_count_t *peer_count; /* connections from the same address */
-
     buf_t out;          /* output not yet handed to the kernel or libuv (see conn.c) */
     size_t out_pending; /* bytes handed to libuv and not yet written */
     queue_t flush_node; /* in srv->flushing while `out` waits (else unlinked) */
-    const char *doom_why;
-    const char *close_why; /* the first reason given to close it: its metrics cause */
-    queue_t doom_node;     /* in srv->doomed while CONN_DOOMED */
-    session_t *session;    /* the lobby's: NULL before hello (conn.c never reads it) */
+    rtt_t rtt;          /* its round trip and the state events written to it (rtt.h) */
+    struct {
+        uint64_t end;     /* stream position (frame_t.fed) after this read */
+        uint64_t us;      /* when it was read */
+    } reads[CONN_STAMPS]; /* oldest first: the reads whose bytes are not all taken */
 
+    uv_timer_t timer; /* hello timeout, then the flush deadline */
+    uv_shutdown_t shutdown;
+    uint64_t id;
+    char peer[64]; /* "addr:port" for the log; "client via proxy" once a trusted proxy named it */
+    char addr[48]; /* the peer's numeric address */
+    struct web_in *web;       /* web.c's, while CONN_HTTP */
+    int open_handles;         /* freed when the last handle's close callback ran */
+    peer_count_t *peer_count; /* connections from the same address */
+    const char *doom_why;
+    const char *close_why;      /* the first reason given to close it: its metrics cause */
+    queue_t doom_node;          /* in srv->doomed while CONN_DOOMED */
     struct relay_client *relay; /* relay.c's (links, lost rooms; opaque to conn.c), or NULL */
-    int lines_held;             /* while > 0 its lines wait (a relayed request awaits its reply) */
     bool greeted;               /* conn_hello_done() ran */
     bool node_link; /* from a cluster node's address (hooks.is_node_addr): not capped per address */
     bool relayed;   /* a node's link (hello "via"): idles as long as its client */
     bool via_proxy; /* from a --trusted-proxy: counted per address once it names its client */
     bool admitted;  /* ...and that was done (conn__admit_client()) */
-
-    rtt_t rtt;              /* its round trip and the state events written to it (rtt.h) */
     queue_t ping_node;      /* in srv->pinging (rtt.c) */
     uint64_t ping_check_us; /* when rtt_ping_all() looks at it next (0: at the next tick) */
     queue_t node;           /* in srv->conns */

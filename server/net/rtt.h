@@ -27,7 +27,19 @@
 #define RTT_GIVE_UP 3 /* pings unanswered, none ever answered: no more pings */
 #define RTT_STATES 8  /* state events remembered per connection */
 
+/* What an act reads first (the estimate, the states written, the line's
+   credit), then the pings' bookkeeping. */
 typedef struct rtt {
+    uint64_t est_us; /* least of the samples; 0: no estimate */
+    int nstates, next_state;
+    /* The line at the head of the connection's queue, as its delay was set
+       (conn_update_ready()): the credit it was given and the room's hold. */
+    uint64_t line_credit_us, line_hold_us;
+    struct {
+        uint64_t room; /* its number (room_t.rid) */
+        uint64_t seq;
+        uint64_t us;
+    } states[RTT_STATES];          /* the last state events written, newest at (next_state - 1) */
     uint64_t next_n;               /* the next ping's number (from 1) */
     uint64_t sent_n[RTT_PINGS];    /* the last pings sent: their numbers... */
     uint64_t sent_us[RTT_PINGS];   /* ...and when (server clock, µs) */
@@ -35,16 +47,6 @@ typedef struct rtt {
     int unanswered;                /* pings sent since the last pong */
     uint64_t samples[RTT_SAMPLES]; /* µs, newest at (next_sample - 1) */
     int nsamples, next_sample;
-    uint64_t est_us; /* least of the samples; 0: no estimate */
-    struct {
-        uint64_t room; /* its number (room_t.rid) */
-        uint64_t seq;
-        uint64_t us;
-    } states[RTT_STATES]; /* the last state events written, newest at (next_state - 1) */
-    int nstates, next_state;
-    /* The line at the head of the connection's queue, as its delay was set
-       (conn_update_ready()): the credit it was given and the room's hold. */
-    uint64_t line_credit_us, line_hold_us;
 } rtt_t;
 
 struct conn;

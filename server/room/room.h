@@ -41,48 +41,49 @@ typedef enum room_race {
     ROOM_RACE_ARRIVAL,  /* by arrival: the line read first */
 } room_race_t;
 
+/* A seat: what an act reads first (the game waits on it, its bot's turn), then
+   its bot's settings and generator (272 bytes in all: 2,000 tables are more than
+   the cache holds, and each line an act reads is a miss). */
 typedef struct seat {
-    session_t *session;    /* a person (connected or held), or NULL */
-    bool bot;              /* a built-in bot sits here */
+    session_t *session;      /* a person (connected or held), or NULL */
+    bool bot;                /* a built-in bot sits here */
+    int think_drops;         /* its searches let go in a row since it last moved */
+    int64_t bot_due;         /* ms when the bot acts next, or GAME_NO_DEADLINE */
+    int64_t wait_since;      /* ms since which the game waits on this seat, or -1 */
+    uint64_t bot_passed_seq; /* the bot had nothing to play at this seq */
+    int64_t bot_delay_min;   /* ms: the bot's reaction time, drawn in [min, max] */
+    int64_t bot_delay_max;
     char bot_strategy[33]; /* as given: "normal", "greedy:250", "fast:100-400" */
     char bot_name[33];     /* the level's strategy, passed to the game's bot */
-    int64_t bot_delay_min; /* ms: the bot's reaction time, drawn in [min, max] */
-    int64_t bot_delay_max;
     rng_t bot_rng;
-    int64_t bot_due;         /* ms when the bot acts next, or GAME_NO_DEADLINE */
-    uint64_t bot_passed_seq; /* the bot had nothing to play at this seq */
-    int think_drops;         /* its searches let go in a row since it last moved */
-    int64_t wait_since;      /* ms since which the game waits on this seat, or -1 */
 } seat_t;
 
+/* The members an act reads come first, in as few cache lines as they fit
+   (finding the room by id reads id and hh; its deadline due and timer_at),
+   then the seats, then what only a deal, a restart or a close reads. */
 struct room {
     server_t *srv;
     char id[ROOM_ID_LEN + 1];
-    uint64_t rid;         /* its number (the store's key; a public room's id) */
-    int64_t clock_offset; /* ms: room time = server time + offset (0 unless restored) */
-    uint64_t journal_n;   /* journal entries written (the next one's number) */
+    room_status_t status;
+    bool closed; /* room_destroy() ran: freed at the end of the turn */
     bool private_room;
     room_race_t race; /* option race= (or --race) */
-    const game_desc_t *desc;
     int nseats;
-    seat_t seats[GAME_MAX_SEATS];
+    uint64_t rid; /* its number (the store's key; a public room's id) */
+    const game_desc_t *desc;
+    game_t *game;          /* created with the room, dealt again at each seed, played once full */
+    uint64_t seq;          /* state events sent */
+    int64_t last_now;      /* the game's clock never goes back */
+    int64_t clock_offset;  /* ms: room time = server time + offset (0 unless restored) */
+    heap_node_t due;       /* in srv->timers while timer_at is set */
+    int64_t timer_at;      /* ms: the earliest of game deadline, turn timer, bots, or
+                              GAME_NO_DEADLINE */
+    UT_hash_handle hh;     /* srv->by_room_id */
+    int64_t unattended_at; /* ms since which a waiting room has no connected person, or -1 */
     session_t **watchers;
     int nwatchers, capwatchers;
-    game_t *game;     /* created with the room, dealt again at each seed, played once full */
-    json_t *options;  /* its complete options (a new deal needs them) */
-    game_deal_t deal; /* the deal (core/deal.h): the server seed, the seats' seeds so far */
-    room_status_t status;
-    bool closed;              /* room_destroy() ran: freed at the end of the turn */
-    uint64_t seq;             /* state events sent */
-    int64_t last_now;         /* the game's clock never goes back */
-    heap_node_t due;          /* in srv->timers while timer_at is set */
-    int64_t timer_at;         /* ms: the earliest of game deadline, turn timer, bots, or
-                                 GAME_NO_DEADLINE */
-    int64_t unattended_at;    /* ms since which a waiting room has no connected person, or -1 */
-    durable_room_t durable;   /* what the durability sink is told of it (durable.h) */
     struct rated_room *rated; /* a rated game (account.h), or NULL: casual */
-    UT_hash_handle hh;        /* srv->by_room_id */
-    queue_t node;             /* in srv->rooms, newest first; then in srv->graveyard */
+    uint64_t journal_n;       /* journal entries written (the next one's number) */
     /* A bot's decision on libuv's thread pool (room_think.c), or NULL. While it
        is current the room's deadline waits for it: the run of due moves it
        paused (at run_at, the seats in run_done moved, run_left at-once moves
@@ -91,6 +92,11 @@ struct room {
     int64_t run_at;
     unsigned run_done;
     int run_left;
+    durable_room_t durable;       /* what the durability sink is told of it (durable.h) */
+    queue_t node;                 /* in srv->rooms, newest first; then in srv->graveyard */
+    json_t *options;              /* its complete options (a new deal needs them) */
+    seat_t seats[GAME_MAX_SEATS]; /* on a cache line of the room (room.c) */
+    game_deal_t deal; /* the deal (core/deal.h): the server seed, the seats' seeds so far */
 };
 
 /* room_sit() and friends refuse with a tapis_error_t (tapis_error.h): a TAPIS_E_* code. */

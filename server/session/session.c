@@ -38,7 +38,7 @@ void session_token_hash(const char *token, char out[TOKEN_HASH_LEN + 1])
 static void on_hold_close(uv_handle_t *h)
 {
     session_t *s = h->data;
-    tapis_free(s->rooms);
+    if (s->rooms != s->rooms_here) tapis_free(s->rooms);
     tapis_free(s);
 }
 
@@ -187,10 +187,16 @@ int session_add_room(session_t *s, struct room *r)
 {
     for (int i = 0; i < s->nrooms; i++)
         if (s->rooms[i] == r) return 0;
+    if (!s->caprooms) {
+        s->rooms = s->rooms_here;
+        s->caprooms = SESSION_ROOMS_HERE;
+    }
     if (s->nrooms == s->caprooms) {
-        int cap = s->caprooms ? 2 * s->caprooms : 4;
-        struct room **n = tapis_realloc(s->rooms, (size_t)cap * sizeof *n);
+        int cap = 2 * s->caprooms;
+        bool here = s->rooms == s->rooms_here;
+        struct room **n = tapis_realloc(here ? NULL : s->rooms, (size_t)cap * sizeof *n);
         if (!n) return -1;
+        if (here) memcpy(n, s->rooms_here, sizeof s->rooms_here);
         s->rooms = n;
         s->caprooms = cap;
     }

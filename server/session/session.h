@@ -26,29 +26,34 @@
 #define TOKEN_HASH_LEN 64         /* hex characters of its hash (BLAKE2b-256): what is stored */
 #define SESSION_RACE_QUOTA_CAPS 2 /* a session's race quota holds this many --race-cap */
 #define SESSION_MAX_ROOMS 64      /* rooms one session may sit or watch in at once */
+#define SESSION_ROOMS_HERE 2      /* ...of which the session holds this many in itself */
 
 /* ------------------------------------------------------------------------ */
 /* Session                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* What an act reads first, in one cache line (at 2,000 tables sessions are out
+   of the cache: each line read is a miss), then what a hello, a name or a
+   close reads. */
 struct session {
     server_t *srv;
+    conn_t *conn;         /* NULL while disconnected (seats held) */
+    struct room **rooms;  /* rooms seated in or watched: rooms_here, */
+    int nrooms, caprooms; /* or allocated once they are more */
+    struct room *rooms_here[SESSION_ROOMS_HERE];
+    uint64_t race_quota_us;    /* round trip its races may still be credited (room_play.c) */
+    bool hold_open;            /* hold handle initialised and not yet closed */
+    bool gone;                 /* session_close() ran, or is under way */
+    bool admin;                /* said `admin TOKEN` (admin.c) */
+    struct account *account;   /* logged in to this account (account.h), or NULL: a guest */
     uint64_t id;               /* for logs: the token is a secret and is never logged */
     char token[TOKEN_LEN + 1]; /* empty for a restored session until its hello */
     char token_hash[TOKEN_HASH_LEN + 1];
     int64_t created; /* wall time, ms since the epoch */
     char name[64];
-    conn_t *conn;                     /* NULL while disconnected (seats held) */
     uv_timer_t hold;                  /* the reconnect window */
     void (*on_expired)(session_t *s); /* when it passes (session_hold()) */
-    bool hold_open;                   /* hold handle initialised and not yet closed */
-    bool gone;                        /* session_close() ran, or is under way */
-    bool admin;                       /* said `admin TOKEN` (admin.c) */
-    struct account *account;          /* logged in to this account (account.h), or NULL: a guest */
-    struct room **rooms;              /* rooms seated in or watched */
-    int nrooms, caprooms;
     budget_t chat_budget, create_budget;
-    uint64_t race_quota_us; /* round trip its races may still be credited (room_play.c) */
     char name_key[64];      /* the name folded to lower case: names are unique by it */
     UT_hash_handle hh;      /* srv->by_token, keyed by token_hash */
     UT_hash_handle hh_name; /* srv->by_name */

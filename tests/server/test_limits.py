@@ -415,6 +415,24 @@ def many_rooms_do_not_slow_a_lookup(srv):
     assert per < 0.02, "a missing-room lookup took %.1f ms" % (per * 1000)
 
 
+@served("--create-rate", "0", "--line-rate", "0")
+def a_session_is_in_at_most_64_rooms(srv):
+    # Its first two rooms are kept in the session, the rest in a list that
+    # grows: each of the 64 is its own, the 65th is refused, and leaving one
+    # (from the middle of the list) makes room for another.
+    c = srv.connect("ann")
+    rooms = [c.ok("create", game="233", players=2)["room"] for _ in range(64)]
+    assert len(set(rooms)) == 64, rooms
+    r = c.request("create", game="233", players=2)
+    assert r["error"]["code"] == "too_many_rooms", r
+    c.ok("leave", room=rooms[1])
+    rooms[1] = c.ok("create", game="233", players=2)["room"]
+    r = c.request("create", game="233", players=2)
+    assert r["error"]["code"] == "too_many_rooms", r
+    for room in rooms:
+        c.ok("state", room=room)
+
+
 # ---------------------------------------------------------------------------
 # Fair stamps
 # ---------------------------------------------------------------------------
