@@ -92,6 +92,8 @@ struct server {
     uint64_t turn;       /* scheduler turns run */
     uint64_t work_us;    /* the time of the work in hand (a line's stamp, a
                             deadline): nothing it causes is due before it */
+    uint64_t done_us;    /* the latest work_us taken: no read is stamped before
+                            it (conn.c, "Stamps") */
     queue_t doomed;      /* conn_t.doom_node: to close at the next turn (see conn_doom) */
     queue_t flushing;    /* conn_t.flush_node: output to flush, oldest first */
     peer_count_t *peers; /* connections per client address */

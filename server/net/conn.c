@@ -19,7 +19,10 @@
  * bytes read with them, and libuv is given an empty buffer (it reads
  * nothing and hands on_read() UV_ENOBUFS, which takes what was read). Stamps
  * of one connection never go back, and a connection that was paused stamps
- * nothing before it is read again.
+ * nothing before it is read again. Nor is any read stamped before work the
+ * scheduler has already taken (srv->done_us): bytes that reached the kernel
+ * while the loop was between its poll and its turn, read only at the next
+ * poll, would otherwise carry a stamp older than lines the game has seen.
  *
  * Order: a connection with a complete line sits in srv->ready keyed by that
  * line's stamp plus its hold (the hooks' line_delay: a race settled by
@@ -79,6 +82,7 @@ static void note_read(conn_t *c, uint64_t us)
 {
     uint64_t end = c->frame.fed;
     if (us < c->stamp_floor_us) us = c->stamp_floor_us;
+    if (us < c->srv->done_us) us = c->srv->done_us; /* the game cannot go back */
     c->stamp_floor_us = us;
     if (c->nreads > 0 && c->reads[c->nreads - 1].end == end) return; /* nothing kept */
     if (c->nreads == CONN_STAMPS) {

@@ -50,6 +50,7 @@ void sched_turn(server_t *srv)
         /* A line and a deadline at the same µs: the line first (it was read by then). */
         if (due && (!line || due->key < line->key)) {
             srv->work_us = due->key;
+            if (due->key > srv->done_us) srv->done_us = due->key;
             room_run_due(heap_entry(due, room_t, due));
             continue;
         }
@@ -61,6 +62,7 @@ void sched_turn(server_t *srv)
         if (c->turn_lines >= SCHED_CONN_LINES) break; /* the earliest line waits: so does all */
         c->turn_lines++;
         srv->work_us = line->key;
+        if (line->key > srv->done_us) srv->done_us = line->key;
         conn_take_line(c);
     }
     srv->work_us = 0;

@@ -438,6 +438,26 @@ static void a_held_line_is_taken_at_its_key_in_order(void **state)
     assert_events(3, "a2", 145099, NULL);
 }
 
+/*
+ * A read stamped before work already taken (a kernel receive stamp of bytes
+ * that came between the loop's poll and its turn, read only at the next
+ * poll; here the set clock goes back) takes the time of that work: the
+ * game never sees a line older than one it has applied. A's line at 500
+ * is taken; B's, stamped 300 after it, goes at 500, and so does A's next.
+ */
+static void no_read_is_stamped_before_work_already_taken(void **state)
+{
+    (void)state;
+    send_at(&A, "a1\n", 500);
+    sched_turn(&srv);
+    assert_events(0, "a1", 500, NULL);
+    send_at(&B, "b1\n", 300);
+    send_at(&A, "a2\n", 400);
+    clock_set(&srv.clock, 600);
+    sched_turn(&srv);
+    assert_events(1, "b1", 500, "a2", 500, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -450,6 +470,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_turn_does_at_most_its_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(the_commit_comes_before_any_output, setup, teardown),
         cmocka_unit_test_setup_teardown(a_held_line_is_taken_at_its_key_in_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_read_is_stamped_before_work_already_taken, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
