@@ -29,6 +29,7 @@
 #include "server/base/budget.h"
 #include "server/base/clock.h"
 #include "server/base/heap.h"
+#include "server/base/idmap.h"
 #include "server/metrics/metrics.h"
 #include "server/base/options.h"
 #include "server/durable/durable.h"
@@ -101,10 +102,10 @@ struct server {
     queue_t sessions; /* session_t.node, newest first */
     session_t *by_token, *by_name;
     uint64_t next_session_id;
-    queue_t rooms; /* room_t.node, newest first */
-    room_t *by_room_id;
-    queue_t graveyard; /* room_t.node: destroyed rooms, freed at the end of the turn */
-    queue_t searches;  /* bots' searches waiting for room on the thread pool (room_think.c) */
+    queue_t rooms;       /* room_t.node, newest first */
+    idmap_t rooms_by_id; /* room_t by id (room.c) */
+    queue_t graveyard;   /* room_t.node: destroyed rooms, freed at the end of the turn */
+    queue_t searches;    /* bots' searches waiting for room on the thread pool (room_think.c) */
     int nrooms;
     uint64_t rooms_created;
     rng_t rng;                      /* bot seeds and delays (seeded from the OS) */

@@ -156,6 +156,13 @@ static void seat_changed(room_t *r, int i, int64_t at)
     json_decref(who);
 }
 
+/* r in srv's index of rooms by id. Returns 0, or -1 (no memory). */
+static int rooms_add(server_t *srv, room_t *r)
+{
+    if (!srv->rooms_by_id.n) idmap_init(&srv->rooms_by_id, offsetof(room_t, id));
+    return idmap_add(&srv->rooms_by_id, r);
+}
+
 room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_t *options,
                     bool private_room, room_race_t race, tapis_error_t *err)
 {
@@ -217,8 +224,7 @@ room_t *room_create(server_t *srv, const game_desc_t *d, int nseats, const json_
     r->game = g = game_new_dealt(d, nseats, all, &r->deal, err);
     r->options = all;
     set_durable(r);
-    if (g) HASH_ADD_STR(srv->by_room_id, id, r);
-    if (!g || !r->hh.tbl) {
+    if (!g || rooms_add(srv, r) < 0) {
         json_decref(all);
         game_free(g);
         tapis_free(r);
@@ -263,7 +269,7 @@ void room_destroy(room_t *r)
     for (int i = 0; i < r->nwatchers; i++)
         member_remove(r, r->watchers[i]);
     durable_room_closed(&srv->durable, &r->durable, r->status == ROOM_OVER);
-    HASH_DEL(srv->by_room_id, r);
+    idmap_remove(&srv->rooms_by_id, r);
     queue_remove(&r->node);
     srv->nrooms--;
     /* Callers up the stack may still look at r: it is freed at the end of the turn. */
@@ -272,9 +278,7 @@ void room_destroy(room_t *r)
 
 room_t *room_find(server_t *srv, const char *id)
 {
-    room_t *r;
-    HASH_FIND_STR(srv->by_room_id, id, r);
-    return r;
+    return idmap_find(&srv->rooms_by_id, id);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -592,8 +596,7 @@ room_t *room_restore(server_t *srv, const game_desc_t *d, game_t *g, const room_
     r->clock_offset = rec->last_at - server_now_ms(srv);
     r->timer_at = GAME_NO_DEADLINE;
     r->unattended_at = -1;
-    HASH_ADD_STR(srv->by_room_id, id, r);
-    if (!r->hh.tbl) {
+    if (rooms_add(srv, r) < 0) {
         json_decref(options);
         game_free(g);
         tapis_free(r);

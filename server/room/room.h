@@ -59,7 +59,7 @@ typedef struct seat {
 } seat_t;
 
 /* The members an act reads come first, in as few cache lines as they fit
-   (finding the room by id reads id and hh; its deadline due and timer_at),
+   (finding the room by id reads its id; its deadline due and timer_at),
    then the seats, then what only a deal, a restart or a close reads. */
 struct room {
     server_t *srv;
@@ -78,7 +78,6 @@ struct room {
     heap_node_t due;       /* in srv->timers while timer_at is set */
     int64_t timer_at;      /* ms: the earliest of game deadline, turn timer, bots, or
                               GAME_NO_DEADLINE */
-    UT_hash_handle hh;     /* srv->by_room_id */
     int64_t unattended_at; /* ms since which a waiting room has no connected person, or -1 */
     session_t **watchers;
     int nwatchers, capwatchers;
@@ -94,8 +93,8 @@ struct room {
     int run_left;
     durable_room_t durable;       /* what the durability sink is told of it (durable.h) */
     queue_t node;                 /* in srv->rooms, newest first; then in srv->graveyard */
-    json_t *options;              /* its complete options (a new deal needs them) */
     seat_t seats[GAME_MAX_SEATS]; /* on a cache line of the room (room.c) */
+    json_t *options;              /* its complete options (a new deal needs them) */
     game_deal_t deal; /* the deal (core/deal.h): the server seed, the seats' seeds so far */
 };
 

@@ -13,18 +13,9 @@
 #include <cmocka.h>
 
 #include "server/base/heap.h"
+#include "tests/server/test_below.h"
 
 #define N 300
-
-static uint64_t rng = 0x853c49e6748fea9bull;
-
-static unsigned below(unsigned n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng % n);
-}
 
 /* The smallest node in the heap, by brute force, or NULL. */
 static heap_node_t *smallest(heap_node_t *nodes)
