@@ -12,7 +12,7 @@ static bool less(const heap_slot_t *a, const heap_slot_t *b)
 static void place(heap_t *h, size_t i, heap_slot_t s)
 {
     h->slots[i] = s;
-    s.node->pos = i + 1;
+    h->places[s.handle - 1] = (uint32_t)i;
 }
 
 static void sift_up(heap_t *h, size_t i)
@@ -43,19 +43,21 @@ static void sift_down(heap_t *h, size_t i)
 
 int heap_set(heap_t *h, heap_node_t *n, uint64_t key)
 {
-    if (n->pos) {
-        heap_slot_t *s = &h->slots[n->pos - 1];
-        n->key = key;
-        if (key < s->key) { /* later: the slot's key stays a lower bound (heap.h) */
-            s->key = key;
-            sift_up(h, n->pos - 1);
-        }
+    if (n->handle) {
+        size_t i = h->places[n->handle - 1];
+        uint64_t was = h->slots[i].key;
+        n->key = h->slots[i].key = key;
+        if (key < was)
+            sift_up(h, i);
+        else if (key > was)
+            sift_down(h, i);
         return 0;
     }
     if (h->n == h->cap && heap_reserve(h, h->n + 1) < 0) return -1;
     n->key = key;
     n->order = h->pushes++;
-    place(h, h->n++, (heap_slot_t){key, n->order, n});
+    n->handle = h->nfree ? h->free[--h->nfree] : (uint32_t)++h->handles;
+    place(h, h->n++, (heap_slot_t){key, n->order, n, n->handle});
     sift_up(h, h->n - 1);
     return 0;
 }
@@ -65,18 +67,26 @@ int heap_reserve(heap_t *h, size_t n)
     if (n <= h->cap) return 0;
     size_t cap = h->cap ? 2 * h->cap : 64;
     if (cap < n) cap = n;
+    if (cap > UINT32_MAX) return -1;
     heap_slot_t *p = tapis_realloc(h->slots, cap * sizeof *p);
     if (!p) return -1;
     h->slots = p;
+    uint32_t *places = tapis_realloc(h->places, cap * sizeof *places);
+    if (!places) return -1; /* (the slots' larger block is kept: cap says what all three hold) */
+    h->places = places;
+    uint32_t *free = tapis_realloc(h->free, cap * sizeof *free);
+    if (!free) return -1;
+    h->free = free;
     h->cap = cap;
     return 0;
 }
 
 void heap_remove(heap_t *h, heap_node_t *n)
 {
-    if (!n->pos) return;
-    size_t i = n->pos - 1;
-    n->pos = 0;
+    if (!n->handle) return;
+    size_t i = h->places[n->handle - 1];
+    h->free[h->nfree++] = n->handle;
+    n->handle = 0;
     heap_slot_t last = h->slots[--h->n];
     if (i == h->n) return;
     place(h, i, last);
@@ -86,18 +96,17 @@ void heap_remove(heap_t *h, heap_node_t *n)
         sift_down(h, i);
 }
 
-heap_node_t *heap_min(heap_t *h)
+heap_node_t *heap_min(const heap_t *h)
 {
-    while (h->n && h->slots[0].key != h->slots[0].node->key) {
-        h->slots[0].key = h->slots[0].node->key;
-        sift_down(h, 0);
-    }
     return h->n ? h->slots[0].node : NULL;
 }
 
 void heap_free(heap_t *h)
 {
     tapis_free(h->slots);
+    tapis_free(h->places);
+    tapis_free(h->free);
     h->slots = NULL;
-    h->n = h->cap = 0;
+    h->places = h->free = NULL;
+    h->n = h->cap = h->nfree = h->handles = 0;
 }

@@ -42,9 +42,10 @@ void sched_turn(server_t *srv)
     for (int budget = SCHED_TURN_BUDGET; budget > 0;) {
         /* Long turns make everyone wait for their replies: they go out at the end. */
         if ((budget & 7) == 0 && budget < SCHED_TURN_BUDGET && uv_hrtime() > until) break;
-        heap_node_t *line = heap_min(&srv->ready), *due = heap_min(&srv->timers);
-        if (due && due->key > now) due = NULL;
-        if (line && line->key > now) line = NULL; /* held for a race (conn.c) */
+        /* (The keys as the heaps hold them: the nodes, in cold rooms, are read only when due.) */
+        heap_node_t *line = heap_min_key(&srv->ready) <= now ? heap_min(&srv->ready) : NULL;
+        heap_node_t *due = heap_min_key(&srv->timers) <= now ? heap_min(&srv->timers) : NULL;
+        /* (a line not due is held for a race: conn.c) */
         if (!line && !due) break;
         budget--;
         /* A line and a deadline at the same µs: the line first (it was read by then). */
@@ -103,23 +104,22 @@ static void on_prepare(uv_prepare_t *h)
     server_t *srv = h->data;
     commit_and_write(srv);
     uint64_t now = server_now_us(srv);
-    heap_node_t *due = heap_min(&srv->timers), *line = heap_min(&srv->ready);
+    uint64_t line = heap_min_key(&srv->ready), due = heap_min_key(&srv->timers);
     /* A line held for a race is due at its key, like a deadline. */
-    if (line && line->key > now && (!due || line->key < due->key)) due = line;
-    bool busy =
-        (line && line->key <= now) || !queue_empty(&srv->doomed) || (due && due->key <= now);
+    if (line != UINT64_MAX && line > now && line < due) due = line;
+    bool busy = line <= now || !queue_empty(&srv->doomed) || due <= now;
     if (busy)
         uv_idle_start(&srv->idle, on_idle);
     else
         uv_idle_stop(&srv->idle);
-    if (!due || busy) {
+    if (due == UINT64_MAX || busy) {
         if (srv->wake_at != UINT64_MAX) uv_timer_stop(&srv->wake);
         srv->wake_at = UINT64_MAX;
         return;
     }
-    if (srv->wake_at == due->key) return;
-    srv->wake_at = due->key;
-    uv_timer_start(&srv->wake, on_wake, (due->key - now + 999) / 1000, 0);
+    if (srv->wake_at == due) return;
+    srv->wake_at = due;
+    uv_timer_start(&srv->wake, on_wake, (due - now + 999) / 1000, 0);
 }
 
 void sched_init(server_t *srv)

@@ -1,9 +1,8 @@
 /*
  * test_heap.c — the heap alone (server/base/heap.h): over random inserts,
  * moves up and down, and removals of 300 nodes, its minimum is always the
- * smallest (key, push order) of the nodes in it, each node knows its place
- * and no slot's key is later than its node's (a key moved later is a lower
- * bound until it reaches the top), and popping empties it in order.
+ * smallest (key, push order) of the nodes in it, each node's place is known
+ * and each slot holds its node's key, and popping empties it in order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,8 +42,9 @@ static void test_the_minimum_is_always_the_smallest(void **state)
         assert_ptr_equal(heap_min(&h), smallest(nodes));
         if (step % 1000 == 0)
             for (size_t i = 0; i < h.n; i++) {
-                assert_int_equal(h.slots[i].node->pos, i + 1);
-                assert_true(h.slots[i].key <= h.slots[i].node->key);
+                assert_int_equal(h.slots[i].node->handle, h.slots[i].handle);
+                assert_int_equal(h.places[h.slots[i].handle - 1], i);
+                assert_true(h.slots[i].key == h.slots[i].node->key);
             }
     }
     uint64_t key = 0, order = 0;
