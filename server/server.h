@@ -105,6 +105,7 @@ struct server {
     room_t *by_room_id;
     queue_t graveyard; /* room_t.node: destroyed rooms, freed at the end of the turn */
     queue_t searches;  /* bots' searches waiting for room on the thread pool (room_think.c) */
+    int pool_threads;  /* libuv's thread pool (UV_THREADPOOL_SIZE); 0: not known */
     int nrooms;
     uint64_t rooms_created;
     rng_t rng;                      /* bot seeds and delays (seeded from the OS) */
