@@ -56,6 +56,6 @@ bool ap3_picker_challenges(const ap3_card_t h[2], int up, ap3_card_t *unseen, in
  * packs variant, not its turn). The value is the win chance, or with
  * `margin` the lead the deal leaves.
  */
-int ap3_exact_means(const json_t *view, bool margin, rng_t *rng, double *mean, ap3_act_t *act);
+int ap3_exact_means(const json_t *view, bool margin, rng_t *rng, double mean[3], ap3_act_t act[3]);
 
 #endif

@@ -323,7 +323,7 @@ static long exact_picker(deal_values_t *dv, const ap3_card_t h[2], ap3_card_t up
     return deals;
 }
 
-int ap3_exact_means(const json_t *view, bool margin, rng_t *rng, double *mean, ap3_act_t *act)
+int ap3_exact_means(const json_t *view, bool margin, rng_t *rng, double mean[3], ap3_act_t act[3])
 {
     if (game_search_int(view, "packs")) return 0;
     rng_t scratch; /* its hidden cards are not read */
@@ -348,6 +348,8 @@ int ap3_exact_means(const json_t *view, bool margin, rng_t *rng, double *mean, a
         if (!known[k]) pool[n++] = (ap3_card_t)k;
     int m = 0;
     long deals = 0;
+    for (int k = 0; k < 3; k++)
+        mean[k] = 0;
     if (g->phase == AP3_PICK && seat != g->starter) {
         m = 2;
         deals = exact_picker(&dv, h, g->up, pool, n, g->swapped_out != AP3_NONE, mean);
