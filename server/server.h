@@ -106,6 +106,7 @@ struct server {
     idmap_t rooms_by_id; /* room_t by id (room.c) */
     queue_t graveyard;   /* room_t.node: destroyed rooms, freed at the end of the turn */
     queue_t searches;    /* bots' searches waiting for room on the thread pool (room_think.c) */
+    int pool_threads;    /* libuv's thread pool (UV_THREADPOOL_SIZE); 0: not known */
     int nrooms;
     uint64_t rooms_created;
     rng_t rng;                      /* bot seeds and delays (seeded from the OS) */

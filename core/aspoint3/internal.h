@@ -47,5 +47,15 @@ long ap3_starter_value(const ap3_card_t h[2], int up, int give, const ap3_card_t
    cannot see unseen[0..n-1] (reordered; n >= 3): true to challenge */
 bool ap3_picker_challenges(const ap3_card_t h[2], int up, ap3_card_t *unseen, int n, bool packs,
                            rng_t *rng);
+/*
+ * hard's weighing (search.c) of the points game's move from `view` over every
+ * deal it allows, the other seat playing greedy: each choice into act[] (the
+ * starter: keep, give hand[0], give hand[1]; the picker: the face-down card,
+ * the challenge), its mean value into mean[] (all 0 where no deal fits what
+ * the starter did); their count, 0 when the view has no such choice (the
+ * packs variant, not its turn). The value is the win chance, or with
+ * `margin` the lead the deal leaves.
+ */
+int ap3_exact_means(const json_t *view, bool margin, rng_t *rng, double mean[3], ap3_act_t act[3]);
 
 #endif

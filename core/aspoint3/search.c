@@ -197,6 +197,7 @@ static double ap3_value(const game_t *base, int seat)
 typedef struct {
     const ap3_t *g;
     int seat;
+    bool margin;  /* the lead it leaves (the 210 rule counted), not the win chance */
     double *memo; /* [mine * MAX_DEAL_POINTS + theirs], NaN until computed */
 } deal_values_t;
 
@@ -213,7 +214,8 @@ static double deal_value(deal_values_t *dv, int mine, int theirs)
         int other = sc[0] >= AP3_BONUS_AT ? 1 : 0;
         if (sc[other] < AP3_BONUS_UNDER) sc[other] += AP3_BONUS;
     }
-    *at = win_chance(g, g->total[seat] - g->total[o] + sc[seat] - sc[o], sc);
+    double lead = g->total[seat] - g->total[o] + sc[seat] - sc[o];
+    *at = dv->margin ? lead : win_chance(g, lead, sc);
     return *at;
 }
 
@@ -268,11 +270,12 @@ static int unseen_by(const ap3_card_t *pool, int n, int x, int y, const ap3_card
     return m;
 }
 
-/* The starter: keep or a swap, against greedy's pick from every hand it may hold. */
-static int exact_starter(deal_values_t *dv, const ap3_card_t h[2], ap3_card_t up,
-                         const ap3_card_t *pool, int n, rng_t *rng)
+/* The starter: the sums of keep, give h[0] and give h[1] over every hand the
+   other player may hold and every face-down card, greedy picking; the deals. */
+static long exact_starter(deal_values_t *dv, const ap3_card_t h[2], ap3_card_t up,
+                          const ap3_card_t *pool, int n, rng_t *rng, double sum[3])
 {
-    double sum[3] = {0, 0, 0}; /* keep, give h[0], give h[1] */
+    long deals = 0;
     ap3_card_t pu[AP3_DECK];
     for (int x = 0; x < n; x++)
         for (int y = x + 1; y < n; y++) {
@@ -286,20 +289,19 @@ static int exact_starter(deal_values_t *dv, const ap3_card_t h[2], ap3_card_t up
                 ap3_card_t s0[2] = {h[1], c}, s1[2] = {h[0], c};
                 sum[1] += outcome(dv, false, ph, s0, up, h[0], ch);
                 sum[2] += outcome(dv, false, ph, s1, up, h[1], ch);
+                deals++;
             }
         }
-    int best = 0;
-    for (int k = 1; k < 3; k++)
-        if (sum[k] > sum[best]) best = k;
-    return best;
+    return deals;
 }
 
-/* The picker: 0 the face-down card, 1 the challenge, over every deal that
-   fits the starter's keep or swap (as greedy would have made it). */
-static int exact_picker(deal_values_t *dv, const ap3_card_t h[2], ap3_card_t up,
-                        const ap3_card_t *pool, int n, bool swapped)
+/* The picker: the sums of the face-down card and of the challenge over every
+   deal that fits the starter's keep or swap (as greedy would have made it);
+   the deals. */
+static long exact_picker(deal_values_t *dv, const ap3_card_t h[2], ap3_card_t up,
+                         const ap3_card_t *pool, int n, bool swapped, double sum[2])
 {
-    double sum[2] = {0, 0};
+    long deals = 0;
     ap3_card_t su[AP3_DECK];
     for (int x = 0; x < n; x++)
         for (int y = x + 1; y < n; y++) {
@@ -315,34 +317,27 @@ static int exact_picker(deal_values_t *dv, const ap3_card_t h[2], ap3_card_t up,
                 }
                 sum[0] += outcome(dv, true, h, hold, up, down, false);
                 sum[1] += outcome(dv, true, h, hold, up, down, true);
+                deals++;
             }
         }
-    return sum[1] > sum[0];
+    return deals;
 }
 
-/*
- * The points game's "hard" move, over every deal the view allows rather than
- * sampled ones (core/search.h, `exact`): the other hand, the face-down card,
- * each as likely as another, the other seat playing greedy (whose keep or
- * swap tells the picker which hands the starter may hold), each end valued
- * by the chance to win the game.
- * NULL for the packs variant (the search plays it).
- */
-static json_t *ap3_exact(const json_t *view, const json_t *legal, rng_t *rng)
+int ap3_exact_means(const json_t *view, bool margin, rng_t *rng, double mean[3], ap3_act_t act[3])
 {
-    if (game_search_int(view, "packs")) return NULL;
+    if (game_search_int(view, "packs")) return 0;
     rng_t scratch; /* its hidden cards are not read */
     rng_seed(&scratch, 1);
     ap3_t *g = (ap3_t *)ap3_from_view(view, &scratch); /* the public part and the hand */
     double *memo = g ? tapis_malloc(MAX_DEAL_POINTS * MAX_DEAL_POINTS * sizeof *memo) : NULL;
     if (!memo) {
         if (g) game_free(&g->base);
-        return NULL;
+        return 0;
     }
     for (int k = 0; k < MAX_DEAL_POINTS * MAX_DEAL_POINTS; k++)
         memo[k] = NAN;
     int seat = game_search_int(view, "seat");
-    deal_values_t dv = {g, seat, memo};
+    deal_values_t dv = {g, seat, margin, memo};
     bool known[AP3_DECK] = {false};
     ap3_card_t h[2] = {g->hand[seat][0], g->hand[seat][1]}, pool[AP3_DECK];
     known[h[0]] = known[h[1]] = known[g->up] = true;
@@ -351,19 +346,48 @@ static json_t *ap3_exact(const json_t *view, const json_t *legal, rng_t *rng)
     int n = 0;
     for (int k = 0; k < AP3_DECK; k++)
         if (!known[k]) pool[n++] = (ap3_card_t)k;
-    json_t *a = NULL;
-    if (g->phase == AP3_PICK && seat != g->starter && json_array_size(legal) == 2) {
-        ap3_act_t pick = {.type = AP3_ACT_PICK, .card = -1};
-        pick.up = exact_picker(&dv, h, g->up, pool, n, g->swapped_out != AP3_NONE);
-        a = ap3_act_json(&pick);
-    } else if (g->phase == AP3_SWAP && seat == g->starter && json_array_size(legal) == 3) {
-        int k = exact_starter(&dv, h, g->up, pool, n, rng);
-        ap3_act_t act = {.type = k ? AP3_ACT_SWAP : AP3_ACT_KEEP, .card = k ? h[k - 1] : -1};
-        a = ap3_act_json(&act);
+    int m = 0;
+    long deals = 0;
+    for (int k = 0; k < 3; k++)
+        mean[k] = 0;
+    if (g->phase == AP3_PICK && seat != g->starter) {
+        m = 2;
+        deals = exact_picker(&dv, h, g->up, pool, n, g->swapped_out != AP3_NONE, mean);
+        for (int k = 0; k < 2; k++)
+            act[k] = (ap3_act_t){.type = AP3_ACT_PICK, .card = -1, .up = k == 1};
+    } else if (g->phase == AP3_SWAP && seat == g->starter) {
+        m = 3;
+        deals = exact_starter(&dv, h, g->up, pool, n, rng, mean);
+        act[0] = (ap3_act_t){.type = AP3_ACT_KEEP, .card = -1};
+        for (int k = 0; k < 2; k++)
+            act[k + 1] = (ap3_act_t){.type = AP3_ACT_SWAP, .card = h[k]};
     }
+    for (int k = 0; k < m; k++)
+        mean[k] = deals ? mean[k] / (double)deals : 0;
     tapis_free(memo);
     game_free(&g->base);
-    return a;
+    return m;
+}
+
+/*
+ * The points game's "hard" move, over every deal the view allows rather than
+ * sampled ones (core/search.h, `exact`): the other hand, the face-down card,
+ * each as likely as another, the other seat playing greedy (whose keep or
+ * swap tells the picker which hands the starter may hold), each end valued
+ * by the chance to win the game. The first best of the legal ones (keep
+ * before a swap, the face-down card before the challenge).
+ * NULL for the packs variant (the search plays it).
+ */
+static json_t *ap3_exact(const json_t *view, const json_t *legal, rng_t *rng)
+{
+    double mean[3] = {0, 0, 0};
+    ap3_act_t act[3];
+    int m = ap3_exact_means(view, false, rng, mean, act);
+    if (m < 2 || json_array_size(legal) != (size_t)m) return NULL;
+    int best = 0;
+    for (int k = 1; k < m; k++)
+        if (mean[k] > mean[best]) best = k;
+    return ap3_act_json(&act[best]);
 }
 
 static int ap3_stage(const game_t *base)

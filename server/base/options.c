@@ -130,8 +130,8 @@ static const opt_spec_t OPTIONS[] = {
              "random levels (%D); given, it sets every level's pace"},
     {"bot-searches", "N", NUM(0, 1024), .f = {FIELD(bot_searches)}, .def = "3",
      .help = "bots' searches (level hard) run on libuv's thread pool, off the event loop, at "
-             "most N at once (%D; the pool has UV_THREADPOOL_SIZE threads, 4 by default); the "
-             "others wait their turn; 0 = they run on the event loop"},
+             "most N at once (%D) and one thread less than the pool (UV_THREADPOOL_SIZE; unset, "
+             "N+1 and at least 4); the others wait their turn; 0 = they run on the event loop"},
 
     {"line-rate", "N", NUM(0, 1000000), .f = {FIELD(line_rate)}, .def = "1000",
      .group = "Budgets (each refused request is answered with its error code):",

@@ -348,6 +348,32 @@ static void *uv_realloc_wrapped(void *p, size_t size)
     return tapis_realloc(p, size);
 }
 
+/*
+ * libuv's thread pool runs the bots' searches and the password hashes. It
+ * takes its size from UV_THREADPOOL_SIZE at its first use (4 when unset,
+ * 1 to 1024): unset, it is made one thread more than --bot-searches, so a
+ * hash never waits for every search; set, the searches are held to one
+ * thread less (room_think.c), which a warning says.
+ */
+static int size_thread_pool(const server_opts_t *o)
+{
+    const char *v = getenv("UV_THREADPOOL_SIZE");
+    if (!v || !*v) {
+        int n = o->bot_searches + 1 > 4 ? o->bot_searches + 1 : 4;
+        if (n > 1024) n = 1024;
+        char text[16];
+        snprintf(text, sizeof text, "%d", n);
+        setenv("UV_THREADPOOL_SIZE", text, 1);
+        return n;
+    }
+    long n = strtol(v, NULL, 10);
+    n = n < 1 ? 1 : n > 1024 ? 1024 : n;
+    if (o->bot_searches >= n)
+        log_warn("UV_THREADPOOL_SIZE is %ld: at most %ld of --bot-searches %d run at once", n,
+                 n > 1 ? n - 1 : 1, o->bot_searches);
+    return (int)n;
+}
+
 int main(int argc, char **argv)
 {
     /* Every allocation through one wrapper (tapis_alloc.h): the server's own,
@@ -376,6 +402,7 @@ int main(int argc, char **argv)
     if (admin_load_token(&srv) < 0) return 1;
     srv.metrics.start_wall_ms = server_wall_ms();
     raise_fd_limit(srv.opts.max_conns);
+    srv.pool_threads = size_thread_pool(&srv.opts);
 
     uv_loop_t loop;
     if (uv_loop_init(&loop) < 0) {

@@ -89,11 +89,23 @@ static int think_queue(room_think_t *t)
     return 0;
 }
 
-/* The searches waiting, to the pool while it has room for them (a cap of 0, set by a
-   reload, still lets those waiting run one at a time). */
-static void think_pump(server_t *srv)
+/*
+ * How many searches may run at once: --bot-searches (a cap of 0, set by a
+ * reload, still lets those waiting run one at a time), and never the whole
+ * pool, whose other threads hash the accounts' passwords (a pool of one
+ * thread is shared).
+ */
+static int think_cap(const server_t *srv)
 {
     int cap = srv->opts.bot_searches > 0 ? srv->opts.bot_searches : 1;
+    if (srv->pool_threads > 1 && cap > srv->pool_threads - 1) cap = srv->pool_threads - 1;
+    return cap;
+}
+
+/* The searches waiting, to the pool while it has room for them. */
+static void think_pump(server_t *srv)
+{
+    int cap = think_cap(srv);
     while (!queue_empty(&srv->searches) && srv->metrics.bot_searches_running < cap) {
         room_think_t *t = queue_data(queue_head(&srv->searches), room_think_t, node);
         queue_remove(&t->node);
@@ -151,7 +163,7 @@ int room__think_start(room_t *r, int i, const json_t *view)
     snprintf(t->strategy, sizeof t->strategy, "%s", st->bot_name);
     t->rng = st->bot_rng;
     t->view = own;
-    if (srv->metrics.bot_searches_running < srv->opts.bot_searches) {
+    if (srv->metrics.bot_searches_running < think_cap(srv)) {
         int rc = think_queue(t);
         if (rc < 0) {
             think_free(t);

@@ -9,11 +9,20 @@
  * level chose otherwise than greedy. Far less noisy than games won
  * (bench_bot_levels): most deals' choices agree, and the cards are the same.
  *
+ * STRATEGY "bound": no level is played; at each choice of those games, what
+ * the best reply to greedy gains over greedy's own choice in expectation, by
+ * hard's weighing of every deal the seat's view allows (ap3_exact_means,
+ * the lead the deal leaves): the most points a deal that any bot deciding
+ * from its view can gain against greedy, which plays the same whatever the
+ * scores (every card of a deal is discarded whatever is chosen, so no choice
+ * changes the deals to come).
+ *
  *   bench_aspoint3_deals [GAMES [STRATEGY]]     (20, "hard")
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/aspoint3/internal.h"
 
@@ -59,10 +68,28 @@ static int deal(const game_t *g0, int me, const char *strategy, uint64_t seed, i
     return d;
 }
 
+/* The expected gain of the best reply over greedy's choice `gr` from view v. */
+static double best_gain(const json_t *v, const json_t *gr, rng_t *rng, int *other)
+{
+    double mean[3];
+    ap3_act_t act[3];
+    int m = ap3_exact_means(v, true, rng, mean, act), at = -1, best = 0;
+    for (int k = 0; k < m; k++) {
+        json_t *a = ap3_act_json(&act[k]);
+        if (json_equal(a, gr)) at = k;
+        json_decref(a);
+        if (mean[k] > mean[best]) best = k;
+    }
+    if (at < 0) exit(3);
+    *other += mean[best] > mean[at];
+    return mean[best] - mean[at];
+}
+
 int main(int argc, char **argv)
 {
     int games = argc > 1 ? atoi(argv[1]) : 20;
     const char *strategy = argc > 2 ? argv[2] : "hard";
+    bool bound = strcmp(strategy, "bound") == 0;
     double sum[2] = {0}, sq[2] = {0};
     int n[2] = {0}, other[2] = {0};
     for (int i = 0; i < games; i++) {
@@ -73,7 +100,7 @@ int main(int argc, char **argv)
         rng_t r;
         rng_seed(&r, (uint64_t)i * 7 + 3);
         while (!game_is_over(g)) {
-            for (int role = 0; role < 2 && a->phase == AP3_SWAP; role++) {
+            for (int role = 0; role < 2 && a->phase == AP3_SWAP && !bound; role++) {
                 int me = role == 0 ? a->starter : 1 - a->starter;
                 uint64_t seed = (uint64_t)i * 100003 + (uint64_t)a->deal * 17 + (uint64_t)role;
                 double x =
@@ -85,6 +112,13 @@ int main(int argc, char **argv)
             int seat = ap3_turn(a);
             json_t *v = game_view(g, seat);
             json_t *act = ap3_greedy(v, json_object_get(v, "legal"), "greedy", &r);
+            if (bound) {
+                int role = a->phase == AP3_PICK;
+                double x = best_gain(v, act, &r, &other[role]);
+                sum[role] += x;
+                sq[role] += x * x;
+                n[role]++;
+            }
             game_apply(g, seat, act, 0, &err);
             json_decref(act);
             json_decref(v);
@@ -97,5 +131,8 @@ int main(int argc, char **argv)
                "greedy's)\n",
                strategy, role ? "picker" : "starter", m, 1.96 * se, n[role], other[role]);
     }
+    if (n[0] && n[1])
+        printf("a deal, as either (each seat is each one deal in two): %+.2f points\n",
+               (sum[0] / n[0] + sum[1] / n[1]) / 2);
     return 0;
 }

@@ -479,6 +479,51 @@ static void aspoint3_hard_picks_better_than_greedy(void **state)
     if (mean < 2 * se) fail_msg("hard's pick gains %.2f points a deal, se %.2f", mean, se);
 }
 
+/*
+ * The means hard weighs (ap3_exact_means, the bound's bench too) are read
+ * from the deals alone, not from what the caller's array held (it once added
+ * to it); hard plays the first best of them (the win chance), as the starter
+ * and as the picker.
+ */
+static void aspoint3_exact_means_are_what_hard_plays(void **state)
+{
+    (void)state;
+    for (uint64_t i = 0; i < 12; i++) {
+        game_error_t err;
+        game_t *g = game_new(&aspoint3_desc, 2, NULL, i + 1, &err);
+        assert_non_null(g);
+        for (int step = 0; step < 2; step++) {
+            int seat = ap3_turn((ap3_t *)g);
+            json_t *v = game_view(g, seat);
+            double clean[3] = {0, 0, 0}, dirty[3] = {1e300, -1e300, NAN};
+            ap3_act_t act[3];
+            rng_t r1, r2, r3;
+            rng_seed(&r1, i + 7);
+            r2 = r3 = r1;
+            int m = ap3_exact_means(v, false, &r1, clean, act);
+            assert_int_equal(m, step ? 2 : 3);
+            assert_int_equal(ap3_exact_means(v, false, &r2, dirty, act), m);
+            int best = 0;
+            for (int k = 0; k < m; k++) {
+                if (!(clean[k] >= 0 && clean[k] <= 1) || dirty[k] != clean[k])
+                    fail_msg("game %d, mean %d: %g, then %g from a dirty array", (int)i, k,
+                             clean[k], dirty[k]);
+                if (clean[k] > clean[best]) best = k;
+            }
+            json_t *hard = game_bot(&aspoint3_desc, v, "hard", &r3);
+            json_t *want = ap3_act_json(&act[best]);
+            if (!json_equal(hard, want))
+                fail_msg("game %d: hard played %s, the best mean is %s", (int)i, cu_show(hard),
+                         cu_show(want));
+            assert_int_equal(game_apply(g, seat, hard, 0, &err), 0);
+            json_decref(want);
+            json_decref(hard);
+            json_decref(v);
+        }
+        game_free(g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,6 +535,7 @@ int main(void)
         cmocka_unit_test(levels_choose_legal_actions_from_the_view_alone),
         cmocka_unit_test(aspoint3_picker_draws_fit_the_starter_choice),
         cmocka_unit_test(aspoint3_hard_picks_better_than_greedy),
+        cmocka_unit_test(aspoint3_exact_means_are_what_hard_plays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
  */
 #include "tests/lib/alloc_fail.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,8 +14,11 @@
 
 alloc_fail_t alloc_fail;
 
+static pthread_t owner; /* the thread that installed the hooks */
+
 static bool fails(void)
 {
+    if (!pthread_equal(pthread_self(), owner)) return false; /* the thread pool's */
     if (alloc_fail.paused) return false;
     if (++alloc_fail.calls != alloc_fail.fail_at) return false;
     alloc_fail.failed++;
@@ -25,7 +29,7 @@ static void *hook_malloc(size_t size)
 {
     if (fails()) return NULL;
     void *p = malloc(size ? size : 1);
-    if (p) alloc_fail.live++;
+    if (p) __atomic_add_fetch(&alloc_fail.live, 1, __ATOMIC_RELAXED);
     return p;
 }
 
@@ -33,14 +37,14 @@ static void *hook_realloc(void *p, size_t size)
 {
     if (fails()) return NULL;
     void *q = realloc(p, size ? size : 1);
-    if (q && !p) alloc_fail.live++;
+    if (q && !p) __atomic_add_fetch(&alloc_fail.live, 1, __ATOMIC_RELAXED);
     return q;
 }
 
 static void hook_free(void *p)
 {
     if (!p) return;
-    alloc_fail.live--;
+    __atomic_sub_fetch(&alloc_fail.live, 1, __ATOMIC_RELAXED);
     free(p);
 }
 
@@ -48,6 +52,7 @@ static const tapis_alloc_hooks_t hooks = {hook_malloc, hook_realloc, hook_free};
 
 void alloc_fail_install(bool on)
 {
+    owner = pthread_self();
     tapis_alloc_set(on ? &hooks : NULL);
 }
 

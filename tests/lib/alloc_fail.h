@@ -10,7 +10,11 @@
  * every pointer the hooks see freed was allocated through them.
  *
  * Libc and tapis_alloc.h only. One process, one harness: the counts are one
- * global, alloc_fail.
+ * global, alloc_fail. Only the thread that installed the hooks has its calls
+ * counted and failed, so "the Nth call" is the same in every run; other
+ * threads (libuv's pool: hard bots' searches, password hashes) allocate
+ * through the hooks without failing, and their blocks count in `live`
+ * (atomically).
  */
 #ifndef TAPIS_TESTS_ALLOC_FAIL_H
 #define TAPIS_TESTS_ALLOC_FAIL_H

@@ -4,13 +4,15 @@ Server(exe, *args) starts tapisd on a free port (--listen 127.0.0.1:0; the
 port is read from its "listening on" log line), with --db none unless args
 name a --db, and keeps its log: the one launcher of tapisd for every suite
 (tests/clients/clientutil.py and tests/deploy/test_deploy.py import it too),
-with free_port() and end_process(); Client is
+with free_port() and end_process(), and serving(), a Server for a `with`
+block that must end cleanly; Client is
 one connection speaking the JSON-lines protocol, WsClient the same over a
 WebSocket of the game port (its handshake and frames written here, by
 hand: ws_frame(), ws_handshake()); run_tests() runs the functions
 registered with @test and prints "N passed, M failed" last.
 """
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -170,6 +172,17 @@ class Server:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+
+@contextlib.contextmanager
+def serving(exe, *args, **kw):
+    """Server(exe, *args, **kw) for the block, finished at its end however the
+    block ends (Server.finish(): a clean exit is required)."""
+    srv = Server(exe, *args, **kw)
+    try:
+        yield srv
+    finally:
+        srv.finish()
 
 
 def read_to_eof(sock, stop_on_error=False):

@@ -16,7 +16,7 @@ follows a race entry saying which (races_of()).
 Used by test_race_fair.py (suite soak) and by the benchmark race-shares:
 
     python3 tests/server/race_fair.py build/server/tapisd --rtt 5,60,150 \
-        [--races 300] [--rule reaction|arrival] [--liar 0] [--seed 1]
+        [--races 300] [--rule reaction|arrival] [--liar 0] [--seed 1] [--tables 1]
 
 prints each player's share of the races it ran, and the credit the server
 gave each (the journal's race entries).
@@ -253,55 +253,68 @@ def credits_of(record):
     return out
 
 
-async def run_async(exe, rtts, races_wanted, rule, liar, seed, cap_ms, log=print):
-    db = tempfile.NamedTemporaryFile(suffix=".db", delete=False)
-    db.close()
-    srv = Server(exe, "--db", db.name, "--ping-interval", "100", "--race-cap", str(cap_ms),
-                 "--turn-timer", "0", "--error-rate", "0", "--line-rate", "0")
+async def play_table(t, srv, rtts, races_wanted, rule, liar, seed, tally, log):
+    """Table t's players, each behind its proxy, play games until the tables
+    together have counted races_wanted races; their wins and credits go to
+    tally, by player index."""
     proxies, players = [], []
     try:
         for i, rtt in enumerate(rtts):
             px = DelayProxy(srv.host, srv.port, rtt / 2000)
             await px.start()
             proxies.append(px)
-            # the liar's proxy is as near as can be; it delays its pongs to look rtt far
-            pong_delay = 0.0
-            rng = random.Random(seed * 1000 + i)
-            players.append(Player("p%d" % i, px.listen_port, rng, pong_delay))
-        if liar is not None:
+            rng = random.Random(seed * 1000 + t * 100 + i)
+            players.append(Player("t%dp%d" % (t, i), px.listen_port, rng))
+        if liar is not None:  # its proxy as near as can be; it delays its pongs to look far
             players[liar].pong_delay = rtts[liar] / 1000
             proxies[liar].one_way = 0.0025  # its real round trip: 5 ms
         for p in players:
             await p.connect()
         await settle_lags(players, [int(r) if i != liar else 0 for i, r in enumerate(rtts)])
-        wins = [0] * len(players)
-        counted = 0
-        credits = {i: [] for i in range(len(players))}
-        while counted < races_wanted:
+        while tally["counted"] < races_wanted:
             room = await play_game(players, rule)
             record = await game_record(players[0], room)
             seat_to_player = {p.seat: i for i, p in enumerate(players)}
             for seat in races_of(record, players):
-                wins[seat_to_player[seat]] += 1
-                counted += 1
+                tally["wins"][seat_to_player[seat]] += 1
+                tally["counted"] += 1
             for seat, cs in credits_of(record).items():
-                credits[seat_to_player[seat]].extend(cs)
-            log("  game %s: %d races so far" % (room, counted))
-        return wins, counted, credits, [p.lag_ms for p in players]
+                tally["credits"][seat_to_player[seat]].extend(cs)
+            log("  table %d, game %s: %d races so far" % (t, room, tally["counted"]))
+        return [p.lag_ms for p in players]
     finally:
         for p in players:
             if hasattr(p, "writer"):
                 p.writer.close()
         for px in proxies:
             px.close()
+
+
+async def run_async(exe, rtts, races_wanted, rule, liar, seed, cap_ms, tables, log=print):
+    """`tables` tables of the same players' round trips play at once on one
+    server (the races are the same kind at each; more tables, less waiting)."""
+    db = tempfile.NamedTemporaryFile(suffix=".db", delete=False)
+    db.close()
+    srv = Server(exe, "--db", db.name, "--ping-interval", "100", "--race-cap", str(cap_ms),
+                 "--turn-timer", "0", "--error-rate", "0", "--line-rate", "0",
+                 "--conn-rate", "0")
+    tally = {"wins": [0] * len(rtts), "counted": 0, "credits": {i: [] for i in range(len(rtts))}}
+    try:
+        lags = await asyncio.gather(*(play_table(t, srv, rtts, races_wanted, rule, liar, seed,
+                                                 tally, log) for t in range(tables)))
+        # each player's lag: the lowest its tables measured (a liar's: the highest)
+        lag = [(max if i == liar else min)(ls[i] for ls in lags) for i in range(len(rtts))]
+        return tally["wins"], tally["counted"], tally["credits"], lag
+    finally:
         srv.finish()
         os.unlink(db.name)
 
 
-def run(exe, rtts, races=300, rule="reaction", liar=None, seed=1, cap_ms=200, log=print):
+def run(exe, rtts, races=300, rule="reaction", liar=None, seed=1, cap_ms=200, tables=1,
+        log=print):
     """Play until `races` races are counted; returns (shares, counted, credits, lags)."""
     wins, counted, credits, lags = asyncio.run(
-        run_async(exe, rtts, races, rule, liar, seed, cap_ms, log))
+        run_async(exe, rtts, races, rule, liar, seed, cap_ms, tables, log))
     shares = [w / counted for w in wins]
     return shares, counted, credits, lags
 
@@ -327,9 +340,11 @@ def main():
                     help="this player is 5 ms away but delays its pongs to look --rtt far")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cap", type=int, default=200, help="--race-cap of the server")
+    ap.add_argument("--tables", type=int, default=1, help="tables playing at once")
     a = ap.parse_args()
     rtts = [int(x) for x in a.rtt.split(",")]
-    shares, counted, credits, lags = run(a.tapisd, rtts, a.races, a.rule, a.liar, a.seed, a.cap)
+    shares, counted, credits, lags = run(a.tapisd, rtts, a.races, a.rule, a.liar, a.seed, a.cap,
+                                         a.tables)
     report(rtts, shares, counted, credits, lags, a.rule, a.liar)
 
 

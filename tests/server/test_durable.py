@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (HELD, Player, Server, is_ev, play, pump, quiesce, run_tests,  # noqa: E402
-                     test, wait_for)
+                     serving, test, wait_for)
 
 BOT_DELAY = "0-3"
 CLAIM_SEED = os.environ.get("TAPIS_CLAIM_SEED", "1")
@@ -139,8 +139,7 @@ def kill_and_resume(exe, game, options, people, bots, until_seq, strategy=None, 
             kill(srv, players)
         finally:
             srv.kill()
-        srv = Server(exe, *args)
-        try:
+        with serving(exe, *args) as srv:
             assert srv.log_has(r"room %s: restored" % room), "".join(srv.log)
             players = resume_all(srv, players, room)
             play(players, rng, timeout=finish_timeout)
@@ -149,8 +148,6 @@ def kill_and_resume(exe, game, options, people, bots, until_seq, strategy=None, 
             print("  %s: killed at seq %d, resumed, played to the end (%d more acts): %s"
                   % (game, players[0].seq, sum(p.acts for p in players),
                      json.dumps(results[0])[:100]))
-        finally:
-            srv.finish()
 
 
 @test
@@ -237,8 +234,7 @@ def claims_pending_in_a_233_dispute_window_survive_a_kill(exe):
         finally:
             srv.kill()
         t_restart = time.monotonic()
-        srv = Server(exe, "--db", db)
-        try:
+        with serving(exe, "--db", db) as srv:
             players = resume_all(srv, players, room, NoClaimPlayer)
             assert players[0].view["claims"], players[0].view
             # the window resumes where it stopped: it closes about 3 s after the restart
@@ -251,8 +247,6 @@ def claims_pending_in_a_233_dispute_window_survive_a_kill(exe):
             print("  claim by %s settled %.2fs after the restart" % (claimed.c.name, waited))
             play(players, rng, timeout=120)
             assert all(p.over for p in players)
-        finally:
-            srv.finish()
 
 
 def edit_journal(con, sql, params=()):
@@ -301,8 +295,7 @@ def corrupt_or_cut_journal_is_refused_and_the_other_rooms_load(exe):
         edit_journal(con, "DELETE FROM journal WHERE rid = ? AND n = ?", (rid[r2], n2 - 1))
         con.commit()
         con.close()
-        srv = Server(exe, "--db", db)
-        try:
+        with serving(exe, "--db", db) as srv:
             assert srv.log_has(r"room %s \(233\): its journal does not replay: entry %d \(act\): "
                                r"the action is not a JSON object.*quarantined" % (r1, n1)), \
                 "".join(srv.log)
@@ -319,8 +312,6 @@ def corrupt_or_cut_journal_is_refused_and_the_other_rooms_load(exe):
             # new rooms are numbered after every stored one
             new = srv.connect("gus").ok("create", game="233", players=2)["room"]
             assert int(new) == max(int(r1), int(r2), int(r3)) + 1, (new, r1, r2, r3)
-        finally:
-            srv.finish()
         con = sqlite3.connect(db)
         st = dict(con.execute("SELECT code, status FROM rooms").fetchall())
         con.close()
@@ -372,8 +363,7 @@ def a_storm_of_tables_goes_through_the_tail_and_every_table_resumes(exe):
                                  "('waiting', 'playing')").fetchone()[0]
         con.close()
         assert left > 0, "the kill found the tail empty"
-        srv = Server(exe, "--db", db, *budgets)
-        try:
+        with serving(exe, "--db", db, *budgets) as srv:
             assert srv.wait_log(r"store .*: %d tables and \d+ sessions restored in \d+ ms$"
                                 % unfinished), "%d unfinished: %s" % (unfinished, "".join(srv.log[-5:]))
             assert not srv.log_has("quarantined"), "".join(srv.log)
@@ -382,8 +372,6 @@ def a_storm_of_tables_goes_through_the_tail_and_every_table_resumes(exe):
             play(players, random.Random(5), timeout=90)
             print("  %d tables restored, %d entries moved out of the tail at the start"
                   % (unfinished, left))
-        finally:
-            srv.finish()
 
 
 @test
@@ -392,29 +380,23 @@ def a_tail_that_cannot_be_moved_stays_and_the_server_starts(exe):
     fails and says so, the part stays, tapisd starts, and the room whose
     journal now has entry n twice is quarantined, not half-loaded."""
     with temp_db() as db:
-        srv = Server(exe, "--db", db)
-        try:
+        with serving(exe, "--db", db) as srv:
             # both unfinished
             r1, p1 = play_a_little(srv, ("ann", "bob"))
             r2, p2 = play_a_little(srv, ("cyd", "dee"))
-        finally:
-            srv.finish()
         con = sqlite3.connect(db)
         rid = con.execute("SELECT rid FROM rooms WHERE code = ?", (r1,)).fetchone()[0]
         con.execute("INSERT INTO journal_tail%d SELECT * FROM journal WHERE rid = ? AND n = 2"
                     % (rid % 4), (rid,))
         con.commit()
         con.close()
-        srv = Server(exe, "--db", db)
-        try:
+        with serving(exe, "--db", db) as srv:
             assert srv.log_has(r"journal_tail%d stays as it is: UNIQUE constraint failed"
                                % (rid % 4)), "".join(srv.log)
             assert srv.log_has(r"room %s \(233\): its journal does not replay: .*quarantined"
                                % r1), "".join(srv.log)
             assert srv.log_has(r"room %s: restored" % r2), "".join(srv.log)
             resume_all(srv, p2, r2)
-        finally:
-            srv.finish()
 
 
 @test
@@ -427,15 +409,12 @@ def db_none_writes_nothing_and_a_restart_forgets(exe):
         finally:
             srv.kill()
         assert os.listdir(d) == [], os.listdir(d)
-        srv = Server(exe, "--db", "none", cwd=d)
-        try:
+        with serving(exe, "--db", "none", cwd=d) as srv:
             c = srv.connect()
             r = c.request("hello", name="ann", token=players[0].c.token)
             assert r["ok"] is False and r["error"]["code"] == "not_found", r
             assert not srv.log_has("restored")
             c.hello("ann")
-        finally:
-            srv.finish()
         sd = [m for m in c.wait_closed() + c.events if m.get("ev") == "shutdown"]
         assert sd == [{"ev": "shutdown"}], sd  # as before durable tables
         assert os.listdir(d) == [], os.listdir(d)
@@ -446,11 +425,8 @@ def default_db_is_tapis_db_in_the_working_directory(exe):
     with TempDir() as d:
         srv = Server(exe, "--db", "tapis.db", cwd=d)  # what the default names
         srv.finish()
-        srv = Server(exe, cwd=d, default_db=True)
-        try:
+        with serving(exe, cwd=d, default_db=True) as srv:
             assert os.path.exists(os.path.join(d, "tapis.db")), os.listdir(d)
-        finally:
-            srv.finish()
 
 
 @test
@@ -460,8 +436,7 @@ def one_server_per_database_and_checkpoints_off_the_loop(exe):
     sqlite3-style readers may read it meanwhile."""
     import sqlite3
     with temp_db("t.db") as db:
-        srv = Server(exe, "--db", db, "--bot-delay", "0-1", "--turn-timer", "0")
-        try:
+        with serving(exe, "--db", db, "--bot-delay", "0-1", "--turn-timer", "0") as srv:
             refuses_to_start(exe, db, "another tapisd is using it")
             a = srv.connect("ann")
             w = srv.connect("wat")
@@ -486,8 +461,6 @@ def one_server_per_database_and_checkpoints_off_the_loop(exe):
             con.close()
             assert n > 100, n
             assert a.ok("ping") is not None
-        finally:
-            srv.finish()
 
 
 def schema_v1_sql():
@@ -521,8 +494,7 @@ def a_version_1_database_is_migrated_and_a_newer_one_refused(exe):
         con.execute("PRAGMA user_version = 1")
         con.commit()
         con.close()
-        srv = Server(exe, "--db", db)
-        try:
+        with serving(exe, "--db", db) as srv:
             c = srv.connect()
             r = c.request("hello", name="olga", token=token)
             assert r["ok"] and r["resumed"] and r["rooms"] == ["3"], r
@@ -533,8 +505,6 @@ def a_version_1_database_is_migrated_and_a_newer_one_refused(exe):
             b.ok("join", room="3")
             c.event(is_ev("state", "3"))
             assert srv.connect("max").ok("history", all=True)["total"] == 0
-        finally:
-            srv.finish()
         con = sqlite3.connect(db)
         version = con.execute("PRAGMA user_version").fetchone()[0]
         indexes = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='index'")}
@@ -578,8 +548,7 @@ def a_rooms_race_rule_is_kept_across_kill_and_restart(exe):
             srv.proc.wait()
         finally:
             srv.kill()
-        srv = Server(exe, "--db", db, "--race", "arrival", "--bot-delay", BOT_DELAY)
-        try:
+        with serving(exe, "--db", db, "--race", "arrival", "--bot-delay", BOT_DELAY) as srv:
             look = srv.connect("eve")
             after = {x["room"]: x for x in look.ok("rooms")["rooms"]}
             for room, rule in rules.items():
@@ -587,8 +556,6 @@ def a_rooms_race_rule_is_kept_across_kill_and_restart(exe):
                 assert after[room]["status"] == before[room]["status"], (room, after[room])
             new = look.ok("create", game="233", players=2)["room"]
             assert look.ok("state", room=new)["race"] == "arrival"
-        finally:
-            srv.finish()
         con = sqlite3.connect(db)
         kept = dict(con.execute("SELECT code, race FROM rooms"))
         con.close()
@@ -598,23 +565,17 @@ def a_rooms_race_rule_is_kept_across_kill_and_restart(exe):
 @test
 def sigterm_keeps_the_tables_and_says_restart(exe):
     with temp_db() as db:
-        srv = Server(exe, "--db", db)
-        try:
+        with serving(exe, "--db", db) as srv:
             room, players = play_a_little(srv, ("ann", "bob"))
-        finally:
-            srv.finish()
         for p in players:
             for m in p.c.wait_closed():
                 p.handle(m)
             sd = [m for m in p.c.all if m.get("ev") == "shutdown"]
             assert sd and sd[0].get("restart") is True, sd
             p.c.close()
-        srv = Server(exe, "--db", db)
-        try:
+        with serving(exe, "--db", db) as srv:
             players = resume_all(srv, players, room)
             play(players, random.Random(2), timeout=60)
-        finally:
-            srv.finish()
 
 
 @test
@@ -691,8 +652,7 @@ def error_code(r):
 @test
 def history_lists_finished_games_newest_first_and_replay_serves_them(exe):
     with temp_db() as db:
-        srv = Server(exe, "--db", db, "--bot-delay", HISTORY_BOT_DELAY)
-        try:
+        with serving(exe, "--db", db, "--bot-delay", HISTORY_BOT_DELAY) as srv:
             ann, bob, cyd = srv.connect("ann"), srv.connect("bob"), srv.connect("cyd")
             g1, res1 = finish_game(ann, "233", seed=1)
             g2, res2 = finish_game(ann, "233", seed=2)
@@ -753,8 +713,6 @@ def history_lists_finished_games_newest_first_and_replay_serves_them(exe):
             assert error_code(bob.request("replay", game_id=gp)) == "not_found"
             assert ann.ok("replay", game_id=gp)["record"]["id"] == gp
             assert error_code(cyd.request("replay")) == "bad_request"
-        finally:
-            srv.finish()
         # --export-game prints the same record, without listening
         r = export(exe, db, g1)
         assert r.returncode == 0, r.stderr
@@ -771,8 +729,7 @@ def history_lists_finished_games_newest_first_and_replay_serves_them(exe):
 @test
 def every_finished_game_exports_and_a_tampered_journal_does_not(exe):
     with temp_db() as db:
-        srv = Server(exe, "--db", db, "--bot-delay", HISTORY_BOT_DELAY)
-        try:
+        with serving(exe, "--db", db, "--bot-delay", HISTORY_BOT_DELAY) as srv:
             ann = srv.connect("ann")
             rooms = {}
             for i, game in enumerate(("233", "aspoint3", "seqnum", "slap")):
@@ -784,8 +741,6 @@ def every_finished_game_exports_and_a_tampered_journal_does_not(exe):
             p = Player(ann, unfinished)
             play([p], random.Random(5), until=lambda ps: ps[0].seq >= 4)
             assert error_code(ann.request("replay", game_id=unfinished)) == "not_finished"
-        finally:
-            srv.finish()
         con = sqlite3.connect(db)
         over = [r[0] for r in con.execute("SELECT code FROM rooms WHERE status = 'over'")]
         con.close()
@@ -847,9 +802,8 @@ def replay_step_is_what_a_live_spectator_saw(exe):
     being seq 1), and no step holds a hand or a legal action."""
     for seed in (21, 22):
         with temp_db() as db:
-            srv = Server(exe, "--db", db, "--bot-delay", HISTORY_BOT_DELAY, "--seed", str(seed),
-                         "--line-rate", "1000000")
-            try:
+            with serving(exe, "--db", db, "--bot-delay", HISTORY_BOT_DELAY, "--seed", str(seed),
+                         "--line-rate", "1000000") as srv:
                 ann, wat, cyd = srv.connect("ann"), srv.connect("wat"), srv.connect("cyd")
                 for game in FINISHING:
                     room, seen = watched_game(ann, wat, game, seed)
@@ -880,22 +834,17 @@ def replay_step_is_what_a_live_spectator_saw(exe):
                 waiting = cyd.ok("create", game="233", players=2)["room"]
                 assert error_code(cyd.request("replay", game_id=waiting, step=0)) \
                     == "not_finished"
-            finally:
-                srv.finish()
 
 
 @test
 def db_none_history_is_empty_and_replay_is_not_found(exe):
-    srv = Server(exe, "--db", "none", "--bot-delay", HISTORY_BOT_DELAY)
-    try:
+    with serving(exe, "--db", "none", "--bot-delay", HISTORY_BOT_DELAY) as srv:
         ann = srv.connect("ann")
         room, _ = finish_game(ann, "233")
         for args in ({}, {"all": True}):
             r = ann.ok("history", **args)
             assert r["games"] == [] and r["total"] == 0 and r["offset"] == 0, r
         assert error_code(ann.request("replay", game_id=room)) == "not_found"
-    finally:
-        srv.finish()
     r = export(exe, "none", "1")
     assert r.returncode == 1 and "needs a database" in r.stderr, r
 

@@ -23,7 +23,8 @@ def log(line):
 
 @test
 def races_by_reaction_time_are_fair_across_round_trips(exe):
-    shares, counted, credits, lags = race_fair.run(exe, RTTS, 450, "reaction", seed=1, log=log)
+    shares, counted, credits, lags = race_fair.run(exe, RTTS, 450, "reaction", seed=1, tables=4,
+                                                   log=log)
     race_fair.report(RTTS, shares, counted, credits, lags, "reaction", None, out=log)
     assert counted >= 450, counted
     for i, share in enumerate(shares):

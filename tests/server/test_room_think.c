@@ -326,16 +326,17 @@ static void a_player_acting_during_every_search_cannot_starve_the_bot(void **sta
 }
 
 /*
- * Two rooms of hard bots and room for one search on the pool: one searches,
- * the other's search waits. Both rooms close: the waiting one is freed at
- * once, the running one when it comes back; the loop then closes (a leak
- * or a search left behind fails here, or under ASan).
+ * Two rooms of hard bots and room for one search on the pool (--bot-searches
+ * 1, or 3 on a pool of two threads, one of them kept for the passwords):
+ * one searches, the other's search waits. Both rooms close: the waiting
+ * one is freed at once, the running one when it comes back; the loop then
+ * closes (a leak or a search left behind fails here, or under ASan).
  */
-static void rooms_closed_while_their_bots_search_free_everything(void **state)
+static void two_rooms_close_while_one_searches(const char *searches, int pool_threads)
 {
-    (void)state;
     const char *const hard[] = {"hard", "hard"};
-    start_server("1");
+    start_server(searches);
+    srv.pool_threads = pool_threads;
     room_t *a = start_room("slap", "{\"max_rounds\": 1}", 2, hard, 3);
     room_t *b = start_room("slap", "{\"max_rounds\": 1}", 2, hard, 4);
     for (int steps = 0; !(a->thinking && b->thinking); steps++) {
@@ -359,6 +360,18 @@ static void rooms_closed_while_their_bots_search_free_everything(void **state)
     stop_server(); /* the running one comes back to no room */
 }
 
+static void rooms_closed_while_their_bots_search_free_everything(void **state)
+{
+    (void)state;
+    two_rooms_close_while_one_searches("1", 0);
+}
+
+static void the_searches_leave_a_thread_of_the_pool_to_the_passwords(void **state)
+{
+    (void)state;
+    two_rooms_close_while_one_searches("3", 2);
+}
+
 /* A server stopping with a search on the pool: the room is freed, the search after it. */
 static void a_server_stopping_while_a_bot_searches_frees_everything(void **state)
 {
@@ -379,6 +392,7 @@ int main(void)
         cmocka_unit_test(a_stale_search_is_dropped_and_the_bot_decides_again),
         cmocka_unit_test(a_player_acting_during_every_search_cannot_starve_the_bot),
         cmocka_unit_test(rooms_closed_while_their_bots_search_free_everything),
+        cmocka_unit_test(the_searches_leave_a_thread_of_the_pool_to_the_passwords),
         cmocka_unit_test(a_server_stopping_while_a_bot_searches_frees_everything),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
