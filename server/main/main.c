@@ -222,7 +222,7 @@ static void on_lag_tick(uv_timer_t *t)
     histogram_observe(&srv->metrics.loop_lag, (double)late / 1e9);
     srv->lag_due_ns = now + (uint64_t)LAG_TICK_MS * 1000000;
     if (admin_drained(srv)) server_stop(srv, "drained: the last game ended");
-    rtt_ping_all(srv); /* the round trips the races credit (rtt.h) */
+    rtt_ping_all(srv, (uint64_t)LAG_TICK_MS * 1000); /* the round trips the races credit (rtt.h) */
 }
 
 static int render_metrics(void *data, buf_t *body)

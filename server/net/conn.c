@@ -337,8 +337,9 @@ static int write_out(conn_t *c)
  * shutdown waits for the writes before it). Only conn_flush_all() calls it:
  * write-ahead, nothing goes out before the commit of the turn that made it.
  */
-static int conn_flush(conn_t *c)
+static int conn_flush(conn_t *c, uint64_t now_us)
 {
+    rtt_ping_due(c, now_us); /* (while c is on the flush list: the ping joins this write) */
     flush_remove(c);
     if (c->state != CONN_OPEN && c->state != CONN_FLUSHING) {
         buf_reset(&c->out);
@@ -358,8 +359,9 @@ static int conn_flush(conn_t *c)
 
 void conn_flush_all(server_t *srv)
 {
+    uint64_t now = queue_empty(&srv->flushing) ? 0 : server_now_us(srv);
     while (!queue_empty(&srv->flushing))
-        conn_flush(queue_data(queue_head(&srv->flushing), conn_t, flush_node));
+        conn_flush(queue_data(queue_head(&srv->flushing), conn_t, flush_node), now);
 }
 
 /*

@@ -38,14 +38,35 @@ static void insert_by_check(server_t *srv, conn_t *c)
     queue_insert_head(q, &c->ping_node); /* after q */
 }
 
+/* Ping c if it is due, and put it back in srv->pinging in its place. */
+static void ping_and_requeue(server_t *srv, conn_t *c, uint64_t now, uint64_t interval)
+{
+    queue_remove(&c->ping_node);
+    rtt_ping(c, now, interval);
+    /* pinged now, or given up: either way nothing is due before then */
+    c->ping_check_us = (given_up(c) ? now : c->rtt.last_ping_us) + interval;
+    insert_by_check(srv, c);
+}
+
+static bool pingable(const conn_t *c)
+{
+    return c->state == CONN_OPEN && c->session;
+}
+
 /*
  * Only the connections whose ping may be due are looked at: srv->pinging is
  * in the order of ping_check_us, the time each was pinged or found given up
  * plus the interval, and the connections that cannot be pinged yet (no
  * hello) are at its head, looked at every tick. At 4,000 connections, going
  * through all of them every tick was most of a percent of the server's time.
+ *
+ * A connection with output gets its ping as that output is written
+ * (rtt_ping_due()), so the tick only pings the ones due `late_us` ago and
+ * still silent: pings spread over the turns as the connections' output
+ * does, instead of leaving in bursts of hundreds at each tick (a burst
+ * delayed every line of the turn it fell in).
  */
-void rtt_ping_all(server_t *srv)
+void rtt_ping_all(server_t *srv, uint64_t late_us)
 {
     uint64_t interval = srv->opts.ping_interval * 1000, now = server_now_us(srv);
     queue_t *q;
@@ -61,16 +82,13 @@ void rtt_ping_all(server_t *srv)
     queue_init(&again);
     while (!queue_empty(&srv->pinging)) {
         conn_t *c = queue_data(queue_head(&srv->pinging), conn_t, ping_node);
-        if (c->ping_check_us > now) break;
-        queue_remove(&c->ping_node);
-        rtt_ping(c, now, interval);
-        if (c->state != CONN_OPEN || !c->session) {
-            c->ping_check_us = 0;
-            queue_insert_tail(&again, &c->ping_node);
+        if (c->ping_check_us > now || now - c->ping_check_us < late_us) break;
+        if (pingable(c)) {
+            ping_and_requeue(srv, c, now, interval);
         } else {
-            /* pinged now, or given up: either way nothing is due before then */
-            c->ping_check_us = (given_up(c) ? now : c->rtt.last_ping_us) + interval;
-            insert_by_check(srv, c);
+            c->ping_check_us = 0;
+            queue_remove(&c->ping_node);
+            queue_insert_tail(&again, &c->ping_node);
         }
     }
     while (!queue_empty(&again)) { /* back at the head, in their order */
@@ -78,6 +96,14 @@ void rtt_ping_all(server_t *srv)
         queue_remove(t);
         queue_insert_head(&srv->pinging, t);
     }
+}
+
+void rtt_ping_due(conn_t *c, uint64_t now_us)
+{
+    server_t *srv = c->srv;
+    /* (the interval the check times were set with: a reload's waits for the tick) */
+    if (!srv->pinging_interval || c->ping_check_us > now_us || !pingable(c)) return;
+    ping_and_requeue(srv, c, now_us, srv->pinging_interval);
 }
 
 uint64_t rtt_pong(conn_t *c, uint64_t n, uint64_t stamp_us)

@@ -4,8 +4,9 @@
  * Every --ping-interval the server sends a connection that said hello
  * {"ev":"ping","n":N}; the client answers with the request `pong N` as soon
  * as it reads it. The round trip of a sample is the pong's read stamp minus
- * the time the ping was queued (the ping leaves with the turn's output, at
- * most a turn later). The estimate is the least of the last RTT_SAMPLES
+ * the time the ping was queued. A ping that is due joins the connection's
+ * next output as it is written (rtt_ping_due()); a silent connection gets
+ * it from the 100 ms tick, at most two ticks late. The estimate is the least of the last RTT_SAMPLES
  * samples: a round trip is never shorter than the path, and queues and a
  * busy client only make samples longer, so the low one is the honest one.
  * A connection that answered none of its first RTT_GIVE_UP pings (a person
@@ -54,9 +55,11 @@ struct server;
 
 /* Ping c now if it is due (every `interval_us`; not after RTT_GIVE_UP unanswered). */
 void rtt_ping(struct conn *c, uint64_t now_us, uint64_t interval_us);
-/* rtt_ping() the connections whose ping may be due (main.c's probe of the loop, every
-   100 ms), in srv->pinging's order (rtt.c). */
-void rtt_ping_all(struct server *srv);
+/* rtt_ping() the connections whose ping was due `late_us` ago or more (main.c's probe of
+   the loop, every 100 ms, with a tick's lateness), in srv->pinging's order (rtt.c). */
+void rtt_ping_all(struct server *srv, uint64_t late_us);
+/* Ping c if it is due, as its output is written (conn.c): the ping rides that write. */
+void rtt_ping_due(struct conn *c, uint64_t now_us);
 /* Pong n read at `stamp_us`. Returns the new sample (µs), or 0 when n is no
    ping of c's awaiting its pong. */
 uint64_t rtt_pong(struct conn *c, uint64_t n, uint64_t stamp_us);

@@ -392,6 +392,31 @@ static void a_turn_does_at_most_its_budget(void **state)
 }
 
 /* The turn's replies are written after its one commit, not before. */
+/* Nothing is waiting for cl. */
+static void assert_nothing_for(const client_t *cl)
+{
+    char b;
+    uv_run(srv.loop, UV_RUN_NOWAIT);
+    assert_int_equal(recv(cl->fd, &b, 1, MSG_DONTWAIT), -1);
+}
+
+/* The client reads exactly `want` (the loop runs meanwhile: the writes may be queued). */
+static void assert_received(const client_t *cl, const char *want)
+{
+    char got[256];
+    size_t n = 0, len = strlen(want);
+    assert_true(len <= sizeof got);
+    uint64_t give_up = uv_hrtime() + 10ull * 1000000000;
+    while (n < len) {
+        assert_true(uv_hrtime() < give_up);
+        uv_run(srv.loop, UV_RUN_NOWAIT);
+        ssize_t k = recv(cl->fd, got + n, len - n, MSG_DONTWAIT);
+        if (k > 0) n += (size_t)k;
+    }
+    assert_memory_equal(got, want, len);
+    assert_nothing_for(cl);
+}
+
 static void the_commit_comes_before_any_output(void **state)
 {
     (void)state;
@@ -400,16 +425,50 @@ static void the_commit_comes_before_any_output(void **state)
     send_at(&A, "ping\nping\n", 100);
     sched_turn(&srv);
     assert_int_equal(commits, 1); /* on_commit saw the replies queued, unwritten */
-    char got[16];
-    size_t n = 0;
-    uint64_t give_up = uv_hrtime() + 10ull * 1000000000;
-    while (n < 10) {
-        assert_true(uv_hrtime() < give_up);
-        uv_run(srv.loop, UV_RUN_NOWAIT);
-        ssize_t k = recv(A.fd, got + n, sizeof got - n, MSG_DONTWAIT);
-        if (k > 0) n += (size_t)k;
-    }
-    assert_memory_equal(got, "ping\nping\n", 10);
+    assert_received(&A, "ping\nping\n");
+}
+
+/* The server's pings of A and B every 100 ms, as it was told at (set clock, µs). */
+static void pings_every_100_ms(uint64_t at)
+{
+    srv.opts.ping_interval = 100;
+    clock_set(&srv.clock, at);
+    rtt_ping_all(&srv, 0); /* the tick that takes the interval, before any hello */
+    static char session;   /* (a connection past hello has one; only its presence counts) */
+    A.conn->session = B.conn->session = (void *)&session;
+}
+
+/*
+ * A ping goes out with the connection's own output, as it is due: A's line
+ * is answered, and its first ping follows the answer in the same write; B,
+ * with nothing to say, waits for the tick. The tick pings only who has
+ * been due a tick or more and had no output since (B at 100 ms, not A due
+ * 48 ms ago), so pings spread over the connections' own writes instead of
+ * leaving in a burst at each tick.
+ */
+static void a_ping_rides_the_connections_output(void **state)
+{
+    (void)state;
+    reply_each_line = true;
+    pings_every_100_ms(0);
+    send_at(&A, "a1\n", 2000);
+    sched_turn(&srv);
+    assert_received(&A, "a1\n{\"ev\":\"ping\",\"n\":1}\n");
+    assert_nothing_for(&B);
+    clock_set(&srv.clock, 99999);
+    rtt_ping_all(&srv, 100000);
+    sched_turn(&srv);
+    assert_nothing_for(&B);
+    clock_set(&srv.clock, 150000); /* B due a tick ago (at 0), A 48 ms ago (2,000 + 100,000) */
+    rtt_ping_all(&srv, 100000);
+    sched_turn(&srv);
+    assert_received(&B, "{\"ev\":\"ping\",\"n\":1}\n");
+    assert_nothing_for(&A);
+    send_at(&A, "a2\n", 150001);
+    sched_turn(&srv);
+    assert_received(&A, "a2\n{\"ev\":\"ping\",\"n\":2}\n");
+    assert_int_equal(A.conn->ping_check_us, 250001);
+    assert_int_equal(B.conn->ping_check_us, 250000);
 }
 
 /*
@@ -471,6 +530,7 @@ int main(void)
         WITH_SERVER(the_commit_comes_before_any_output),
         WITH_SERVER(a_held_line_is_taken_at_its_key_in_order),
         WITH_SERVER(no_read_is_stamped_before_work_already_taken),
+        WITH_SERVER(a_ping_rides_the_connections_output),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
