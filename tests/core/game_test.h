@@ -9,6 +9,7 @@
 #define TAPIS_TESTS_GAME_TEST_H
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "core/game.h"
 
@@ -139,6 +140,50 @@ static inline size_t gt_legal_count(game_t *g, int seat)
     size_t n = json_array_size(legal);
     json_decref(legal);
     return n;
+}
+
+/* Every string of j at any depth, but those under the key `skip` (NULL:
+   none), appended to the array out: what a view names, to look for cards it
+   must not show. */
+static inline void gt_strings(const json_t *j, const char *skip, json_t *out)
+{
+    const char *k;
+    json_t *v;
+    size_t i;
+    if (json_is_string(j)) json_array_append(out, (json_t *)j);
+    if (json_is_object(j))
+        json_object_foreach((json_t *)j, k, v) if (!skip || strcmp(k, skip) != 0)
+            gt_strings(v, skip, out);
+    if (json_is_array(j)) json_array_foreach(j, i, v) gt_strings(v, skip, out);
+}
+
+/*
+ * Hidden information: redrawing what seat s cannot see (the game's
+ * resample(g, s, seed)) leaves s's view `v` as it was, and the redrawn state
+ * passes its audit. With `differs`, adds 1 to it when the redrawn state's
+ * dump differs from g's (something hidden was drawn again).
+ */
+static inline void gt_resample_keeps_view(const game_t *g, int s, uint64_t seed, const json_t *v,
+                                          int *differs)
+{
+    game_t *r = g->desc->resample(g, s, seed);
+    if (!r) fail_msg("resample(%d) failed", s);
+    json_t *w = game_view(r, s);
+    if (!json_equal(v, w)) {
+        char *a = json_dumps(v, JSON_SORT_KEYS), *b = json_dumps(w, JSON_SORT_KEYS);
+        fail_msg("resample(%d) changed its view: %s became %s", s, a, b);
+    }
+    json_decref(w);
+    game_error_t err;
+    if (r->desc->audit(r, &err))
+        fail_msg("audit of resample(%d): %s: %s", s, err.code, err.message);
+    if (differs) {
+        json_t *d1 = game_dump(g), *d2 = game_dump(r);
+        *differs += !json_equal(d1, d2);
+        json_decref(d1);
+        json_decref(d2);
+    }
+    game_free(r);
 }
 
 /*
