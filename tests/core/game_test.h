@@ -187,6 +187,29 @@ static inline void gt_resample_keeps_view(const game_t *g, int s, uint64_t seed,
 }
 
 /*
+ * The bot `strategy` plays for seat s from s's view, drawing from rng, at
+ * `now`: what it answers is one of the view's legal actions (NULL only when
+ * there are none), it applies, and the state passes its audit. Whether it
+ * played.
+ */
+static inline bool gt_bot_plays(game_t *g, int s, const char *strategy, rng_t *rng, int64_t now)
+{
+    json_t *v = game_view(g, s), *a = game_bot(g->desc, v, strategy, rng);
+    const json_t *legal = json_object_get(v, "legal");
+    if (a ? !gt_json_in(legal, a) : json_array_size(legal) != 0)
+        fail_msg("seat %d's bot (%s) answered %s", s, strategy,
+                 a ? "an unlisted action" : "nothing");
+    if (a && game_apply(g, s, a, now, &gt_err))
+        fail_msg("seat %d's bot (%s) was refused: %s: %s", s, strategy, gt_err.code,
+                 gt_err.message);
+    gt_audit_ok(g);
+    bool played = a != NULL;
+    json_decref(a);
+    json_decref(v);
+    return played;
+}
+
+/*
  * The same over a game's own state `g` (a struct that starts with
  * `game_t base`), under the short names the rule tests use: act(), OK(),
  * refused(), forbidden() take the time of the action, `now`; a game without

@@ -767,13 +767,7 @@ static void hands_stay_hidden_over_random_games(void **state)
             int cand[8], k = 0;
             for (int s = 0; s < n; s++)
                 if (wmask & (1u << s)) cand[k++] = s;
-            int s = cand[rng_below(&r, (uint32_t)k)];
-            json_t *v = game_view(g, s);
-            json_t *a = game_bot(&seqnum_desc, v, "random", &r);
-            json_decref(v);
-            assert_int_equal(game_apply(g, s, a, 0, &err), 0);
-            json_decref(a);
-            if (seqnum_desc.audit(g, &err)) fail_msg("audit: %s", err.message);
+            assert_true(gt_bot_plays(g, cand[rng_below(&r, (uint32_t)k)], "random", &r, 0));
         }
         assert_true(changed > checks / 2);
         game_free(g);
@@ -793,11 +787,7 @@ static void greedy_bot_beats_random_play(void **state)
         while (!game_is_over(g)) {
             unsigned wmask = seqnum_desc.waiting(g);
             int s = (wmask & 1u) && (wmask & 2u) ? (int)rng_below(&r, 2) : (wmask & 1u) ? 0 : 1;
-            json_t *v = game_view(g, s);
-            json_t *a = game_bot(&seqnum_desc, v, s == greedy ? "greedy" : "random", &r);
-            json_decref(v);
-            assert_int_equal(game_apply(g, s, a, 0, &err), 0);
-            json_decref(a);
+            assert_true(gt_bot_plays(g, s, s == greedy ? "greedy" : "random", &r, 0));
         }
         json_t *res = seqnum_desc.result(g);
         json_t *w = json_array_get(json_object_get(res, "winners"), 0);
