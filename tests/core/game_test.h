@@ -186,6 +186,15 @@ static inline void gt_resample_keeps_view(const game_t *g, int s, uint64_t seed,
     game_free(r);
 }
 
+/* What the bot `strategy` answers for seat s from s's view, drawing from
+   rng: a new action, or NULL for none. */
+static inline json_t *gt_bot_choice(game_t *g, int s, const char *strategy, rng_t *rng)
+{
+    json_t *v = game_view(g, s), *a = game_bot(g->desc, v, strategy, rng);
+    json_decref(v);
+    return a;
+}
+
 /*
  * The bot `strategy` plays for seat s from s's view, drawing from rng, at
  * `now`: what it answers is one of the view's legal actions (NULL only when

@@ -26,11 +26,9 @@ static g233_t *table(int seats)
 /* What the greedy bot plays for `seat`, as compact JSON text (caller frees). */
 static char *bot_says(g233_t *g, int seat)
 {
-    json_t *v = game_view(&g->base, seat);
     rng_t r;
     rng_seed(&r, 1);
-    json_t *a = game_bot(&g233_desc, v, "greedy", &r);
-    json_decref(v);
+    json_t *a = gt_bot_choice(&g->base, seat, "greedy", &r);
     char *s = a ? json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS) : strdup("null");
     json_decref(a);
     return s;

@@ -1144,10 +1144,7 @@ static json_t *bot_choice(ap3_t *g, int seat, const char *strategy)
 {
     rng_t r;
     rng_seed(&r, 5);
-    json_t *v = game_view(&g->base, seat);
-    json_t *a = game_bot(&aspoint3_desc, v, strategy, &r);
-    json_decref(v);
-    return a;
+    return gt_bot_choice(&g->base, seat, strategy, &r);
 }
 
 /* The greedy bot's choice for `seat` is the action `want` (JSON text). */
@@ -1193,17 +1190,13 @@ static void random_bot_plays_a_legal_action(void **state)
     for (int i = 0; i < 20; i++) {
         rng_t r;
         rng_seed(&r, (uint64_t)i);
-        json_t *v = game_view(&g->base, 0);
-        json_t *a = game_bot(&aspoint3_desc, v, "random", &r);
+        json_t *a = gt_bot_choice(&g->base, 0, "random", &r);
         assert_true(gt_json_in(legal, a));
         json_decref(a);
-        json_decref(v);
     }
-    json_t *v = game_view(&g->base, 1);
     rng_t r;
     rng_seed(&r, 1);
-    assert_null(game_bot(&aspoint3_desc, v, "greedy", &r));
-    json_decref(v);
+    assert_null(gt_bot_choice(&g->base, 1, "greedy", &r));
     json_decref(legal);
     game_free(&g->base);
 }

@@ -805,29 +805,25 @@ static void greedy_bot_completes_a_sequence_and_blocks(void **state)
     seqnum_t *g = dealt(&(deal_t){2, NULL, {PLUS}});
     chips(g, 0, (const int[]){51, 52, 53, 54}, 4);
     chips(g, 1, (const int[]){71, 72, 73, 74}, 4);
-    json_t *v = game_view(&g->base, 0);
     rng_t r;
     rng_seed(&r, 1);
-    json_t *a = game_bot(&seqnum_desc, v, "greedy", &r);
+    json_t *a = gt_bot_choice(&g->base, 0, "greedy", &r);
     json_t *want = json_pack("{s:s, s:s, s:i}", "type", "play", "card", "plus", "cell", 55);
     json_t *alt = json_pack("{s:s, s:s, s:i}", "type", "play", "card", "plus", "cell", 50);
     assert_true(json_equal(a, want) || json_equal(a, alt));
     json_decref(a);
-    json_decref(v);
     json_decref(want);
     json_decref(alt);
     /* Nothing of its own to complete: block the opponent's four, or remove one. */
     seqnum_put_chip(g, 54, SEQNUM_NO_CHIP);
     seqnum_put_chip(g, 53, SEQNUM_NO_CHIP);
     hand(g, 0, "plus minus 2+0 2+1 3+1");
-    v = game_view(&g->base, 0);
-    a = game_bot(&seqnum_desc, v, "greedy", &r);
+    a = gt_bot_choice(&g->base, 0, "greedy", &r);
     int cell = (int)json_integer_value(json_object_get(a, "cell"));
     const char *card = json_string_value(json_object_get(a, "card"));
     assert_true((strcmp(card, "plus") == 0 && (cell == 70 || cell == 75)) ||
                 (strcmp(card, "minus") == 0 && cell >= 71 && cell <= 74));
     json_decref(a);
-    json_decref(v);
     game_free(&g->base);
 }
 

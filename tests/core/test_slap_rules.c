@@ -949,24 +949,20 @@ static void greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning(voi
     seat0_finishes(g, 1200); /* pile 1: G2 R3 */
     rng_t r;
     rng_seed(&r, 1);
-    json_t *v = game_view(&g->base, 0);
-    json_t *a = game_bot(&slap_desc, v, "greedy", &r);
+    json_t *a = gt_bot_choice(&g->base, 0, "greedy", &r);
     assert_string_equal(json_string_value(json_object_get(a, "type")), "slap");
     assert_int_equal(json_integer_value(json_object_get(a, "pile")), 0); /* one card */
     json_t *d = game_default_action(&g->base, 0);
     assert_true(json_equal(a, d));
     json_decref(a);
     json_decref(d);
-    json_decref(v);
 
     slap_t *h = on_g2(2, "R9", "B1 R3", "B1 B2 B9", "Y1 Y2 Y3 Y9");
     h->p[0].col[3].up = false;
     slap_refresh(h);
-    v = game_view(&h->base, 0);
-    a = game_bot(&slap_desc, v, "greedy", &r);
+    a = gt_bot_choice(&h->base, 0, "greedy", &r);
     assert_string_equal(json_string_value(json_object_get(a, "type")), "play");
     json_decref(a);
-    json_decref(v);
     game_free(&h->base);
     game_free(&g->base);
 }
@@ -981,16 +977,14 @@ static void reaction_time_is_read_from_the_strategy_string_not_played(void **sta
     assert_int_equal(slap_bot_reaction_ms(NULL), -1);
     /* The bot is pure: the delay is the caller's; the choice is plain greedy's. */
     slap_t *g = playing(4, NULL);
-    json_t *v = game_view(&g->base, 2);
     rng_t r1, r2;
     rng_seed(&r1, 3);
     rng_seed(&r2, 3);
-    json_t *a = game_bot(&slap_desc, v, "greedy:250", &r1),
-           *b = game_bot(&slap_desc, v, "greedy", &r2);
+    json_t *a = gt_bot_choice(&g->base, 2, "greedy:250", &r1),
+           *b = gt_bot_choice(&g->base, 2, "greedy", &r2);
     assert_true(json_equal(a, b));
     json_decref(a);
     json_decref(b);
-    json_decref(v);
     game_free(&g->base);
 }
 
