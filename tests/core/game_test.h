@@ -142,6 +142,24 @@ static inline size_t gt_legal_count(game_t *g, int seat)
     return n;
 }
 
+/*
+ * s's view (a new reference), with the frame every view has: a spectator's
+ * (GAME_SPECTATOR) shows no "hand" and no "legal"; a seat's says "seat": s
+ * and lists "legal".
+ */
+static inline json_t *gt_view(game_t *g, int s)
+{
+    json_t *v = game_view(g, s);
+    if (s < 0) {
+        assert_null(json_object_get(v, "hand"));
+        assert_null(json_object_get(v, "legal"));
+    } else {
+        assert_int_equal(json_integer_value(json_object_get(v, "seat")), s);
+        assert_true(json_is_array(json_object_get(v, "legal")));
+    }
+    return v;
+}
+
 /* Every string of j at any depth, but those under the key `skip` (NULL:
    none), appended to the array out: what a view names, to look for cards it
    must not show. */

@@ -1087,7 +1087,7 @@ static void check_hidden(ap3_t *g)
                 if (o != s) hidden[g->hand[o][0]] = hidden[g->hand[o][1]] = true;
             if (!(s == g->starter && g->swapped_out != AP3_NONE)) hidden[g->down] = true;
         }
-        json_t *v = game_view(&g->base, s), *names = json_array(), *name;
+        json_t *v = gt_view(&g->base, s), *names = json_array(), *name;
         gt_strings(v, "last_deal", names);
         size_t i;
         json_array_foreach(names, i, name)
