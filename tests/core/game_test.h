@@ -9,6 +9,7 @@
 #define TAPIS_TESTS_GAME_TEST_H
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "core/game.h"
 
@@ -139,6 +140,100 @@ static inline size_t gt_legal_count(game_t *g, int seat)
     size_t n = json_array_size(legal);
     json_decref(legal);
     return n;
+}
+
+/*
+ * s's view (a new reference), with the frame every view has: a spectator's
+ * (GAME_SPECTATOR) shows no "hand" and no "legal"; a seat's says "seat": s
+ * and lists "legal".
+ */
+static inline json_t *gt_view(game_t *g, int s)
+{
+    json_t *v = game_view(g, s);
+    if (s < 0) {
+        assert_null(json_object_get(v, "hand"));
+        assert_null(json_object_get(v, "legal"));
+    } else {
+        assert_int_equal(json_integer_value(json_object_get(v, "seat")), s);
+        assert_true(json_is_array(json_object_get(v, "legal")));
+    }
+    return v;
+}
+
+/* Every string of j at any depth, but those under the key `skip` (NULL:
+   none), appended to the array out: what a view names, to look for cards it
+   must not show. */
+static inline void gt_strings(const json_t *j, const char *skip, json_t *out)
+{
+    const char *k;
+    json_t *v;
+    size_t i;
+    if (json_is_string(j)) json_array_append(out, (json_t *)j);
+    if (json_is_object(j))
+        json_object_foreach((json_t *)j, k, v) if (!skip || strcmp(k, skip) != 0)
+            gt_strings(v, skip, out);
+    if (json_is_array(j)) json_array_foreach(j, i, v) gt_strings(v, skip, out);
+}
+
+/*
+ * Hidden information: redrawing what seat s cannot see (the game's
+ * resample(g, s, seed)) leaves s's view `v` as it was, and the redrawn state
+ * passes its audit. With `differs`, adds 1 to it when the redrawn state's
+ * dump differs from g's (something hidden was drawn again).
+ */
+static inline void gt_resample_keeps_view(const game_t *g, int s, uint64_t seed, const json_t *v,
+                                          int *differs)
+{
+    game_t *r = g->desc->resample(g, s, seed);
+    if (!r) fail_msg("resample(%d) failed", s);
+    json_t *w = game_view(r, s);
+    if (!json_equal(v, w)) {
+        char *a = json_dumps(v, JSON_SORT_KEYS), *b = json_dumps(w, JSON_SORT_KEYS);
+        fail_msg("resample(%d) changed its view: %s became %s", s, a, b);
+    }
+    json_decref(w);
+    game_error_t err;
+    if (r->desc->audit(r, &err))
+        fail_msg("audit of resample(%d): %s: %s", s, err.code, err.message);
+    if (differs) {
+        json_t *d1 = game_dump(g), *d2 = game_dump(r);
+        *differs += !json_equal(d1, d2);
+        json_decref(d1);
+        json_decref(d2);
+    }
+    game_free(r);
+}
+
+/* What the bot `strategy` answers for seat s from s's view, drawing from
+   rng: a new action, or NULL for none. */
+static inline json_t *gt_bot_choice(game_t *g, int s, const char *strategy, rng_t *rng)
+{
+    json_t *v = game_view(g, s), *a = game_bot(g->desc, v, strategy, rng);
+    json_decref(v);
+    return a;
+}
+
+/*
+ * The bot `strategy` plays for seat s from s's view, drawing from rng, at
+ * `now`: what it answers is one of the view's legal actions (NULL only when
+ * there are none), it applies, and the state passes its audit. Whether it
+ * played.
+ */
+static inline bool gt_bot_plays(game_t *g, int s, const char *strategy, rng_t *rng, int64_t now)
+{
+    json_t *v = game_view(g, s), *a = game_bot(g->desc, v, strategy, rng);
+    const json_t *legal = json_object_get(v, "legal");
+    if (a ? !gt_json_in(legal, a) : json_array_size(legal) != 0)
+        fail_msg("seat %d's bot (%s) answered %s", s, strategy,
+                 a ? "an unlisted action" : "nothing");
+    if (a && game_apply(g, s, a, now, &gt_err))
+        fail_msg("seat %d's bot (%s) was refused: %s: %s", s, strategy, gt_err.code,
+                 gt_err.message);
+    gt_audit_ok(g);
+    bool played = a != NULL;
+    json_decref(a);
+    json_decref(v);
+    return played;
 }
 
 /*

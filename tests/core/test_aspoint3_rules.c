@@ -891,12 +891,7 @@ static void packs_by_manche_random_games_end_when_a_seat_has_won_n_packs(void **
         json_decref(o);
         while (!aspoint3_desc.is_over(&g->base)) {
             int s = (int)__builtin_ctz(aspoint3_desc.waiting(&g->base));
-            json_t *v = game_view(&g->base, s);
-            json_t *a = game_bot(&aspoint3_desc, v, seed % 2 ? "greedy" : "random", &rng);
-            assert_int_equal(game_apply(&g->base, s, a, 0, &err), 0);
-            audit_ok(g);
-            json_decref(a);
-            json_decref(v);
+            assert_true(gt_bot_plays(&g->base, s, seed % 2 ? "greedy" : "random", &rng, 0));
             assert_true(g->deal < 8 * 400);
         }
         int w = g->winners == 1 ? 0 : 1;
@@ -1065,22 +1060,6 @@ static void timed_out_seat_keeps_or_takes_the_face_down_card(void **state)
 /* Hidden information, over many random games                           */
 /* ------------------------------------------------------------------ */
 
-/* Does j contain, at any depth, the name of a card marked in hidden[]? */
-static const char *leaks(const json_t *j, const bool *hidden)
-{
-    if (json_is_string(j)) {
-        int c = ap3_card_parse(json_string_value(j));
-        return c >= 0 && hidden[c] ? json_string_value(j) : NULL;
-    }
-    const char *k, *found = NULL;
-    json_t *v;
-    size_t i;
-    if (json_is_object(j))
-        json_object_foreach((json_t *)j, k, v) if (!found) found = leaks(v, hidden);
-    if (json_is_array(j)) json_array_foreach(j, i, v) if (!found) found = leaks(v, hidden);
-    return found;
-}
-
 static void check_hidden(ap3_t *g)
 {
     for (int s = GAME_SPECTATOR; s < 2; s++) {
@@ -1108,23 +1087,18 @@ static void check_hidden(ap3_t *g)
                 if (o != s) hidden[g->hand[o][0]] = hidden[g->hand[o][1]] = true;
             if (!(s == g->starter && g->swapped_out != AP3_NONE)) hidden[g->down] = true;
         }
-        json_t *v = game_view(&g->base, s), *scan = json_copy(v);
-        json_object_del(scan, "last_deal");
-        const char *leak = leaks(scan, hidden);
-        json_decref(scan);
-        if (leak) {
-            char *t = json_dumps(v, JSON_SORT_KEYS);
-            fail_msg("view(%d) shows the hidden %s: %s", s, leak, t);
+        json_t *v = gt_view(&g->base, s), *names = json_array(), *name;
+        gt_strings(v, "last_deal", names);
+        size_t i;
+        json_array_foreach(names, i, name)
+        {
+            int c = ap3_card_parse(json_string_value(name));
+            if (c >= 0 && hidden[c])
+                fail_msg("view(%d) shows the hidden %s: %s", s, json_string_value(name),
+                         json_dumps(v, JSON_SORT_KEYS));
         }
-        /* Resampling what s cannot see leaves s's view as it was. */
-        game_t *r = aspoint3_desc.resample(&g->base, s, (uint64_t)g->deal * 7 + 3);
-        json_t *w = game_view(r, s);
-        assert_true(json_equal(v, w));
-        game_error_t err;
-        if (aspoint3_desc.audit(r, &err))
-            fail_msg("audit of resample(%d): %s: %s", s, err.code, err.message);
-        json_decref(w);
-        game_free(r);
+        json_decref(names);
+        gt_resample_keeps_view(&g->base, s, (uint64_t)g->deal * 7 + 3, v, NULL);
         json_decref(v);
     }
 }
@@ -1144,10 +1118,7 @@ static void hidden_cards_reach_nobody_before_the_reveal(void **state)
         while (!aspoint3_desc.is_over(&g->base)) {
             check_hidden(g);
             int s = (int)__builtin_ctz(aspoint3_desc.waiting(&g->base));
-            json_t *v = game_view(&g->base, s);
-            json_t *a = game_bot(&aspoint3_desc, v, seed % 2 ? "greedy" : "random", &rng);
-            assert_int_equal(game_apply(&g->base, s, a, 0, &err), 0);
-            audit_ok(g);
+            assert_true(gt_bot_plays(&g->base, s, seed % 2 ? "greedy" : "random", &rng, 0));
             if (steps % 5 == 0) {
                 game_t *r = aspoint3_desc.resample(&g->base, s, seed);
                 json_t *d1 = game_dump(&g->base), *d2 = game_dump(r);
@@ -1156,8 +1127,6 @@ static void hidden_cards_reach_nobody_before_the_reveal(void **state)
                 json_decref(d2);
                 game_free(r);
             }
-            json_decref(a);
-            json_decref(v);
             steps++;
             assert_true(steps < 1000000);
         }
@@ -1175,10 +1144,7 @@ static json_t *bot_choice(ap3_t *g, int seat, const char *strategy)
 {
     rng_t r;
     rng_seed(&r, 5);
-    json_t *v = game_view(&g->base, seat);
-    json_t *a = game_bot(&aspoint3_desc, v, strategy, &r);
-    json_decref(v);
-    return a;
+    return gt_bot_choice(&g->base, seat, strategy, &r);
 }
 
 /* The greedy bot's choice for `seat` is the action `want` (JSON text). */
@@ -1224,17 +1190,13 @@ static void random_bot_plays_a_legal_action(void **state)
     for (int i = 0; i < 20; i++) {
         rng_t r;
         rng_seed(&r, (uint64_t)i);
-        json_t *v = game_view(&g->base, 0);
-        json_t *a = game_bot(&aspoint3_desc, v, "random", &r);
+        json_t *a = gt_bot_choice(&g->base, 0, "random", &r);
         assert_true(gt_json_in(legal, a));
         json_decref(a);
-        json_decref(v);
     }
-    json_t *v = game_view(&g->base, 1);
     rng_t r;
     rng_seed(&r, 1);
-    assert_null(game_bot(&aspoint3_desc, v, "greedy", &r));
-    json_decref(v);
+    assert_null(gt_bot_choice(&g->base, 1, "greedy", &r));
     json_decref(legal);
     game_free(&g->base);
 }

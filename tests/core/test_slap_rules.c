@@ -881,19 +881,6 @@ static void after_max_rounds_a_tie_on_the_fewest_cards_shares_the_win(void **sta
 /* Views, bots, timers                                                  */
 /* ------------------------------------------------------------------ */
 
-static void collect_strings(const json_t *j, json_t *out)
-{
-    const char *k;
-    json_t *v;
-    size_t i;
-    if (json_is_string(j)) json_array_append(out, (json_t *)j);
-    if (json_is_object(j)) json_object_foreach((json_t *)j, k, v)
-        {
-            if (strcmp(k, "events") != 0) collect_strings(v, out);
-        }
-    if (json_is_array(j)) json_array_foreach(j, i, v) collect_strings(v, out);
-}
-
 /* Every card named outside the events is a face-up column top or a pile top. */
 static void only_face_up_cards_named(slap_t *g, const json_t *view)
 {
@@ -906,7 +893,7 @@ static void only_face_up_cards_named(slap_t *g, const json_t *view)
         if (g->pile[s].n) up[top_of_pile(g, s)] = true;
     }
     json_t *strings = json_array();
-    collect_strings(view, strings);
+    gt_strings(view, "events", strings);
     size_t i;
     json_t *v;
     json_array_foreach(strings, i, v)
@@ -930,7 +917,7 @@ static void face_down_cards_never_reach_anyone_over_random_games(void **state)
         for (int step = 0; step < 5000 && !game_is_over(g); step++) {
             if (game_next_deadline(g) <= now) game_tick(g, now);
             for (int s = GAME_SPECTATOR; s < seats; s++) {
-                json_t *v = game_view(g, s);
+                json_t *v = gt_view(g, s);
                 only_face_up_cards_named((slap_t *)g, v);
                 if (s >= 0) {
                     assert_int_equal(json_array_size(json_object_get(v, "hand")), 0);
@@ -938,23 +925,13 @@ static void face_down_cards_never_reach_anyone_over_random_games(void **state)
                     assert_int_equal(json_array_size(json_object_get(v, "legal")) > 0,
                                      (slap_desc.waiting(g) >> s) & 1);
                 }
-                if (step % 16 == 0) {
-                    game_t *x = slap_desc.resample(g, s, seed * 1000 + (uint64_t)step);
-                    json_t *w = game_view(x, s);
-                    assert_true(json_equal(v, w));
-                    json_decref(w);
-                    game_free(x);
-                }
+                if (step % 16 == 0)
+                    gt_resample_keeps_view(g, s, seed * 1000 + (uint64_t)step, v, NULL);
                 json_decref(v);
             }
             int s = (int)rng_below(&r, (uint32_t)seats);
-            json_t *v = game_view(g, s);
-            json_t *a = game_bot(&slap_desc, v, seed % 2 ? "random" : "greedy", &r);
-            json_decref(v);
-            if (a) {
-                assert_int_equal(game_apply(g, s, a, now, &err), 0);
-                json_decref(a);
-            } else if (slap_desc.waiting(g) == 0) {
+            if (!gt_bot_plays(g, s, seed % 2 ? "random" : "greedy", &r, now) &&
+                slap_desc.waiting(g) == 0) {
                 now = game_next_deadline(g);
                 continue;
             }
@@ -972,24 +949,20 @@ static void greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning(voi
     seat0_finishes(g, 1200); /* pile 1: G2 R3 */
     rng_t r;
     rng_seed(&r, 1);
-    json_t *v = game_view(&g->base, 0);
-    json_t *a = game_bot(&slap_desc, v, "greedy", &r);
+    json_t *a = gt_bot_choice(&g->base, 0, "greedy", &r);
     assert_string_equal(json_string_value(json_object_get(a, "type")), "slap");
     assert_int_equal(json_integer_value(json_object_get(a, "pile")), 0); /* one card */
     json_t *d = game_default_action(&g->base, 0);
     assert_true(json_equal(a, d));
     json_decref(a);
     json_decref(d);
-    json_decref(v);
 
     slap_t *h = on_g2(2, "R9", "B1 R3", "B1 B2 B9", "Y1 Y2 Y3 Y9");
     h->p[0].col[3].up = false;
     slap_refresh(h);
-    v = game_view(&h->base, 0);
-    a = game_bot(&slap_desc, v, "greedy", &r);
+    a = gt_bot_choice(&h->base, 0, "greedy", &r);
     assert_string_equal(json_string_value(json_object_get(a, "type")), "play");
     json_decref(a);
-    json_decref(v);
     game_free(&h->base);
     game_free(&g->base);
 }
@@ -1004,16 +977,14 @@ static void reaction_time_is_read_from_the_strategy_string_not_played(void **sta
     assert_int_equal(slap_bot_reaction_ms(NULL), -1);
     /* The bot is pure: the delay is the caller's; the choice is plain greedy's. */
     slap_t *g = playing(4, NULL);
-    json_t *v = game_view(&g->base, 2);
     rng_t r1, r2;
     rng_seed(&r1, 3);
     rng_seed(&r2, 3);
-    json_t *a = game_bot(&slap_desc, v, "greedy:250", &r1),
-           *b = game_bot(&slap_desc, v, "greedy", &r2);
+    json_t *a = gt_bot_choice(&g->base, 2, "greedy:250", &r1),
+           *b = gt_bot_choice(&g->base, 2, "greedy", &r2);
     assert_true(json_equal(a, b));
     json_decref(a);
     json_decref(b);
-    json_decref(v);
     game_free(&g->base);
 }
 
@@ -1022,14 +993,7 @@ static void views_show_counts_for_face_down_cards_and_legal_for_the_seat(void **
     (void)state;
     slap_t *g = playing(3, NULL);
     for (int s = -1; s < 3; s++) {
-        json_t *v = game_view(&g->base, s);
-        if (s < 0) {
-            assert_null(json_object_get(v, "legal"));
-            assert_null(json_object_get(v, "hand"));
-        } else {
-            assert_int_equal(json_integer_value(json_object_get(v, "seat")), s);
-            assert_true(json_is_array(json_object_get(v, "legal")));
-        }
+        json_t *v = gt_view(&g->base, s);
         json_t *p = json_array_get(json_object_get(v, "players"), 1);
         assert_int_equal(json_integer_value(json_object_get(p, "draw")), g->p[1].ndraw);
         assert_int_equal(json_integer_value(json_array_get(json_object_get(p, "sizes"), 3)), 4);
