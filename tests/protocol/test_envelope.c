@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "protocol/protocol.h"
+#include "tests/lib/case_group.h"
 
 /* Parse a line; return the result and leave the error code (or NULL) in *code. */
 static int parse(const char *line, size_t len, const char **code, char **reply)
@@ -479,11 +480,6 @@ static void encode_ok_equals_the_built_reply(void **state)
 
 int main(void)
 {
-    enum { N = sizeof(catalogue) / sizeof(catalogue[0]) };
-    struct CMUnitTest rows[N];
-    for (size_t i = 0; i < N; i++)
-        rows[i] =
-            (struct CMUnitTest){catalogue[i].what, trouble_case, NULL, NULL, (void *)&catalogue[i]};
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(blank_lines_are_ignored),
         cmocka_unit_test(nesting_100000_deep_is_bad_json),
@@ -502,6 +498,6 @@ int main(void)
         cmocka_unit_test(utf8_validator_agrees_with_the_rules),
         cmocka_unit_test(random_lines_always_get_one_line_reply),
     };
-    int failed = cmocka_run_group_tests_name("malformed_input_catalogue", rows, NULL, NULL);
+    int failed = CASE_GROUP_RUN("malformed_input_catalogue", trouble_case, catalogue, what);
     return failed + cmocka_run_group_tests(tests, NULL, NULL);
 }
