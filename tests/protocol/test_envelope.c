@@ -14,6 +14,7 @@
 
 #include "protocol/protocol.h"
 #include "tests/lib/case_group.h"
+#include "tests/lib/xorshift.h"
 
 /* Parse a line; return the result and leave the error code (or NULL) in *code. */
 static int parse(const char *line, size_t len, const char **code, char **reply)
@@ -393,14 +394,6 @@ static void utf8_validator_agrees_with_the_rules(void **state)
 
 /* --------------------------------------------------------------- random --- */
 
-static uint64_t rnd(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
-
 static void random_lines_always_get_one_line_reply(void **state)
 {
     (void)state;
@@ -412,15 +405,15 @@ static void random_lines_always_get_one_line_reply(void **state)
     char line[512];
     for (int i = 0; i < 20000; i++) {
         size_t n = 0;
-        int words = (int)(rnd(&x) % 24);
-        if (rnd(&x) % 2) n += (size_t)sprintf(line, "{\"cmd\":");
+        int words = (int)(xorshift_next(&x) % 24);
+        if (xorshift_next(&x) % 2) n += (size_t)sprintf(line, "{\"cmd\":");
         for (int w = 0; w < words; w++) {
-            const char *b = bits[rnd(&x) % (sizeof(bits) / sizeof(bits[0]))];
+            const char *b = bits[xorshift_next(&x) % (sizeof(bits) / sizeof(bits[0]))];
             size_t bl = strlen(b);
             memcpy(line + n, b, bl);
             n += bl;
         }
-        if (rnd(&x) % 8 == 0) line[n++] = '\0';
+        if (xorshift_next(&x) % 8 == 0) line[n++] = '\0';
         const char *code;
         char *reply;
         int r = parse(line, n, &code, &reply);
