@@ -33,6 +33,27 @@ const char *render_sgr(const render_ctx_t *ctx, const char *sgr)
     return b;
 }
 
+int render_put_sgr(const render_ctx_t *ctx, const char *sgr, const char *text)
+{
+    fputs(render_sgr(ctx, sgr), ctx->out);
+    size_t w = safe_fputs(ctx->out, text);
+    fputs(render_sgr(ctx, RENDER_OFF), ctx->out);
+    return (int)w;
+}
+
+int render_put_cards(const render_ctx_t *ctx, const json_t *cards, render_card_fn *put_card)
+{
+    size_t i;
+    json_t *c;
+    int w = 0;
+    json_array_foreach(cards, i, c)
+    {
+        if (i) fputc(' ', ctx->out);
+        w += (int)(i > 0) + put_card(ctx, json_string_value(c));
+    }
+    return w;
+}
+
 int render_int(const json_t *o, const char *key, int dflt)
 {
     json_t *v = json_object_get(o, key);

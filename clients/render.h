@@ -62,6 +62,8 @@ const char *render_sgr(const render_ctx_t *ctx, const char *sgr);
 #define RENDER_BOLD "1"
 #define RENDER_DIM "2"
 #define RENDER_RED "31"
+/* text (escaped: safe_fputs()) in the colour sgr; returns the width written (colour aside). */
+int render_put_sgr(const render_ctx_t *ctx, const char *sgr, const char *text);
 
 /* o[key] as an int, or dflt when it is not an integer (null, missing). */
 int render_int(const json_t *o, const char *key, int dflt);
@@ -113,6 +115,9 @@ void render_rounds_result(const render_ctx_t *ctx, const json_t *result, const c
 
 /* A game's card writer: the card (escaped, maybe coloured); returns its width. */
 typedef int render_card_fn(const render_ctx_t *ctx, const char *card);
+/* The cards of the array `cards`, blank-separated, each written by put_card;
+   returns the width written (colour aside). */
+int render_put_cards(const render_ctx_t *ctx, const json_t *cards, render_card_fn *put_card);
 
 /* The start of an event: "name did card", the name when it has a seat, the
    card when it has one, written by put_card (escaped text when NULL). */

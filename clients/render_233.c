@@ -56,10 +56,7 @@ static const char *card_sgr(const char *c)
 
 static int put_card(const render_ctx_t *ctx, const char *c)
 {
-    fputs(render_sgr(ctx, card_sgr(c)), ctx->out);
-    size_t w = safe_fputs(ctx->out, c);
-    fputs(render_sgr(ctx, RENDER_OFF), ctx->out);
-    return (int)w;
+    return render_put_sgr(ctx, card_sgr(c), c);
 }
 
 static int cmp_cards(const void *a, const void *b)
@@ -94,13 +91,7 @@ static json_t *hand_233(const json_t *view)
 
 static void put_cards(const render_ctx_t *ctx, const json_t *cards)
 {
-    size_t i;
-    json_t *c;
-    json_array_foreach(cards, i, c)
-    {
-        if (i) fputc(' ', ctx->out);
-        put_card(ctx, json_string_value(c));
-    }
+    render_put_cards(ctx, cards, put_card);
 }
 
 static void put_event(const render_ctx_t *ctx, const json_t *ev)

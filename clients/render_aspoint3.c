@@ -31,24 +31,7 @@ static bool red_card(const char *c)
 /* A card (escaped, "??" when unknown); returns the width written (colour aside). */
 static int put_card(const render_ctx_t *ctx, const char *c)
 {
-    fputs(render_sgr(ctx, red_card(c) ? RENDER_RED : RENDER_BOLD), ctx->out);
-    size_t w = safe_fputs(ctx->out, c ? c : "??");
-    fputs(render_sgr(ctx, RENDER_OFF), ctx->out);
-    return (int)w;
-}
-
-/* The cards, blank-separated; returns the width written (colour aside). */
-static int put_cards(const render_ctx_t *ctx, const json_t *cards)
-{
-    size_t i;
-    json_t *c;
-    int w = 0;
-    json_array_foreach(cards, i, c)
-    {
-        if (i) fputc(' ', ctx->out);
-        w += (int)(i > 0) + put_card(ctx, json_string_value(c));
-    }
-    return w;
+    return render_put_sgr(ctx, red_card(c) ? RENDER_RED : RENDER_BOLD, c ? c : "??");
 }
 
 /* The packs variant counted by manche (each pack a round): pack_scoring "manche". */
@@ -104,7 +87,8 @@ static void put_last_deal(const render_ctx_t *ctx, const json_t *ld, bool packs)
     fputc('\n', o);
     for (int s = 0; s < 2; s++) {
         fprintf(o, "    %-12s ", render_seat_name(ctx, s, a, sizeof a));
-        int w = put_cards(ctx, json_array_get(json_object_get(ld, "cards"), (size_t)s));
+        int w = render_put_cards(ctx, json_array_get(json_object_get(ld, "cards"), (size_t)s),
+                                 put_card);
         fprintf(o, "%*s  = %3d  %+4d%s -> %4d\n", w < 10 ? 10 - w : 0, "",
                 (int)json_integer_value(json_array_get(json_object_get(ld, "values"), (size_t)s)),
                 (int)json_integer_value(json_array_get(json_object_get(ld, "points"), (size_t)s)),
@@ -182,7 +166,7 @@ static void table_aspoint3(const render_ctx_t *ctx, const json_t *view)
     json_t *hand = json_object_get(view, "hand");
     if (json_array_size(hand)) {
         fputs("  your cards  ", o);
-        put_cards(ctx, hand);
+        render_put_cards(ctx, hand, put_card);
         const char *out = json_string_value(json_object_get(view, "swapped_out"));
         if (out) {
             fputs("   (you put ", o);

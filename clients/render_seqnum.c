@@ -102,9 +102,7 @@ static void put_hand_card(const render_ctx_t *ctx, const json_t *view, const cha
 {
     FILE *o = ctx->out;
     int n = card_answer(card);
-    fputs(render_sgr(ctx, RENDER_BOLD), o);
-    safe_fputs(o, card);
-    fputs(render_sgr(ctx, RENDER_OFF), o);
+    render_put_sgr(ctx, RENDER_BOLD, card);
     if (!n) return;
     json_t *layout = json_object_get(view, "layout"), *chips = json_object_get(view, "chips");
     fprintf(o, "=%d (", n);

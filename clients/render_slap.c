@@ -36,10 +36,7 @@ static const char *card_sgr(const char *c)
 /* A card, escaped; returns the width written (colour aside). */
 static int put_card(const render_ctx_t *ctx, const char *c)
 {
-    fputs(render_sgr(ctx, card_sgr(c)), ctx->out);
-    size_t w = safe_fputs(ctx->out, c);
-    fputs(render_sgr(ctx, RENDER_OFF), ctx->out);
-    return (int)w;
+    return render_put_sgr(ctx, card_sgr(c), c);
 }
 
 /* Milliseconds from the view's now to key's time, or -1 when key is null. */

@@ -20,11 +20,24 @@
 #define PASSWORD_MAX_LEN 128
 #define LEADERBOARD_PAGE_MAX 200
 
-/* A required string argument of 1 to maxlen bytes, at inline position pos. */
-#define REQUIRED_STRING(arg_name, maxlen, pos)                                                     \
+/* A required argument at inline position pos: a string (or a room) of 1 to
+   maximum bytes, or an integer from 1 to maximum. */
+#define REQUIRED(arg_name, arg_type, maximum, pos)                                                 \
     {                                                                                              \
-        .name = (arg_name), .type = ARG_STRING, .flags = ARG_REQUIRED, .min = 1, .max = (maxlen),  \
+        .name = (arg_name), .type = (arg_type), .flags = ARG_REQUIRED, .min = 1, .max = (maximum), \
         .position = (pos)                                                                          \
+    }
+#define REQUIRED_STRING(arg_name, maxlen, pos) REQUIRED(arg_name, ARG_STRING, maxlen, pos)
+/* A page of a list: its limit (1 to limit_max) and offset, at inline positions pos and pos + 1. */
+#define PAGE_ARGS(limit_max, pos)                                                                  \
+    {.name = "limit", .type = ARG_INT, .min = 1, .max = (limit_max), .position = (pos)},           \
+    {                                                                                              \
+        .name = "offset", .type = ARG_INT, .min = 0, .max = 1000000, .position = (pos) + 1         \
+    }
+/* How many players a table is for (create, seek). */
+#define PLAYERS_ARG                                                                                \
+    {                                                                                              \
+        .name = "players", .type = ARG_INT, .min = 1, .max = PLAYERS_MAX, .position = 2            \
     }
 /* The text that is the rest of the line (say, seed, announce): 1 to TEXT_MAX_LEN bytes. */
 #define REST_TEXT                                                                                  \
@@ -48,12 +61,7 @@ static const command_t commands[CMD__COUNT] = {
         .usage = "hello NAME [TOKEN] [password=PASSWORD | key=KEY]",
         .summary = "say who you are (TOKEN: reconnect to your seats; PASSWORD or KEY: your "
                    "account)",
-        .args = {{.name = "name",
-                  .type = ARG_STRING,
-                  .flags = ARG_REQUIRED,
-                  .min = 1,
-                  .max = NAME_MAX_LEN,
-                  .position = 1},
+        .args = {REQUIRED_STRING("name", NAME_MAX_LEN, 1),
                  {.name = "token", .type = ARG_STRING, .min = 1, .max = 128, .position = 2},
                  /* a cluster node relaying for a client names itself (docs/CLUSTER.md) */
                  {.name = "via", .type = ARG_STRING, .min = 1, .max = 32},
@@ -72,13 +80,8 @@ static const command_t commands[CMD__COUNT] = {
         .id = CMD_CREATE,
         .usage = "create GAME [PLAYERS] [private] [rated] [option=value...]",
         .summary = "open a room for a game; the reply names the room (rated: accounts only)",
-        .args = {{.name = "game",
-                  .type = ARG_STRING,
-                  .flags = ARG_REQUIRED,
-                  .min = 1,
-                  .max = NAME_MAX_LEN,
-                  .position = 1},
-                 {.name = "players", .type = ARG_INT, .min = 1, .max = PLAYERS_MAX, .position = 2},
+        .args = {REQUIRED_STRING("game", NAME_MAX_LEN, 1),
+                 PLAYERS_ARG,
                  {.name = "private", .type = ARG_BOOL, .flags = ARG_FLAG},
                  {.name = "options", .type = ARG_OBJECT, .flags = ARG_EXTRAS},
                  {.name = "rated", .type = ARG_BOOL, .flags = ARG_FLAG}},
@@ -88,8 +91,7 @@ static const command_t commands[CMD__COUNT] = {
         .id = CMD_ROOMS,
         .usage = "rooms [LIMIT] [OFFSET] [game=GAME] [status=waiting|playing|over]",
         .summary = "list the open rooms, newest first, a page at a time (default 50, at most 200)",
-        .args = {{.name = "limit", .type = ARG_INT, .min = 1, .max = ROOMS_PAGE_MAX, .position = 1},
-                 {.name = "offset", .type = ARG_INT, .min = 0, .max = 1000000, .position = 2},
+        .args = {PAGE_ARGS(ROOMS_PAGE_MAX, 1),
                  {.name = "game", .type = ARG_STRING, .min = 1, .max = NAME_MAX_LEN},
                  {.name = "status", .type = ARG_STRING, .min = 1, .max = 16}},
     },
@@ -99,10 +101,8 @@ static const command_t commands[CMD__COUNT] = {
         .usage = "history [all] [LIMIT] [OFFSET]",
         .summary =
             "your finished games (all: the server's), newest first (default 20, at most 100)",
-        .args =
-            {{.name = "all", .type = ARG_BOOL, .flags = ARG_FLAG},
-             {.name = "limit", .type = ARG_INT, .min = 1, .max = HISTORY_PAGE_MAX, .position = 1},
-             {.name = "offset", .type = ARG_INT, .min = 0, .max = 1000000, .position = 2}},
+        .args = {{.name = "all", .type = ARG_BOOL, .flags = ARG_FLAG},
+                 PAGE_ARGS(HISTORY_PAGE_MAX, 1)},
     },
     {
         .name = "replay",
@@ -111,12 +111,7 @@ static const command_t commands[CMD__COUNT] = {
         .summary = "the record of a finished game (options, seed, seats, journal), or with "
                    "STEP what a spectator saw after that many moves",
         .args =
-            {{.name = "game_id",
-              .type = ARG_ROOM,
-              .flags = ARG_REQUIRED,
-              .min = 1,
-              .max = ROOM_MAX_LEN,
-              .position = 1},
+            {REQUIRED("game_id", ARG_ROOM, ROOM_MAX_LEN, 1),
              {.name = "step", .type = ARG_INT, .min = 0, .max = REPLAY_STEP_MAX, .position = 2}},
     },
     {
@@ -197,12 +192,7 @@ static const command_t commands[CMD__COUNT] = {
         .id = CMD_PONG,
         .usage = "pong N",
         .summary = "answer the server's ping N at once: it measures your round trip",
-        .args = {{.name = "n",
-                  .type = ARG_INT,
-                  .flags = ARG_REQUIRED,
-                  .min = 1,
-                  .max = 1LL << 53,
-                  .position = 1}},
+        .args = {REQUIRED("n", ARG_INT, 1LL << 53, 1)},
     },
     {
         .name = "help",
@@ -243,13 +233,7 @@ static const command_t commands[CMD__COUNT] = {
         .id = CMD_LEADERBOARD,
         .usage = "leaderboard GAME [LIMIT] [OFFSET]",
         .summary = "the best rated of a game (default 20, at most 200); provisional ones apart",
-        .args = {REQUIRED_STRING("game", NAME_MAX_LEN, 1),
-                 {.name = "limit",
-                  .type = ARG_INT,
-                  .min = 1,
-                  .max = LEADERBOARD_PAGE_MAX,
-                  .position = 2},
-                 {.name = "offset", .type = ARG_INT, .min = 0, .max = 1000000, .position = 3}},
+        .args = {REQUIRED_STRING("game", NAME_MAX_LEN, 1), PAGE_ARGS(LEADERBOARD_PAGE_MAX, 2)},
     },
     {
         .name = "seek",
@@ -257,7 +241,7 @@ static const command_t commands[CMD__COUNT] = {
         .usage = "seek GAME [PLAYERS] [rated]",
         .summary = "wait for a table: the server seats players of close ratings together",
         .args = {REQUIRED_STRING("game", NAME_MAX_LEN, 1),
-                 {.name = "players", .type = ARG_INT, .min = 1, .max = PLAYERS_MAX, .position = 2},
+                 PLAYERS_ARG,
                  {.name = "rated", .type = ARG_BOOL, .flags = ARG_FLAG}},
     },
     {
@@ -271,12 +255,7 @@ static const command_t commands[CMD__COUNT] = {
         .id = CMD_ADMIN,
         .usage = "admin TOKEN",
         .summary = "become the operator (the token of tapisd --admin-token-file)",
-        .args = {{.name = "token",
-                  .type = ARG_STRING,
-                  .flags = ARG_REQUIRED,
-                  .min = 1,
-                  .max = 128,
-                  .position = 1}},
+        .args = {REQUIRED_STRING("token", 128, 1)},
     },
     {
         .name = "announce",
@@ -307,12 +286,7 @@ static const command_t commands[CMD__COUNT] = {
         .flags = CMD_F_ADMIN,
         .usage = "kick NAME",
         .summary = "close a player's connection and end their session (bots take the seats)",
-        .args = {{.name = "name",
-                  .type = ARG_STRING,
-                  .flags = ARG_REQUIRED,
-                  .min = 1,
-                  .max = NAME_MAX_LEN,
-                  .position = 1}},
+        .args = {REQUIRED_STRING("name", NAME_MAX_LEN, 1)},
     },
     {
         .name = "stats",

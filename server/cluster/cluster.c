@@ -685,7 +685,7 @@ json_t *cluster_session_rooms(server_t *srv, uint64_t sid)
 /* Start and stop                                                           */
 /* ------------------------------------------------------------------------ */
 
-void cluster_commit(server_t *srv)
+void cluster__commit(server_t *srv)
 {
     cluster_t *cl = srv->cluster;
     if (cl && cl->pending) cluster__drain(cl);

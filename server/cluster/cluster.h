@@ -7,10 +7,11 @@
  * shares sessions, names and tokens, and writes each room's journal to a
  * Redis stream. The stream is written in the same place as the store's
  * transaction: the commands of a scheduler turn go out in one pipeline
- * that cluster_commit() waits for BEFORE the turn's output is flushed, so
- * a state a client has seen is in Redis. When a node's heartbeat expires,
- * the others claim its rooms (one atomic claim each) and rebuild them by
- * replaying their streams through the core.
+ * that the sink's commit (durable_commit(), through cluster_durable) waits
+ * for BEFORE the turn's output is flushed, so a state a client has seen is
+ * in Redis. When a node's heartbeat expires, the others claim its rooms
+ * (one atomic claim each) and rebuild them by replaying their streams
+ * through the core.
  *
  * Redis is the cluster's memory, the nodes are its truth: when Redis comes
  * back empty, each node writes again what it holds. Every function here
@@ -46,8 +47,6 @@ int cluster_start(server_t *srv);
 void cluster_stop(server_t *srv);
 /* Free what is left once the loop ended. */
 void cluster_free(server_t *srv);
-/* Send the turn's commands and wait for Redis to take them (write-ahead). */
-void cluster_commit(server_t *srv);
 /*
  * What the cluster hands up and asks (main.c sets the lobby's, restore.h):
  * room(), a dead node's room as its record, to rebuild here (durable.h says

@@ -101,6 +101,9 @@ struct cluster {
 /* Between the files (cluster__ names are the cluster's own; cluster.c). */
 /* The cluster, or NULL without --redis or once the server is stopping. */
 cluster_t *cluster__of(const server_t *srv);
+/* The backend's commit: send the turn's commands and wait for Redis to take them
+   (write-ahead; durable_commit() alone calls it from outside, through cluster_durable). */
+void cluster__commit(server_t *srv);
 /* Read the replies of the pipeline. Returns 0, or -1 when Redis was lost. */
 int cluster__drain(cluster_t *cl);
 /* Queue a command for the turn's pipeline. */

@@ -497,7 +497,7 @@ void cluster__take_over(cluster_t *cl, const char *dead)
     cluster__drain(cl);
     log_notice("cluster: node %s is gone; %d of its %d rooms taken over here in %.0f ms", dead,
                taken, total, (double)(uv_hrtime() - t0) / 1e6);
-    cluster_commit(cl->srv);
+    cluster__commit(cl->srv);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -506,7 +506,7 @@ void cluster__take_over(cluster_t *cl, const char *dead)
 
 static int d_commit(void *srv)
 {
-    cluster_commit(srv);
+    cluster__commit(srv);
     return 0;
 }
 

@@ -419,7 +419,7 @@ int store_open(server_t *srv)
     return 0;
 }
 
-int store_commit(server_t *srv)
+int store__commit(server_t *srv)
 {
     store_t *st = srv->store;
     if (!st || !st->in_txn) return 0;
@@ -447,7 +447,7 @@ int store_commit(server_t *srv)
 void store_close(server_t *srv)
 {
     if (!srv->store) return;
-    store_commit(srv);
+    store__commit(srv);
     move_tail(srv->store);
     store_free(srv->store);
     srv->store = NULL;

@@ -7,8 +7,9 @@
  * game goes to its journal with its room time, and a restart rebuilds every
  * unfinished room by replaying it. Write-ahead: the writes of one scheduler
  * turn (or of one loop iteration's timers) go into one transaction that
- * store_commit() commits BEFORE the turn's output is flushed, so no client
- * ever sees a state that a crash could take back.
+ * the sink's commit (durable_commit(), through store_durable) commits
+ * BEFORE the turn's output is flushed, so no client ever sees a state that
+ * a crash could take back.
  *
  * With --db none there is no store (srv->store is NULL) and every function
  * here does nothing. Nothing is written once the server is stopping: the
@@ -39,8 +40,6 @@ extern const struct account_backend store_accounts_backend;
 int store_open(server_t *srv);
 /* Commit what is pending, then close (the end of main). */
 void store_close(server_t *srv);
-/* Commit the writes made since the last commit. Returns 0 or -1 (logged). */
-int store_commit(server_t *srv);
 
 /*
  * The restart is the sink's (durable_restore(), through the store's backend):

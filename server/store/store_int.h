@@ -53,7 +53,7 @@ struct store {
     server_t *srv;
     sqlite3 *db;
     sqlite3_stmt *stmt[S_COUNT];
-    bool in_txn;     /* BEGIN ran: store_commit() has work */
+    bool in_txn;     /* BEGIN ran: store__commit() has work */
     bool failed_txn; /* a write of this transaction failed (logged once) */
 
     sqlite3_stmt *tail_put[TAIL_PARTS];   /* INSERT INTO journal_tailK */
@@ -95,6 +95,9 @@ typedef struct room_row {
 } room_row_t;
 
 /* Between the files (store__ names are the store's own). */
+/* The backend's commit: commit the writes made since the last one (durable_commit() alone
+   calls it from outside, through store_durable). Returns 0 or -1 (logged). */
+int store__commit(server_t *srv);
 /* Open the turn's transaction if it is not open yet. False: nothing is written. */
 bool store__open_txn(store_t *st);
 void store__write_pending(store_t *st); /* the turn's journal entries (store_write.c) */

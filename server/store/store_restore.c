@@ -267,6 +267,6 @@ int store__restore(store_t *st, const durable_restore_hooks_t *h, int *sessions_
     tapis_free(recs);
     /* Sessions that sit nowhere any more are not worth holding. */
     *sessions_kept = h->done(h->ctx);
-    store_commit(srv);
+    store__commit(srv);
     return restored;
 }

@@ -266,7 +266,7 @@ static void seat(void *srv, const durable_room_t *r, int i, const durable_seat_t
 
 static int d_commit(void *srv)
 {
-    return store_commit(srv);
+    return store__commit(srv);
 }
 
 static json_t *d_history(void *srv, uint64_t viewer, bool all, int limit, long long offset,

@@ -18,7 +18,7 @@
 
 #include "json/json_plain.h"
 #include "json/json_text.h"
-#include "tests/json/xorshift.h"
+#include "tests/lib/xorshift.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 

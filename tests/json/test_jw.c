@@ -17,7 +17,7 @@
 
 #include "json/json_text.h"
 #include "json/jw.h"
-#include "tests/json/xorshift.h"
+#include "tests/lib/xorshift.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 

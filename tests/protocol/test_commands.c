@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "protocol/protocol.h"
+#include "tests/lib/xorshift.h"
 
 /* Parse a line; on PROTO_OK return the request object (new ref), else NULL with *code. */
 static json_t *request(const char *line, const char **code, char *message, size_t msize)
@@ -451,29 +452,21 @@ static void actions_render_as_words_and_parse_back(void **state)
     assert_null(inline_render_action(NULL));
 }
 
-static uint64_t rnd(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
-
 /* A random scalar or flat array, from values chosen to be awkward. */
 static json_t *random_value(uint64_t *x, int depth)
 {
     static const char *strs[] = {"Y3",   "",    "12",   "007", "-0",
                                  "true", "a b", "a,b",  "k=v", "caf\xc3\xa9",
                                  "{x",   ",",   "null", "-",   "R10"};
-    switch (rnd(x) % 7) {
-    case 0: return json_string(strs[rnd(x) % (sizeof(strs) / sizeof(strs[0]))]);
-    case 1: return json_integer((json_int_t)(rnd(x) % 2001) - 1000);
-    case 2: return json_boolean(rnd(x) % 2);
+    switch (xorshift_next(x) % 7) {
+    case 0: return json_string(strs[xorshift_next(x) % (sizeof(strs) / sizeof(strs[0]))]);
+    case 1: return json_integer((json_int_t)(xorshift_next(x) % 2001) - 1000);
+    case 2: return json_boolean(xorshift_next(x) % 2);
     case 3: return json_null();
     case 4: return json_real(0.5);
     default: {
         json_t *a = json_array();
-        int n = depth > 0 ? (int)(rnd(x) % 4) : 0;
+        int n = depth > 0 ? (int)(xorshift_next(x) % 4) : 0;
         for (int i = 0; i < n; i++)
             json_array_append_new(a, random_value(x, depth - 1));
         return a;
@@ -488,10 +481,10 @@ static void random_actions_round_trip(void **state)
     static const char *keys[] = {"card", "cards", "args", "seat", "room", "declare", "k=", ""};
     uint64_t x = 2463534242ULL;
     for (int i = 0; i < 5000; i++) {
-        json_t *action = json_pack("{s:s}", "type", types[rnd(&x) % 7]);
-        int n = (int)(rnd(&x) % 4);
+        json_t *action = json_pack("{s:s}", "type", types[xorshift_next(&x) % 7]);
+        int n = (int)(xorshift_next(&x) % 4);
         for (int k = 0; k < n; k++)
-            json_object_set_new(action, keys[rnd(&x) % 8], random_value(&x, 2));
+            json_object_set_new(action, keys[xorshift_next(&x) % 8], random_value(&x, 2));
         char *words = inline_render_action(action);
         assert_non_null(words);
         const char *code;

@@ -13,6 +13,8 @@
 #include <cmocka.h>
 
 #include "protocol/protocol.h"
+#include "tests/lib/case_group.h"
+#include "tests/lib/xorshift.h"
 
 /* Parse a line; return the result and leave the error code (or NULL) in *code. */
 static int parse(const char *line, size_t len, const char **code, char **reply)
@@ -392,14 +394,6 @@ static void utf8_validator_agrees_with_the_rules(void **state)
 
 /* --------------------------------------------------------------- random --- */
 
-static uint64_t rnd(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
-
 static void random_lines_always_get_one_line_reply(void **state)
 {
     (void)state;
@@ -411,15 +405,15 @@ static void random_lines_always_get_one_line_reply(void **state)
     char line[512];
     for (int i = 0; i < 20000; i++) {
         size_t n = 0;
-        int words = (int)(rnd(&x) % 24);
-        if (rnd(&x) % 2) n += (size_t)sprintf(line, "{\"cmd\":");
+        int words = (int)(xorshift_next(&x) % 24);
+        if (xorshift_next(&x) % 2) n += (size_t)sprintf(line, "{\"cmd\":");
         for (int w = 0; w < words; w++) {
-            const char *b = bits[rnd(&x) % (sizeof(bits) / sizeof(bits[0]))];
+            const char *b = bits[xorshift_next(&x) % (sizeof(bits) / sizeof(bits[0]))];
             size_t bl = strlen(b);
             memcpy(line + n, b, bl);
             n += bl;
         }
-        if (rnd(&x) % 8 == 0) line[n++] = '\0';
+        if (xorshift_next(&x) % 8 == 0) line[n++] = '\0';
         const char *code;
         char *reply;
         int r = parse(line, n, &code, &reply);
@@ -479,11 +473,6 @@ static void encode_ok_equals_the_built_reply(void **state)
 
 int main(void)
 {
-    enum { N = sizeof(catalogue) / sizeof(catalogue[0]) };
-    struct CMUnitTest rows[N];
-    for (size_t i = 0; i < N; i++)
-        rows[i] =
-            (struct CMUnitTest){catalogue[i].what, trouble_case, NULL, NULL, (void *)&catalogue[i]};
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(blank_lines_are_ignored),
         cmocka_unit_test(nesting_100000_deep_is_bad_json),
@@ -502,6 +491,6 @@ int main(void)
         cmocka_unit_test(utf8_validator_agrees_with_the_rules),
         cmocka_unit_test(random_lines_always_get_one_line_reply),
     };
-    int failed = cmocka_run_group_tests_name("malformed_input_catalogue", rows, NULL, NULL);
+    int failed = CASE_GROUP_RUN("malformed_input_catalogue", trouble_case, catalogue, what);
     return failed + cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,21 +13,24 @@
 #include <cmocka.h>
 
 #include "protocol/framing.h"
+#include "tests/lib/case_group.h"
 
-/* Take the next line and check it equals (s, n). */
-static void expect_line(frame_t *f, const char *s, size_t n)
+/* A line yielded (line, len) equals (s, n), and a NUL ends it. */
+static void line_is(const char *line, size_t len, const char *s, size_t n)
+{
+    if (len != n || memcmp(line, s, n) != 0)
+        fail_msg("line \"%.*s\" (%zu bytes), want \"%.*s\" (%zu bytes)", (int)len, line, len,
+                 (int)n, s, n);
+    assert_int_equal(line[len], '\0');
+}
+
+/* Take the next line and check it equals s. */
+static void expect_str(frame_t *f, const char *s)
 {
     const char *line;
     size_t len;
     assert_int_equal(frame_next(f, &line, &len), FRAME_LINE);
-    assert_int_equal(len, n);
-    assert_memory_equal(line, s, n);
-    assert_int_equal(line[len], '\0');
-}
-
-static void expect_str(frame_t *f, const char *s)
-{
-    expect_line(f, s, strlen(s));
+    line_is(line, len, s, strlen(s));
 }
 
 static void expect_none(frame_t *f)
@@ -42,72 +45,121 @@ static void feed_str(frame_t *f, const char *s)
     assert_int_equal(frame_feed(f, s, strlen(s)), 0);
 }
 
-/* Fed `in` in one read, a splitter of max_line (0: the default) yields the
-   lines listed (up to NULL), then needs more. */
-static void splits_into(size_t max_line, const char *in, ...)
+/* ------------------------------------------------------- the split cases --- */
+
+/*
+ * A splitter of max_line (0: the default) is fed `in`, `read` bytes at a
+ * time (0: in one read); after each read it yields every line it holds, and
+ * the lines yielded are, in order, those of `out` (each ended by '\n'). Then
+ * it needs more and holds nothing, or (too_long) the next line is too long,
+ * once, and the stream is dead. BYTES() gives a literal and its length, NUL
+ * bytes included.
+ */
+typedef struct split_case {
+    const char *name;
+    size_t max_line;
+    const char *in;
+    size_t in_len;
+    size_t read;
+    const char *out;
+    size_t out_len;
+    bool too_long;
+} split_case_t;
+
+#define BYTES(s) (s), sizeof(s) - 1
+
+static const split_case_t split_cases[] = {
+    /* splitting */
+    {"line_split_one_byte_at_a_time", 0, BYTES("{\"cmd\":\"ping\"}\nhello alice\r\n"), 1,
+     BYTES("{\"cmd\":\"ping\"}\nhello alice\n"), false},
+    /* only one CR belongs to the terminator */
+    {"crlf_and_lf_both_end_a_line", 0, BYTES("a\r\nb\nc\r\r\n"), 0, BYTES("a\nb\nc\r\n"), false},
+    {"bare_cr_is_data_not_a_terminator", 0, BYTES("ping\rpong\n"), 9, BYTES("ping\rpong\n"), false},
+    {"nul_bytes_are_kept_inside_the_line", 0, BYTES("pi\0ng\n"), 0, BYTES("pi\0ng\n"), false},
+    {"empty_and_blank_lines_are_yielded", 0, BYTES("\n\r\n  \t\n"), 0, BYTES("\n\n  \t\n"), false},
+    /* limits */
+    {"line_at_the_limit_is_accepted", 8, BYTES("12345678\n12345678\r\n"), 0,
+     BYTES("12345678\n12345678\n"), false},
+    {"line_one_over_the_limit_is_too_long (LF)", 8, BYTES("123456789\n"), 0, BYTES(""), true},
+    {"line_one_over_the_limit_is_too_long (CRLF)", 8, BYTES("123456789\r\n"), 0, BYTES(""), true},
+    {"line_one_over_the_limit_is_too_long (no end yet)", 8, BYTES("123456789"), 0, BYTES(""), true},
+    {"line_one_over_the_limit_is_too_long (not a CR)", 8, BYTES("12345678x"), 0, BYTES(""), true},
+    /* a CR at the limit could still be "\r\n": it waits for the next read */
+    {"cr_at_the_limit_waits_for_its_newline", 8, BYTES("12345678\r\n"), 9, BYTES("12345678\n"),
+     false},
+    {"lines_before_a_too_long_one_come_first", 4, BYTES("a\nbb\nccccccccc\nd\n"), 0,
+     BYTES("a\nbb\n"), true},
+    /* telnet */
+    {"telnet_negotiation_is_removed", 0,
+     BYTES("\xff\xfb\x01" /* IAC WILL ECHO */
+           "p"
+           "\xff\xfd\x03" /* IAC DO SGA */
+           "i"
+           "\xff\xfa\x18\x00"
+           "xterm"
+           "\xff\xf0" /* IAC SB TTYPE ... IAC SE */
+           "n"
+           "\xff\xf1" /* IAC NOP */
+           "g"
+           "\xff\xfc\x01" /* IAC WONT ECHO */
+           "\r\n"),
+     0, BYTES("ping\n"), false},
+    {"telnet_sequences_split_across_reads", 0,
+     BYTES("s"
+           "\xff\xfa\x1f\xff\xff\x00\x50\xff\xf0"
+           "a"
+           "\xff\xfe\x01"
+           "y"
+           "\xff\xf4"
+           "\n"),
+     1, BYTES("say\n"), false},
+    {"telnet_iac_iac_is_a_literal_255", 0,
+     BYTES("a\xff\xff"
+           "b\n"),
+     0,
+     BYTES("a\xff"
+           "b\n"),
+     false},
+    {"telnet_bytes_do_not_count_toward_the_limit", 4,
+     BYTES("ab\xff\xfb\x01\xff\xfd\x03"
+           "cd\n"),
+     0, BYTES("abcd\n"), false},
+};
+
+static void splits_as_listed(void **state)
 {
+    const split_case_t *c = *state;
     frame_t f;
-    frame_init(&f, max_line);
-    feed_str(&f, in);
-    va_list ap;
-    va_start(ap, in);
-    for (const char *want; (want = va_arg(ap, const char *));)
-        expect_str(&f, want);
-    va_end(ap);
-    expect_none(&f);
+    frame_init(&f, c->max_line);
+    const char *want = c->out, *out_end = c->out + c->out_len;
+    size_t step = c->read ? c->read : c->in_len;
+    int r = FRAME_NEED_MORE;
+    for (size_t at = 0; at < c->in_len && r != FRAME_TOO_LONG; at += step) {
+        size_t n = step < c->in_len - at ? step : c->in_len - at;
+        assert_int_equal(frame_feed(&f, c->in + at, n), 0);
+        const char *line;
+        size_t len;
+        while ((r = frame_next(&f, &line, &len)) == FRAME_LINE) {
+            const char *nl = memchr(want, '\n', (size_t)(out_end - want));
+            if (!nl) fail_msg("a line more than listed, after byte %zu", at + n);
+            line_is(line, len, want, (size_t)(nl - want));
+            want = nl + 1;
+        }
+    }
+    if (want != out_end)
+        fail_msg("%zu bytes of the lines listed never came", (size_t)(out_end - want));
+    if (c->too_long) {
+        assert_int_equal(r, FRAME_TOO_LONG);
+        expect_none(&f);
+        assert_true(frame_is_dead(&f));
+    } else {
+        assert_int_equal(r, FRAME_NEED_MORE);
+        assert_int_equal(frame_buffered(&f), 0);
+    }
     frame_free(&f);
 }
 
 /* ------------------------------------------------------------- splitting --- */
-
-static void line_split_one_byte_at_a_time(void **state)
-{
-    (void)state;
-    frame_t f;
-    frame_init(&f, 0);
-    const char *in = "{\"cmd\":\"ping\"}\nhello alice\r\n";
-    for (const char *p = in; *p; p++) {
-        assert_int_equal(frame_feed(&f, p, 1), 0);
-        if (p[0] != '\n')
-            expect_none(&f);
-        else if (p - in < 16)
-            expect_str(&f, "{\"cmd\":\"ping\"}");
-        else
-            expect_str(&f, "hello alice");
-    }
-    expect_none(&f);
-    assert_int_equal(frame_buffered(&f), 0);
-    frame_free(&f);
-}
-
-static void crlf_and_lf_both_end_a_line(void **state)
-{
-    (void)state;
-    /* only one CR belongs to the terminator */
-    splits_into(0, "a\r\nb\nc\r\r\n", "a", "b", "c\r", NULL);
-}
-
-static void bare_cr_is_data_not_a_terminator(void **state)
-{
-    (void)state;
-    frame_t f;
-    frame_init(&f, 0);
-    feed_str(&f, "ping\rpong");
-    expect_none(&f);
-    feed_str(&f, "\n");
-    expect_str(&f, "ping\rpong");
-    frame_free(&f);
-}
-
-static void nul_bytes_are_kept_inside_the_line(void **state)
-{
-    (void)state;
-    frame_t f;
-    frame_init(&f, 0);
-    assert_int_equal(frame_feed(&f, "pi\0ng\n", 6), 0);
-    expect_line(&f, "pi\0ng", 5);
-    frame_free(&f);
-}
 
 static void many_lines_in_one_read(void **state)
 {
@@ -126,12 +178,6 @@ static void many_lines_in_one_read(void **state)
     }
     expect_none(&f);
     frame_free(&f);
-}
-
-static void empty_and_blank_lines_are_yielded(void **state)
-{
-    (void)state;
-    splits_into(0, "\n\r\n  \t\n", "", "", "  \t", NULL);
 }
 
 static void pull_some_lines_then_continue_later(void **state)
@@ -165,41 +211,6 @@ static void default_limit_is_8192(void **state)
     frame_init(&f, 0);
     assert_int_equal(f.max_line, FRAME_DEFAULT_MAX_LINE);
     assert_int_equal(FRAME_DEFAULT_MAX_LINE, 8192);
-    frame_free(&f);
-}
-
-static void line_at_the_limit_is_accepted(void **state)
-{
-    (void)state;
-    splits_into(8, "12345678\n12345678\r\n", "12345678", "12345678", NULL);
-}
-
-static void line_one_over_the_limit_is_too_long(void **state)
-{
-    (void)state;
-    const char *cases[] = {"123456789\n", "123456789\r\n", "123456789", "12345678x"};
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        frame_t f;
-        const char *line;
-        size_t len;
-        frame_init(&f, 8);
-        feed_str(&f, cases[i]);
-        assert_int_equal(frame_next(&f, &line, &len), FRAME_TOO_LONG);
-        assert_int_equal(frame_next(&f, &line, &len), FRAME_NEED_MORE);
-        assert_true(frame_is_dead(&f));
-        frame_free(&f);
-    }
-}
-
-static void cr_at_the_limit_waits_for_its_newline(void **state)
-{
-    (void)state;
-    frame_t f;
-    frame_init(&f, 8);
-    feed_str(&f, "12345678\r");
-    expect_none(&f); /* could still be "\r\n" */
-    feed_str(&f, "\n");
-    expect_str(&f, "12345678");
     frame_free(&f);
 }
 
@@ -238,84 +249,7 @@ static void mebibyte_line_is_too_long_exactly_once(void **state)
     frame_free(&f);
 }
 
-static void lines_before_a_too_long_one_come_first(void **state)
-{
-    (void)state;
-    frame_t f;
-    const char *line;
-    size_t len;
-    frame_init(&f, 4);
-    feed_str(&f, "a\nbb\nccccccccc\nd\n");
-    expect_str(&f, "a");
-    expect_str(&f, "bb");
-    assert_int_equal(frame_next(&f, &line, &len), FRAME_TOO_LONG);
-    expect_none(&f);
-    frame_free(&f);
-}
-
 /* ---------------------------------------------------------------- telnet --- */
-
-static void telnet_negotiation_is_removed(void **state)
-{
-    (void)state;
-    frame_t f;
-    frame_init(&f, 0);
-    const unsigned char in[] = {255,  251, 1,      /* IAC WILL ECHO */
-                                'p',  255, 253, 3, /* IAC DO SGA */
-                                'i',  255, 250, 24,  0,   'x',
-                                't',  'e', 'r', 'm', 255, 240, /* IAC SB TTYPE ... IAC SE */
-                                'n',  255, 241,                /* IAC NOP */
-                                'g',  255, 252, 1,             /* IAC WONT ECHO */
-                                '\r', '\n'};
-    assert_int_equal(frame_feed(&f, (const char *)in, sizeof(in)), 0);
-    expect_str(&f, "ping");
-    expect_none(&f);
-    frame_free(&f);
-}
-
-static void telnet_sequences_split_across_reads(void **state)
-{
-    (void)state;
-    frame_t f;
-    frame_init(&f, 0);
-    const unsigned char in[] = {'s', 255, 250, 31,  255, 255, 0,   80,  255,
-                                240, 'a', 255, 254, 1,   'y', 255, 244, '\n'};
-    for (size_t i = 0; i < sizeof(in); i++)
-        assert_int_equal(frame_feed(&f, (const char *)in + i, 1), 0);
-    expect_str(&f, "say");
-    frame_free(&f);
-}
-
-static void telnet_iac_iac_is_a_literal_255(void **state)
-{
-    (void)state;
-    frame_t f;
-    frame_init(&f, 0);
-    assert_int_equal(frame_feed(&f,
-                                "a\xff\xff"
-                                "b\n",
-                                5),
-                     0);
-    expect_line(&f,
-                "a\xff"
-                "b",
-                3);
-    frame_free(&f);
-}
-
-static void telnet_bytes_do_not_count_toward_the_limit(void **state)
-{
-    (void)state;
-    frame_t f;
-    frame_init(&f, 4);
-    assert_int_equal(frame_feed(&f,
-                                "ab\xff\xfb\x01\xff\xfd\x03"
-                                "cd\n",
-                                11),
-                     0);
-    expect_str(&f, "abcd");
-    frame_free(&f);
-}
 
 /* ------------------------------------------------------------------ http --- */
 
@@ -338,24 +272,12 @@ static void http_request_lines_are_detected(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(line_split_one_byte_at_a_time),
-        cmocka_unit_test(crlf_and_lf_both_end_a_line),
-        cmocka_unit_test(bare_cr_is_data_not_a_terminator),
-        cmocka_unit_test(nul_bytes_are_kept_inside_the_line),
         cmocka_unit_test(many_lines_in_one_read),
-        cmocka_unit_test(empty_and_blank_lines_are_yielded),
         cmocka_unit_test(pull_some_lines_then_continue_later),
         cmocka_unit_test(default_limit_is_8192),
-        cmocka_unit_test(line_at_the_limit_is_accepted),
-        cmocka_unit_test(line_one_over_the_limit_is_too_long),
-        cmocka_unit_test(cr_at_the_limit_waits_for_its_newline),
         cmocka_unit_test(mebibyte_line_is_too_long_exactly_once),
-        cmocka_unit_test(lines_before_a_too_long_one_come_first),
-        cmocka_unit_test(telnet_negotiation_is_removed),
-        cmocka_unit_test(telnet_sequences_split_across_reads),
-        cmocka_unit_test(telnet_iac_iac_is_a_literal_255),
-        cmocka_unit_test(telnet_bytes_do_not_count_toward_the_limit),
         cmocka_unit_test(http_request_lines_are_detected),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = CASE_GROUP_RUN("split_cases", splits_as_listed, split_cases, name);
+    return failed + cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,15 +4,14 @@
 
 #include <stdint.h>
 
+#include "tests/lib/xorshift.h"
+
 static uint64_t rng = 0x853c49e6748fea9bull;
 
 /* The next number in [0, n): the same sequence at every run. */
 static unsigned below(unsigned n)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng % n);
+    return xorshift_below(&rng, n);
 }
 
 #endif
