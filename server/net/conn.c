@@ -339,7 +339,8 @@ static int write_out(conn_t *c)
  */
 static int conn_flush(conn_t *c, uint64_t now_us)
 {
-    rtt_ping_due(c, now_us); /* (while c is on the flush list: the ping joins this write) */
+    if (c->ping_check_us <= now_us) /* (on the flush list still: the ping joins this write) */
+        rtt_ping_due(c, now_us);
     flush_remove(c);
     if (c->state != CONN_OPEN && c->state != CONN_FLUSHING) {
         buf_reset(&c->out);

@@ -70,7 +70,9 @@ struct conn {
     buf_t out;          /* output not yet handed to the kernel or libuv (see conn.c) */
     size_t out_pending; /* bytes handed to libuv and not yet written */
     queue_t flush_node; /* in srv->flushing while `out` waits (else unlinked) */
-    rtt_t rtt;          /* its round trip and the state events written to it (rtt.h) */
+    /* When its ping may be due (0: at once; rtt.c): read at each flush, so beside `out`. */
+    uint64_t ping_check_us;
+    rtt_t rtt; /* its round trip and the state events written to it (rtt.h) */
     struct {
         uint64_t end;     /* stream position (frame_t.fed) after this read */
         uint64_t us;      /* when it was read */
@@ -93,9 +95,8 @@ struct conn {
     bool relayed;   /* a node's link (hello "via"): idles as long as its client */
     bool via_proxy; /* from a --trusted-proxy: counted per address once it names its client */
     bool admitted;  /* ...and that was done (conn__admit_client()) */
-    queue_t ping_node;      /* in srv->pinging (rtt.c) */
-    uint64_t ping_check_us; /* when rtt_ping_all() looks at it next (0: at the next tick) */
-    queue_t node;           /* in srv->conns */
+    queue_t ping_node; /* in srv->pinging (rtt.c) */
+    queue_t node;      /* in srv->conns */
 };
 
 /*
