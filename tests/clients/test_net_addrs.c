@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "clients/net.h"
+#include "tests/lib/test_main.h"
 
 static void one_address_and_its_defaults(void **state)
 {
@@ -110,13 +111,5 @@ static void open_any_goes_on_to_the_next_node(void **state)
     frame_free(&c.frame);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(one_address_and_its_defaults),
-        cmocka_unit_test(a_clusters_list),
-        cmocka_unit_test(what_is_refused),
-        cmocka_unit_test(open_any_goes_on_to_the_next_node),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(one_address_and_its_defaults), cmocka_unit_test(a_clusters_list),
+          cmocka_unit_test(what_is_refused), cmocka_unit_test(open_any_goes_on_to_the_next_node))

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "clients/safe_text.h"
+#include "tests/lib/test_main.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
@@ -330,27 +331,21 @@ static void json_writer_is_safe_even_on_text_that_is_not_json(void **state)
     free(got);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(printable_ascii_passes_unchanged),
-        cmocka_unit_test(accents_cjk_and_emoji_pass_unchanged),
-        cmocka_unit_test(c0_controls_are_escaped_as_hex_bytes),
-        cmocka_unit_test(nul_inside_a_counted_string_is_escaped),
-        cmocka_unit_test(del_is_escaped),
-        cmocka_unit_test(c1_controls_are_escaped_as_code_points),
-        cmocka_unit_test(bidi_controls_are_escaped),
-        cmocka_unit_test(invisible_format_and_separator_characters_are_escaped),
-        cmocka_unit_test(invalid_utf8_is_escaped_byte_by_byte),
-        cmocka_unit_test(hostile_strings_come_out_terminal_safe),
-        cmocka_unit_test(a_long_string_is_cut_with_dots_and_never_overflows),
-        cmocka_unit_test(a_cut_never_splits_an_escape_or_a_character),
-        cmocka_unit_test(tiny_buffers_are_still_terminated),
-        cmocka_unit_test(safe_text_shows_null_as_a_question_mark),
-        cmocka_unit_test(lines_keep_lf_and_escape_every_other_control),
-        cmocka_unit_test(json_stays_the_same_json_without_raw_controls),
-        cmocka_unit_test(json_of_a_jansson_dump_is_terminal_safe),
-        cmocka_unit_test(json_writer_is_safe_even_on_text_that_is_not_json),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(printable_ascii_passes_unchanged),
+          cmocka_unit_test(accents_cjk_and_emoji_pass_unchanged),
+          cmocka_unit_test(c0_controls_are_escaped_as_hex_bytes),
+          cmocka_unit_test(nul_inside_a_counted_string_is_escaped),
+          cmocka_unit_test(del_is_escaped),
+          cmocka_unit_test(c1_controls_are_escaped_as_code_points),
+          cmocka_unit_test(bidi_controls_are_escaped),
+          cmocka_unit_test(invisible_format_and_separator_characters_are_escaped),
+          cmocka_unit_test(invalid_utf8_is_escaped_byte_by_byte),
+          cmocka_unit_test(hostile_strings_come_out_terminal_safe),
+          cmocka_unit_test(a_long_string_is_cut_with_dots_and_never_overflows),
+          cmocka_unit_test(a_cut_never_splits_an_escape_or_a_character),
+          cmocka_unit_test(tiny_buffers_are_still_terminated),
+          cmocka_unit_test(safe_text_shows_null_as_a_question_mark),
+          cmocka_unit_test(lines_keep_lf_and_escape_every_other_control),
+          cmocka_unit_test(json_stays_the_same_json_without_raw_controls),
+          cmocka_unit_test(json_of_a_jansson_dump_is_terminal_safe),
+          cmocka_unit_test(json_writer_is_safe_even_on_text_that_is_not_json))

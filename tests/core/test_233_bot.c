@@ -16,6 +16,7 @@
 #include "core/233/g233.h"
 
 #include "tests/core/game_test.h"
+#include "tests/lib/test_main.h"
 
 /* A table with a plain deal (the first such seed from 7 up): hands start clean. */
 static g233_t *table(int seats)
@@ -165,12 +166,6 @@ static void bot_picks_only_legal_actions_over_random_games(void **state)
         }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(bot_answers_each_position_of_the_catalogue),
-        cmocka_unit_test(bot_never_breaks_a_sequence_or_a_double),
-        cmocka_unit_test(bot_picks_only_legal_actions_over_random_games),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(bot_answers_each_position_of_the_catalogue),
+          cmocka_unit_test(bot_never_breaks_a_sequence_or_a_double),
+          cmocka_unit_test(bot_picks_only_legal_actions_over_random_games))

@@ -22,6 +22,7 @@
 #include "core/233/score.h"
 #include "tests/core/game_test.h"
 #include "core/rng.h"
+#include "tests/lib/test_main.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
@@ -918,51 +919,42 @@ static void combo_matches_brute_force_on_random_and_near_winning_hands(void **st
         assert_true(found[c] > 1000);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(points_follow_the_seed_table),
-        cmocka_unit_test(double_needs_symbols_not_numbers),
-        cmocka_unit_test(two_jokers_form_a_double),
-        cmocka_unit_test(lone_cards_take_the_jokers_they_need),
-        cmocka_unit_test(joker_completes_triple_or_square),
-        cmocka_unit_test(joker_fills_gap_in_sequence),
-        cmocka_unit_test(sequence_does_not_wrap),
-        cmocka_unit_test(numbers_group_only_within_one_colour),
-        cmocka_unit_test(group_check_rejects_special_cards_and_wrong_sizes),
-        cmocka_unit_test(best_grouping_prefers_square_over_triple_plus_leftover),
-        cmocka_unit_test(best_grouping_cuts_runs_into_sequences),
-        cmocka_unit_test(leaving_cards_and_jokers_unused_is_allowed),
-        cmocka_unit_test(joker_goes_where_it_scores_most),
-        cmocka_unit_test(several_jokers_complete_several_groups),
-        cmocka_unit_test(best_groups_are_reported),
-        SEED_EXAMPLE(seed_example_233_scores_50, "red red Y1 Y2 Y3 B5 B5 B5", G233_COMBO_233, 50),
-        SEED_EXAMPLE(seed_example_234_scores_60, "pink pink G4 G5 G6 Y8 Y8 Y8 Y8", G233_COMBO_234,
-                     60),
-        SEED_EXAMPLE(seed_example_244_scores_70,
-                     "orange orange B2 B2 B2 B2 purple purple purple purple", G233_COMBO_244, 70),
-        SEED_EXAMPLE(seed_example_super_sequence_scores_70, "G1 G2 G3 G4 G5 G6 G7 G8",
-                     G233_COMBO_SUPER, 70),
-        SEED_EXAMPLE(seed_example_rainbow_scores_100, "red pink purple orange Y3 B7 G1 reverse",
-                     G233_COMBO_RAINBOW, 100),
-        cmocka_unit_test(rainbow_gift_counts_only_when_last_drawn),
-        cmocka_unit_test(rainbow_stop_counts_only_when_last_drawn),
-        cmocka_unit_test(rainbow_needs_one_card_per_slot),
-        cmocka_unit_test(rainbow_joker_stands_for_special_symbol_or_colour),
-        cmocka_unit_test(hand_with_stop_forms_no_233),
-        cmocka_unit_test(combination_uses_every_card_and_a_symbol_double),
-        cmocka_unit_test(jokers_complete_combinations),
-        cmocka_unit_test(combo_with_locked_triple),
-        cmocka_unit_test(combo_with_locked_square_is_234),
-        cmocka_unit_test(combo_with_two_locked_squares_is_244),
-        cmocka_unit_test(locked_melds_must_match_the_combination),
-        cmocka_unit_test(super_sequence_takes_jokers_and_locked_sequences),
-        cmocka_unit_test(super_sequence_needs_one_colour_and_beats_233),
-        cmocka_unit_test(declarer_scores_the_fixed_total_not_a_regrouping),
-        cmocka_unit_test(round_points_without_combination_are_the_best_grouping),
-        cmocka_unit_test(best_grouping_matches_brute_force_on_100000_deck_hands),
-        cmocka_unit_test(best_grouping_matches_brute_force_on_dense_hands),
-        cmocka_unit_test(combo_matches_brute_force_on_random_and_near_winning_hands),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+    cmocka_unit_test(points_follow_the_seed_table),
+    cmocka_unit_test(double_needs_symbols_not_numbers), cmocka_unit_test(two_jokers_form_a_double),
+    cmocka_unit_test(lone_cards_take_the_jokers_they_need),
+    cmocka_unit_test(joker_completes_triple_or_square),
+    cmocka_unit_test(joker_fills_gap_in_sequence), cmocka_unit_test(sequence_does_not_wrap),
+    cmocka_unit_test(numbers_group_only_within_one_colour),
+    cmocka_unit_test(group_check_rejects_special_cards_and_wrong_sizes),
+    cmocka_unit_test(best_grouping_prefers_square_over_triple_plus_leftover),
+    cmocka_unit_test(best_grouping_cuts_runs_into_sequences),
+    cmocka_unit_test(leaving_cards_and_jokers_unused_is_allowed),
+    cmocka_unit_test(joker_goes_where_it_scores_most),
+    cmocka_unit_test(several_jokers_complete_several_groups),
+    cmocka_unit_test(best_groups_are_reported),
+    SEED_EXAMPLE(seed_example_233_scores_50, "red red Y1 Y2 Y3 B5 B5 B5", G233_COMBO_233, 50),
+    SEED_EXAMPLE(seed_example_234_scores_60, "pink pink G4 G5 G6 Y8 Y8 Y8 Y8", G233_COMBO_234, 60),
+    SEED_EXAMPLE(seed_example_244_scores_70,
+                 "orange orange B2 B2 B2 B2 purple purple purple purple", G233_COMBO_244, 70),
+    SEED_EXAMPLE(seed_example_super_sequence_scores_70, "G1 G2 G3 G4 G5 G6 G7 G8", G233_COMBO_SUPER,
+                 70),
+    SEED_EXAMPLE(seed_example_rainbow_scores_100, "red pink purple orange Y3 B7 G1 reverse",
+                 G233_COMBO_RAINBOW, 100),
+    cmocka_unit_test(rainbow_gift_counts_only_when_last_drawn),
+    cmocka_unit_test(rainbow_stop_counts_only_when_last_drawn),
+    cmocka_unit_test(rainbow_needs_one_card_per_slot),
+    cmocka_unit_test(rainbow_joker_stands_for_special_symbol_or_colour),
+    cmocka_unit_test(hand_with_stop_forms_no_233),
+    cmocka_unit_test(combination_uses_every_card_and_a_symbol_double),
+    cmocka_unit_test(jokers_complete_combinations), cmocka_unit_test(combo_with_locked_triple),
+    cmocka_unit_test(combo_with_locked_square_is_234),
+    cmocka_unit_test(combo_with_two_locked_squares_is_244),
+    cmocka_unit_test(locked_melds_must_match_the_combination),
+    cmocka_unit_test(super_sequence_takes_jokers_and_locked_sequences),
+    cmocka_unit_test(super_sequence_needs_one_colour_and_beats_233),
+    cmocka_unit_test(declarer_scores_the_fixed_total_not_a_regrouping),
+    cmocka_unit_test(round_points_without_combination_are_the_best_grouping),
+    cmocka_unit_test(best_grouping_matches_brute_force_on_100000_deck_hands),
+    cmocka_unit_test(best_grouping_matches_brute_force_on_dense_hands),
+    cmocka_unit_test(combo_matches_brute_force_on_random_and_near_winning_hands))

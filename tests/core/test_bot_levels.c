@@ -24,6 +24,7 @@
 #include "core/slap/internal.h"
 #include "tests/core/conformance_util.h"
 #include "tests/lib/playout.h"
+#include "tests/lib/test_main.h"
 
 typedef struct {
     const game_desc_t *d; /* its search: the kit's levels, its from_view */
@@ -524,18 +525,12 @@ static void aspoint3_exact_means_are_what_hard_plays(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(hard_budget_is_read_from_the_strategy),
-        cmocka_unit_test(easy_plays_greedy_one_move_in_three),
-        cmocka_unit_test(from_view_gives_the_view_back),
-        cmocka_unit_test(seqnum_playouts_play_the_greedy_bot),
-        cmocka_unit_test(seqnum_drawn_hands_explain_the_last_play),
-        cmocka_unit_test(levels_choose_legal_actions_from_the_view_alone),
-        cmocka_unit_test(aspoint3_picker_draws_fit_the_starter_choice),
-        cmocka_unit_test(aspoint3_hard_picks_better_than_greedy),
-        cmocka_unit_test(aspoint3_exact_means_are_what_hard_plays),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(hard_budget_is_read_from_the_strategy),
+          cmocka_unit_test(easy_plays_greedy_one_move_in_three),
+          cmocka_unit_test(from_view_gives_the_view_back),
+          cmocka_unit_test(seqnum_playouts_play_the_greedy_bot),
+          cmocka_unit_test(seqnum_drawn_hands_explain_the_last_play),
+          cmocka_unit_test(levels_choose_legal_actions_from_the_view_alone),
+          cmocka_unit_test(aspoint3_picker_draws_fit_the_starter_choice),
+          cmocka_unit_test(aspoint3_hard_picks_better_than_greedy),
+          cmocka_unit_test(aspoint3_exact_means_are_what_hard_plays))

@@ -16,6 +16,7 @@
 #include "core/deal.h"
 #include "core/game.h"
 #include "core/journal.h"
+#include "tests/lib/test_main.h"
 
 static void fill(uint8_t *b, int n, int mul, int add)
 {
@@ -276,17 +277,8 @@ static void a_record_gives_its_deal(void **state)
     json_decref(rec);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(the_stream_is_libsodiums_chacha20),
-        cmocka_unit_test(the_key_is_the_keyed_blake2b_of_the_message),
-        cmocka_unit_test(hex_goes_both_ways),
-        cmocka_unit_test(below_rejects_the_top_remainder),
-        cmocka_unit_test(a_seed_is_short_plain_text),
-        cmocka_unit_test(the_deal_fixes_the_game),
-        cmocka_unit_test(seed_entries_deal_again),
-        cmocka_unit_test(a_record_gives_its_deal),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(the_stream_is_libsodiums_chacha20),
+          cmocka_unit_test(the_key_is_the_keyed_blake2b_of_the_message),
+          cmocka_unit_test(hex_goes_both_ways), cmocka_unit_test(below_rejects_the_top_remainder),
+          cmocka_unit_test(a_seed_is_short_plain_text), cmocka_unit_test(the_deal_fixes_the_game),
+          cmocka_unit_test(seed_entries_deal_again), cmocka_unit_test(a_record_gives_its_deal))

@@ -13,6 +13,7 @@
 
 #include "core/game.h"
 #include "json/json_text.h"
+#include "tests/lib/test_main.h"
 
 extern const game_desc_t g233_desc, aspoint3_desc, seqnum_desc, slap_desc;
 
@@ -335,19 +336,13 @@ static void names_are_found_in_any_case(void **state)
     assert_int_equal(game_name_index(NULL, names, 6), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(default_options_are_those_of_before_the_table),
-        cmocka_unit_test(options_json_advertises_types_ranges_and_choices),
-        cmocka_unit_test(bad_options_name_the_option_and_what_it_accepts),
-        cmocka_unit_test(a_game_without_timers_has_no_deadline_and_ticks_nothing),
-        cmocka_unit_test(the_default_action_is_the_first_bot_levels_choice),
-        cmocka_unit_test(the_random_bot_draws_uniformly_from_legal),
-        cmocka_unit_test(winners_json_lists_the_seats_of_the_mask),
-        cmocka_unit_test(a_held_log_never_sees_later_entries),
-        cmocka_unit_test(a_logs_text_is_its_entries_encoded),
-        cmocka_unit_test(names_are_found_in_any_case),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(default_options_are_those_of_before_the_table),
+          cmocka_unit_test(options_json_advertises_types_ranges_and_choices),
+          cmocka_unit_test(bad_options_name_the_option_and_what_it_accepts),
+          cmocka_unit_test(a_game_without_timers_has_no_deadline_and_ticks_nothing),
+          cmocka_unit_test(the_default_action_is_the_first_bot_levels_choice),
+          cmocka_unit_test(the_random_bot_draws_uniformly_from_legal),
+          cmocka_unit_test(winners_json_lists_the_seats_of_the_mask),
+          cmocka_unit_test(a_held_log_never_sees_later_entries),
+          cmocka_unit_test(a_logs_text_is_its_entries_encoded),
+          cmocka_unit_test(names_are_found_in_any_case))

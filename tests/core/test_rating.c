@@ -19,6 +19,7 @@
 
 #include "core/rating.h"
 #include "core/rng.h"
+#include "tests/lib/test_main.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -287,19 +288,13 @@ static void bad_input_changes_nothing(void **state)
     assert_int_equal(rating_update(NULL, 2, big, (int[]){1, 2}, many), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(two_teams_of_two_match_the_known_answer),
-        cmocka_unit_test(four_new_players_ranked_match_the_known_answer),
-        cmocka_unit_test(a_new_player_is_shown_zero),
-        cmocka_unit_test(the_order_of_the_sides_does_not_matter),
-        cmocka_unit_test(only_the_order_of_the_ranks_matters),
-        cmocka_unit_test(equal_players_who_tie_keep_their_mu),
-        cmocka_unit_test(a_tie_sits_between_a_win_and_a_loss),
-        cmocka_unit_test(the_first_gains_and_the_last_loses),
-        cmocka_unit_test(ratings_far_apart_stay_finite),
-        cmocka_unit_test(bad_input_changes_nothing),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(two_teams_of_two_match_the_known_answer),
+          cmocka_unit_test(four_new_players_ranked_match_the_known_answer),
+          cmocka_unit_test(a_new_player_is_shown_zero),
+          cmocka_unit_test(the_order_of_the_sides_does_not_matter),
+          cmocka_unit_test(only_the_order_of_the_ranks_matters),
+          cmocka_unit_test(equal_players_who_tie_keep_their_mu),
+          cmocka_unit_test(a_tie_sits_between_a_win_and_a_loss),
+          cmocka_unit_test(the_first_gains_and_the_last_loses),
+          cmocka_unit_test(ratings_far_apart_stay_finite),
+          cmocka_unit_test(bad_input_changes_nothing))

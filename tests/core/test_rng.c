@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "core/rng.h"
+#include "tests/lib/test_main.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -285,21 +286,13 @@ static void shuffle_places_cards_uniformly(void **state)
                 fail_msg("card %d at position %d %d times", c ? 51 : 0, pos, at[c][pos]);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(seeding_and_next_match_the_known_answers),
-        cmocka_unit_test(below_matches_the_known_answers),
-        cmocka_unit_test(shuffle_matches_the_known_answer),
-        cmocka_unit_test(below_one_is_always_zero),
-        cmocka_unit_test(below_never_reaches_n),
-        cmocka_unit_test(below_covers_every_value_for_small_n),
-        cmocka_unit_test(below_is_roughly_uniform),
-        cmocka_unit_test(below_has_no_modulo_bias),
-        cmocka_unit_test(shuffle_is_a_permutation),
-        cmocka_unit_test(shuffle_is_determined_by_the_seed),
-        cmocka_unit_test(shuffle_gives_every_order_of_four_equally_often),
-        cmocka_unit_test(shuffle_places_cards_uniformly),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(seeding_and_next_match_the_known_answers),
+          cmocka_unit_test(below_matches_the_known_answers),
+          cmocka_unit_test(shuffle_matches_the_known_answer),
+          cmocka_unit_test(below_one_is_always_zero), cmocka_unit_test(below_never_reaches_n),
+          cmocka_unit_test(below_covers_every_value_for_small_n),
+          cmocka_unit_test(below_is_roughly_uniform), cmocka_unit_test(below_has_no_modulo_bias),
+          cmocka_unit_test(shuffle_is_a_permutation),
+          cmocka_unit_test(shuffle_is_determined_by_the_seed),
+          cmocka_unit_test(shuffle_gives_every_order_of_four_equally_often),
+          cmocka_unit_test(shuffle_places_cards_uniformly))

@@ -22,6 +22,7 @@
 #include "tests/core/game_test.h"
 
 #include "core/seqnum/seqnum.h"
+#include "tests/lib/test_main.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
@@ -823,39 +824,33 @@ static void greedy_bot_completes_a_sequence_and_blocks(void **state)
     game_free(&g->base);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(board_holds_each_number_twice_never_adjacent),
-        cmocka_unit_test(deck_follows_the_documented_rule),
-        cmocka_unit_test(five_players_and_bad_team_counts_are_refused),
-        cmocka_unit_test(deal_gives_five_to_two_or_three_and_four_to_teams),
-        cmocka_unit_test(teams_are_seated_alternately),
-        cmocka_unit_test(equation_card_takes_a_free_cell_showing_its_answer),
-        cmocka_unit_test(plus_takes_any_free_cell_but_a_corner),
-        cmocka_unit_test(minus_removes_an_unlocked_opponent_chip_and_ends_the_turn),
-        cmocka_unit_test(minus_cannot_touch_a_finished_sequence),
-        cmocka_unit_test(minus_removes_a_third_teams_chip),
-        cmocka_unit_test(cell_freed_by_minus_is_not_retaken_the_same_turn),
-        cmocka_unit_test(pass_only_when_no_card_can_be_played),
-        cmocka_unit_test(inline_args_form_is_accepted),
-        cmocka_unit_test(sequences_in_four_directions_without_corners),
-        cmocka_unit_test(sequences_with_a_free_corner_need_four_chips),
-        cmocka_unit_test(broken_or_short_lines_are_no_sequence),
-        cmocka_unit_test(teams_need_two_sequences_sharing_at_most_one_chip),
-        cmocka_unit_test(second_sequence_may_reuse_the_corner_of_the_first),
-        cmocka_unit_test(several_teams_use_one_corner),
-        cmocka_unit_test(one_chip_can_complete_two_sequences_at_once),
-        cmocka_unit_test(dead_card_is_traded_once_per_turn_before_playing),
-        cmocka_unit_test(draw_follows_a_play_once),
-        cmocka_unit_test(draw_lapses_once_the_next_player_has_played_and_drawn),
-        cmocka_unit_test(playing_again_without_drawing_loses_the_draw),
-        cmocka_unit_test(empty_draw_pile_is_rebuilt_from_every_discard_pile),
-        cmocka_unit_test(game_is_a_draw_after_max_turns),
-        cmocka_unit_test(game_is_a_draw_when_nobody_holds_a_card),
-        cmocka_unit_test(hands_stay_hidden_over_random_games),
-        cmocka_unit_test(greedy_bot_beats_random_play),
-        cmocka_unit_test(greedy_bot_completes_a_sequence_and_blocks),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(board_holds_each_number_twice_never_adjacent),
+          cmocka_unit_test(deck_follows_the_documented_rule),
+          cmocka_unit_test(five_players_and_bad_team_counts_are_refused),
+          cmocka_unit_test(deal_gives_five_to_two_or_three_and_four_to_teams),
+          cmocka_unit_test(teams_are_seated_alternately),
+          cmocka_unit_test(equation_card_takes_a_free_cell_showing_its_answer),
+          cmocka_unit_test(plus_takes_any_free_cell_but_a_corner),
+          cmocka_unit_test(minus_removes_an_unlocked_opponent_chip_and_ends_the_turn),
+          cmocka_unit_test(minus_cannot_touch_a_finished_sequence),
+          cmocka_unit_test(minus_removes_a_third_teams_chip),
+          cmocka_unit_test(cell_freed_by_minus_is_not_retaken_the_same_turn),
+          cmocka_unit_test(pass_only_when_no_card_can_be_played),
+          cmocka_unit_test(inline_args_form_is_accepted),
+          cmocka_unit_test(sequences_in_four_directions_without_corners),
+          cmocka_unit_test(sequences_with_a_free_corner_need_four_chips),
+          cmocka_unit_test(broken_or_short_lines_are_no_sequence),
+          cmocka_unit_test(teams_need_two_sequences_sharing_at_most_one_chip),
+          cmocka_unit_test(second_sequence_may_reuse_the_corner_of_the_first),
+          cmocka_unit_test(several_teams_use_one_corner),
+          cmocka_unit_test(one_chip_can_complete_two_sequences_at_once),
+          cmocka_unit_test(dead_card_is_traded_once_per_turn_before_playing),
+          cmocka_unit_test(draw_follows_a_play_once),
+          cmocka_unit_test(draw_lapses_once_the_next_player_has_played_and_drawn),
+          cmocka_unit_test(playing_again_without_drawing_loses_the_draw),
+          cmocka_unit_test(empty_draw_pile_is_rebuilt_from_every_discard_pile),
+          cmocka_unit_test(game_is_a_draw_after_max_turns),
+          cmocka_unit_test(game_is_a_draw_when_nobody_holds_a_card),
+          cmocka_unit_test(hands_stay_hidden_over_random_games),
+          cmocka_unit_test(greedy_bot_beats_random_play),
+          cmocka_unit_test(greedy_bot_completes_a_sequence_and_blocks))

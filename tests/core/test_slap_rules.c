@@ -27,6 +27,7 @@
 #include "tests/core/game_test.h"
 
 #include "core/slap/slap.h"
+#include "tests/lib/test_main.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
@@ -1004,42 +1005,36 @@ static void views_show_counts_for_face_down_cards_and_legal_for_the_seat(void **
     game_free(&g->base);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(deck_has_132_cards_four_colours_eleven_values_three_copies),
-        cmocka_unit_test(cards_are_dealt_evenly_leftovers_out_of_play),
-        cmocka_unit_test(table_sizes_outside_two_to_six_and_bad_options_are_refused),
-        cmocka_unit_test(go_comes_go_ms_after_the_set_up_and_turns_up_one_card_per_pile),
-        cmocka_unit_test(an_action_before_the_first_tick_starts_the_clock),
-        cmocka_unit_test(card_goes_on_higher_of_another_colour_or_odd_on_even_of_its_own),
-        cmocka_unit_test(any_player_plays_on_any_pile_own_included),
-        cmocka_unit_test(next_card_of_a_column_is_turned_up_by_an_explicit_action),
-        cmocka_unit_test(top_card_moves_into_an_empty_column_only_to_uncover_one),
-        cmocka_unit_test(inline_args_form_is_accepted),
-        cmocka_unit_test(plays_on_one_pile_in_the_same_ms_first_applied_wins_second_too_late),
-        cmocka_unit_test(later_play_that_still_fits_goes_on_top_one_that_never_fitted_cannot),
-        cmocka_unit_test(no_move_deal_turns_one_card_from_each_draw_pile_onto_the_next_pile),
-        cmocka_unit_test(no_move_deal_skips_a_player_without_draw_pile),
-        cmocka_unit_test(no_stall_while_someone_can_act),
-        cmocka_unit_test(round_ends_blocked_after_max_stalls_piles_back_to_their_owners),
-        cmocka_unit_test(round_ends_blocked_each_pile_goes_under_its_owners_draw_pile),
-        cmocka_unit_test(round_ends_blocked_when_no_draw_pile_has_a_card),
-        cmocka_unit_test(first_with_empty_columns_slaps_a_pile_out_of_the_game),
-        cmocka_unit_test(slap_race_tie_in_the_same_ms_first_applied_wins),
-        cmocka_unit_test(slap_race_near_tie_one_ms_apart_goes_to_the_earlier),
-        cmocka_unit_test(with_two_players_the_other_gets_the_last_pile_at_once),
-        cmocka_unit_test(round_end_puts_the_pile_and_columns_under_the_draw_pile),
-        cmocka_unit_test(player_with_zero_or_one_card_at_round_end_wins),
-        cmocka_unit_test(new_round_while_everyone_has_two_cards_or_more),
-        cmocka_unit_test(players_with_zero_and_one_card_at_round_end_win_together),
-        cmocka_unit_test(one_card_players_win_together_two_cards_do_not),
-        cmocka_unit_test(after_max_rounds_the_fewest_cards_win),
-        cmocka_unit_test(after_max_rounds_a_tie_on_the_fewest_cards_shares_the_win),
-        cmocka_unit_test(face_down_cards_never_reach_anyone_over_random_games),
-        cmocka_unit_test(greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning),
-        cmocka_unit_test(reaction_time_is_read_from_the_strategy_string_not_played),
-        cmocka_unit_test(views_show_counts_for_face_down_cards_and_legal_for_the_seat),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(deck_has_132_cards_four_colours_eleven_values_three_copies),
+          cmocka_unit_test(cards_are_dealt_evenly_leftovers_out_of_play),
+          cmocka_unit_test(table_sizes_outside_two_to_six_and_bad_options_are_refused),
+          cmocka_unit_test(go_comes_go_ms_after_the_set_up_and_turns_up_one_card_per_pile),
+          cmocka_unit_test(an_action_before_the_first_tick_starts_the_clock),
+          cmocka_unit_test(card_goes_on_higher_of_another_colour_or_odd_on_even_of_its_own),
+          cmocka_unit_test(any_player_plays_on_any_pile_own_included),
+          cmocka_unit_test(next_card_of_a_column_is_turned_up_by_an_explicit_action),
+          cmocka_unit_test(top_card_moves_into_an_empty_column_only_to_uncover_one),
+          cmocka_unit_test(inline_args_form_is_accepted),
+          cmocka_unit_test(plays_on_one_pile_in_the_same_ms_first_applied_wins_second_too_late),
+          cmocka_unit_test(later_play_that_still_fits_goes_on_top_one_that_never_fitted_cannot),
+          cmocka_unit_test(no_move_deal_turns_one_card_from_each_draw_pile_onto_the_next_pile),
+          cmocka_unit_test(no_move_deal_skips_a_player_without_draw_pile),
+          cmocka_unit_test(no_stall_while_someone_can_act),
+          cmocka_unit_test(round_ends_blocked_after_max_stalls_piles_back_to_their_owners),
+          cmocka_unit_test(round_ends_blocked_each_pile_goes_under_its_owners_draw_pile),
+          cmocka_unit_test(round_ends_blocked_when_no_draw_pile_has_a_card),
+          cmocka_unit_test(first_with_empty_columns_slaps_a_pile_out_of_the_game),
+          cmocka_unit_test(slap_race_tie_in_the_same_ms_first_applied_wins),
+          cmocka_unit_test(slap_race_near_tie_one_ms_apart_goes_to_the_earlier),
+          cmocka_unit_test(with_two_players_the_other_gets_the_last_pile_at_once),
+          cmocka_unit_test(round_end_puts_the_pile_and_columns_under_the_draw_pile),
+          cmocka_unit_test(player_with_zero_or_one_card_at_round_end_wins),
+          cmocka_unit_test(new_round_while_everyone_has_two_cards_or_more),
+          cmocka_unit_test(players_with_zero_and_one_card_at_round_end_win_together),
+          cmocka_unit_test(one_card_players_win_together_two_cards_do_not),
+          cmocka_unit_test(after_max_rounds_the_fewest_cards_win),
+          cmocka_unit_test(after_max_rounds_a_tie_on_the_fewest_cards_shares_the_win),
+          cmocka_unit_test(face_down_cards_never_reach_anyone_over_random_games),
+          cmocka_unit_test(greedy_bot_slaps_the_smallest_free_pile_and_plays_before_turning),
+          cmocka_unit_test(reaction_time_is_read_from_the_strategy_string_not_played),
+          cmocka_unit_test(views_show_counts_for_face_down_cards_and_legal_for_the_seat))

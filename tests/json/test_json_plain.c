@@ -19,6 +19,7 @@
 #include "json/json_plain.h"
 #include "json/json_text.h"
 #include "tests/lib/xorshift.h"
+#include "tests/lib/test_main.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
@@ -275,14 +276,7 @@ static void test_a_failed_allocation_gives_null(void **state)
     assert_true(failed > 10);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_answer_is_janssons),
-        cmocka_unit_test(test_every_plain_text_is_answered),
-        cmocka_unit_test(test_the_requests_of_play),
-        cmocka_unit_test(test_depth),
-        cmocka_unit_test(test_a_failed_allocation_gives_null),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_every_answer_is_janssons),
+          cmocka_unit_test(test_every_plain_text_is_answered),
+          cmocka_unit_test(test_the_requests_of_play), cmocka_unit_test(test_depth),
+          cmocka_unit_test(test_a_failed_allocation_gives_null))

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "json/json_text.h"
+#include "tests/lib/test_main.h"
 
 /* Compare json_text(v) with jansson's encoding of v. */
 static void same_as_jansson(const json_t *v)
@@ -172,13 +173,5 @@ static void test_value_len(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scalars_and_escapes),
-        cmocka_unit_test(test_random_trees),
-        cmocka_unit_test(test_short_buffer),
-        cmocka_unit_test(test_value_len),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_scalars_and_escapes), cmocka_unit_test(test_random_trees),
+          cmocka_unit_test(test_short_buffer), cmocka_unit_test(test_value_len))

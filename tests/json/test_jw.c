@@ -18,6 +18,7 @@
 #include "json/json_text.h"
 #include "json/jw.h"
 #include "tests/lib/xorshift.h"
+#include "tests/lib/test_main.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
@@ -243,14 +244,7 @@ static void test_the_tree_shares_json_values(void **state)
     json_decref(events);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_text_is_the_tree_encoded),
-        cmocka_unit_test(test_short_buffers_store_what_fits),
-        cmocka_unit_test(test_misuse_fails),
-        cmocka_unit_test(test_a_copy_goes_on_from_where_it_was),
-        cmocka_unit_test(test_the_tree_shares_json_values),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_text_is_the_tree_encoded),
+          cmocka_unit_test(test_short_buffers_store_what_fits), cmocka_unit_test(test_misuse_fails),
+          cmocka_unit_test(test_a_copy_goes_on_from_where_it_was),
+          cmocka_unit_test(test_the_tree_shares_json_values))

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "protocol/buf.h"
+#include "tests/lib/test_main.h"
 
 static void empty_buffer_holds_nothing_and_allocates_nothing(void **state)
 {
@@ -151,16 +152,10 @@ static void failure_changes_nothing_is_sticky_and_reset_clears_it(void **state)
     assert_false(b.failed);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(empty_buffer_holds_nothing_and_allocates_nothing),
-        cmocka_unit_test(appends_grow_and_stay_nul_terminated),
-        cmocka_unit_test(printf_longer_than_the_room_left_is_written_whole),
-        cmocka_unit_test(reserve_then_commit_writes_in_place),
-        cmocka_unit_test(reset_forgets_the_bytes_and_keeps_the_memory),
-        cmocka_unit_test(take_hands_the_bytes_over_and_leaves_the_buffer_empty),
-        cmocka_unit_test(failure_changes_nothing_is_sticky_and_reset_clears_it),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(empty_buffer_holds_nothing_and_allocates_nothing),
+          cmocka_unit_test(appends_grow_and_stay_nul_terminated),
+          cmocka_unit_test(printf_longer_than_the_room_left_is_written_whole),
+          cmocka_unit_test(reserve_then_commit_writes_in_place),
+          cmocka_unit_test(reset_forgets_the_bytes_and_keeps_the_memory),
+          cmocka_unit_test(take_hands_the_bytes_over_and_leaves_the_buffer_empty),
+          cmocka_unit_test(failure_changes_nothing_is_sticky_and_reset_clears_it))

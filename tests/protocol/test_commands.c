@@ -14,6 +14,7 @@
 
 #include "protocol/protocol.h"
 #include "tests/lib/xorshift.h"
+#include "tests/lib/test_main.h"
 
 /* Parse a line; on PROTO_OK return the request object (new ref), else NULL with *code. */
 static json_t *request(const char *line, const char **code, char *message, size_t msize)
@@ -533,20 +534,13 @@ static void help_lists_every_command(void **state)
     assert_null(command_help("nope"));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(table_has_every_command_of_the_design),
-        cmocka_unit_test(only_some_commands_work_before_hello),
-        cmocka_unit_test(every_argument_refuses_every_wrong_type),
-        cmocka_unit_test(integers_and_lengths_are_range_checked),
-        cmocka_unit_test(room_may_be_an_integer_and_becomes_a_string),
-        cmocka_unit_test(optional_null_is_absent_and_extras_are_ignored),
-        cmocka_unit_test(inline_forms_map_to_json_requests),
-        cmocka_unit_test(inline_mistakes_are_bad_requests),
-        cmocka_unit_test(actions_render_as_words_and_parse_back),
-        cmocka_unit_test(random_actions_round_trip),
-        cmocka_unit_test(help_lists_every_command),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(table_has_every_command_of_the_design),
+          cmocka_unit_test(only_some_commands_work_before_hello),
+          cmocka_unit_test(every_argument_refuses_every_wrong_type),
+          cmocka_unit_test(integers_and_lengths_are_range_checked),
+          cmocka_unit_test(room_may_be_an_integer_and_becomes_a_string),
+          cmocka_unit_test(optional_null_is_absent_and_extras_are_ignored),
+          cmocka_unit_test(inline_forms_map_to_json_requests),
+          cmocka_unit_test(inline_mistakes_are_bad_requests),
+          cmocka_unit_test(actions_render_as_words_and_parse_back),
+          cmocka_unit_test(random_actions_round_trip), cmocka_unit_test(help_lists_every_command))

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "protocol/http_head.h"
+#include "tests/lib/test_main.h"
 
 /* Parse a whole head given at once; returns the error (HTTP_OK and *r filled). */
 static http_parse_error_t parse(const char *head, http_request_t *r)
@@ -111,12 +112,6 @@ static void headers_are_found_by_name_and_lists_by_token(void **state)
     assert_string_equal(http_reason(599), "Internal Server Error");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(the_end_is_found_in_any_split),
-        cmocka_unit_test(malformed_heads_are_refused),
-        cmocka_unit_test(headers_are_found_by_name_and_lists_by_token),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(the_end_is_found_in_any_split),
+          cmocka_unit_test(malformed_heads_are_refused),
+          cmocka_unit_test(headers_are_found_by_name_and_lists_by_token))

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "protocol/queue.h"
+#include "tests/lib/test_main.h"
 
 typedef struct item {
     int value;
@@ -161,15 +162,9 @@ static void walking_with_the_next_taken_first_may_remove(void **state)
     assert_int_equal(got[1], 3);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(new_list_is_empty),
-        cmocka_unit_test(insert_head_makes_newest_first_and_tail_oldest_first),
-        cmocka_unit_test(remove_anywhere_keeps_the_others_in_order),
-        cmocka_unit_test(removed_node_is_unlinked_and_removing_again_is_harmless),
-        cmocka_unit_test(draining_from_the_head_visits_each_once),
-        cmocka_unit_test(walking_with_the_next_taken_first_may_remove),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(new_list_is_empty),
+          cmocka_unit_test(insert_head_makes_newest_first_and_tail_oldest_first),
+          cmocka_unit_test(remove_anywhere_keeps_the_others_in_order),
+          cmocka_unit_test(removed_node_is_unlinked_and_removing_again_is_harmless),
+          cmocka_unit_test(draining_from_the_head_visits_each_once),
+          cmocka_unit_test(walking_with_the_next_taken_first_may_remove))

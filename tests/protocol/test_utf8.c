@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "protocol/utf8.h"
+#include "tests/lib/test_main.h"
 
 /* s (n bytes) decodes as `want` bytes (0: invalid) of code point cp. */
 typedef struct utf8_case {
@@ -148,12 +149,6 @@ static void every_code_point_round_trips_and_every_surrogate_is_refused(void **s
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(the_catalogue_of_edges_decodes_as_listed),
-        cmocka_unit_test(only_the_first_character_is_decoded_and_len_is_the_end),
-        cmocka_unit_test(every_code_point_round_trips_and_every_surrogate_is_refused),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(the_catalogue_of_edges_decodes_as_listed),
+          cmocka_unit_test(only_the_first_character_is_decoded_and_len_is_the_end),
+          cmocka_unit_test(every_code_point_round_trips_and_every_surrogate_is_refused))

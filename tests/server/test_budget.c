@@ -11,6 +11,7 @@
 
 #include "server/base/budget.h"
 #include "server/base/clock.h"
+#include "tests/lib/test_main.h"
 
 /* How many units a fresh budget gives at `now` before refusing. */
 static int drain(budget_t *b, uint64_t now, uint64_t interval, uint64_t burst)
@@ -115,16 +116,9 @@ static void a_set_clock_reads_what_was_set(void **state)
     assert_int_equal(server_now_ms(&srv), 1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(a_full_budget_gives_its_burst_then_refuses),
-        cmocka_unit_test(burst_zero_or_one_gives_one_unit),
-        cmocka_unit_test(one_unit_comes_back_each_interval_not_before),
-        cmocka_unit_test(interval_zero_is_unlimited),
-        cmocka_unit_test(a_charge_delays_later_takes),
-        cmocka_unit_test(no_wrap_near_uint64_max),
-        cmocka_unit_test(a_set_clock_reads_what_was_set),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(a_full_budget_gives_its_burst_then_refuses),
+          cmocka_unit_test(burst_zero_or_one_gives_one_unit),
+          cmocka_unit_test(one_unit_comes_back_each_interval_not_before),
+          cmocka_unit_test(interval_zero_is_unlimited),
+          cmocka_unit_test(a_charge_delays_later_takes), cmocka_unit_test(no_wrap_near_uint64_max),
+          cmocka_unit_test(a_set_clock_reads_what_was_set))

@@ -13,6 +13,7 @@
 
 #include "server/base/heap.h"
 #include "tests/server/test_below.h"
+#include "tests/lib/test_main.h"
 
 #define N 300
 
@@ -58,10 +59,4 @@ static void test_the_minimum_is_always_the_smallest(void **state)
     heap_free(&h);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_the_minimum_is_always_the_smallest),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_the_minimum_is_always_the_smallest))

@@ -16,6 +16,7 @@
 
 #include "server/base/idmap.h"
 #include "tests/server/test_below.h"
+#include "tests/lib/test_main.h"
 
 #define N 1000
 
@@ -70,10 +71,4 @@ static void test_an_id_is_found_exactly_while_its_item_is_in(void **state)
     assert_null(idmap_find(&m, items[0].id));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_an_id_is_found_exactly_while_its_item_is_in),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_an_id_is_found_exactly_while_its_item_is_in))

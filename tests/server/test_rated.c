@@ -20,6 +20,7 @@
 
 #include "server/account/account.h"
 #include "server/server.h"
+#include "tests/lib/test_main.h"
 
 /* What the accounts part needs of the parts it is not linked with. */
 int64_t server_wall_ms(void)
@@ -380,15 +381,9 @@ static void the_same_without_waiting_for_the_cluster(void **state)
 
 #define WITH_ACCOUNTS(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        WITH_ACCOUNTS(winners_first_the_rest_tied_and_who_left_last),
-        WITH_ACCOUNTS(no_winners_is_a_draw_and_nobody_to_blame_is_not_rated),
-        WITH_ACCOUNTS(seqnum_partners_are_one_side),
-        WITH_ACCOUNTS(a_bot_level_at_several_seats_is_rated_once),
-        WITH_ACCOUNTS(a_rating_changed_on_another_node_meanwhile_is_not_lost),
-        WITH_ACCOUNTS(the_same_without_waiting_for_the_cluster),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(WITH_ACCOUNTS(winners_first_the_rest_tied_and_who_left_last),
+          WITH_ACCOUNTS(no_winners_is_a_draw_and_nobody_to_blame_is_not_rated),
+          WITH_ACCOUNTS(seqnum_partners_are_one_side),
+          WITH_ACCOUNTS(a_bot_level_at_several_seats_is_rated_once),
+          WITH_ACCOUNTS(a_rating_changed_on_another_node_meanwhile_is_not_lost),
+          WITH_ACCOUNTS(the_same_without_waiting_for_the_cluster))

@@ -29,6 +29,7 @@
 #include "server/sched/scheduler.h"
 #include "server/server.h"
 #include "tests/server/room_stubs.h"
+#include "tests/lib/test_main.h"
 
 #define WINDOW_MS 200 /* 233's dispute_ms */
 #define TURN_MS 1000  /* --turn-timer 1s: the turn timer test */
@@ -753,19 +754,13 @@ static void a_client_faking_its_round_trip_loses_its_credit(void **state)
     end_table();
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(claims_within_the_window_go_to_the_lower_score),
-        cmocka_unit_test(claims_within_the_window_with_equal_scores_go_to_the_earlier),
-        cmocka_unit_test(claims_beyond_the_window_go_to_the_earlier),
-        cmocka_unit_test(a_turn_timer_plays_the_default_action_at_its_deadline_not_before),
-        cmocka_unit_test(server_bots_draw_before_the_next_seat_moves),
-        cmocka_unit_test(bots_with_no_reaction_time_fall_due_after_the_clock),
-        cmocka_unit_test(the_hold_is_the_greatest_credit_capped_and_under_quota),
-        cmocka_unit_test(the_quicker_reaction_wins_however_far),
-        cmocka_unit_test(the_dispute_rule_holds_among_near_reactions),
-        cmocka_unit_test(a_client_faking_its_round_trip_loses_its_credit),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(claims_within_the_window_go_to_the_lower_score),
+          cmocka_unit_test(claims_within_the_window_with_equal_scores_go_to_the_earlier),
+          cmocka_unit_test(claims_beyond_the_window_go_to_the_earlier),
+          cmocka_unit_test(a_turn_timer_plays_the_default_action_at_its_deadline_not_before),
+          cmocka_unit_test(server_bots_draw_before_the_next_seat_moves),
+          cmocka_unit_test(bots_with_no_reaction_time_fall_due_after_the_clock),
+          cmocka_unit_test(the_hold_is_the_greatest_credit_capped_and_under_quota),
+          cmocka_unit_test(the_quicker_reaction_wins_however_far),
+          cmocka_unit_test(the_dispute_rule_holds_among_near_reactions),
+          cmocka_unit_test(a_client_faking_its_round_trip_loses_its_credit))

@@ -28,6 +28,7 @@
 #include "server/sched/scheduler.h"
 #include "server/server.h"
 #include "tests/server/room_stubs.h"
+#include "tests/lib/test_main.h"
 
 /* ------------------------------------------------------------------------ */
 /* The journal: what each room's game was given, by whom, when              */
@@ -385,15 +386,9 @@ static void a_server_stopping_while_a_bot_searches_frees_everything(void **state
     stop_server();
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(a_search_off_the_loop_makes_the_move_the_loop_would),
-        cmocka_unit_test(a_stale_search_is_dropped_and_the_bot_decides_again),
-        cmocka_unit_test(a_player_acting_during_every_search_cannot_starve_the_bot),
-        cmocka_unit_test(rooms_closed_while_their_bots_search_free_everything),
-        cmocka_unit_test(the_searches_leave_a_thread_of_the_pool_to_the_passwords),
-        cmocka_unit_test(a_server_stopping_while_a_bot_searches_frees_everything),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(a_search_off_the_loop_makes_the_move_the_loop_would),
+          cmocka_unit_test(a_stale_search_is_dropped_and_the_bot_decides_again),
+          cmocka_unit_test(a_player_acting_during_every_search_cannot_starve_the_bot),
+          cmocka_unit_test(rooms_closed_while_their_bots_search_free_everything),
+          cmocka_unit_test(the_searches_leave_a_thread_of_the_pool_to_the_passwords),
+          cmocka_unit_test(a_server_stopping_while_a_bot_searches_frees_everything))

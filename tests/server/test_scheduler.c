@@ -32,6 +32,7 @@
 #include "server/room/room.h"
 #include "server/sched/scheduler.h"
 #include "server/server.h"
+#include "tests/lib/test_main.h"
 
 /* ------------------------------------------------------------------------ */
 /* What the scheduler did                                                   */
@@ -519,18 +520,12 @@ static void no_read_is_stamped_before_work_already_taken(void **state)
 
 #define WITH_SERVER(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        WITH_SERVER(lines_and_deadlines_go_in_time_order),
-        WITH_SERVER(a_line_takes_the_stamp_of_the_read_that_ended_it),
-        WITH_SERVER(a_connection_gets_32_lines_a_turn_and_no_one_overtakes),
-        WITH_SERVER(a_backlog_cannot_overtake_an_earlier_line),
-        WITH_SERVER(a_turn_does_at_most_its_budget),
-        WITH_SERVER(the_commit_comes_before_any_output),
-        WITH_SERVER(a_held_line_is_taken_at_its_key_in_order),
-        WITH_SERVER(no_read_is_stamped_before_work_already_taken),
-        WITH_SERVER(a_ping_rides_the_connections_output),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(WITH_SERVER(lines_and_deadlines_go_in_time_order),
+          WITH_SERVER(a_line_takes_the_stamp_of_the_read_that_ended_it),
+          WITH_SERVER(a_connection_gets_32_lines_a_turn_and_no_one_overtakes),
+          WITH_SERVER(a_backlog_cannot_overtake_an_earlier_line),
+          WITH_SERVER(a_turn_does_at_most_its_budget),
+          WITH_SERVER(the_commit_comes_before_any_output),
+          WITH_SERVER(a_held_line_is_taken_at_its_key_in_order),
+          WITH_SERVER(no_read_is_stamped_before_work_already_taken),
+          WITH_SERVER(a_ping_rides_the_connections_output))

@@ -23,6 +23,7 @@
 #include "core/journal.h"
 #include "server/durable/durable.h"
 #include "server/store/store.h"
+#include "tests/lib/test_main.h"
 
 /* The wall clock (main.c's in tapisd): fixed, so rows are stamped alike. */
 int64_t server_wall_ms(void)
@@ -333,15 +334,9 @@ static void a_corrupt_entry_is_quarantined_with_its_reason(void **state)
     seen_free(&s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(a_room_and_its_sessions_come_back_as_records, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(a_cut_journal_is_quarantined_with_its_reason, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(a_corrupt_entry_is_quarantined_with_its_reason, setup,
-                                        teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test_setup_teardown(a_room_and_its_sessions_come_back_as_records, setup,
+                                          teardown),
+          cmocka_unit_test_setup_teardown(a_cut_journal_is_quarantined_with_its_reason, setup,
+                                          teardown),
+          cmocka_unit_test_setup_teardown(a_corrupt_entry_is_quarantined_with_its_reason, setup,
+                                          teardown))
