@@ -79,8 +79,9 @@ int game_search_budget(const char *strategy, int def);
 /*
  * The "easy" level's share of greedy moves: one in GAME_EASY_GREEDY_EVERY; the
  * others are drawn at random. One mistake in three left easy as strong as
- * greedy in 233 (49.5% of 600 games) and slap (51.5%): most of their moves
- * matter little, so easy has to miss often to lose clearly (docs/BENCHMARKS.md).
+ * greedy in 233 (greedy won 51.2% of 1,000 games) and slap (51.5%): most of
+ * their moves matter little, so easy has to miss often to lose clearly
+ * (docs/BENCHMARKS.md, "Bot levels").
  */
 #define GAME_EASY_GREEDY_EVERY 3
 
