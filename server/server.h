@@ -68,7 +68,8 @@ struct server {
     bool refusing;       /* `refused` is closing */
     bool refuse_waiting; /* another one waits to be accepted (accept.c, refuse_connection) */
     uv_signal_t sigint, sigterm, sighup;
-    uv_timer_t lag_timer; /* measures the loop's lag (metrics) */
+    uv_timer_t lag_timer;  /* measures the loop's lag (metrics) */
+    uv_timer_t ping_timer; /* pings the silent connections that are due (rtt.c) */
     uint64_t lag_due_ns;
     struct http_server *http; /* --metrics, or NULL */
     uv_idle_t idle;           /* keeps the loop from blocking while work waits */
@@ -85,7 +86,8 @@ struct server {
 
     queue_t conns; /* conn_t.node, newest first */
     int nconns;
-    queue_t pinging;           /* conn_t.ping_node, by ping_check_us (rtt.c) */
+    queue_t pinging;           /* conn_t.ping_node once pingable, by ping_check_us (rtt.c) */
+    queue_t unpinged;          /* conn_t.ping_node before (no hello yet: ping_check_us 0) */
     uint64_t pinging_interval; /* the --ping-interval (µs) those times were set with */
     uint64_t next_conn_id;
     heap_t ready;        /* connections with a complete line, by its stamp */
@@ -135,6 +137,7 @@ static inline void server_lists_init(server_t *srv, uv_loop_t *loop)
     srv->loop = loop;
     queue_init(&srv->conns);
     queue_init(&srv->pinging);
+    queue_init(&srv->unpinged);
     queue_init(&srv->doomed);
     queue_init(&srv->flushing);
     queue_init(&srv->sessions);

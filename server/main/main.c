@@ -222,7 +222,12 @@ static void on_lag_tick(uv_timer_t *t)
     histogram_observe(&srv->metrics.loop_lag, (double)late / 1e9);
     srv->lag_due_ns = now + (uint64_t)LAG_TICK_MS * 1000000;
     if (admin_drained(srv)) server_stop(srv, "drained: the last game ended");
-    rtt_ping_all(srv, (uint64_t)LAG_TICK_MS * 1000); /* the round trips the races credit (rtt.h) */
+}
+
+/* Every RTT_TICK_MS: the pings of silent connections (the round trips the races credit, rtt.h). */
+static void on_ping_tick(uv_timer_t *t)
+{
+    rtt_ping_all(t->data, RTT_LATE_US, RTT_TICK_PINGS);
 }
 
 static int render_metrics(void *data, buf_t *body)
@@ -259,6 +264,7 @@ static void close_signals_and_probes(server_t *srv)
     uv_close((uv_handle_t *)&srv->sigterm, NULL);
     uv_close((uv_handle_t *)&srv->sighup, NULL);
     uv_close((uv_handle_t *)&srv->lag_timer, NULL);
+    uv_close((uv_handle_t *)&srv->ping_timer, NULL);
     if (srv->http) http_stop(srv->http);
     srv->http = NULL;
 }
@@ -442,6 +448,10 @@ int main(int argc, char **argv)
     srv.lag_due_ns = uv_hrtime() + (uint64_t)LAG_TICK_MS * 1000000;
     uv_timer_start(&srv.lag_timer, on_lag_tick, LAG_TICK_MS, LAG_TICK_MS);
     uv_unref((uv_handle_t *)&srv.lag_timer);
+    uv_timer_init(&loop, &srv.ping_timer);
+    srv.ping_timer.data = &srv;
+    uv_timer_start(&srv.ping_timer, on_ping_tick, RTT_TICK_MS, RTT_TICK_MS);
+    uv_unref((uv_handle_t *)&srv.ping_timer);
     int restored = 0, resessions = 0, quarantined = 0;
     uint64_t restore_ns = uv_hrtime();
     if (cluster_init(&srv) < 0 || (srv.opts.db_path[0] && store_open(&srv) < 0)) {

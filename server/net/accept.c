@@ -284,7 +284,7 @@ void conn_on_connection(uv_stream_t *listener, int status)
     queue_init(&c->flush_node);
     queue_init(&c->doom_node);
     queue_insert_head(&srv->conns, &c->node);
-    queue_insert_head(&srv->pinging, &c->ping_node); /* looked at from the next tick */
+    queue_insert_tail(&srv->unpinged, &c->ping_node); /* until its first flush past hello */
     srv->nconns++;
     c->open_handles = 2;
     if (uv_accept(listener, (uv_stream_t *)&c->tcp) < 0) {

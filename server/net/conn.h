@@ -70,7 +70,8 @@ struct conn {
     buf_t out;          /* output not yet handed to the kernel or libuv (see conn.c) */
     size_t out_pending; /* bytes handed to libuv and not yet written */
     queue_t flush_node; /* in srv->flushing while `out` waits (else unlinked) */
-    /* When its ping may be due (0: at once; rtt.c): read at each flush, so beside `out`. */
+    /* When its ping may be due (0: in srv->unpinged; rtt.c): read at each flush, so beside `out`.
+     */
     uint64_t ping_check_us;
     rtt_t rtt; /* its round trip and the state events written to it (rtt.h) */
     struct {
@@ -95,7 +96,7 @@ struct conn {
     bool relayed;   /* a node's link (hello "via"): idles as long as its client */
     bool via_proxy; /* from a --trusted-proxy: counted per address once it names its client */
     bool admitted;  /* ...and that was done (conn__admit_client()) */
-    queue_t ping_node; /* in srv->pinging (rtt.c) */
+    queue_t ping_node; /* in srv->pinging or srv->unpinged (rtt.c) */
     queue_t node;      /* in srv->conns */
 };
 

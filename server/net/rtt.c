@@ -53,20 +53,45 @@ static bool pingable(const conn_t *c)
     return c->state == CONN_OPEN && c->session;
 }
 
+/* c (in srv->pinging) can no longer be pinged (its session went): to srv->unpinged. */
+static void unlist(server_t *srv, conn_t *c)
+{
+    queue_remove(&c->ping_node);
+    c->ping_check_us = 0;
+    queue_insert_tail(&srv->unpinged, &c->ping_node);
+}
+
+/* Every pingable connection of srv->unpinged into srv->pinging, due at once (the interval
+   was set: a connection past hello and silent since would not be flushed again). */
+static void list_pingable(server_t *srv)
+{
+    queue_t *q = queue_head(&srv->unpinged);
+    while (q != &srv->unpinged) {
+        conn_t *c = queue_data(q, conn_t, ping_node);
+        q = queue_next(q);
+        if (!pingable(c)) continue;
+        queue_remove(&c->ping_node);
+        c->ping_check_us = 1;
+        queue_insert_head(&srv->pinging, &c->ping_node);
+    }
+}
+
 /*
- * Only the connections whose ping may be due are looked at: srv->pinging is
- * in the order of ping_check_us, the time each was pinged or found given up
- * plus the interval, and the connections that cannot be pinged yet (no
- * hello) are at its head, looked at every tick. At 4,000 connections, going
- * through all of them every tick was most of a percent of the server's time.
+ * Only the connections whose ping may be due are looked at: srv->pinging
+ * holds the connections past hello in the order of ping_check_us, the time
+ * each was pinged or found given up plus the interval; the others wait in
+ * srv->unpinged, which a connection leaves at its first flush past hello
+ * (rtt_ping_due()). At 4,000 connections, going through all of them every
+ * tick was most of a percent of the server's time.
  *
- * A connection with output gets its ping as that output is written
- * (rtt_ping_due()), so the tick only pings the ones due `late_us` ago and
- * still silent: pings spread over the turns as the connections' output
- * does, instead of leaving in bursts of hundreds at each tick (a burst
- * delayed every line of the turn it fell in).
+ * A connection with output gets its ping as that output is written, so
+ * this pass only pings the ones due `late_us` ago and silent since, at most
+ * `most` of them: pings spread over the connections' own writes and over
+ * the passes, instead of leaving in bursts (4,000 silent connections that
+ * said hello together were 4,000 pings in one turn, 25 ms of everyone's
+ * wait, every interval).
  */
-void rtt_ping_all(server_t *srv, uint64_t late_us)
+void rtt_ping_all(server_t *srv, uint64_t late_us, int most)
 {
     uint64_t interval = srv->opts.ping_interval * 1000, now = server_now_us(srv);
     queue_t *q;
@@ -74,27 +99,18 @@ void rtt_ping_all(server_t *srv, uint64_t late_us)
         srv->pinging_interval = interval;
         queue_foreach(q, &srv->pinging)
         {
-            queue_data(q, conn_t, ping_node)->ping_check_us = 0;
+            queue_data(q, conn_t, ping_node)->ping_check_us = 1;
         }
+        if (interval) list_pingable(srv);
     }
     if (!interval) return;
-    queue_t again;
-    queue_init(&again);
-    while (!queue_empty(&srv->pinging)) {
+    for (int n = 0; n < most && !queue_empty(&srv->pinging); n++) {
         conn_t *c = queue_data(queue_head(&srv->pinging), conn_t, ping_node);
         if (c->ping_check_us > now || now - c->ping_check_us < late_us) break;
-        if (pingable(c)) {
+        if (pingable(c))
             ping_and_requeue(srv, c, now, interval);
-        } else {
-            c->ping_check_us = 0;
-            queue_remove(&c->ping_node);
-            queue_insert_tail(&again, &c->ping_node);
-        }
-    }
-    while (!queue_empty(&again)) { /* back at the head, in their order */
-        queue_t *t = queue_tail(&again);
-        queue_remove(t);
-        queue_insert_head(&srv->pinging, t);
+        else
+            unlist(srv, c);
     }
 }
 
@@ -103,7 +119,7 @@ void rtt_ping_due(conn_t *c, uint64_t now_us)
     server_t *srv = c->srv;
     /* (the interval the check times were set with: a reload's waits for the tick) */
     if (!srv->pinging_interval || c->ping_check_us > now_us || !pingable(c)) return;
-    ping_and_requeue(srv, c, now_us, srv->pinging_interval);
+    ping_and_requeue(srv, c, now_us, srv->pinging_interval); /* (from either list) */
 }
 
 uint64_t rtt_pong(conn_t *c, uint64_t n, uint64_t stamp_us)
@@ -111,8 +127,8 @@ uint64_t rtt_pong(conn_t *c, uint64_t n, uint64_t stamp_us)
     rtt_t *t = &c->rtt;
     int k = (int)(n % RTT_PINGS);
     if (n == 0 || t->sent_n[k] != n || stamp_us < t->sent_us[k]) return 0;
-    if (given_up(c)) { /* a late answer: pinged again as soon as it is due */
-        c->ping_check_us = 0;
+    if (given_up(c) && c->ping_check_us) { /* a late answer: pinged again as soon as it is due */
+        c->ping_check_us = 1;
         queue_remove(&c->ping_node);
         queue_insert_head(&c->srv->pinging, &c->ping_node);
     }

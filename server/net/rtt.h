@@ -6,7 +6,8 @@
  * as it reads it. The round trip of a sample is the pong's read stamp minus
  * the time the ping was queued. A ping that is due joins the connection's
  * next output as it is written (rtt_ping_due()); a silent connection gets
- * it from the 100 ms tick, at most two ticks late. The estimate is the least of the last RTT_SAMPLES
+ * it 100 ms late or a little more, from a 10 ms tick that pings at most 32
+ * connections each time. The estimate is the least of the last RTT_SAMPLES
  * samples: a round trip is never shorter than the path, and queues and a
  * busy client only make samples longer, so the low one is the honest one.
  * A connection that answered none of its first RTT_GIVE_UP pings (a person
@@ -23,10 +24,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RTT_SAMPLES 5 /* the estimate is the least of this many samples */
-#define RTT_PINGS 4   /* pings awaiting their pong, remembered */
-#define RTT_GIVE_UP 3 /* pings unanswered, none ever answered: no more pings */
-#define RTT_STATES 8  /* state events remembered per connection */
+#define RTT_SAMPLES 5      /* the estimate is the least of this many samples */
+#define RTT_PINGS 4        /* pings awaiting their pong, remembered */
+#define RTT_GIVE_UP 3      /* pings unanswered, none ever answered: no more pings */
+#define RTT_STATES 8       /* state events remembered per connection */
+#define RTT_TICK_MS 10     /* how often the silent connections' pings are looked at */
+#define RTT_TICK_PINGS 32  /* ...and how many at most each time (3,200 a second) */
+#define RTT_LATE_US 100000 /* a silent connection is pinged this late (its output may come) */
 
 /* What an act reads first (the estimate, the states written, the line's
    credit), then the pings' bookkeeping. */
@@ -55,9 +59,9 @@ struct server;
 
 /* Ping c now if it is due (every `interval_us`; not after RTT_GIVE_UP unanswered). */
 void rtt_ping(struct conn *c, uint64_t now_us, uint64_t interval_us);
-/* rtt_ping() the connections whose ping was due `late_us` ago or more (main.c's probe of
-   the loop, every 100 ms, with a tick's lateness), in srv->pinging's order (rtt.c). */
-void rtt_ping_all(struct server *srv, uint64_t late_us);
+/* rtt_ping() the connections whose ping was due `late_us` ago or more, at most `most` of
+   them, in srv->pinging's order (main.c: every RTT_TICK_MS, RTT_TICK_PINGS, 100 ms late). */
+void rtt_ping_all(struct server *srv, uint64_t late_us, int most);
 /* Ping c if it is due, as its output is written (conn.c): the ping rides that write. */
 void rtt_ping_due(struct conn *c, uint64_t now_us);
 /* Pong n read at `stamp_us`. Returns the new sample (µs), or 0 when n is no

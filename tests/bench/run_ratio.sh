@@ -111,8 +111,9 @@ start_redis() {
 
 # record_script: what tapisd writes for FLOOR_GAMES games, into $tmp/script.
 record_script() {
+    # (no pings in the script: they answer no request; the measured tapisd sends them)
     # shellcheck disable=SC2086
-    start_tapisd run_ratio "$tapisd" $budgets --db none --seed 1 ${TAPISD_ARGS:-}
+    start_tapisd run_ratio "$tapisd" $budgets --db none --seed 1 --ping-interval 0 ${TAPISD_ARGS:-}
     # loadgen's --target, if any, is the recording's too
     target=$(echo " $* " | sed -n 's/.* --target \([0-9][0-9]*\) .*/\1/p')
     "$baseline" record --port "$port" --out "$tmp/script" ${FLOOR_GAMES:+--games "$FLOOR_GAMES"} \

@@ -429,47 +429,84 @@ static void the_commit_comes_before_any_output(void **state)
     assert_received(&A, "ping\nping\n");
 }
 
-/* The server's pings of A and B every 100 ms, as it was told at (set clock, µs). */
+/* A and B past hello: they have a session (only its presence counts). */
+static void sessions_for_a_and_b(void)
+{
+    static char session;
+    A.conn->session = B.conn->session = (void *)&session;
+}
+
+/* The server takes --ping-interval 100 at `at` (set clock, µs), as its ping tick does. */
 static void pings_every_100_ms(uint64_t at)
 {
     srv.opts.ping_interval = 100;
     clock_set(&srv.clock, at);
-    rtt_ping_all(&srv, 0); /* the tick that takes the interval, before any hello */
-    static char session;   /* (a connection past hello has one; only its presence counts) */
-    A.conn->session = B.conn->session = (void *)&session;
+    rtt_ping_all(&srv, RTT_LATE_US, RTT_TICK_PINGS);
+}
+
+/* The ping tick at `at`. */
+static void ping_tick_at(uint64_t at)
+{
+    clock_set(&srv.clock, at);
+    rtt_ping_all(&srv, RTT_LATE_US, RTT_TICK_PINGS);
+    sched_turn(&srv);
 }
 
 /*
- * A ping goes out with the connection's own output, as it is due: A's line
- * is answered, and its first ping follows the answer in the same write; B,
- * with nothing to say, waits for the tick. The tick pings only who has
- * been due a tick or more and had no output since (B at 100 ms, not A due
- * 48 ms ago), so pings spread over the connections' own writes instead of
- * leaving in a burst at each tick.
+ * A ping goes out with the connection's own output, as it is due: A's and
+ * B's first lines are answered, and their first pings follow the answers in
+ * the same writes. Then B is silent: the tick pings it once it has been due
+ * 100 ms (at 203,000, not 1 µs before), and leaves A, due 48 ms ago, for
+ * A's own next output. So pings spread over the connections' own writes
+ * instead of leaving in a burst at each tick.
  */
 static void a_ping_rides_the_connections_output(void **state)
 {
     (void)state;
     reply_each_line = true;
     pings_every_100_ms(0);
+    sessions_for_a_and_b();
     send_at(&A, "a1\n", 2000);
     sched_turn(&srv);
     assert_received(&A, "a1\n{\"ev\":\"ping\",\"n\":1}\n");
-    assert_nothing_for(&B);
-    clock_set(&srv.clock, 99999);
-    rtt_ping_all(&srv, 100000);
+    send_at(&B, "b1\n", 3000);
     sched_turn(&srv);
-    assert_nothing_for(&B);
-    clock_set(&srv.clock, 150000); /* B due a tick ago (at 0), A 48 ms ago (2,000 + 100,000) */
-    rtt_ping_all(&srv, 100000);
-    sched_turn(&srv);
-    assert_received(&B, "{\"ev\":\"ping\",\"n\":1}\n");
+    assert_received(&B, "b1\n{\"ev\":\"ping\",\"n\":1}\n");
+    ping_tick_at(150000); /* A due at 102,000, B at 103,000: neither 100 ms ago */
     assert_nothing_for(&A);
+    assert_nothing_for(&B);
     send_at(&A, "a2\n", 150001);
     sched_turn(&srv);
     assert_received(&A, "a2\n{\"ev\":\"ping\",\"n\":2}\n");
+    ping_tick_at(202999);
+    assert_nothing_for(&B);
+    ping_tick_at(203000);
+    assert_received(&B, "{\"ev\":\"ping\",\"n\":2}\n");
+    assert_nothing_for(&A);
     assert_int_equal(A.conn->ping_check_us, 250001);
-    assert_int_equal(B.conn->ping_check_us, 250000);
+    assert_int_equal(B.conn->ping_check_us, 303000);
+}
+
+/*
+ * A tick pings at most its share of the due connections: A and B, past
+ * hello and silent when the interval is taken (at the start, or a reload),
+ * are both due at once; a tick allowed one pings one, the next the other,
+ * and a third finds nobody due.
+ */
+static void a_tick_pings_at_most_its_share(void **state)
+{
+    (void)state;
+    sessions_for_a_and_b();
+    srv.opts.ping_interval = 100;
+    clock_set(&srv.clock, 200000);
+    for (int tick = 0; tick < 3; tick++) {
+        rtt_ping_all(&srv, RTT_LATE_US, 1);
+        sched_turn(&srv);
+        uint64_t pinged = A.conn->rtt.next_n + B.conn->rtt.next_n;
+        assert_int_equal(pinged, tick < 2 ? tick + 1 : 2);
+    }
+    assert_received(&A, "{\"ev\":\"ping\",\"n\":1}\n");
+    assert_received(&B, "{\"ev\":\"ping\",\"n\":1}\n");
 }
 
 /*
@@ -528,4 +565,5 @@ TEST_MAIN(WITH_SERVER(lines_and_deadlines_go_in_time_order),
           WITH_SERVER(the_commit_comes_before_any_output),
           WITH_SERVER(a_held_line_is_taken_at_its_key_in_order),
           WITH_SERVER(no_read_is_stamped_before_work_already_taken),
-          WITH_SERVER(a_ping_rides_the_connections_output))
+          WITH_SERVER(a_ping_rides_the_connections_output),
+          WITH_SERVER(a_tick_pings_at_most_its_share))
