@@ -607,19 +607,17 @@ static void d_journal(void *srv, const durable_room_t *r, uint64_t n, const char
 }
 
 /* A rename writes the session's record again, under its new name. */
-const durable_backend_t cluster_durable = {
-    .name = "cluster",
-    .commit = d_commit,
-    .next_id = d_next_id,
-    .session_new = d_session_new,
-    .session_rename = d_session_new,
-    .session_end = d_session_end,
-    .session_room = d_session_room,
-    .room_new = d_room_new,
-    .room_rebuilt = d_room_rebuilt,
-    .room_closed = d_room_closed,
-    .room_changed = d_room_changed,
-    .room_free = d_room_free,
-    .watcher = d_watcher,
-    .journal = d_journal,
-};
+const durable_backend_t cluster_durable = {.name = "cluster",
+                                           DURABLE_OP(commit),
+                                           DURABLE_OP(next_id),
+                                           DURABLE_OP(session_new),
+                                           .session_rename = d_session_new,
+                                           DURABLE_OP(session_end),
+                                           DURABLE_OP(session_room),
+                                           DURABLE_OP(room_new),
+                                           DURABLE_OP(room_rebuilt),
+                                           DURABLE_OP(room_closed),
+                                           DURABLE_OP(room_changed),
+                                           DURABLE_OP(room_free),
+                                           DURABLE_OP(watcher),
+                                           DURABLE_OP(journal)};

@@ -207,6 +207,11 @@ typedef struct durable_backend {
                    int *quarantined);
 } durable_backend_t;
 
+/* A backend's table entry bound to the backend's function d_<entry>: the backends name the
+   functions they bind so (store_write.c, cluster_rooms.c), and an entry cannot be bound to
+   another's function by mistake. */
+#define DURABLE_OP(entry) .entry = d_##entry
+
 typedef struct durable {
     struct {
         const durable_backend_t *b;

@@ -93,7 +93,7 @@ static sqlite3_stmt *begin_id(store_t *st, int which, uint64_t id)
     return q;
 }
 
-static void session_new(void *srv, const durable_session_t *s)
+static void d_session_new(void *srv, const durable_session_t *s)
 {
     store_t *st = store_of(srv);
     sqlite3_stmt *q = begin_id(st, S_SESSION_NEW, s->id);
@@ -114,20 +114,20 @@ static void update_text(void *srv, int which, uint64_t id, const char *text)
     run(st, q);
 }
 
-static void session_rename(void *srv, const durable_session_t *s)
+static void d_session_rename(void *srv, const durable_session_t *s)
 {
     update_text(srv, S_SESSION_RENAME, s->id, s->name);
 }
 
-static void session_end(void *srv, const durable_session_t *s)
+static void d_session_end(void *srv, const durable_session_t *s)
 {
     store_t *st = store_of(srv);
     sqlite3_stmt *q = begin_id(st, S_SESSION_END, s->id);
     if (q) run(st, q);
 }
 
-static void room_new(void *srv, const durable_room_t *r, const json_t *options,
-                     const game_deal_t *deal)
+static void d_room_new(void *srv, const durable_room_t *r, const json_t *options,
+                       const game_deal_t *deal)
 {
     store_t *st = store_of(srv);
     sqlite3_stmt *q = begin_id(st, S_ROOM_NEW, r->rid);
@@ -148,7 +148,7 @@ static void room_new(void *srv, const durable_room_t *r, const json_t *options,
     run(st, q);
 }
 
-static void room_started(void *srv, const durable_room_t *r)
+static void d_room_started(void *srv, const durable_room_t *r)
 {
     update_text(srv, S_ROOM_STATUS, r->rid, "playing");
 }
@@ -166,19 +166,19 @@ void store__room_end(store_t *st, uint64_t rid, const char *status, const json_t
     run(st, q);
 }
 
-static void room_over(void *srv, const durable_room_t *r, const json_t *result)
+static void d_room_over(void *srv, const durable_room_t *r, const json_t *result)
 {
     store__room_end(store_of(srv), r->rid, "over", result, NULL);
 }
 
 /* A room that ended keeps its "over" row (its result, for the history). */
-static void room_closed(void *srv, const durable_room_t *r, bool over)
+static void d_room_closed(void *srv, const durable_room_t *r, bool over)
 {
     if (!over) store__room_end(store_of(srv), r->rid, "closed", NULL, NULL);
 }
 
-static void journal(void *srv, const durable_room_t *r, uint64_t n, const char *kind, int seat,
-                    int64_t at, const json_t *data)
+static void d_journal(void *srv, const durable_room_t *r, uint64_t n, const char *kind, int seat,
+                      int64_t at, const json_t *data)
 {
     store_t *st = store_of(srv);
     if (!store__open_txn(st)) return;
@@ -237,7 +237,7 @@ void store__write_pending(store_t *st)
     st->npend = st->ntexts = 0;
 }
 
-static void seat(void *srv, const durable_room_t *r, int i, const durable_seat_t *t)
+static void d_seat(void *srv, const durable_room_t *r, int i, const durable_seat_t *t)
 {
     store_t *st = store_of(srv);
     sqlite3_stmt *q = begin_id(st, S_SEAT, r->rid);
@@ -291,19 +291,17 @@ static int d_restore(void *srv, const durable_restore_hooks_t *h, int *sessions_
     return store__restore(st, h, sessions_kept, quarantined);
 }
 
-const durable_backend_t store_durable = {
-    .name = "store",
-    .commit = d_commit,
-    .session_new = session_new,
-    .session_rename = session_rename,
-    .session_end = session_end,
-    .room_new = room_new,
-    .room_started = room_started,
-    .room_over = room_over,
-    .room_closed = room_closed,
-    .seat = seat,
-    .journal = journal,
-    .history = d_history,
-    .game_record = d_game_record,
-    .restore = d_restore,
-};
+const durable_backend_t store_durable = {.name = "store",
+                                         DURABLE_OP(commit),
+                                         DURABLE_OP(session_new),
+                                         DURABLE_OP(session_rename),
+                                         DURABLE_OP(session_end),
+                                         DURABLE_OP(room_new),
+                                         DURABLE_OP(room_started),
+                                         DURABLE_OP(room_over),
+                                         DURABLE_OP(room_closed),
+                                         DURABLE_OP(seat),
+                                         DURABLE_OP(journal),
+                                         DURABLE_OP(history),
+                                         DURABLE_OP(game_record),
+                                         DURABLE_OP(restore)};
