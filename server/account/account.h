@@ -140,6 +140,10 @@ typedef struct account_shared {
     json_t *(*rated_room_get)(void *ctx, const char *room_id);
 } account_shared_t;
 
+/* An entry of an account_backend_t or account_shared_t table bound to the backend's function of
+   the entry's name (store_accounts.c, cluster_accounts.c name theirs so). */
+#define ACCOUNT_OP(entry) .entry = entry
+
 typedef struct address_budget address_budget_t;
 
 typedef struct accounts {

@@ -379,14 +379,7 @@ static json_t *rated_room_get(void *ctx, const char *room_id)
 }
 
 const account_shared_t cluster_accounts_shared = {
-    .rated_room = rated_room,
-    .rated_room_get = rated_room_get,
-    .board = board,
-    .fetch = fetch,
-    .fetch_async = fetch_async,
-    .claim = claim,
-    .release = release,
-    .put = put,
-    .rate = rate,
-    .rate_async = rate_async,
+    ACCOUNT_OP(rated_room),  ACCOUNT_OP(rated_room_get), ACCOUNT_OP(board),   ACCOUNT_OP(fetch),
+    ACCOUNT_OP(fetch_async), ACCOUNT_OP(claim),          ACCOUNT_OP(release), ACCOUNT_OP(put),
+    ACCOUNT_OP(rate),        ACCOUNT_OP(rate_async),
 };

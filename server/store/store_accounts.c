@@ -227,10 +227,6 @@ static int rated_rooms(void *ctx, server_t *srv,
 }
 
 const account_backend_t store_accounts_backend = {
-    .load = load,
-    .put = put,
-    .rating = rating,
-    .result = result,
-    .rated_room = rated_room,
-    .rated_rooms = rated_rooms,
+    ACCOUNT_OP(load),   ACCOUNT_OP(put),        ACCOUNT_OP(rating),
+    ACCOUNT_OP(result), ACCOUNT_OP(rated_room), ACCOUNT_OP(rated_rooms),
 };
