@@ -41,25 +41,13 @@ static void run_write(store_t *st, sqlite3_stmt *s)
     sqlite3_finalize(s);
 }
 
-static void text_or_null(sqlite3_stmt *s, int i, const char *text)
-{
-    if (text && text[0])
-        sqlite3_bind_text(s, i, text, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(s, i);
-}
-
 static void put(void *ctx, const account_t *a)
 {
     store_t *st = ((server_t *)ctx)->store;
     sqlite3_stmt *s = prepare_write(st, "INSERT OR REPLACE INTO accounts (name_key, name, pwhash, "
                                         "key_hash, created) VALUES (?1, ?2, ?3, ?4, ?5)");
     if (!s) return;
-    sqlite3_bind_text(s, 1, a->name_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, a->name, -1, SQLITE_TRANSIENT);
-    text_or_null(s, 3, a->pwhash);
-    text_or_null(s, 4, a->key_hash);
-    sqlite3_bind_int64(s, 5, a->created);
+    store__bind(s, 1, "ttooI", a->name_key, a->name, a->pwhash, a->key_hash, a->created);
     run_write(st, s);
 }
 
@@ -69,12 +57,7 @@ static void rating(void *ctx, const account_t *a, const account_rating_t *r)
     sqlite3_stmt *s = prepare_write(st, "INSERT OR REPLACE INTO ratings (name_key, game, mu, "
                                         "sigma, games, wins) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     if (!s) return;
-    sqlite3_bind_text(s, 1, a->name_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, r->game, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(s, 3, r->mu);
-    sqlite3_bind_double(s, 4, r->sigma);
-    sqlite3_bind_int(s, 5, r->games);
-    sqlite3_bind_int(s, 6, r->wins);
+    store__bind(s, 1, "ttffii", a->name_key, r->game, r->mu, r->sigma, r->games, r->wins);
     run_write(st, s);
 }
 
@@ -85,15 +68,8 @@ static void result(void *ctx, const account_t *a, const account_result_t *res)
         st, "INSERT INTO rated_results (name_key, game, room, place, sides, "
             "abandoned, before, after, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     if (!s) return;
-    sqlite3_bind_text(s, 1, a->name_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, res->game, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 3, res->room, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(s, 4, res->place);
-    sqlite3_bind_int(s, 5, res->sides);
-    sqlite3_bind_int(s, 6, res->abandoned);
-    sqlite3_bind_double(s, 7, res->before);
-    sqlite3_bind_double(s, 8, res->after);
-    sqlite3_bind_int64(s, 9, res->at);
+    store__bind(s, 1, "tttiiiffI", a->name_key, res->game, res->room, res->place, res->sides,
+                (int)res->abandoned, res->before, res->after, res->at);
     run_write(st, s);
 }
 

@@ -1,6 +1,7 @@
 /* store_write.c — a turn's writes, in its one transaction; the store as a
    backend of the durability sink. See store.h. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -79,6 +80,27 @@ static void bind_json(sqlite3_stmt *s, int i, const json_t *j)
     }
 }
 
+void store__bind(sqlite3_stmt *s, int first, const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    for (int i = first; *types; types++, i++) {
+        switch (*types) {
+        case 't': bind_text(s, i, va_arg(ap, const char *)); break;
+        case 'o': {
+            const char *text = va_arg(ap, const char *);
+            bind_text(s, i, text && text[0] ? text : NULL);
+            break;
+        }
+        case 'i': sqlite3_bind_int(s, i, va_arg(ap, int)); break;
+        case 'I': sqlite3_bind_int64(s, i, va_arg(ap, int64_t)); break;
+        case 'f': sqlite3_bind_double(s, i, va_arg(ap, double)); break;
+        case 'j': bind_json(s, i, va_arg(ap, const json_t *)); break;
+        }
+    }
+    va_end(ap);
+}
+
 /* The store a backend entry writes to (its ctx is the server); NULL with --db none. */
 static store_t *store_of(void *srv)
 {
@@ -98,9 +120,7 @@ static void d_session_new(void *srv, const durable_session_t *s)
     store_t *st = store_of(srv);
     sqlite3_stmt *q = begin_id(st, S_SESSION_NEW, s->id);
     if (!q) return;
-    bind_text(q, 2, s->name);
-    bind_text(q, 3, s->token_hash);
-    sqlite3_bind_int64(q, 4, s->created);
+    store__bind(q, 2, "ttI", s->name, s->token_hash, s->created);
     run(st, q);
 }
 
@@ -132,19 +152,11 @@ static void d_room_new(void *srv, const durable_room_t *r, const json_t *options
     store_t *st = store_of(srv);
     sqlite3_stmt *q = begin_id(st, S_ROOM_NEW, r->rid);
     if (!q) return;
-    bind_text(q, 2, r->id);
-    bind_text(q, 3, r->game);
-    sqlite3_bind_int(q, 4, r->players);
-    bind_json(q, 5, options);
-    sqlite3_bind_int64(q, 6, (sqlite3_int64)deal->seed);
-    sqlite3_bind_int(q, 7, r->private_room);
-    bind_text(q, 8, r->title);
-    sqlite3_bind_int64(q, 9, server_wall_ms());
-    sqlite3_bind_int(q, 10, deal->version);
     char hex[DEAL_HEX_LEN + 1];
     deal_hex(deal->server, hex);
-    bind_text(q, 11, deal->version ? hex : NULL);
-    bind_text(q, 12, r->race);
+    store__bind(q, 2, "ttijIitIitt", r->id, r->game, r->players, options, (int64_t)deal->seed,
+                (int)r->private_room, r->title, server_wall_ms(), deal->version,
+                deal->version ? hex : NULL, r->race);
     run(st, q);
 }
 
@@ -158,11 +170,7 @@ void store__room_end(store_t *st, uint64_t rid, const char *status, const json_t
 {
     sqlite3_stmt *q = begin(st, S_ROOM_END);
     if (!q) return;
-    sqlite3_bind_int64(q, 1, (sqlite3_int64)rid);
-    bind_text(q, 2, status);
-    sqlite3_bind_int64(q, 3, server_wall_ms());
-    bind_json(q, 4, result);
-    bind_text(q, 5, note);
+    store__bind(q, 1, "ItIjt", (int64_t)rid, status, server_wall_ms(), result, note);
     run(st, q);
 }
 
