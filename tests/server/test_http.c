@@ -29,6 +29,7 @@
 #include <uv.h>
 
 #include "server/metrics/http.h"
+#include "tests/lib/case_group.h"
 
 #define BODY "# HELP tapis_up 1 while tapisd runs.\n# TYPE tapis_up gauge\ntapis_up 1\n"
 #define CONTENT_TYPE "Content-Type: text/plain; version=0.0.4; charset=utf-8"
@@ -55,15 +56,21 @@ typedef struct request_case {
     size_t len;
     bool trickle;    /* one byte at a time */
     bool half_close; /* shut down our side once sent */
+    int status;      /* in the catalogue: the status it must get */
 } request_case_t;
 
 #define CASE(name, lit)                                                                            \
     {                                                                                              \
-        name, lit, sizeof lit - 1, false, false                                                    \
+        name, lit, sizeof lit - 1, false, false, 0                                                 \
     }
-#define CASE_SENT(name, lit, trickle, half_close)                                                  \
+/* A row of the catalogue: a request and the status it must get. */
+#define ROW(status, name, lit)                                                                     \
     {                                                                                              \
-        name, lit, sizeof lit - 1, trickle, half_close                                             \
+        name, lit, sizeof lit - 1, false, false, status                                            \
+    }
+#define ROW_SENT(status, name, lit, trickle, half_close)                                           \
+    {                                                                                              \
+        name, lit, sizeof lit - 1, trickle, half_close, status                                     \
     }
 
 typedef struct fixture fixture_t;
@@ -322,121 +329,88 @@ static fixture_t *all_refused(const request_case_t *cases, int ncases, int statu
 /* Tests                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static void get_metrics_answers_200_with_the_body_then_closes(void **state)
+/*
+ * The catalogue of requests, one trouble per line, each sent on its own
+ * connection to a fresh server: 200, the metrics (every way of asking for
+ * them, HEAD without the body); 404, a path other than /metrics; 405, another method on /metrics
+ * (with Allow); 400, a malformed request. A refused one is never rendered.
+ */
+static const request_case_t catalogue[] = {
+    ROW(200, "plain GET", "GET /metrics HTTP/1.1\r\nHost: localhost\r\nAccept: */*\r\n\r\n"),
+    ROW(200, "HEAD", "HEAD /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+    ROW(200, "HTTP/1.0, bare LF", "GET /metrics HTTP/1.0\n\n"),
+    ROW(200, "query string", "GET /metrics?name[]=tapis_up&x=%20 HTTP/1.1\r\nHost: a\r\n\r\n"),
+    ROW(200, "empty query", "GET /metrics? HTTP/1.1\r\n\r\n"),
+    ROW(200, "absolute form", "GET http://localhost:9100/metrics HTTP/1.1\r\n\r\n"),
+    ROW(200, "empty lines first", "\r\n\n\r\nGET /metrics HTTP/1.1\r\n\r\n"),
+    ROW(200, "Content-Length 0", "GET /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n"),
+    ROW(200, "header without value, tabs", "GET /metrics HTTP/1.1\r\nX-Empty:\r\nY:\tv \t\r\n\r\n"),
+    ROW(200, "bytes after the head", "GET /metrics HTTP/1.1\r\n\r\nGET /other HTTP/1.1\r\n\r\n"),
+    ROW_SENT(200, "one byte at a time", "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", true, false),
+    ROW_SENT(200, "half-closed after the request", "GET /metrics HTTP/1.1\r\n\r\n", false, true),
+
+    ROW(404, "root", "GET / HTTP/1.1\r\n\r\n"),
+    ROW(404, "trailing slash", "GET /metrics/ HTTP/1.1\r\n\r\n"),
+    ROW(404, "longer name", "GET /metricsx HTTP/1.1\r\n\r\n"),
+    ROW(404, "case differs", "GET /Metrics HTTP/1.1\r\n\r\n"),
+    ROW(404, "fragment", "GET /metrics#x HTTP/1.1\r\n\r\n"),
+    ROW(404, "relative", "GET metrics HTTP/1.1\r\n\r\n"),
+    ROW(404, "asterisk", "OPTIONS * HTTP/1.1\r\n\r\n"),
+    ROW(404, "absolute form, no path", "GET http://localhost HTTP/1.1\r\n\r\n"),
+    ROW(404, "POST elsewhere", "POST /x HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"),
+    ROW(404, "HEAD elsewhere", "HEAD /x HTTP/1.1\r\n\r\n"),
+
+    ROW(405, "POST with a body", "POST /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello"),
+    ROW(405, "PUT chunked", "PUT /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+    ROW(405, "DELETE", "DELETE /metrics HTTP/1.1\r\n\r\n"),
+    ROW(405, "lower-case get", "get /metrics HTTP/1.1\r\n\r\n"),
+    ROW(405, "OPTIONS", "OPTIONS /metrics?x HTTP/1.0\r\n\r\n"),
+
+    ROW(400, "no spaces", "garbage\r\n\r\n"),
+    ROW(400, "binary", "\x00\x01\x02\xff\r\n\r\n"),
+    ROW(400, "HTTP/2.0", "GET /metrics HTTP/2.0\r\n\r\n"),
+    ROW(400, "HTTP/0.9 style", "GET /metrics\r\n\r\n"),
+    ROW(400, "lower-case version", "GET /metrics http/1.1\r\n\r\n"),
+    ROW(400, "version with a tail", "GET /metrics HTTP/1.10\r\n\r\n"),
+    ROW(400, "trailing space", "GET /metrics HTTP/1.1 \r\n\r\n"),
+    ROW(400, "double space", "GET  /metrics HTTP/1.1\r\n\r\n"),
+    ROW(400, "leading space", " GET /metrics HTTP/1.1\r\n\r\n"),
+    ROW(400, "tab as separator", "GET\t/metrics HTTP/1.1\r\n\r\n"),
+    ROW(400, "control byte in target", "GET /met\x01rics HTTP/1.1\r\n\r\n"),
+    ROW(400, "non-ASCII target", "GET /m\xc3\xa9trics HTTP/1.1\r\n\r\n"),
+    ROW(400, "non-token method", "G\xc3\x89T /metrics HTTP/1.1\r\n\r\n"),
+    ROW(400, "bare CR in request line", "GET /metrics HTTP/1.1\rX\r\n\r\n"),
+    ROW(400, "NUL in request line", "GET /metrics\0 HTTP/1.1\r\n\r\n"),
+    ROW(400, "header without colon", "GET /metrics HTTP/1.1\r\nHost localhost\r\n\r\n"),
+    ROW(400, "empty header name", "GET /metrics HTTP/1.1\r\n: x\r\n\r\n"),
+    ROW(400, "space before colon", "GET /metrics HTTP/1.1\r\nHost : x\r\n\r\n"),
+    ROW(400, "obs-fold", "GET /metrics HTTP/1.1\r\nX: a\r\n b\r\n\r\n"),
+    ROW(400, "NUL in header value", "GET /metrics HTTP/1.1\r\nX: a\0b\r\n\r\n"),
+    ROW(400, "bare CR in header value", "GET /metrics HTTP/1.1\r\nX: a\rb\r\n\r\n"),
+    ROW(400, "GET with a body", "GET /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello"),
+    ROW(400, "GET chunked", "GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+    ROW(400, "bad Content-Length", "GET /metrics HTTP/1.1\r\nContent-Length: -1\r\n\r\n"),
+    ROW(400, "empty Content-Length", "GET /metrics HTTP/1.1\r\nContent-Length:\r\n\r\n"),
+    ROW(400, "HEAD with a body", "HEAD /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"),
+};
+
+/* One row of the catalogue: the status it lists, and what goes with that status. */
+static void request_gets_its_status(void **state)
 {
-    (void)state;
-    static const request_case_t cases[] = {
-        CASE("plain GET", "GET /metrics HTTP/1.1\r\nHost: localhost\r\nAccept: */*\r\n\r\n"),
-    };
-    fixture_t *f = served(cases, 1);
-    assert_metrics(f, 0, false);
-    assert_true(strncmp(f->replies[0].data, "HTTP/1.1 200 OK\r\n", 17) == 0);
-    assert_int_equal(f->renders, 1);
+    const request_case_t *c = *state;
+    if (c->status == 200) {
+        bool head = strncmp(c->bytes, "HEAD ", 5) == 0;
+        fixture_t *f = served(c, 1);
+        assert_metrics(f, 0, head);
+        assert_true(strncmp(f->replies[0].data, "HTTP/1.1 200 OK\r\n", 17) == 0);
+        assert_int_equal(f->renders, 1);
+        if (head) assert_int_equal(f->replies[0].total, f->replies[0].len);
+        free(f);
+        return;
+    }
+    fixture_t *f = all_refused(c, 1, c->status);
+    if (c->status == 405) assert_true(has_header(&f->replies[0], "Allow: GET, HEAD"));
     free(f);
-}
-
-static void get_variants_are_all_served(void **state)
-{
-    (void)state;
-    static const request_case_t cases[] = {
-        CASE("HTTP/1.0, bare LF", "GET /metrics HTTP/1.0\n\n"),
-        CASE("query string", "GET /metrics?name[]=tapis_up&x=%20 HTTP/1.1\r\nHost: a\r\n\r\n"),
-        CASE("empty query", "GET /metrics? HTTP/1.1\r\n\r\n"),
-        CASE("absolute form", "GET http://localhost:9100/metrics HTTP/1.1\r\n\r\n"),
-        CASE("empty lines first", "\r\n\n\r\nGET /metrics HTTP/1.1\r\n\r\n"),
-        CASE("Content-Length 0", "GET /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n"),
-        CASE("header without value, tabs", "GET /metrics HTTP/1.1\r\nX-Empty:\r\nY:\tv \t\r\n\r\n"),
-        CASE("bytes after the head", "GET /metrics HTTP/1.1\r\n\r\nGET /other HTTP/1.1\r\n\r\n"),
-        CASE_SENT("one byte at a time", "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", true, false),
-        CASE_SENT("half-closed after the request", "GET /metrics HTTP/1.1\r\n\r\n", false, true),
-    };
-    int n = (int)(sizeof cases / sizeof cases[0]);
-    fixture_t *f = served(cases, n);
-    for (int i = 0; i < n; i++)
-        assert_metrics(f, i, false);
-    free(f);
-}
-
-static void head_metrics_has_the_headers_and_no_body(void **state)
-{
-    (void)state;
-    static const request_case_t cases[] = {
-        CASE("HEAD", "HEAD /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n"),
-    };
-    fixture_t *f = served(cases, 1);
-    assert_metrics(f, 0, true);
-    assert_int_equal(f->replies[0].total, f->replies[0].len);
-    free(f);
-}
-
-static void other_paths_get_404(void **state)
-{
-    (void)state;
-    static const request_case_t cases[] = {
-        CASE("root", "GET / HTTP/1.1\r\n\r\n"),
-        CASE("trailing slash", "GET /metrics/ HTTP/1.1\r\n\r\n"),
-        CASE("longer name", "GET /metricsx HTTP/1.1\r\n\r\n"),
-        CASE("case differs", "GET /Metrics HTTP/1.1\r\n\r\n"),
-        CASE("fragment", "GET /metrics#x HTTP/1.1\r\n\r\n"),
-        CASE("relative", "GET metrics HTTP/1.1\r\n\r\n"),
-        CASE("asterisk", "OPTIONS * HTTP/1.1\r\n\r\n"),
-        CASE("absolute form, no path", "GET http://localhost HTTP/1.1\r\n\r\n"),
-        CASE("POST elsewhere", "POST /x HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"),
-        CASE("HEAD elsewhere", "HEAD /x HTTP/1.1\r\n\r\n"),
-    };
-    free(all_refused(cases, (int)(sizeof cases / sizeof cases[0]), 404));
-}
-
-static void other_methods_on_metrics_get_405_with_allow(void **state)
-{
-    (void)state;
-    static const request_case_t cases[] = {
-        CASE("POST with a body", "POST /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello"),
-        CASE("PUT chunked", "PUT /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
-        CASE("DELETE", "DELETE /metrics HTTP/1.1\r\n\r\n"),
-        CASE("lower-case get", "get /metrics HTTP/1.1\r\n\r\n"),
-        CASE("OPTIONS", "OPTIONS /metrics?x HTTP/1.0\r\n\r\n"),
-    };
-    int n = (int)(sizeof cases / sizeof cases[0]);
-    fixture_t *f = all_refused(cases, n, 405);
-    for (int i = 0; i < n; i++)
-        assert_true(has_header(&f->replies[i], "Allow: GET, HEAD"));
-    free(f);
-}
-
-/* A catalogue of malformed requests, one trouble per line. */
-static void malformed_requests_get_400(void **state)
-{
-    (void)state;
-    static const request_case_t cases[] = {
-        CASE("no spaces", "garbage\r\n\r\n"),
-        CASE("binary", "\x00\x01\x02\xff\r\n\r\n"),
-        CASE("HTTP/2.0", "GET /metrics HTTP/2.0\r\n\r\n"),
-        CASE("HTTP/0.9 style", "GET /metrics\r\n\r\n"),
-        CASE("lower-case version", "GET /metrics http/1.1\r\n\r\n"),
-        CASE("version with a tail", "GET /metrics HTTP/1.10\r\n\r\n"),
-        CASE("trailing space", "GET /metrics HTTP/1.1 \r\n\r\n"),
-        CASE("double space", "GET  /metrics HTTP/1.1\r\n\r\n"),
-        CASE("leading space", " GET /metrics HTTP/1.1\r\n\r\n"),
-        CASE("tab as separator", "GET\t/metrics HTTP/1.1\r\n\r\n"),
-        CASE("control byte in target", "GET /met\x01rics HTTP/1.1\r\n\r\n"),
-        CASE("non-ASCII target", "GET /m\xc3\xa9trics HTTP/1.1\r\n\r\n"),
-        CASE("non-token method", "G\xc3\x89T /metrics HTTP/1.1\r\n\r\n"),
-        CASE("bare CR in request line", "GET /metrics HTTP/1.1\rX\r\n\r\n"),
-        CASE("NUL in request line", "GET /metrics\0 HTTP/1.1\r\n\r\n"),
-        CASE("header without colon", "GET /metrics HTTP/1.1\r\nHost localhost\r\n\r\n"),
-        CASE("empty header name", "GET /metrics HTTP/1.1\r\n: x\r\n\r\n"),
-        CASE("space before colon", "GET /metrics HTTP/1.1\r\nHost : x\r\n\r\n"),
-        CASE("obs-fold", "GET /metrics HTTP/1.1\r\nX: a\r\n b\r\n\r\n"),
-        CASE("NUL in header value", "GET /metrics HTTP/1.1\r\nX: a\0b\r\n\r\n"),
-        CASE("bare CR in header value", "GET /metrics HTTP/1.1\r\nX: a\rb\r\n\r\n"),
-        CASE("GET with a body", "GET /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello"),
-        CASE("GET chunked", "GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
-        CASE("bad Content-Length", "GET /metrics HTTP/1.1\r\nContent-Length: -1\r\n\r\n"),
-        CASE("empty Content-Length", "GET /metrics HTTP/1.1\r\nContent-Length:\r\n\r\n"),
-        CASE("HEAD with a body", "HEAD /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"),
-    };
-    free(all_refused(cases, (int)(sizeof cases / sizeof cases[0]), 400));
 }
 
 /* A head of `len` bytes: a GET of /metrics padded with one long header. */
@@ -459,9 +433,9 @@ static void head_over_the_cap_gets_431_and_at_the_cap_is_served(void **state)
     char *over = padded_head(HTTP_HEAD_MAX + 1);
     char *far_over = padded_head(4 * HTTP_HEAD_MAX);
     const request_case_t cases[] = {
-        {"head at the cap", at_cap, HTTP_HEAD_MAX, false, false},
-        {"one byte over", over, HTTP_HEAD_MAX + 1, false, false},
-        {"far over, sent whole", far_over, 4 * HTTP_HEAD_MAX, false, false},
+        {"head at the cap", at_cap, HTTP_HEAD_MAX, false, false, 0},
+        {"one byte over", over, HTTP_HEAD_MAX + 1, false, false, 0},
+        {"far over, sent whole", far_over, 4 * HTTP_HEAD_MAX, false, false, 0},
     };
     fixture_t *f = served(cases, 3);
     assert_metrics(f, 0, false);
@@ -647,13 +621,8 @@ static void listens_on_ipv6_loopback(void **state)
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
+    int failed = CASE_GROUP_RUN("request_catalogue", request_gets_its_status, catalogue, name);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(get_metrics_answers_200_with_the_body_then_closes),
-        cmocka_unit_test(get_variants_are_all_served),
-        cmocka_unit_test(head_metrics_has_the_headers_and_no_body),
-        cmocka_unit_test(other_paths_get_404),
-        cmocka_unit_test(other_methods_on_metrics_get_405_with_allow),
-        cmocka_unit_test(malformed_requests_get_400),
         cmocka_unit_test(head_over_the_cap_gets_431_and_at_the_cap_is_served),
         cmocka_unit_test(render_failure_gets_500),
         cmocka_unit_test(slow_clients_are_closed_unanswered_after_the_deadline),
@@ -662,5 +631,5 @@ int main(void)
         cmocka_unit_test(start_fails_cleanly_on_a_bad_address_or_a_taken_port),
         cmocka_unit_test(listens_on_ipv6_loopback),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return failed + cmocka_run_group_tests(tests, NULL, NULL);
 }
