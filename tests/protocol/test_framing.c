@@ -159,80 +159,89 @@ static void splits_as_listed(void **state)
     frame_free(&f);
 }
 
+/* --------------------------------------- a splitter of the default limit --- */
+
+/* The tests below work on a splitter of the default limit in *state: made before each one and
+   freed after it, whether it passed or not. */
+static int default_frame_setup(void **state)
+{
+    frame_t *f = malloc(sizeof *f);
+    if (!f) return -1;
+    frame_init(f, 0);
+    *state = f;
+    return 0;
+}
+
+static int default_frame_teardown(void **state)
+{
+    frame_free(*state);
+    free(*state);
+    return 0;
+}
+
 /* ------------------------------------------------------------- splitting --- */
 
 static void many_lines_in_one_read(void **state)
 {
-    (void)state;
-    frame_t f;
-    frame_init(&f, 0);
+    frame_t *f = *state;
     char buf[1000 * 8];
     size_t n = 0;
     for (int i = 0; i < 1000; i++)
         n += (size_t)sprintf(buf + n, "l%d\n", i);
-    assert_int_equal(frame_feed(&f, buf, n), 0);
+    assert_int_equal(frame_feed(f, buf, n), 0);
     for (int i = 0; i < 1000; i++) {
         char want[16];
         sprintf(want, "l%d", i);
-        expect_str(&f, want);
+        expect_str(f, want);
     }
-    expect_none(&f);
-    frame_free(&f);
+    expect_none(f);
 }
 
 static void pull_some_lines_then_continue_later(void **state)
 {
-    (void)state;
-    frame_t f;
-    frame_init(&f, 0);
-    feed_str(&f, "a\nb\nc\nd");
-    expect_str(&f, "a");
+    frame_t *f = *state;
+    feed_str(f, "a\nb\nc\nd");
+    expect_str(f, "a");
     const char *line;
     size_t len;
-    assert_int_equal(frame_next(&f, &line, &len), FRAME_LINE);
-    expect_str(&f, "c");
+    assert_int_equal(frame_next(f, &line, &len), FRAME_LINE);
+    expect_str(f, "c");
     /* Taking lines does not move earlier ones. */
     assert_string_equal(line, "b");
-    assert_int_equal(frame_buffered(&f), 1);
-    feed_str(&f, "e\nf\n"); /* compaction happens here */
-    expect_str(&f, "de");
-    expect_str(&f, "f");
-    expect_none(&f);
-    assert_int_equal(frame_buffered(&f), 0);
-    frame_free(&f);
+    assert_int_equal(frame_buffered(f), 1);
+    feed_str(f, "e\nf\n"); /* compaction happens here */
+    expect_str(f, "de");
+    expect_str(f, "f");
+    expect_none(f);
+    assert_int_equal(frame_buffered(f), 0);
 }
 
 /* ---------------------------------------------------------------- limits --- */
 
 static void default_limit_is_8192(void **state)
 {
-    (void)state;
-    frame_t f;
-    frame_init(&f, 0);
-    assert_int_equal(f.max_line, FRAME_DEFAULT_MAX_LINE);
+    frame_t *f = *state;
+    assert_int_equal(f->max_line, FRAME_DEFAULT_MAX_LINE);
     assert_int_equal(FRAME_DEFAULT_MAX_LINE, 8192);
-    frame_free(&f);
 }
 
 static void mebibyte_line_is_too_long_exactly_once(void **state)
 {
-    (void)state;
-    frame_t f;
-    frame_init(&f, 0);
+    frame_t *f = *state;
     size_t total = 1 << 20;
     char *chunk = malloc(65536);
     assert_non_null(chunk);
     memset(chunk, 'x', 65536);
-    feed_str(&f, "ping\n");
+    feed_str(f, "ping\n");
     int too_long = 0, lines = 0;
     for (size_t sent = 0; sent < total; sent += 65536) {
-        assert_int_equal(frame_feed(&f, chunk, 65536), 0);
+        assert_int_equal(frame_feed(f, chunk, 65536), 0);
         /* Memory stays bounded whatever the client sends. */
-        assert_true(frame_buffered(&f) <= FRAME_DEFAULT_MAX_LINE + 2 + 5);
+        assert_true(frame_buffered(f) <= FRAME_DEFAULT_MAX_LINE + 2 + 5);
         const char *line;
         size_t len;
         int r;
-        while ((r = frame_next(&f, &line, &len)) != FRAME_NEED_MORE) {
+        while ((r = frame_next(f, &line, &len)) != FRAME_NEED_MORE) {
             if (r == FRAME_TOO_LONG) too_long++;
             if (r == FRAME_LINE) {
                 assert_string_equal(line, "ping");
@@ -240,13 +249,12 @@ static void mebibyte_line_is_too_long_exactly_once(void **state)
             }
         }
     }
-    feed_str(&f, "\nhello alice\n"); /* the stream is dead: nothing more comes out */
-    expect_none(&f);
+    feed_str(f, "\nhello alice\n"); /* the stream is dead: nothing more comes out */
+    expect_none(f);
     assert_int_equal(lines, 1);
     assert_int_equal(too_long, 1);
-    assert_true(frame_is_dead(&f));
+    assert_true(frame_is_dead(f));
     free(chunk);
-    frame_free(&f);
 }
 
 /* ---------------------------------------------------------------- telnet --- */
@@ -272,10 +280,14 @@ static void http_request_lines_are_detected(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(many_lines_in_one_read),
-        cmocka_unit_test(pull_some_lines_then_continue_later),
-        cmocka_unit_test(default_limit_is_8192),
-        cmocka_unit_test(mebibyte_line_is_too_long_exactly_once),
+        cmocka_unit_test_setup_teardown(many_lines_in_one_read, default_frame_setup,
+                                        default_frame_teardown),
+        cmocka_unit_test_setup_teardown(pull_some_lines_then_continue_later, default_frame_setup,
+                                        default_frame_teardown),
+        cmocka_unit_test_setup_teardown(default_limit_is_8192, default_frame_setup,
+                                        default_frame_teardown),
+        cmocka_unit_test_setup_teardown(mebibyte_line_is_too_long_exactly_once, default_frame_setup,
+                                        default_frame_teardown),
         cmocka_unit_test(http_request_lines_are_detected),
     };
     int failed = CASE_GROUP_RUN("split_cases", splits_as_listed, split_cases, name);
