@@ -17,14 +17,7 @@ int admin_load_token(server_t *srv);
 /* Refuse an operator command to a session that is not the operator (forbidden, logged). */
 void admin_refuse(request_t *req, const command_t *cmd);
 
-/* The handlers of CMD_ADMIN (any session) and of the CMD_F_ADMIN commands (the
-   operator's session only: dispatch refuses the others first); each replies once. */
-void admin_login(request_t *req);
-void admin_announce(request_t *req);
-void admin_drain(request_t *req);
-void admin_close(request_t *req);
-void admin_kick(request_t *req);
-void admin_stats(request_t *req);
+/* The handlers of CMD_ADMIN and of the operator's commands: dispatch.h's LOBBY_HANDLERS. */
 
 /* True when a drain is on and no game is left in play: time to stop. */
 bool admin_drained(server_t *srv);

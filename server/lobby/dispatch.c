@@ -410,36 +410,14 @@ static void on_pong(request_t *req)
 }
 
 /* The handler of each command of protocol/commands.c's table, by its id. */
+#define HANDLER_ENTRY(cmd, handler) [cmd] = handler,
+
 static void (*const HANDLERS[CMD__COUNT])(request_t *req) = {
-    [CMD_HELLO] = on_hello,
-    [CMD_GAMES] = on_games,
-    [CMD_CREATE] = lobby_create,
-    [CMD_ROOMS] = lobby_rooms,
-    [CMD_HISTORY] = lobby_history,
-    [CMD_REPLAY] = lobby_replay,
-    [CMD_JOIN] = lobby_join,
-    [CMD_WATCH] = lobby_watch,
-    [CMD_LEAVE] = lobby_leave,
-    [CMD_ADDBOT] = lobby_addbot,
-    [CMD_ACT] = on_act,
-    [CMD_STATE] = on_state,
-    [CMD_SAY] = lobby_say,
-    [CMD_SEED] = lobby_seed,
-    [CMD_PING] = on_ping,
-    [CMD_PONG] = on_pong,
-    [CMD_HELP] = on_help,
-    [CMD_QUIT] = on_quit,
-    [CMD_REGISTER] = lobby_register,
-    [CMD_PROFILE] = lobby_profile,
-    [CMD_LEADERBOARD] = lobby_leaderboard,
-    [CMD_SEEK] = lobby_seek,
-    [CMD_CANCEL] = lobby_cancel,
-    [CMD_ADMIN] = admin_login,
-    [CMD_ANNOUNCE] = admin_announce,
-    [CMD_DRAIN] = admin_drain,
-    [CMD_CLOSE] = admin_close,
-    [CMD_KICK] = admin_kick,
-    [CMD_STATS] = admin_stats,
+    [CMD_HELLO] = on_hello,       [CMD_GAMES] = on_games,
+    [CMD_ACT] = on_act,           [CMD_STATE] = on_state,
+    [CMD_PING] = on_ping,         [CMD_PONG] = on_pong,
+    [CMD_HELP] = on_help,         [CMD_QUIT] = on_quit,
+    LOBBY_HANDLERS(HANDLER_ENTRY) /* the lobby's files' (dispatch.h) */
 };
 
 bool dispatch_handles_every_command(void)

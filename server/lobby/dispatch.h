@@ -64,24 +64,44 @@ void req_fail(request_t *req, const char *code, const char *fmt, ...)
    false after answering bad_name. */
 bool req_name_ok(request_t *req, const char *name);
 
-/* Lobby handlers (lobby.c). */
-void lobby_create(request_t *req);
-void lobby_rooms(request_t *req);
-void lobby_history(request_t *req);
-void lobby_replay(request_t *req);
-void lobby_join(request_t *req);
-void lobby_watch(request_t *req);
-void lobby_leave(request_t *req);
-void lobby_addbot(request_t *req);
-void lobby_say(request_t *req);
-void lobby_seed(request_t *req);
+/*
+ * The command handlers of the lobby's files, each with the command it serves: declared just
+ * below as void HANDLER(request_t *req), and dispatch.c's table of handlers by command.
+ * Each replies once. Operator commands (CMD_F_ADMIN) come to theirs from the operator's
+ * session only: dispatch refuses the others first.
+ */
+#define LOBBY_HANDLERS(X)                                                                          \
+    /* lobby.c: rooms and chat */                                                                  \
+    X(CMD_CREATE, lobby_create)                                                                    \
+    X(CMD_ROOMS, lobby_rooms)                                                                      \
+    X(CMD_HISTORY, lobby_history)                                                                  \
+    X(CMD_REPLAY, lobby_replay)                                                                    \
+    X(CMD_JOIN, lobby_join)                                                                        \
+    X(CMD_WATCH, lobby_watch)                                                                      \
+    X(CMD_LEAVE, lobby_leave)                                                                      \
+    X(CMD_ADDBOT, lobby_addbot)                                                                    \
+    X(CMD_SAY, lobby_say)                                                                          \
+    X(CMD_SEED, lobby_seed)                                                                        \
+    /* accounts.c */                                                                               \
+    X(CMD_REGISTER, lobby_register)                                                                \
+    X(CMD_PROFILE, lobby_profile)                                                                  \
+    X(CMD_LEADERBOARD, lobby_leaderboard)                                                          \
+    /* seek.c: matchmaking */                                                                      \
+    X(CMD_SEEK, lobby_seek)                                                                        \
+    X(CMD_CANCEL, lobby_cancel)                                                                    \
+    /* admin.c: CMD_ADMIN (any session) and the operator's commands */                             \
+    X(CMD_ADMIN, admin_login)                                                                      \
+    X(CMD_ANNOUNCE, admin_announce)                                                                \
+    X(CMD_DRAIN, admin_drain)                                                                      \
+    X(CMD_CLOSE, admin_close)                                                                      \
+    X(CMD_KICK, admin_kick)                                                                        \
+    X(CMD_STATS, admin_stats)
+#define LOBBY_HANDLER_DECLARE(cmd, handler) void handler(request_t *req);
+LOBBY_HANDLERS(LOBBY_HANDLER_DECLARE)
 
-/* Accounts (accounts.c): register, a hello with a password or key, profile, leaderboard. */
+/* Accounts (accounts.c): a hello with a password or key; the rated rooms at a restart. */
 struct account;
-void lobby_register(request_t *req);
 void lobby_account_hello(request_t *req);
-void lobby_profile(request_t *req);
-void lobby_leaderboard(request_t *req);
 /* After the restore: the rooms that were rated play rated again (the accounts' backend).
    Returns 0 or -1 (logged). */
 int lobby_accounts_restore(server_t *srv);
@@ -90,10 +110,8 @@ void lobby_accounts_taken_over(server_t *srv, const char *room_id, durable_verdi
                                const json_t *result);
 /* Password hashes under way for c: their replies go nowhere (c is closing). */
 void lobby_accounts_conn_closed(conn_t *c);
-/* Matchmaking (seek.c): seek, cancel; a session that drops or ends leaves the queue;
-   the queue's timer closed at the stop. */
-void lobby_seek(request_t *req);
-void lobby_cancel(request_t *req);
+/* Matchmaking (seek.c; seek and cancel in LOBBY_HANDLERS): a session that drops or ends
+   leaves the queue; the queue's timer closed at the stop. */
 void lobby_seek_forget(session_t *s);
 void lobby_seek_close(server_t *srv);
 /* In a cluster, another node seated this node's seeker (the cluster's hook, with the
