@@ -105,7 +105,7 @@ void store__write_pending(store_t *st); /* the turn's journal entries (store_wri
  * Bind the arguments after `types` to s's parameters first, first + 1, ..., one per letter
  * (store_write.c): 't' a const char * (NULL: SQL NULL), 'o' an optional one (NULL or "": SQL
  * NULL), 'i' an int (a bool too), 'I' an int64_t, 'f' a double, 'j' a const json_t * as its
- * compact JSON text (NULL: SQL NULL). Texts are copied.
+ * compact JSON text (NULL: SQL NULL); another letter aborts (a bug). Texts are copied.
  */
 void store__bind(sqlite3_stmt *s, int first, const char *types, ...);
 void store__room_end(store_t *st, uint64_t rid, const char *status, const json_t *result,

@@ -96,6 +96,7 @@ void store__bind(sqlite3_stmt *s, int first, const char *types, ...)
         case 'I': sqlite3_bind_int64(s, i, va_arg(ap, int64_t)); break;
         case 'f': sqlite3_bind_double(s, i, va_arg(ap, double)); break;
         case 'j': bind_json(s, i, va_arg(ap, const json_t *)); break;
+        default: abort(); /* a letter of no type: the arguments after it cannot be read */
         }
     }
     va_end(ap);
