@@ -432,6 +432,13 @@ bool game_action_bare(const json_t *action);
 /* The protocol's inline words of `action` into *args: NULL (none) or a list.
    Returns 0, or -1 with "bad_action" when "args" is not a list. */
 int game_action_args(const json_t *action, const json_t **args, game_error_t *err);
+/*
+ * The opening of a parser whose actions take the inline words as a list
+ * (233, As.point3): game_action_type(), then game_action_args() into *args.
+ * Returns the type's index, or -1 with err filled.
+ */
+int game_action_open(const json_t *action, const char *const *names, int n, const char *title,
+                     const json_t **args, game_error_t *err);
 /* The number of elements of an array (not a pointer): a type_names table. */
 #define GAME_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
