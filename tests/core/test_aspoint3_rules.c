@@ -337,19 +337,11 @@ static void legal_lists_keep_the_two_swaps_then_the_two_picks(void **state)
 {
     (void)state;
     ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
-    json_t *l = game_legal(&g->base, 0);
-    json_t *want = json_loads("[{\"type\":\"keep\"},{\"type\":\"swap\",\"card\":\"2S\"},"
-                              "{\"type\":\"swap\",\"card\":\"9H\"}]",
-                              0, NULL);
-    assert_true(json_equal(l, want));
-    json_decref(l);
-    json_decref(want);
+    gt_json_is(game_legal(&g->base, 0), "[{\"type\":\"keep\"},{\"type\":\"swap\",\"card\":\"2S\"},"
+                                        "{\"type\":\"swap\",\"card\":\"9H\"}]");
     OK(g, 0, KEEP);
-    l = game_legal(&g->base, 1);
-    want = json_pack("[o,o]", json_loads(DOWN, 0, NULL), json_loads(UP, 0, NULL));
-    assert_true(json_equal(l, want));
-    json_decref(l);
-    json_decref(want);
+    gt_json_same(game_legal(&g->base, 1),
+                 json_pack("[o,o]", json_loads(DOWN, 0, NULL), json_loads(UP, 0, NULL)));
     game_free(&g->base);
 }
 
@@ -731,12 +723,8 @@ static void check_round_over(ap3_t *g, const char *want_text)
 static void default_options_advertise_pack_scoring_by_manche(void **state)
 {
     (void)state;
-    json_t *def = game_default_options(&aspoint3_desc);
-    json_t *want = json_loads(
-        "{\"rounds\":3,\"target\":350,\"packs\":0,\"pack_scoring\":\"manche\"}", 0, NULL);
-    assert_true(json_equal(def, want));
-    json_decref(def);
-    json_decref(want);
+    gt_json_is(game_default_options(&aspoint3_desc),
+               "{\"rounds\":3,\"target\":350,\"packs\":0,\"pack_scoring\":\"manche\"}");
     for (int total = 0; total <= 1; total++) {
         ap3_t *g = table(total ? "{\"packs\":2,\"pack_scoring\":\"total\"}" : "{\"packs\":2}");
         json_t *v = game_view(&g->base, 0);
@@ -1041,17 +1029,10 @@ static void timed_out_seat_keeps_or_takes_the_face_down_card(void **state)
 {
     (void)state;
     ap3_t *g = table(NULL);
-    json_t *a = aspoint3_desc.default_action(&g->base, 0), *want = json_loads(KEEP, 0, NULL);
-    assert_true(json_equal(a, want));
+    gt_json_is(aspoint3_desc.default_action(&g->base, 0), KEEP);
     assert_null(aspoint3_desc.default_action(&g->base, 1));
-    json_decref(a);
-    json_decref(want);
     OK(g, 0, KEEP);
-    a = aspoint3_desc.default_action(&g->base, 1);
-    want = json_loads(DOWN, 0, NULL);
-    assert_true(json_equal(a, want));
-    json_decref(a);
-    json_decref(want);
+    gt_json_is(aspoint3_desc.default_action(&g->base, 1), DOWN);
     assert_int_equal(game_next_deadline(&g->base), GAME_NO_DEADLINE);
     assert_false(game_tick(&g->base, 1000000));
     game_free(&g->base);
@@ -1151,10 +1132,7 @@ static json_t *bot_choice(ap3_t *g, int seat, const char *strategy)
 /* The greedy bot's choice for `seat` is the action `want` (JSON text). */
 static void bot_plays(ap3_t *g, int seat, const char *want_text)
 {
-    json_t *a = bot_choice(g, seat, "greedy"), *want = json_loads(want_text, 0, NULL);
-    assert_true(json_equal(a, want));
-    json_decref(a);
-    json_decref(want);
+    gt_json_is(bot_choice(g, seat, "greedy"), want_text);
 }
 
 static void greedy_bot_challenges_only_with_a_strong_hand(void **state)

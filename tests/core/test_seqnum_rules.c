@@ -616,11 +616,7 @@ static void draw_follows_a_play_once(void **state)
     assert_int_equal(g->p[0].nhand, 4);
     assert_true(legal_has(g, 0, "{\"type\":\"draw\"}"));
     assert_true(seqnum_desc.waiting(&g->base) == ((1u << 0) | (1u << 1)));
-    json_t *d = seqnum_desc.default_action(&g->base, 0);
-    json_t *want = json_pack("{s:s}", "type", "draw");
-    assert_true(json_equal(d, want));
-    json_decref(d);
-    json_decref(want);
+    gt_json_is(seqnum_desc.default_action(&g->base, 0), "{\"type\":\"draw\"}");
     assert_int_equal(seqnum_stack_draw(g, "4+1"), 0);
     OK(g, 0, "{\"type\":\"draw\"}");
     assert_int_equal(g->p[0].nhand, 5);

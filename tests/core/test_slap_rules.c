@@ -981,11 +981,8 @@ static void reaction_time_is_read_from_the_strategy_string_not_played(void **sta
     rng_t r1, r2;
     rng_seed(&r1, 3);
     rng_seed(&r2, 3);
-    json_t *a = gt_bot_choice(&g->base, 2, "greedy:250", &r1),
-           *b = gt_bot_choice(&g->base, 2, "greedy", &r2);
-    assert_true(json_equal(a, b));
-    json_decref(a);
-    json_decref(b);
+    gt_json_same(gt_bot_choice(&g->base, 2, "greedy:250", &r1),
+                 gt_bot_choice(&g->base, 2, "greedy", &r2));
     game_free(&g->base);
 }
 
