@@ -910,8 +910,7 @@ static void face_down_cards_never_reach_anyone_over_random_games(void **state)
     (void)state;
     for (uint64_t seed = 1; seed <= 60; seed++) {
         int seats = 2 + (int)(seed % 5);
-        game_error_t err = {0};
-        game_t *g = game_new(&slap_desc, seats, NULL, seed, &err);
+        game_t *g = gt_table(&slap_desc, seats, NULL, seed);
         rng_t r;
         rng_seed(&r, seed);
         int64_t now = 0;
