@@ -75,6 +75,15 @@ int game_action_args(const json_t *action, const json_t **args, game_error_t *er
     return 0;
 }
 
+int game_action_open(const json_t *action, const char *const *names, int n, const char *title,
+                     const json_t **args, game_error_t *err)
+{
+    *args = NULL;
+    int t = game_action_type(action, names, n, title, err);
+    if (t < 0 || game_action_args(action, args, err)) return -1;
+    return t;
+}
+
 /* ------------------------------------------------------------------ */
 /* Options                                                              */
 /* ------------------------------------------------------------------ */

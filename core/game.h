@@ -80,6 +80,23 @@ typedef struct game_bot_level {
 /* clang-format on */
 
 /*
+ * The whole table of a game whose levels are the kit's rows above, in their
+ * order: normal and hard at a person's pace [normal_min, normal_max], easy at
+ * [easy_min, easy_max], fast at [fast_min, fast_max] (ms), the strengths of
+ * easy and hard, then greedy and random at the server's pace. A game with a
+ * level of its own (As.point3's hard) lists the rows one by one.
+ */
+/* clang-format off */
+#define GAME_BOT_LEVELS_KIT(normal_min, normal_max, easy_min, easy_max, fast_min, fast_max, \
+                            easy_strength, hard_strength) \
+    GAME_BOT_LEVEL_NORMAL(normal_min, normal_max), \
+    GAME_BOT_LEVEL_EASY(easy_min, easy_max, easy_strength), \
+    GAME_BOT_LEVEL_HARD(normal_min, normal_max, hard_strength), \
+    GAME_BOT_LEVEL_FAST(fast_min, fast_max), \
+    GAME_BOT_LEVELS_AT_SERVER_PACE
+/* clang-format on */
+
+/*
  * The seed of the generator a default action's bot draws from (see
  * game_default_bot_action): one fixed seed, so a timed-out seat plays the same
  * move on replay.
@@ -264,6 +281,33 @@ struct game_desc {
     size_t shared[GAME_MAX_HELD];
 };
 
+/*
+ * The hooks every game of tapis binds, by their conventional names: for a
+ * game whose names start with `p` (g233, ap3, seqnum, slap), its option
+ * table p_options, the functions p_create ... p_audit, the search p_search,
+ * the levels p_bot_levels and the state's struct p_t. A descriptor opens
+ * with its id, title and seats, then GAME_HOOKS(p), then the hooks only some
+ * games have (tick, at_once, default_action, simultaneous...) written by
+ * hand, then its logs and shared values:
+ *
+ *     const game_desc_t g233_desc = {
+ *         .id = "233", .title = "233", .min_seats = 2, .max_seats = 6,
+ *         GAME_HOOKS(g233),
+ *         .tick = g233_tick,
+ *         ...
+ *     };
+ */
+/* clang-format off */
+#define GAME_HOOKS(p) \
+    .options = p##_options, \
+    .create = p##_create, .apply = p##_apply, .legal = p##_legal, \
+    .view_public = p##_view_public, .view_seat = p##_view_seat, \
+    .waiting = p##_waiting, .is_over = p##_is_over, .result = p##_result, \
+    .search = &p##_search, .bot_levels = p##_bot_levels, \
+    .dump = p##_dump, .resample = p##_resample, .audit = p##_audit, \
+    .size = sizeof(p##_t)
+/* clang-format on */
+
 /* --- registry (registry.c) --- */
 
 /* The games, in a fixed order; *n receives their count. */
@@ -388,6 +432,13 @@ bool game_action_bare(const json_t *action);
 /* The protocol's inline words of `action` into *args: NULL (none) or a list.
    Returns 0, or -1 with "bad_action" when "args" is not a list. */
 int game_action_args(const json_t *action, const json_t **args, game_error_t *err);
+/*
+ * The opening of a parser whose actions take the inline words as a list
+ * (233, As.point3): game_action_type(), then game_action_args() into *args.
+ * Returns the type's index, or -1 with err filled.
+ */
+int game_action_open(const json_t *action, const char *const *names, int n, const char *title,
+                     const json_t **args, game_error_t *err);
 /* The number of elements of an array (not a pointer): a type_names table. */
 #define GAME_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 

@@ -65,14 +65,20 @@ static json_t *greedy_decide(void *ctx, int seat, const json_t *view)
     return c->s->policy(view, json_object_get(view, "legal"), "greedy", c->r);
 }
 
+/* The stage g is in (game_search_t's stage_at), 0 for a game without stages. */
+static int stage_of(const game_t *g, const game_search_t *s)
+{
+    return s->stage_at ? *(const int *)(const void *)((const char *)g + s->stage_at) : 0;
+}
+
 /* Play g on from *now with every seat's greedy strategy; the end's value for seat. */
 static double playout(game_t *g, int seat, const game_search_t *s, int stage, int64_t now, rng_t *r)
 {
     for (int m = 0; m < s->max_moves; m++) {
-        if (game_is_over(g) || (s->stage && s->stage(g) != stage)) break;
+        if (game_is_over(g) || stage_of(g, s) != stage) break;
         now += PLAYOUT_STEP_MS;
         if (game_next_deadline(g) <= now) game_tick(g, now);
-        if (game_is_over(g) || (s->stage && s->stage(g) != stage)) break;
+        if (game_is_over(g) || stage_of(g, s) != stage) break;
         int actor;
         greedy_ctx_t c = {s, r};
         json_t *a = game_search_next_move(g, r, greedy_decide, &c, &actor);
@@ -191,7 +197,7 @@ json_t *game_search_run(const json_t *view, const json_t *legal, const game_sear
             game_t *g = game_copy(state);
             if (!g) continue;
             game_error_t err;
-            int stage = s->stage ? s->stage(g) : 0;
+            int stage = stage_of(g, s);
             if (game_apply(g, seat, json_array_get(legal, pick[k]), 0, &err) == 0) {
                 val[(size_t)j * m + k] = s->playout ? s->playout(g, seat, s->max_moves, &r)
                                                     : playout(g, seat, s, stage, 0, &r);

@@ -20,6 +20,8 @@
 #ifndef TAPIS_CORE_SEARCH_H
 #define TAPIS_CORE_SEARCH_H
 
+#include <stddef.h>
+
 #include "core/game.h"
 
 /* The default playouts per move of "hard", and the most a strategy may ask. */
@@ -37,9 +39,10 @@ typedef struct game_search {
     /* How good g is for seat, the higher the better (points, or a win counted
        as more than any points): the value of a playout's end. */
     double (*value)(const game_t *g, int seat);
-    /* A count that changes when a deal or a round ends (playouts stop there),
-       or NULL: they go on to the game's end or max_moves. */
-    int (*stage)(const game_t *g);
+    /* The offset in the state's struct of an int that changes when a deal or
+       a round ends (playouts stop there: offsetof(g233_t, round)), or 0: they
+       go on to the game's end or max_moves. */
+    size_t stage_at;
     int max_moves; /* a playout's most moves after the searched one */
     int playouts;  /* the default budget: playouts per move, over all actions */
     /* The most actions searched (0: all): beyond it, the greedy choice and others drawn

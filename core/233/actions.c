@@ -55,12 +55,10 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
     memset(a, 0, sizeof *a);
     a->card = -1;
     a->to = -1;
-    int t = game_action_type(o, type_names, GAME_COUNT(type_names), "233", err);
+    const json_t *args;
+    int t = game_action_open(o, type_names, GAME_COUNT(type_names), "233", &args, err);
     if (t < 0) return -1;
     a->type = (g233_act_type_t)t;
-
-    const json_t *args;
-    if (game_action_args(o, &args, err)) return -1;
     size_t nargs = json_array_size(args);
     static const char *const discard_keys[] = {"card", "declare", NULL};
     static const char *const cards_keys[] = {"cards", "final", NULL};

@@ -791,11 +791,8 @@ static json_t *g233_result(const game_t *base)
 
 /* Bot levels and their pace (a person draws, discards and claims in a second or two). */
 static const game_bot_level_t g233_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(800, 1600),
-    GAME_BOT_LEVEL_EASY(1600, 3200, "normal wins 74% of games against it"),
-    GAME_BOT_LEVEL_HARD(800, 1600, "wins 79% of games against normal"),
-    GAME_BOT_LEVEL_FAST(150, 400),
-    GAME_BOT_LEVELS_AT_SERVER_PACE,
+    GAME_BOT_LEVELS_KIT(800, 1600, /* easy: */ 1600, 3200, /* fast: */ 150, 400,
+                        "normal wins 74% of games against it", "wins 79% of games against normal"),
 };
 
 const game_desc_t g233_desc = {
@@ -803,24 +800,10 @@ const game_desc_t g233_desc = {
     .title = "233",
     .min_seats = 2,
     .max_seats = G233_MAX_SEATS,
-    .options = g233_options,
-    .create = g233_create,
-    .apply = g233_apply,
-    .legal = g233_legal,
-    .view_public = g233_view_public,
-    .view_seat = g233_view_seat,
+    GAME_HOOKS(g233),
     .next_deadline = g233_next_deadline,
     .tick = g233_tick,
-    .waiting = g233_waiting,
     .default_action = g233_default_action,
-    .is_over = g233_is_over,
-    .result = g233_result,
-    .search = &g233_search,
-    .bot_levels = g233_bot_levels,
-    .dump = g233_dump,
-    .resample = g233_resample,
-    .audit = g233_audit,
-    .size = sizeof(g233_t),
     .logs = {offsetof(g233_t, events)},
     .shared = {offsetof(g233_t, last_round)},
 };

@@ -13,6 +13,7 @@
  * take their defaults; a table with claims pending (whose melds only their
  * makers know) is not drawn.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "core/233/internal.h"
@@ -195,17 +196,12 @@ static double g233_value(const game_t *base, int seat)
     return mine - best;
 }
 
-static int g233_stage(const game_t *base)
-{
-    return ((const g233_t *)base)->round;
-}
-
 /* "hard": 16 moves of the round searched, valued by the scores and the hands' groups
    (search.c), among at most 8 actions. */
 const game_search_t g233_search = {
     .from_view = g233_from_view,
     .value = g233_value,
-    .stage = g233_stage,
+    .stage_at = offsetof(g233_t, round),
     .max_moves = 16,
     .playouts = 64,
     .max_actions = 8,

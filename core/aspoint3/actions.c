@@ -40,11 +40,10 @@ int ap3_parse(const json_t *o, ap3_act_t *a, game_error_t *err)
 {
     memset(a, 0, sizeof *a);
     a->card = -1;
-    int t = game_action_type(o, type_names, GAME_COUNT(type_names), "As.point3", err);
+    const json_t *args;
+    int t = game_action_open(o, type_names, GAME_COUNT(type_names), "As.point3", &args, err);
     if (t < 0) return -1;
     a->type = (ap3_act_type_t)t;
-    const json_t *args;
-    if (game_action_args(o, &args, err)) return -1;
 
     if (a->type == AP3_ACT_KEEP) {
         if (!game_action_bare(o)) return game_bad_action(err, "keep takes no arguments");

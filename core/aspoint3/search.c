@@ -9,6 +9,7 @@
  * viewer put face down; they are dealt at random to those places.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -390,17 +391,12 @@ static json_t *ap3_exact(const json_t *view, const json_t *legal, rng_t *rng)
     return ap3_act_json(&act[best]);
 }
 
-static int ap3_stage(const game_t *base)
-{
-    return ((const ap3_t *)base)->deal;
-}
-
 /* "hard": the points game's deal weighed over every hidden deal (ap3_exact),
    the packs variant's searched to the deal's end (core/search.c). */
 const game_search_t ap3_search = {
     .from_view = ap3_from_view,
     .value = ap3_value,
-    .stage = ap3_stage,
+    .stage_at = offsetof(ap3_t, deal),
     .max_moves = 8,
     .playouts = 512,
     .policy = ap3_greedy,

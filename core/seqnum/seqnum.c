@@ -376,11 +376,8 @@ static bool seqnum_at_once(const game_t *base, int seat)
 
 /* Bot levels and their pace (a person needs a moment to find a cell for an equation). */
 static const game_bot_level_t seqnum_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(1000, 2000),
-    GAME_BOT_LEVEL_EASY(2000, 4000, "normal wins 76% of games against it"),
-    GAME_BOT_LEVEL_HARD(1000, 2000, "wins 55% of games against normal"),
-    GAME_BOT_LEVEL_FAST(150, 400),
-    GAME_BOT_LEVELS_AT_SERVER_PACE,
+    GAME_BOT_LEVELS_KIT(1000, 2000, /* easy: */ 2000, 4000, /* fast: */ 150, 400,
+                        "normal wins 76% of games against it", "wins 55% of games against normal"),
 };
 
 const game_desc_t seqnum_desc = {
@@ -388,22 +385,8 @@ const game_desc_t seqnum_desc = {
     .title = "Sequence numbers",
     .min_seats = 2,
     .max_seats = SEQNUM_MAX_SEATS,
-    .options = seqnum_options,
-    .create = seqnum_create,
-    .apply = seqnum_apply,
-    .legal = seqnum_legal,
-    .view_public = seqnum_view_public,
-    .view_seat = seqnum_view_seat,
-    .waiting = seqnum_waiting,
+    GAME_HOOKS(seqnum),
     .at_once = seqnum_at_once,
     .default_action = seqnum_default_action,
-    .is_over = seqnum_is_over,
-    .result = seqnum_result,
-    .search = &seqnum_search,
-    .bot_levels = seqnum_bot_levels,
-    .dump = seqnum_dump,
-    .resample = seqnum_resample,
-    .audit = seqnum_audit,
-    .size = sizeof(seqnum_t),
     .logs = {offsetof(seqnum_t, events)},
 };

@@ -10,6 +10,7 @@
  * the view gives. Times are moved so that the view's "now" is 0; go_ms and
  * stall_ms, which a view does not show, take their defaults.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "core/slap/internal.h"
@@ -128,11 +129,6 @@ static double slap_search_value(const game_t *base, int seat)
     return best - slap_cards_held(g, seat);
 }
 
-static int slap_stage(const game_t *base)
-{
-    return ((const slap_t *)base)->round;
-}
-
 /*
  * "hard": 6 moves of the round searched (search.c). Short playouts value a
  * move by what it opens at once (the cards it uncovers, the plays it leaves
@@ -145,7 +141,7 @@ static int slap_stage(const game_t *base)
 const game_search_t slap_search = {
     .from_view = slap_from_view,
     .value = slap_search_value,
-    .stage = slap_stage,
+    .stage_at = offsetof(slap_t, round),
     .max_moves = 6,
     .playouts = 48,
     .max_actions = 8,

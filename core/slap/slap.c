@@ -551,11 +551,8 @@ void slap_refresh(slap_t *g)
 
 /* Bot levels and their pace (about a second per action: a person can keep up). */
 static const game_bot_level_t slap_bot_levels[] = {
-    GAME_BOT_LEVEL_NORMAL(800, 1200),
-    GAME_BOT_LEVEL_EASY(1400, 2200, "normal wins 64% of games against it"),
-    GAME_BOT_LEVEL_HARD(800, 1200, "wins 65% of games against normal"),
-    GAME_BOT_LEVEL_FAST(250, 450),
-    GAME_BOT_LEVELS_AT_SERVER_PACE,
+    GAME_BOT_LEVELS_KIT(800, 1200, /* easy: */ 1400, 2200, /* fast: */ 250, 450,
+                        "normal wins 64% of games against it", "wins 65% of games against normal"),
 };
 
 const game_desc_t slap_desc = {
@@ -563,23 +560,9 @@ const game_desc_t slap_desc = {
     .title = "Slap",
     .min_seats = 2,
     .max_seats = SLAP_MAX_SEATS,
-    .options = slap_options,
-    .create = slap_create,
-    .apply = slap_apply,
-    .legal = slap_legal,
-    .view_public = slap_view_public,
-    .view_seat = slap_view_seat,
+    GAME_HOOKS(slap),
     .next_deadline = slap_next_deadline,
     .tick = slap_tick,
-    .waiting = slap_waiting,
     .simultaneous = true,
-    .is_over = slap_is_over,
-    .result = slap_result,
-    .search = &slap_search,
-    .bot_levels = slap_bot_levels,
-    .dump = slap_dump,
-    .resample = slap_resample,
-    .audit = slap_audit,
-    .size = sizeof(slap_t),
     .logs = {offsetof(slap_t, events)},
 };

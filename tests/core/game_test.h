@@ -106,6 +106,27 @@ static inline bool gt_json_in(const json_t *list, const json_t *a)
     return found;
 }
 
+/* `got` and `want` (new references, both released) are equal JSON: a failure
+   prints both. */
+static inline void gt_json_same(json_t *got, json_t *want)
+{
+    if (!json_equal(got, want)) {
+        char *a = got ? json_dumps(got, JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+        char *b = want ? json_dumps(want, JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+        fail_msg("got %s, want %s", a ? a : "(null)", b ? b : "(null)");
+    }
+    json_decref(got);
+    json_decref(want);
+}
+
+/* `got` (a new reference, released) is the JSON text `want`. */
+static inline void gt_json_is(json_t *got, const char *want)
+{
+    json_t *w = json_loads(want, JSON_DECODE_ANY, NULL);
+    if (!w) fail_msg("bad test JSON: %s", want);
+    gt_json_same(got, w);
+}
+
 static inline bool gt_legal_has(game_t *g, int seat, const char *action)
 {
     json_t *want = json_loads(action, 0, NULL), *legal = game_legal(g, seat);

@@ -21,7 +21,7 @@
 #include "tests/core/game_test.h"
 
 #include "core/aspoint3/aspoint3.h"
-#include "tests/lib/test_main.h"
+#include "tests/lib/case_group.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
@@ -337,19 +337,11 @@ static void legal_lists_keep_the_two_swaps_then_the_two_picks(void **state)
 {
     (void)state;
     ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
-    json_t *l = game_legal(&g->base, 0);
-    json_t *want = json_loads("[{\"type\":\"keep\"},{\"type\":\"swap\",\"card\":\"2S\"},"
-                              "{\"type\":\"swap\",\"card\":\"9H\"}]",
-                              0, NULL);
-    assert_true(json_equal(l, want));
-    json_decref(l);
-    json_decref(want);
+    gt_json_is(game_legal(&g->base, 0), "[{\"type\":\"keep\"},{\"type\":\"swap\",\"card\":\"2S\"},"
+                                        "{\"type\":\"swap\",\"card\":\"9H\"}]");
     OK(g, 0, KEEP);
-    l = game_legal(&g->base, 1);
-    want = json_pack("[o,o]", json_loads(DOWN, 0, NULL), json_loads(UP, 0, NULL));
-    assert_true(json_equal(l, want));
-    json_decref(l);
-    json_decref(want);
+    gt_json_same(game_legal(&g->base, 1),
+                 json_pack("[o,o]", json_loads(DOWN, 0, NULL), json_loads(UP, 0, NULL)));
     game_free(&g->base);
 }
 
@@ -731,12 +723,8 @@ static void check_round_over(ap3_t *g, const char *want_text)
 static void default_options_advertise_pack_scoring_by_manche(void **state)
 {
     (void)state;
-    json_t *def = game_default_options(&aspoint3_desc);
-    json_t *want = json_loads(
-        "{\"rounds\":3,\"target\":350,\"packs\":0,\"pack_scoring\":\"manche\"}", 0, NULL);
-    assert_true(json_equal(def, want));
-    json_decref(def);
-    json_decref(want);
+    gt_json_is(game_default_options(&aspoint3_desc),
+               "{\"rounds\":3,\"target\":350,\"packs\":0,\"pack_scoring\":\"manche\"}");
     for (int total = 0; total <= 1; total++) {
         ap3_t *g = table(total ? "{\"packs\":2,\"pack_scoring\":\"total\"}" : "{\"packs\":2}");
         json_t *v = game_view(&g->base, 0);
@@ -1011,29 +999,34 @@ static void inline_args_form_is_accepted(void **state)
     game_free(&g->base);
 }
 
-static void malformed_actions_are_refused(void **state)
+/* Malformed actions, one row per trouble, each a test named after it: refused
+   with its code, the deal as it was (refused()). */
+typedef struct malformed {
+    const char *what, *action, *code;
+} malformed_t;
+
+static const malformed_t malformed[] = {
+    {"not_an_object", "[]", "bad_action"},
+    {"no_type", "{}", "bad_action"},
+    {"type_not_a_string", "{\"type\":7}", "bad_action"},
+    {"type_of_another_game", "{\"type\":\"draw\"}", "unknown_action"},
+    {"swap_without_a_card", "{\"type\":\"swap\"}", "bad_action"},
+    {"card_not_a_string", "{\"type\":\"swap\",\"card\":7}", "bad_action"},
+    {"no_such_card", "{\"type\":\"swap\",\"card\":\"ZZ\"}", "unknown_card"},
+    {"key_of_no_action", "{\"type\":\"swap\",\"card\":\"2S\",\"extra\":1}", "bad_action"},
+    {"card_and_args_at_once", "{\"type\":\"swap\",\"card\":\"2S\",\"args\":[\"2S\"]}",
+     "bad_action"},
+    {"keep_with_a_card", "{\"type\":\"keep\",\"card\":\"2S\"}", "bad_action"},
+    {"pick_neither_down_nor_up", "{\"type\":\"pick\",\"card\":\"2S\"}", "bad_action"},
+    {"pick_without_a_card", "{\"type\":\"pick\"}", "bad_action"},
+    {"args_not_a_list", "{\"type\":\"keep\",\"args\":\"x\"}", "bad_action"},
+};
+
+static void malformed_action_is_refused(void **state)
 {
-    (void)state;
-    static const struct {
-        const char *action, *code;
-    } cases[] = {
-        {"[]", "bad_action"},
-        {"{}", "bad_action"},
-        {"{\"type\":7}", "bad_action"},
-        {"{\"type\":\"draw\"}", "unknown_action"},
-        {"{\"type\":\"swap\"}", "bad_action"},
-        {"{\"type\":\"swap\",\"card\":7}", "bad_action"},
-        {"{\"type\":\"swap\",\"card\":\"ZZ\"}", "unknown_card"},
-        {"{\"type\":\"swap\",\"card\":\"2S\",\"extra\":1}", "bad_action"},
-        {"{\"type\":\"swap\",\"card\":\"2S\",\"args\":[\"2S\"]}", "bad_action"},
-        {"{\"type\":\"keep\",\"card\":\"2S\"}", "bad_action"},
-        {"{\"type\":\"pick\",\"card\":\"2S\"}", "bad_action"},
-        {"{\"type\":\"pick\"}", "bad_action"},
-        {"{\"type\":\"keep\",\"args\":\"x\"}", "bad_action"},
-    };
+    const malformed_t *m = *state;
     ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        refused(g, 0, cases[i].action, cases[i].code);
+    refused(g, 0, m->action, m->code);
     game_free(&g->base);
 }
 
@@ -1041,17 +1034,10 @@ static void timed_out_seat_keeps_or_takes_the_face_down_card(void **state)
 {
     (void)state;
     ap3_t *g = table(NULL);
-    json_t *a = aspoint3_desc.default_action(&g->base, 0), *want = json_loads(KEEP, 0, NULL);
-    assert_true(json_equal(a, want));
+    gt_json_is(aspoint3_desc.default_action(&g->base, 0), KEEP);
     assert_null(aspoint3_desc.default_action(&g->base, 1));
-    json_decref(a);
-    json_decref(want);
     OK(g, 0, KEEP);
-    a = aspoint3_desc.default_action(&g->base, 1);
-    want = json_loads(DOWN, 0, NULL);
-    assert_true(json_equal(a, want));
-    json_decref(a);
-    json_decref(want);
+    gt_json_is(aspoint3_desc.default_action(&g->base, 1), DOWN);
     assert_int_equal(game_next_deadline(&g->base), GAME_NO_DEADLINE);
     assert_false(game_tick(&g->base, 1000000));
     game_free(&g->base);
@@ -1151,10 +1137,7 @@ static json_t *bot_choice(ap3_t *g, int seat, const char *strategy)
 /* The greedy bot's choice for `seat` is the action `want` (JSON text). */
 static void bot_plays(ap3_t *g, int seat, const char *want_text)
 {
-    json_t *a = bot_choice(g, seat, "greedy"), *want = json_loads(want_text, 0, NULL);
-    assert_true(json_equal(a, want));
-    json_decref(a);
-    json_decref(want);
+    gt_json_is(bot_choice(g, seat, "greedy"), want_text);
 }
 
 static void greedy_bot_challenges_only_with_a_strong_hand(void **state)
@@ -1202,48 +1185,53 @@ static void random_bot_plays_a_legal_action(void **state)
     game_free(&g->base);
 }
 
-TEST_MAIN(cmocka_unit_test(deck_has_52_cards_named_rank_and_suit),
-          cmocka_unit_test(card_values_follow_the_text),
-          cmocka_unit_test(three_cards_without_an_ace_score_their_sum),
-          cmocka_unit_test(aces_combine_only_with_aces_and_threes),
-          cmocka_unit_test(ace_takes_the_whole_hand_even_where_other_cards_score_more),
-          cmocka_unit_test(ace_reading_differs_from_best_combination_only_with_two_court_cards),
-          cmocka_unit_test(deal_gives_two_hidden_cards_each_and_two_centre_cards),
-          cmocka_unit_test(options_out_of_range_are_refused),
-          cmocka_unit_test(starter_swaps_blind_with_the_face_down_card),
-          cmocka_unit_test(starter_may_keep),
-          cmocka_unit_test(only_the_starter_swaps_then_only_the_other_picks),
-          cmocka_unit_test(legal_lists_keep_the_two_swaps_then_the_two_picks),
-          cmocka_unit_test(taking_the_face_down_card_both_score_their_three_cards),
-          cmocka_unit_test(challenge_won_scores_the_challenger_only),
-          cmocka_unit_test(challenge_lost_gives_the_opponent_the_face_up_value_plus_five),
-          cmocka_unit_test(tied_challenge_is_lost),
-          cmocka_unit_test(starter_alternates_from_deal_to_deal),
-          cmocka_unit_test(reveal_is_public_after_each_deal),
-          cmocka_unit_test(first_total_over_the_target_wins_the_round_and_scores_the_difference),
-          cmocka_unit_test(reaching_the_target_exactly_is_not_over_it),
-          cmocka_unit_test(both_over_in_one_deal_the_higher_total_wins_the_round),
-          cmocka_unit_test(game_of_three_rounds_the_larger_sum_wins),
-          cmocka_unit_test(five_rounds_option_plays_on_after_the_third),
-          cmocka_unit_test(equal_sums_share_the_win),
-          cmocka_unit_test(rounds_are_three_or_five_other_counts_an_option_beyond_the_text),
-          cmocka_unit_test(first_to_210_gives_30_to_an_opponent_under_200),
-          cmocka_unit_test(no_bonus_when_the_opponent_has_200),
-          cmocka_unit_test(bonus_rule_applies_once_per_round),
-          cmocka_unit_test(both_reaching_210_in_one_deal_gives_no_bonus),
-          cmocka_unit_test(deck_is_reshuffled_when_fewer_than_six_cards_remain),
-          cmocka_unit_test(packs_variant_scores_a_point_per_deal_won),
-          cmocka_unit_test(default_options_advertise_pack_scoring_by_manche),
-          cmocka_unit_test(packs_by_manche_more_deals_won_on_a_pack_wins_it),
-          cmocka_unit_test(packs_by_manche_first_to_win_n_packs_wins_the_game),
-          cmocka_unit_test(packs_by_manche_equal_deals_won_make_a_drawn_pack),
-          cmocka_unit_test(packs_by_total_game_ends_when_the_last_pack_runs_out),
-          cmocka_unit_test(packs_by_manche_random_games_end_when_a_seat_has_won_n_packs),
-          cmocka_unit_test(held_view_does_not_change_as_play_goes_on),
-          cmocka_unit_test(inline_args_form_is_accepted),
-          cmocka_unit_test(malformed_actions_are_refused),
-          cmocka_unit_test(timed_out_seat_keeps_or_takes_the_face_down_card),
-          cmocka_unit_test(hidden_cards_reach_nobody_before_the_reveal),
-          cmocka_unit_test(greedy_bot_challenges_only_with_a_strong_hand),
-          cmocka_unit_test(greedy_bot_keeps_a_strong_hand_and_swaps_a_weak_card),
-          cmocka_unit_test(random_bot_plays_a_legal_action))
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(deck_has_52_cards_named_rank_and_suit),
+        cmocka_unit_test(card_values_follow_the_text),
+        cmocka_unit_test(three_cards_without_an_ace_score_their_sum),
+        cmocka_unit_test(aces_combine_only_with_aces_and_threes),
+        cmocka_unit_test(ace_takes_the_whole_hand_even_where_other_cards_score_more),
+        cmocka_unit_test(ace_reading_differs_from_best_combination_only_with_two_court_cards),
+        cmocka_unit_test(deal_gives_two_hidden_cards_each_and_two_centre_cards),
+        cmocka_unit_test(options_out_of_range_are_refused),
+        cmocka_unit_test(starter_swaps_blind_with_the_face_down_card),
+        cmocka_unit_test(starter_may_keep),
+        cmocka_unit_test(only_the_starter_swaps_then_only_the_other_picks),
+        cmocka_unit_test(legal_lists_keep_the_two_swaps_then_the_two_picks),
+        cmocka_unit_test(taking_the_face_down_card_both_score_their_three_cards),
+        cmocka_unit_test(challenge_won_scores_the_challenger_only),
+        cmocka_unit_test(challenge_lost_gives_the_opponent_the_face_up_value_plus_five),
+        cmocka_unit_test(tied_challenge_is_lost),
+        cmocka_unit_test(starter_alternates_from_deal_to_deal),
+        cmocka_unit_test(reveal_is_public_after_each_deal),
+        cmocka_unit_test(first_total_over_the_target_wins_the_round_and_scores_the_difference),
+        cmocka_unit_test(reaching_the_target_exactly_is_not_over_it),
+        cmocka_unit_test(both_over_in_one_deal_the_higher_total_wins_the_round),
+        cmocka_unit_test(game_of_three_rounds_the_larger_sum_wins),
+        cmocka_unit_test(five_rounds_option_plays_on_after_the_third),
+        cmocka_unit_test(equal_sums_share_the_win),
+        cmocka_unit_test(rounds_are_three_or_five_other_counts_an_option_beyond_the_text),
+        cmocka_unit_test(first_to_210_gives_30_to_an_opponent_under_200),
+        cmocka_unit_test(no_bonus_when_the_opponent_has_200),
+        cmocka_unit_test(bonus_rule_applies_once_per_round),
+        cmocka_unit_test(both_reaching_210_in_one_deal_gives_no_bonus),
+        cmocka_unit_test(deck_is_reshuffled_when_fewer_than_six_cards_remain),
+        cmocka_unit_test(packs_variant_scores_a_point_per_deal_won),
+        cmocka_unit_test(default_options_advertise_pack_scoring_by_manche),
+        cmocka_unit_test(packs_by_manche_more_deals_won_on_a_pack_wins_it),
+        cmocka_unit_test(packs_by_manche_first_to_win_n_packs_wins_the_game),
+        cmocka_unit_test(packs_by_manche_equal_deals_won_make_a_drawn_pack),
+        cmocka_unit_test(packs_by_total_game_ends_when_the_last_pack_runs_out),
+        cmocka_unit_test(packs_by_manche_random_games_end_when_a_seat_has_won_n_packs),
+        cmocka_unit_test(held_view_does_not_change_as_play_goes_on),
+        cmocka_unit_test(inline_args_form_is_accepted),
+        cmocka_unit_test(timed_out_seat_keeps_or_takes_the_face_down_card),
+        cmocka_unit_test(hidden_cards_reach_nobody_before_the_reveal),
+        cmocka_unit_test(greedy_bot_challenges_only_with_a_strong_hand),
+        cmocka_unit_test(greedy_bot_keeps_a_strong_hand_and_swaps_a_weak_card),
+        cmocka_unit_test(random_bot_plays_a_legal_action)};
+    int failed = CASE_GROUP_RUN("malformed_actions", malformed_action_is_refused, malformed, what);
+    return failed + cmocka_run_group_tests(tests, NULL, NULL);
+}
