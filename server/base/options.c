@@ -123,7 +123,7 @@ static const opt_spec_t OPTIONS[] = {
      .help = "the server pings each connection this often to measure its round trip (%D; 0 = "
              "never: every race is settled by arrival)"},
     {"kernel-stamps", "0|1", NUM(0, 1), .f = {FIELD(kernel_stamps)}, .def = "1",
-     .help = "stamp what a seated player sends with the time the kernel received it "
+     .help = "stamp what a player in a room sends with the time the kernel received it "
              "(SO_TIMESTAMPNS), not the time the loop read it (%D; 0 = the read's time)"},
     {"bot-delay", "MS[-MS]", OTHER(parse_bot_delay), .def = "50-300",
      .help = "built-in bots act after a delay drawn in this range: the pace of the greedy and "

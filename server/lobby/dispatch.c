@@ -562,14 +562,12 @@ static uint64_t on_line_delay(conn_t *c, const char *line, size_t len, uint64_t 
     return delay;
 }
 
-/* Is c's player seated at a table in play? (conn.c stamps its reads in the kernel.) */
-static bool on_in_play(conn_t *c)
+/* Is c's player in a room? (conn.c stamps its reads in the kernel.) Asked at
+   each read: the rooms' seats and status would cost a walk of cold memory
+   there, and a stamp taken for a spectator or a waiting room costs nothing. */
+static bool on_in_room(conn_t *c)
 {
-    session_t *s = c->session;
-    if (!s) return false;
-    for (int i = 0; i < s->nrooms; i++)
-        if (s->rooms[i]->status == ROOM_PLAYING && room_seat_of(s->rooms[i], s) >= 0) return true;
-    return false;
+    return c->session && c->session->nrooms > 0;
 }
 
 const conn_hooks_t dispatch_conn_hooks = {
@@ -577,5 +575,5 @@ const conn_hooks_t dispatch_conn_hooks = {
     .on_close = on_conn_close,
     .is_node_addr = cluster_is_node_ip,
     .line_delay = on_line_delay,
-    .in_play = on_in_play,
+    .in_room = on_in_room,
 };

@@ -11,8 +11,8 @@
  * past that, the newest entry absorbs the next reads and takes their (later)
  * stamp, so a client that trickles bytes can only make its own lines later.
  * Bytes that sat in the kernel while the loop was busy elsewhere would be
- * stamped late: so for a player seated at a table in play (the hooks'
- * in_play; --kernel-stamps), the time the kernel received them
+ * stamped late: so for a player in a room (the hooks' in_room;
+ * --kernel-stamps), the time the kernel received them
  * (SO_TIMESTAMPNS) is taken. libuv reads with read(2), which carries no
  * stamp, but it calls the alloc callback just before: there such a
  * connection is read with recvmsg(), which brings the stamp of the newest
@@ -538,9 +538,9 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     conn_t *c = (conn_t *)h;
     (void)suggested;
     c->rx_real_ns = 0;
-    bool (*in_play)(conn_t *) = c->srv->conn_hooks->in_play;
-    if (c->srv->opts.kernel_stamps && (c->kind == CONN_LINES || c->kind == CONN_WS) && in_play &&
-        in_play(c) && read_stamped(c)) {
+    bool (*in_room)(conn_t *) = c->srv->conn_hooks->in_room;
+    if (c->srv->opts.kernel_stamps && (c->kind == CONN_LINES || c->kind == CONN_WS) && in_room &&
+        in_room(c) && read_stamped(c)) {
         *buf = uv_buf_init(read_buf, 0); /* libuv reads nothing: on_read() gets UV_ENOBUFS */
         return;
     }

@@ -118,9 +118,9 @@ struct conn_hooks {
        line too long), read at `stamp`, waits before it is taken: the races'
        hold (server/room/room_race.c). May be NULL. */
     uint64_t (*line_delay)(conn_t *c, const char *line, size_t len, uint64_t stamp);
-    /* Is c's player seated at a table in play? Its reads are then stamped with
-       the kernel's receive time (--kernel-stamps; conn.c, "Stamps"). May be NULL. */
-    bool (*in_play)(conn_t *c);
+    /* Is c's player in a room? Its reads are then stamped with the kernel's
+       receive time (--kernel-stamps; conn.c, "Stamps"). May be NULL. */
+    bool (*in_room)(conn_t *c);
 };
 
 /* The listener's connection callback. */
