@@ -265,12 +265,34 @@ game_t *game_new_dealt(const game_desc_t *d, int seats, const json_t *user, cons
 /* A game's state                                                       */
 /* ------------------------------------------------------------------ */
 
-void *game_state_new(size_t size, const game_desc_t *d, int seats, game_error_t *err)
+/* Store in g each option of `options` whose row says where it lands (its `at`):
+   an int or a bool as it is, a string as the index of its choice. */
+static void options_store(game_t *g, const json_t *options)
+{
+    for (const game_option_t *o = g->desc->options; options && o && o->name; o++) {
+        char *field = (char *)g + o->at;
+        if (o->at && o->type == GAME_OPT_INT) {
+            *(int *)field = game_option_int(options, o->name);
+        } else if (o->at && o->type == GAME_OPT_BOOL) {
+            *(bool *)field = game_option_bool(options, o->name);
+        } else if (o->at && o->type == GAME_OPT_STRING) {
+            const char *v = game_option_string(options, o->name);
+            int i = 0;
+            while (o->choices[i] && strcmp(o->choices[i], v) != 0)
+                i++;
+            *(int *)field = i;
+        }
+    }
+}
+
+void *game_state_new(size_t size, const game_desc_t *d, int seats, const json_t *options,
+                     game_error_t *err)
 {
     game_t *g = tapis_calloc(1, size);
     if (g) {
         g->desc = d;
         g->seats = seats;
+        options_store(g, options);
     } else {
         game_no_memory(err);
     }

@@ -688,15 +688,15 @@ static void end_round(g233_t *g, const char *reason)
 static const char *const declare_choices[] = {"must", "may", NULL};
 static const char *const take_choices[] = {"claim", "draw", NULL};
 static const game_option_t g233_options[] = {
-    GAME_OPTION_INT("dispute_ms", 200, 0, 60000,
-                    "claims received within this many ms of the first make a dispute"),
-    GAME_OPTION_INT("max_rebuilds", 3, 0, 100,
-                    "a round ends with no winner when the draw pile runs out after this many "
-                    "rebuilds"),
-    GAME_OPTION_INT("target", 233, 1, 100000,
-                    "the game ends after a round in which a total passes this"),
-    GAME_OPTION_BOOL("claim_sequences", false,
-                     "out-of-turn claims may also form a sequence (the English text)"),
+    GAME_OPTION_INT_AT("dispute_ms", 200, 0, 60000, g233_t, dispute_ms,
+                       "claims received within this many ms of the first make a dispute"),
+    GAME_OPTION_INT_AT("max_rebuilds", 3, 0, 100, g233_t, max_rebuilds,
+                       "a round ends with no winner when the draw pile runs out after this many "
+                       "rebuilds"),
+    GAME_OPTION_INT_AT("target", 233, 1, 100000, g233_t, target,
+                       "the game ends after a round in which a total passes this"),
+    GAME_OPTION_BOOL_AT("claim_sequences", false, g233_t, claim_sequences,
+                        "out-of-turn claims may also form a sequence (the English text)"),
     GAME_OPTION_STRING("declare", "must", declare_choices,
                        "\"must\": a winning combination at the end of a turn is declared by the "
                        "game; \"may\": declaring is the player's choice"),
@@ -710,12 +710,8 @@ static const game_option_t g233_options[] = {
 static game_t *g233_create(int seats, const json_t *o, const rng_t *rng, game_error_t *err)
 {
     unsigned long mark = tapis_alloc_failures();
-    g233_t *g = game_state_new(sizeof *g, &g233_desc, seats, err);
+    g233_t *g = game_state_new(sizeof *g, &g233_desc, seats, o, err);
     if (!g) return NULL;
-    g->dispute_ms = game_option_int(o, "dispute_ms");
-    g->max_rebuilds = game_option_int(o, "max_rebuilds");
-    g->target = game_option_int(o, "target");
-    g->claim_sequences = game_option_bool(o, "claim_sequences");
     g->declare_must = strcmp(game_option_string(o, "declare"), "must") == 0;
     g->take_draw = strcmp(game_option_string(o, "take"), "draw") == 0;
     g->rng = *rng;

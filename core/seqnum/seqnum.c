@@ -258,9 +258,9 @@ static const game_option_t seqnum_options[] = {
     GAME_OPTION_INT("teams", 0, 0, SEQNUM_MAX_SEATS,
                     "0: automatic (alone at 2-3, two teams at 4 and 6); otherwise the number of "
                     "teams: 2 or 3 players alone, 4 players in 2 teams, 6 players in 2 or 3"),
-    GAME_OPTION_INT("max_turns", 400, 1, 10000,
-                    "server rule: the game ends as a draw after this many turns (plays and "
-                    "passes)"),
+    GAME_OPTION_INT_AT("max_turns", 400, 1, 10000, seqnum_t, max_turns,
+                       "server rule: the game ends as a draw after this many turns (plays and "
+                       "passes)"),
     GAME_OPTION_END,
 };
 
@@ -284,12 +284,11 @@ static game_t *seqnum_create(int seats, const json_t *o, const rng_t *rng, game_
                   seats == 6 ? " or 3" : "", seats == 6 ? " or 3" : "");
         return NULL;
     }
-    seqnum_t *g = game_state_new(sizeof *g, &seqnum_desc, seats, err);
+    seqnum_t *g = game_state_new(sizeof *g, &seqnum_desc, seats, o, err);
     if (!g) return NULL;
     g->nteams = seats <= 3 ? seats : teams ? teams : 2;
     g->goal = seats <= 3 ? 1 : 2;
     g->deal = seats <= 3 ? 5 : 4;
-    g->max_turns = game_option_int(o, "max_turns");
     g->winner = -1;
     g->rng = *rng;
     game_log_init(&g->events, SEQNUM_EVENTS);

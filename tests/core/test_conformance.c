@@ -1019,7 +1019,9 @@ static long env_long(const char *name, long dflt)
 
 /*
  * Every row of the option table is well formed: a name, a known type, a
- * default the table itself accepts (within min..max, among the choices).
+ * default the table itself accepts (within min..max, among the choices),
+ * and where it lands (`at`), if anywhere, a field of its size inside the
+ * state, past its game_t.
  */
 static bool options_well_formed(const game_desc_t *d)
 {
@@ -1030,6 +1032,9 @@ static bool options_well_formed(const game_desc_t *d)
              (o->type == GAME_OPT_STRING && o->choices && o->def_string);
         ok = ok && o->help && (o->type != GAME_OPT_INT || o->min <= o->max);
         ok = ok && game_option_check(d, o->name, json_object_get(def, o->name), NULL) == 0;
+        ok = ok && (o->at == 0 ||
+                    (o->at >= sizeof(game_t) &&
+                     o->at + (o->type == GAME_OPT_BOOL ? sizeof(bool) : sizeof(int)) <= d->size));
     }
     json_decref(def);
     return ok;
