@@ -242,7 +242,16 @@ static game_t *game_new_rng(const game_desc_t *d, int seats, const json_t *user,
     }
     rng_t rng;
     deal_rng(deal, seats, &rng);
-    game_t *g = d->create(seats, opts, &rng, err);
+    unsigned long mark = tapis_alloc_failures();
+    game_t *g = game_state_new(d->size, d, seats, opts, err);
+    if (g && d->create(g, opts, &rng, err) < 0) {
+        game_free(g);
+        g = NULL;
+    } else if (g && tapis_alloc_failed_since(mark)) {
+        game_free(g); /* a part of the state may be missing */
+        game_no_memory(err);
+        g = NULL;
+    }
     json_decref(opts);
     return g;
 }
@@ -297,14 +306,6 @@ void *game_state_new(size_t size, const game_desc_t *d, int seats, const json_t 
         game_no_memory(err);
     }
     return g;
-}
-
-game_t *game_created(game_t *g, unsigned long mark, game_error_t *err)
-{
-    if (!tapis_alloc_failed_since(mark)) return g;
-    game_free(g);
-    game_no_memory(err);
-    return NULL;
 }
 
 /* A copy of g's bytes in copy, holding its own references to the shared parts. */

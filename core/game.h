@@ -197,12 +197,15 @@ struct game_desc {
     bool simultaneous;
 
     /*
-     * Create a table for `seats` players. `options` is the complete option
-     * object (defaults merged with the creator's choices by game_new(), every
-     * type, range and choice already checked against the table). Returns NULL
-     * and fills err when options do not fit together or the seat count.
+     * Set up a table in g: the kit's new state (game_state_new(): zeroed,
+     * `size` bytes, for g->seats players, the options whose row says where
+     * they land already stored). `options` is the complete option object
+     * (defaults merged with the creator's choices by game_new(), every type,
+     * range and choice already checked against the table). Returns 0, or -1
+     * with err filled when options do not fit together or the seat count;
+     * the kit then frees g. Memory running out is the kit's (game_new()).
      */
-    game_t *(*create)(int seats, const json_t *options, const rng_t *rng, game_error_t *err);
+    int (*create)(game_t *g, const json_t *options, const rng_t *rng, game_error_t *err);
 
     /*
      * Apply `action` for `seat` at time `now`. Validates first: on refusal it
@@ -342,8 +345,11 @@ const game_desc_t *game_find(const char *id);
 /*
  * Merge `user` (may be NULL) over the descriptor's defaults, checking every key
  * against the option table (it exists, has the type, lies in the range or is
- * one of the choices), then create. Errors: "bad_players", "bad_option" with a
- * message naming the option and what it accepts (and whatever create reports).
+ * one of the choices), then create: a new state (game_state_new()) that the
+ * game's create() sets up. Errors: "bad_players", "bad_option" with a message
+ * naming the option and what it accepts (and whatever create reports),
+ * "internal" when memory runs out (an allocation of create() failed: the
+ * state is freed, never returned with a part missing).
  */
 game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t seed,
                  game_error_t *err);
@@ -369,16 +375,13 @@ const char *game_option_string(const json_t *options, const char *name);
 /* --- a game's state (game.c) --- */
 
 /*
- * The start of create(): a zeroed state of `size` bytes (the game's struct,
- * which starts with its game_t) for d and `seats`, each option of `options`
- * (create()'s object) whose row has an `at` stored in its field (NULL: none,
- * as a search's from_view); NULL with "internal".
+ * A zeroed state of `size` bytes (the game's struct, which starts with its
+ * game_t) for d and `seats`, each option of `options` whose row has an `at`
+ * stored in its field (NULL: none, as a search's from_view); NULL with
+ * "internal". game_new() makes the state create() sets up with it.
  */
 void *game_state_new(size_t size, const game_desc_t *d, int seats, const json_t *options,
                      game_error_t *err);
-/* The end of create(): g, or NULL with g freed and "internal" if an allocation
-   failed since `mark` (a part of the state may be missing). */
-game_t *game_created(game_t *g, unsigned long mark, game_error_t *err);
 /* A new copy of g holding its own references to the shared parts (resample's
    start); NULL when memory runs out. */
 game_t *game_copy(const game_t *g);

@@ -449,11 +449,11 @@ static const game_option_t slap_options[] = {
     GAME_OPTION_END,
 };
 
-static game_t *slap_create(int seats, const json_t *o, const rng_t *rng, game_error_t *err)
+static int slap_create(game_t *base, const json_t *o, const rng_t *rng, game_error_t *err)
 {
-    unsigned long mark = tapis_alloc_failures();
-    slap_t *g = game_state_new(sizeof *g, &slap_desc, seats, o, err);
-    if (!g) return NULL;
+    slap_t *g = (slap_t *)base;
+    int seats = base->seats;
+    (void)o, (void)err; /* every option is stored by the table; nothing is refused */
     g->rng = *rng;
     game_log_init(&g->events, SLAP_EVENTS);
     slap_card_t deck[SLAP_DECK];
@@ -470,7 +470,7 @@ static game_t *slap_create(int seats, const json_t *o, const rng_t *rng, game_er
     memcpy(g->out, &deck[k], (size_t)g->nout);
     g->now = 0;
     start_round(g, SLAP_UNSET); /* the go is set by the first tick: the clock is unknown */
-    return game_created(&g->base, mark, err);
+    return 0;
 }
 
 /* Settle what is due. */
