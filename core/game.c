@@ -430,7 +430,7 @@ json_t *game_legal(const game_t *g, int seat)
 void game_write_result(const game_t *g, jw_t *w)
 {
     if (!game_is_over(g)) return;
-    json_t *result = g->desc->result(g);
+    json_t *result = game_result(g);
     if (result)
         jw_json(w, "result", result);
     else

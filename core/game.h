@@ -261,7 +261,8 @@ struct game_desc {
     bool (*at_once)(const game_t *g, int seat);
 
     bool (*is_over)(const game_t *g);
-    /* Final result: {"winners":[seats], "scores":[...], ...}; NULL until over. */
+    /* Final result: {"winners":[seats], "scores":[...], ...}. Called on a
+       finished game only: before, game_result() is NULL. */
     game_json_fn *result;
 
     /*
@@ -440,6 +441,11 @@ static inline bool game_at_once(const game_t *g, int seat)
 static inline bool game_is_over(const game_t *g)
 {
     return g->desc->is_over(g);
+}
+/* The descriptor's result() of a finished game; NULL until it is over. */
+static inline json_t *game_result(const game_t *g)
+{
+    return game_is_over(g) ? g->desc->result(g) : NULL;
 }
 
 /*

@@ -346,7 +346,6 @@ static bool ap3_is_over(const game_t *base)
 static json_t *ap3_result(const game_t *base)
 {
     const ap3_t *g = (const ap3_t *)base;
-    if (g->phase != AP3_OVER) return NULL;
     unsigned long mark = tapis_alloc_failures();
     const int *by = g->packs && g->pack_scoring == AP3_PACK_TOTAL ? g->score : g->total;
     json_t *r = json_pack("{s:o, s:[i,i], s:s, s:i, s:i, s:o}", "winners",

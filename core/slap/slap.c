@@ -529,7 +529,6 @@ static bool slap_is_over(const game_t *base)
 static json_t *slap_result(const game_t *base)
 {
     const slap_t *g = (const slap_t *)base;
-    if (g->phase != SLAP_OVER) return NULL;
     unsigned long mark = tapis_alloc_failures();
     json_t *cards = json_array();
     for (int s = 0; s < base->seats; s++)

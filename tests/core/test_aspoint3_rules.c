@@ -495,7 +495,7 @@ static void game_of_three_rounds_the_larger_sum_wins(void **state)
     g->total[1] = 100;
     play_the_small_deal(g, 345, 300); /* seat 0 wins the round by 361 - 309 = 52 */
     assert_true(aspoint3_desc.is_over(&g->base));
-    json_t *res = aspoint3_desc.result(&g->base);
+    json_t *res = game_result(&g->base);
     json_t *want = json_pack("[i]", 1);
     assert_true(json_equal(json_object_get(res, "winners"), want));
     assert_int_equal(json_integer_value(json_array_get(json_object_get(res, "scores"), 0)), 92);
@@ -561,7 +561,7 @@ static void rounds_are_three_or_five_other_counts_an_option_beyond_the_text(void
             keep_and_take_down(g);
         }
         assert_true(aspoint3_desc.is_over(&g->base));
-        json_t *res = aspoint3_desc.result(&g->base);
+        json_t *res = game_result(&g->base);
         assert_int_equal(json_integer_value(json_object_get(res, "rounds")), counts[i]);
         assert_int_equal(json_array_size(json_object_get(res, "history")), counts[i]);
         json_decref(res);
@@ -782,7 +782,7 @@ static void packs_by_manche_first_to_win_n_packs_wins_the_game(void **state)
     assert_true(aspoint3_desc.is_over(&g->base));
     assert_int_equal(g->round, 4);
     assert_int_equal(g->deal, 32);
-    json_t *res = aspoint3_desc.result(&g->base);
+    json_t *res = game_result(&g->base);
     json_t *want = json_loads("{\"winners\":[0],\"scores\":[3,0],\"mode\":\"packs\","
                               "\"pack_scoring\":\"manche\",\"rounds\":4,\"deals\":32}",
                               0, NULL);
@@ -845,7 +845,7 @@ static void packs_by_total_game_ends_when_the_last_pack_runs_out(void **state)
         assert_int_equal(deals, 8 * packs);
         assert_int_equal(json_array_size(gt_log(&g->history)), 0);
         audit_ok(g);
-        json_t *res = aspoint3_desc.result(&g->base);
+        json_t *res = game_result(&g->base);
         json_t *w = json_object_get(res, "winners");
         int sc0 = g->score[0], sc1 = g->score[1];
         assert_int_equal(json_array_size(w), sc0 == sc1 ? 2 : 1);
