@@ -111,7 +111,7 @@ static int run_entry(replay_t *r, journal_replay_t *jr, const json_t *entry)
 static void check_end(replay_t *r, const game_t *g, const json_t *record)
 {
     const json_t *recorded = json_object_get(record, "result");
-    r->result = game_is_over(g) ? g->desc->result(g) : NULL;
+    r->result = game_result(g);
     if (!r->result) {
         snprintf(r->message, sizeof r->message,
                  "warning: the journal ends before the game does: not as recorded");

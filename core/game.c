@@ -242,7 +242,16 @@ static game_t *game_new_rng(const game_desc_t *d, int seats, const json_t *user,
     }
     rng_t rng;
     deal_rng(deal, seats, &rng);
-    game_t *g = d->create(seats, opts, &rng, err);
+    unsigned long mark = tapis_alloc_failures();
+    game_t *g = game_state_new(d->size, d, seats, opts, err);
+    if (g && d->create(g, opts, &rng, err) < 0) {
+        game_free(g);
+        g = NULL;
+    } else if (g && tapis_alloc_failed_since(mark)) {
+        game_free(g); /* a part of the state may be missing */
+        game_no_memory(err);
+        g = NULL;
+    }
     json_decref(opts);
     return g;
 }
@@ -265,24 +274,38 @@ game_t *game_new_dealt(const game_desc_t *d, int seats, const json_t *user, cons
 /* A game's state                                                       */
 /* ------------------------------------------------------------------ */
 
-void *game_state_new(size_t size, const game_desc_t *d, int seats, game_error_t *err)
+/* Store in g each option of `options` whose row says where it lands (its `at`):
+   an int or a bool as it is, a string as the index of its choice. */
+static void options_store(game_t *g, const json_t *options)
+{
+    for (const game_option_t *o = g->desc->options; options && o && o->name; o++) {
+        char *field = (char *)g + o->at;
+        if (o->at && o->type == GAME_OPT_INT) {
+            *(int *)field = game_option_int(options, o->name);
+        } else if (o->at && o->type == GAME_OPT_BOOL) {
+            *(bool *)field = game_option_bool(options, o->name);
+        } else if (o->at && o->type == GAME_OPT_STRING) {
+            const char *v = game_option_string(options, o->name);
+            int i = 0;
+            while (o->choices[i] && strcmp(o->choices[i], v) != 0)
+                i++;
+            *(int *)field = i;
+        }
+    }
+}
+
+void *game_state_new(size_t size, const game_desc_t *d, int seats, const json_t *options,
+                     game_error_t *err)
 {
     game_t *g = tapis_calloc(1, size);
     if (g) {
         g->desc = d;
         g->seats = seats;
+        options_store(g, options);
     } else {
         game_no_memory(err);
     }
     return g;
-}
-
-game_t *game_created(game_t *g, unsigned long mark, game_error_t *err)
-{
-    if (!tapis_alloc_failed_since(mark)) return g;
-    game_free(g);
-    game_no_memory(err);
-    return NULL;
 }
 
 /* A copy of g's bytes in copy, holding its own references to the shared parts. */
@@ -407,7 +430,7 @@ json_t *game_legal(const game_t *g, int seat)
 void game_write_result(const game_t *g, jw_t *w)
 {
     if (!game_is_over(g)) return;
-    json_t *result = g->desc->result(g);
+    json_t *result = game_result(g);
     if (result)
         jw_json(w, "result", result);
     else

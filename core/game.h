@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "json/jw.h"
@@ -109,6 +110,13 @@ typedef struct game_bot_level {
  * the defaults object and game_options_json() advertises. An int lies in
  * [min, max]; a bool is true or false; a string is one of `choices`
  * (NULL-terminated). The table ends with a NULL name.
+ *
+ * An option that lands as it is in a field of the state says where: `at`,
+ * the field's offset in the game's struct (0: create() reads it itself, a
+ * value it checks against the seat count or maps by its own logic). An
+ * int lands in an int, a bool in a bool, a string in an enum whose values
+ * are its choices' indexes, in order. game_state_new() stores them before
+ * create() goes on.
  */
 typedef enum game_option_type { GAME_OPT_INT, GAME_OPT_BOOL, GAME_OPT_STRING } game_option_type_t;
 
@@ -120,17 +128,32 @@ typedef struct game_option {
     const char *def_string; /* string: the default, one of choices */
     const char *const *choices;
     const char *help;
+    size_t at; /* the offset of the state's field it lands in, or 0 */
 } game_option_t;
 
-/* Rows of the table, in game_option_t's field order. */
+/*
+ * Rows of the table, in game_option_t's field order. The _AT rows name the
+ * field of the state's struct T the option lands in: an int field for an
+ * int, a bool field for a bool, an enum (a field of an int's size) for a
+ * string; another type does not compile.
+ */
 /* clang-format off */
 #define GAME_OPTION_INT(name, def, min, max, help) \
-    {(name), GAME_OPT_INT, (def), (min), (max), NULL, NULL, (help)}
+    {(name), GAME_OPT_INT, (def), (min), (max), NULL, NULL, (help), 0}
 #define GAME_OPTION_BOOL(name, def, help) \
-    {(name), GAME_OPT_BOOL, (def) ? 1 : 0, 0, 1, NULL, NULL, (help)}
+    {(name), GAME_OPT_BOOL, (def) ? 1 : 0, 0, 1, NULL, NULL, (help), 0}
 #define GAME_OPTION_STRING(name, def, choices, help) \
-    {(name), GAME_OPT_STRING, 0, 0, 0, (def), (choices), (help)}
-#define GAME_OPTION_END {NULL, GAME_OPT_INT, 0, 0, 0, NULL, NULL, NULL}
+    {(name), GAME_OPT_STRING, 0, 0, 0, (def), (choices), (help), 0}
+#define GAME_OPTION_INT_AT(name, def, min, max, T, field, help) \
+    {(name), GAME_OPT_INT, (def), (min), (max), NULL, NULL, (help), \
+     _Generic(((T *)0)->field, int: offsetof(T, field))}
+#define GAME_OPTION_BOOL_AT(name, def, T, field, help) \
+    {(name), GAME_OPT_BOOL, (def) ? 1 : 0, 0, 1, NULL, NULL, (help), \
+     _Generic(((T *)0)->field, bool: offsetof(T, field))}
+#define GAME_OPTION_STRING_AT(name, def, choices, T, field, help) \
+    {(name), GAME_OPT_STRING, 0, 0, 0, (def), (choices), (help), \
+     offsetof(T, field) + 0 * sizeof(char[sizeof(((T *)0)->field) == sizeof(int) ? 1 : -1])}
+#define GAME_OPTION_END {NULL, GAME_OPT_INT, 0, 0, 0, NULL, NULL, NULL, 0}
 /* clang-format on */
 
 /* The head of every game's state: a game's own struct starts with a game_t. */
@@ -174,12 +197,15 @@ struct game_desc {
     bool simultaneous;
 
     /*
-     * Create a table for `seats` players. `options` is the complete option
-     * object (defaults merged with the creator's choices by game_new(), every
-     * type, range and choice already checked against the table). Returns NULL
-     * and fills err when options do not fit together or the seat count.
+     * Set up a table in g: the kit's new state (game_state_new(): zeroed,
+     * `size` bytes, for g->seats players, the options whose row says where
+     * they land already stored). `options` is the complete option object
+     * (defaults merged with the creator's choices by game_new(), every type,
+     * range and choice already checked against the table). Returns 0, or -1
+     * with err filled when options do not fit together or the seat count;
+     * the kit then frees g. Memory running out is the kit's (game_new()).
      */
-    game_t *(*create)(int seats, const json_t *options, const rng_t *rng, game_error_t *err);
+    int (*create)(game_t *g, const json_t *options, const rng_t *rng, game_error_t *err);
 
     /*
      * Apply `action` for `seat` at time `now`. Validates first: on refusal it
@@ -235,7 +261,8 @@ struct game_desc {
     bool (*at_once)(const game_t *g, int seat);
 
     bool (*is_over)(const game_t *g);
-    /* Final result: {"winners":[seats], "scores":[...], ...}; NULL until over. */
+    /* Final result: {"winners":[seats], "scores":[...], ...}. Called on a
+       finished game only: before, game_result() is NULL. */
     game_json_fn *result;
 
     /*
@@ -319,8 +346,11 @@ const game_desc_t *game_find(const char *id);
 /*
  * Merge `user` (may be NULL) over the descriptor's defaults, checking every key
  * against the option table (it exists, has the type, lies in the range or is
- * one of the choices), then create. Errors: "bad_players", "bad_option" with a
- * message naming the option and what it accepts (and whatever create reports).
+ * one of the choices), then create: a new state (game_state_new()) that the
+ * game's create() sets up. Errors: "bad_players", "bad_option" with a message
+ * naming the option and what it accepts (and whatever create reports),
+ * "internal" when memory runs out (an allocation of create() failed: the
+ * state is freed, never returned with a part missing).
  */
 game_t *game_new(const game_desc_t *d, int seats, const json_t *user, uint64_t seed,
                  game_error_t *err);
@@ -346,13 +376,13 @@ const char *game_option_string(const json_t *options, const char *name);
 /* --- a game's state (game.c) --- */
 
 /*
- * The start of create(): a zeroed state of `size` bytes (the game's struct,
- * which starts with its game_t) for d and `seats`; NULL with "internal".
+ * A zeroed state of `size` bytes (the game's struct, which starts with its
+ * game_t) for d and `seats`, each option of `options` whose row has an `at`
+ * stored in its field (NULL: none, as a search's from_view); NULL with
+ * "internal". game_new() makes the state create() sets up with it.
  */
-void *game_state_new(size_t size, const game_desc_t *d, int seats, game_error_t *err);
-/* The end of create(): g, or NULL with g freed and "internal" if an allocation
-   failed since `mark` (a part of the state may be missing). */
-game_t *game_created(game_t *g, unsigned long mark, game_error_t *err);
+void *game_state_new(size_t size, const game_desc_t *d, int seats, const json_t *options,
+                     game_error_t *err);
 /* A new copy of g holding its own references to the shared parts (resample's
    start); NULL when memory runs out. */
 game_t *game_copy(const game_t *g);
@@ -411,6 +441,11 @@ static inline bool game_at_once(const game_t *g, int seat)
 static inline bool game_is_over(const game_t *g)
 {
     return g->desc->is_over(g);
+}
+/* The descriptor's result() of a finished game; NULL until it is over. */
+static inline json_t *game_result(const game_t *g)
+{
+    return game_is_over(g) ? g->desc->result(g) : NULL;
 }
 
 /*

@@ -688,15 +688,15 @@ static void end_round(g233_t *g, const char *reason)
 static const char *const declare_choices[] = {"must", "may", NULL};
 static const char *const take_choices[] = {"claim", "draw", NULL};
 static const game_option_t g233_options[] = {
-    GAME_OPTION_INT("dispute_ms", 200, 0, 60000,
-                    "claims received within this many ms of the first make a dispute"),
-    GAME_OPTION_INT("max_rebuilds", 3, 0, 100,
-                    "a round ends with no winner when the draw pile runs out after this many "
-                    "rebuilds"),
-    GAME_OPTION_INT("target", 233, 1, 100000,
-                    "the game ends after a round in which a total passes this"),
-    GAME_OPTION_BOOL("claim_sequences", false,
-                     "out-of-turn claims may also form a sequence (the English text)"),
+    GAME_OPTION_INT_AT("dispute_ms", 200, 0, 60000, g233_t, dispute_ms,
+                       "claims received within this many ms of the first make a dispute"),
+    GAME_OPTION_INT_AT("max_rebuilds", 3, 0, 100, g233_t, max_rebuilds,
+                       "a round ends with no winner when the draw pile runs out after this many "
+                       "rebuilds"),
+    GAME_OPTION_INT_AT("target", 233, 1, 100000, g233_t, target,
+                       "the game ends after a round in which a total passes this"),
+    GAME_OPTION_BOOL_AT("claim_sequences", false, g233_t, claim_sequences,
+                        "out-of-turn claims may also form a sequence (the English text)"),
     GAME_OPTION_STRING("declare", "must", declare_choices,
                        "\"must\": a winning combination at the end of a turn is declared by the "
                        "game; \"may\": declaring is the player's choice"),
@@ -707,15 +707,10 @@ static const game_option_t g233_options[] = {
     GAME_OPTION_END,
 };
 
-static game_t *g233_create(int seats, const json_t *o, const rng_t *rng, game_error_t *err)
+static int g233_create(game_t *base, const json_t *o, const rng_t *rng, game_error_t *err)
 {
-    unsigned long mark = tapis_alloc_failures();
-    g233_t *g = game_state_new(sizeof *g, &g233_desc, seats, err);
-    if (!g) return NULL;
-    g->dispute_ms = game_option_int(o, "dispute_ms");
-    g->max_rebuilds = game_option_int(o, "max_rebuilds");
-    g->target = game_option_int(o, "target");
-    g->claim_sequences = game_option_bool(o, "claim_sequences");
+    g233_t *g = (g233_t *)base;
+    (void)err; /* nothing is refused */
     g->declare_must = strcmp(game_option_string(o, "declare"), "must") == 0;
     g->take_draw = strcmp(game_option_string(o, "take"), "draw") == 0;
     g->rng = *rng;
@@ -723,7 +718,7 @@ static game_t *g233_create(int seats, const json_t *o, const rng_t *rng, game_er
     g->round = 0;
     g233_start_round(g, 0);
     declare_if_must(g);
-    return game_created(&g->base, mark, err);
+    return 0;
 }
 
 /* Settle the claims due. */
@@ -778,7 +773,6 @@ static bool g233_is_over(const game_t *base)
 static json_t *g233_result(const game_t *base)
 {
     const g233_t *g = (const g233_t *)base;
-    if (g->phase != G233_PH_OVER) return NULL;
     unsigned long mark = tapis_alloc_failures();
     json_t *scores = json_array();
     for (int s = 0; s < g->base.seats; s++)

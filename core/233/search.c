@@ -41,7 +41,7 @@ static game_t *g233_from_view(const json_t *view, rng_t *rng)
     if (n < 2 || n > G233_MAX_SEATS || seat < 0 || seat >= n || phase < 0 ||
         phase == G233_PH_OVER || json_array_size(json_object_get(view, "claims")))
         return NULL;
-    g233_t *g = game_state_new(sizeof *g, &g233_desc, n, NULL);
+    g233_t *g = game_state_new(sizeof *g, &g233_desc, n, NULL, NULL);
     if (!g) return NULL;
     game_log_init(&g->events, G233_EVENTS);
     const json_t *window = json_object_get(view, "dispute_ms");

@@ -287,32 +287,27 @@ void ap3_run(ap3_t *g, int seat, const ap3_act_t *a)
 /* Options: game_new() has checked them against this table. */
 static const char *const pack_scoring_choices[] = {"manche", "total", NULL};
 static const game_option_t ap3_options[] = {
-    GAME_OPTION_INT("rounds", 3, 1, AP3_MAX_ROUNDS,
-                    "rounds (\"manches\") of the points game (the text: 3 or 5)"),
-    GAME_OPTION_INT("target", 350, 0, 10000, "a round is won by the first total over this"),
-    GAME_OPTION_INT("packs", 0, 0, 20,
-                    "0: the points game; N > 0: the packs variant, one point per deal won"),
-    GAME_OPTION_STRING("pack_scoring", "manche", pack_scoring_choices,
-                       "the packs variant's count: \"manche\", the first to win N packs wins; "
-                       "\"total\", N packs are played, more deals won wins"),
+    GAME_OPTION_INT_AT("rounds", 3, 1, AP3_MAX_ROUNDS, ap3_t, rounds,
+                       "rounds (\"manches\") of the points game (the text: 3 or 5)"),
+    GAME_OPTION_INT_AT("target", 350, 0, 10000, ap3_t, target,
+                       "a round is won by the first total over this"),
+    GAME_OPTION_INT_AT("packs", 0, 0, 20, ap3_t, packs,
+                       "0: the points game; N > 0: the packs variant, one point per deal won"),
+    GAME_OPTION_STRING_AT("pack_scoring", "manche", pack_scoring_choices, ap3_t, pack_scoring,
+                          "the packs variant's count: \"manche\", the first to win N packs wins; "
+                          "\"total\", N packs are played, more deals won wins"),
     GAME_OPTION_END,
 };
 
-static game_t *ap3_create(int seats, const json_t *o, const rng_t *rng, game_error_t *err)
+static int ap3_create(game_t *base, const json_t *o, const rng_t *rng, game_error_t *err)
 {
-    unsigned long mark = tapis_alloc_failures();
-    ap3_t *g = game_state_new(sizeof *g, &aspoint3_desc, seats, err);
-    if (!g) return NULL;
-    g->rounds = game_option_int(o, "rounds");
-    g->target = game_option_int(o, "target");
-    g->packs = game_option_int(o, "packs");
-    const char *scoring = game_option_string(o, "pack_scoring");
-    g->pack_scoring = strcmp(scoring, "manche") == 0 ? AP3_PACK_MANCHE : AP3_PACK_TOTAL;
+    ap3_t *g = (ap3_t *)base;
+    (void)o, (void)err; /* every option is stored by the table; nothing is refused */
     g->rng = *rng;
     game_log_init(&g->history, 0);
     start_round(g);
     start_deal(g);
-    return game_created(&g->base, mark, err);
+    return 0;
 }
 
 static int ap3_apply(game_t *base, int seat, const json_t *action, int64_t now, game_error_t *err)
@@ -351,7 +346,6 @@ static bool ap3_is_over(const game_t *base)
 static json_t *ap3_result(const game_t *base)
 {
     const ap3_t *g = (const ap3_t *)base;
-    if (g->phase != AP3_OVER) return NULL;
     unsigned long mark = tapis_alloc_failures();
     const int *by = g->packs && g->pack_scoring == AP3_PACK_TOTAL ? g->score : g->total;
     json_t *r = json_pack("{s:o, s:[i,i], s:s, s:i, s:i, s:o}", "winners",

@@ -56,7 +56,7 @@ typedef enum ap3_phase {
     AP3_OVER,
 } ap3_phase_t;
 
-/* How the packs variant counts (option pack_scoring). */
+/* How the packs variant counts (option pack_scoring: its choices, in order). */
 typedef enum ap3_pack_scoring {
     AP3_PACK_MANCHE, /* each pack is a round; the first to win `packs` of them wins */
     AP3_PACK_TOTAL,  /* `packs` packs; the most deals won in all wins */

@@ -63,7 +63,7 @@ static game_t *ap3_from_view(const json_t *view, rng_t *rng)
     int seat = game_search_int(view, "seat");
     int phase = game_name_index(json_string_value(json_object_get(view, "phase")), phases, 3);
     if (seat < 0 || seat > 1 || phase < 0 || phase == AP3_OVER) return NULL;
-    ap3_t *g = game_state_new(sizeof *g, &aspoint3_desc, 2, NULL);
+    ap3_t *g = game_state_new(sizeof *g, &aspoint3_desc, 2, NULL, NULL);
     if (!g) return NULL;
     game_log_init(&g->history, 0);
     g->rounds = game_search_int(view, "rounds");

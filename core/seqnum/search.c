@@ -113,7 +113,7 @@ static game_t *seqnum_from_view(const json_t *view, rng_t *rng)
         json_is_true(json_object_get(view, "over")) ||
         json_array_size(json_object_get(view, "chips")) != SEQNUM_CELLS)
         return NULL;
-    seqnum_t *g = game_state_new(sizeof *g, &seqnum_desc, n, NULL);
+    seqnum_t *g = game_state_new(sizeof *g, &seqnum_desc, n, NULL, NULL);
     if (!g) return NULL;
     game_log_init(&g->events, SEQNUM_EVENTS);
     g->nteams = game_search_int(view, "teams");

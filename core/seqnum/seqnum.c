@@ -258,38 +258,35 @@ static const game_option_t seqnum_options[] = {
     GAME_OPTION_INT("teams", 0, 0, SEQNUM_MAX_SEATS,
                     "0: automatic (alone at 2-3, two teams at 4 and 6); otherwise the number of "
                     "teams: 2 or 3 players alone, 4 players in 2 teams, 6 players in 2 or 3"),
-    GAME_OPTION_INT("max_turns", 400, 1, 10000,
-                    "server rule: the game ends as a draw after this many turns (plays and "
-                    "passes)"),
+    GAME_OPTION_INT_AT("max_turns", 400, 1, 10000, seqnum_t, max_turns,
+                       "server rule: the game ends as a draw after this many turns (plays and "
+                       "passes)"),
     GAME_OPTION_END,
 };
 
-static game_t *seqnum_create(int seats, const json_t *o, const rng_t *rng, game_error_t *err)
+static int seqnum_create(game_t *base, const json_t *o, const rng_t *rng, game_error_t *err)
 {
-    unsigned long mark = tapis_alloc_failures();
-    int teams = game_option_int(o, "teams");
+    seqnum_t *g = (seqnum_t *)base;
+    int seats = base->seats, teams = game_option_int(o, "teams");
     if (seats == 5 || seats < 2 || seats > SEQNUM_MAX_SEATS) {
         game_fail(err, TAPIS_E_BAD_PLAYERS,
                   "seqnum is played by 2 or 3 players alone, or 4 or 6 in teams; not %d", seats);
-        return NULL;
+        return -1;
     }
     if (seats <= 3 && teams != 0 && teams != seats) {
         game_fail(err, TAPIS_E_BAD_OPTION,
                   "with %d players everyone plays alone: teams must be 0 or %d", seats, seats);
-        return NULL;
+        return -1;
     }
     if (seats >= 4 && teams != 0 && (teams < 2 || teams > 3 || seats % teams != 0)) {
         game_fail(err, TAPIS_E_BAD_OPTION,
                   "%d players make 2%s teams of equal size (teams = 0, 2%s)", seats,
                   seats == 6 ? " or 3" : "", seats == 6 ? " or 3" : "");
-        return NULL;
+        return -1;
     }
-    seqnum_t *g = game_state_new(sizeof *g, &seqnum_desc, seats, err);
-    if (!g) return NULL;
     g->nteams = seats <= 3 ? seats : teams ? teams : 2;
     g->goal = seats <= 3 ? 1 : 2;
     g->deal = seats <= 3 ? 5 : 4;
-    g->max_turns = game_option_int(o, "max_turns");
     g->winner = -1;
     g->rng = *rng;
     game_log_init(&g->events, SEQNUM_EVENTS);
@@ -306,7 +303,7 @@ static game_t *seqnum_create(int seats, const json_t *o, const rng_t *rng, game_
     for (int r = 0; r < g->deal; r++)
         for (int s = 0; s < seats; s++)
             draw_card(g, s);
-    return game_created(&g->base, mark, err);
+    return 0;
 }
 
 static int seqnum_apply(game_t *base, int seat, const json_t *action, int64_t now,
@@ -350,7 +347,6 @@ static bool seqnum_is_over(const game_t *base)
 static json_t *seqnum_result(const game_t *base)
 {
     const seqnum_t *g = (const seqnum_t *)base;
-    if (!g->over) return NULL;
     unsigned long mark = tapis_alloc_failures();
     json_t *seqs = json_array();
     unsigned winners = 0;

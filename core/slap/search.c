@@ -39,7 +39,7 @@ static game_t *slap_from_view(const json_t *view, rng_t *rng)
     if (n < 2 || n > SLAP_MAX_SEATS || seat < 0 || seat >= n || phase < 0 || phase == SLAP_OVER ||
         (int)json_array_size(piles) != n)
         return NULL;
-    slap_t *g = game_state_new(sizeof *g, &slap_desc, n, NULL);
+    slap_t *g = game_state_new(sizeof *g, &slap_desc, n, NULL, NULL);
     if (!g) return NULL;
     game_log_init(&g->events, SLAP_EVENTS);
     g->go_ms = 1000;

@@ -437,26 +437,23 @@ static void run(slap_t *g, int seat, const slap_act_t *a, int64_t t)
 
 /* Options: game_new() has checked them against this table. */
 static const game_option_t slap_options[] = {
-    GAME_OPTION_INT("go_ms", 1000, 0, 60000,
-                    "the \"go\" of a round comes this many ms after its set-up"),
-    GAME_OPTION_INT("stall_ms", 1500, 0, 60000,
-                    "when nobody can play, new cards are turned up after this many ms"),
-    GAME_OPTION_INT("max_stalls", 30, 0, 1000,
-                    "a round in which nobody can play once more after this many stalls ends "
-                    "blocked"),
-    GAME_OPTION_INT("max_rounds", 20, 1, 1000, "the game ends after this many rounds at most"),
+    GAME_OPTION_INT_AT("go_ms", 1000, 0, 60000, slap_t, go_ms,
+                       "the \"go\" of a round comes this many ms after its set-up"),
+    GAME_OPTION_INT_AT("stall_ms", 1500, 0, 60000, slap_t, stall_ms,
+                       "when nobody can play, new cards are turned up after this many ms"),
+    GAME_OPTION_INT_AT("max_stalls", 30, 0, 1000, slap_t, max_stalls,
+                       "a round in which nobody can play once more after this many stalls ends "
+                       "blocked"),
+    GAME_OPTION_INT_AT("max_rounds", 20, 1, 1000, slap_t, max_rounds,
+                       "the game ends after this many rounds at most"),
     GAME_OPTION_END,
 };
 
-static game_t *slap_create(int seats, const json_t *o, const rng_t *rng, game_error_t *err)
+static int slap_create(game_t *base, const json_t *o, const rng_t *rng, game_error_t *err)
 {
-    unsigned long mark = tapis_alloc_failures();
-    slap_t *g = game_state_new(sizeof *g, &slap_desc, seats, err);
-    if (!g) return NULL;
-    g->go_ms = game_option_int(o, "go_ms");
-    g->stall_ms = game_option_int(o, "stall_ms");
-    g->max_stalls = game_option_int(o, "max_stalls");
-    g->max_rounds = game_option_int(o, "max_rounds");
+    slap_t *g = (slap_t *)base;
+    int seats = base->seats;
+    (void)o, (void)err; /* every option is stored by the table; nothing is refused */
     g->rng = *rng;
     game_log_init(&g->events, SLAP_EVENTS);
     slap_card_t deck[SLAP_DECK];
@@ -473,7 +470,7 @@ static game_t *slap_create(int seats, const json_t *o, const rng_t *rng, game_er
     memcpy(g->out, &deck[k], (size_t)g->nout);
     g->now = 0;
     start_round(g, SLAP_UNSET); /* the go is set by the first tick: the clock is unknown */
-    return game_created(&g->base, mark, err);
+    return 0;
 }
 
 /* Settle what is due. */
@@ -532,7 +529,6 @@ static bool slap_is_over(const game_t *base)
 static json_t *slap_result(const game_t *base)
 {
     const slap_t *g = (const slap_t *)base;
-    if (g->phase != SLAP_OVER) return NULL;
     unsigned long mark = tapis_alloc_failures();
     json_t *cards = json_array();
     for (int s = 0; s < base->seats; s++)

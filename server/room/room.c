@@ -675,7 +675,7 @@ durable_verdict_t room_rebuild(server_t *srv, durable_room_rec_t *rec, const cha
         return DURABLE_ROOM_BAD;
     }
     if (game_is_over(jr.g)) {
-        *result = d->result(jr.g);
+        *result = game_result(jr.g);
         journal_replay_abandon(&jr);
         return DURABLE_ROOM_OVER;
     }

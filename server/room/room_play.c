@@ -348,7 +348,7 @@ void room_changed(room_t *r)
         /* No memory for the event: the members are dropped (send_members) rather
            than told an incomplete one. */
         unsigned long mark = tapis_alloc_failures();
-        json_t *result = r->desc->result(r->game);
+        json_t *result = game_result(r->game);
         json_t *ev = room_new_event(r, "game_over");
         json_object_set(ev, "result", result);
         if (r->deal.version > 0) /* the server seed revealed: anyone may check every deck */

@@ -216,7 +216,7 @@ static int game_record(sqlite3 *db, const char *id, bool any_viewer, uint64_t vi
         if (!g) {
             rc = STORE_REC_BAD;
         } else {
-            json_t *replayed = game_is_over(g) ? d->result(g) : NULL;
+            json_t *replayed = game_result(g);
             if (!replayed) {
                 snprintf(why, whylen, "its journal does not end the game");
                 rc = STORE_REC_BAD;

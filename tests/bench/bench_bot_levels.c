@@ -115,7 +115,7 @@ static double play(const game_desc_t *d, uint64_t seed, const char *const strate
         fprintf(stderr, "%s: %s refused: %s\n", d->id, strategy[seat], err.message);
         exit(1);
     }
-    json_t *r = g->desc->result(g);
+    json_t *r = game_result(g);
     json_t *win = json_object_get(r, "winners");
     bool w0 = false, w1 = false;
     size_t i;

@@ -118,7 +118,7 @@ static json_t *one(const game_desc_t *d, const json_t *user, rng_t *r, int index
     json_t *dj = deal_json(&deal, 0, true);
     json_t *rec = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o, s:I, s:I, s:o}", "id", room,
                             "game", d->id, "players", seats, "options", options, "seed", "0",
-                            "seats", seats_json, "actions", actions, "result", d->result(g),
+                            "seats", seats_json, "actions", actions, "result", game_result(g),
                             "started", (json_int_t)1000, "ended", (json_int_t)now, "deal", dj);
     game_free(g);
     return rec;

@@ -148,7 +148,7 @@ static inline void gt_forbidden(game_t *g, int seat, const char *action, int64_t
 /* The finished game's result names `want` (JSON text, "[0,2]") as its winners. */
 static inline void gt_winners(game_t *g, const char *want)
 {
-    json_t *res = g->desc->result(g), *w = json_loads(want, 0, NULL);
+    json_t *res = game_result(g), *w = json_loads(want, 0, NULL);
     assert_non_null(w);
     assert_true(json_equal(json_object_get(res, "winners"), w));
     json_decref(w);

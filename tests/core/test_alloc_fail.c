@@ -612,7 +612,7 @@ static void game_part(script_t *s)
 
     do
         script_begin_step(s);
-    while (step_json(s, "result", d->result(g)));
+    while (step_json(s, "result", game_result(g)));
     look(s, g);
     do
         script_begin_step(s);

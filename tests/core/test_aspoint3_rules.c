@@ -115,6 +115,29 @@ static void scores_are(ap3_t *g, int score0, int score1, int winner)
     assert_int_equal(deal_int(g, "winner", -1), winner);
 }
 
+/*
+ * Most tests work on a table in *state, made before each and freed after it,
+ * whether it passed or not: the default table as dealt (default_table), or
+ * on it the small deal 2S 9H against KD QC, 5S up and AH down (small_deal).
+ */
+static int default_table(void **state)
+{
+    *state = table(NULL);
+    return 0;
+}
+
+static int small_deal(void **state)
+{
+    *state = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
+    return 0;
+}
+
+static int free_table(void **state)
+{
+    game_free(*state);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Cards and points                                                     */
 /* ------------------------------------------------------------------ */
@@ -237,8 +260,7 @@ static void ace_reading_differs_from_best_combination_only_with_two_court_cards(
 
 static void deal_gives_two_hidden_cards_each_and_two_centre_cards(void **state)
 {
-    (void)state;
-    ap3_t *g = table(NULL);
+    ap3_t *g = *state;
     audit_ok(g);
     assert_int_equal(g->nstock, 52 - 6);
     assert_int_equal(g->starter, 0);
@@ -249,7 +271,6 @@ static void deal_gives_two_hidden_cards_each_and_two_centre_cards(void **state)
     assert_string_equal(json_string_value(json_object_get(v, "up")), ap3_card_name(g->up));
     assert_true(json_is_true(json_object_get(v, "down")));
     json_decref(v);
-    game_free(&g->base);
 }
 
 static void options_out_of_range_are_refused(void **state)
@@ -271,8 +292,7 @@ static void options_out_of_range_are_refused(void **state)
 
 static void starter_swaps_blind_with_the_face_down_card(void **state)
 {
-    (void)state;
-    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = *state;
     OK(g, 0, "{\"type\":\"swap\",\"card\":\"2S\"}");
     assert_int_equal(g->phase, AP3_PICK);
     assert_int_equal(g->hand[0][0], ap3_card_parse("AH"));
@@ -295,13 +315,11 @@ static void starter_swaps_blind_with_the_face_down_card(void **state)
     OK(g, 1, DOWN);
     assert_int_equal(deal_int(g, "values", 0), points_of("AH 9H 5S"));
     assert_int_equal(deal_int(g, "values", 1), points_of("KD QC 2S"));
-    game_free(&g->base);
 }
 
 static void starter_may_keep(void **state)
 {
-    (void)state;
-    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = *state;
     assert_true(legal_has(g, 0, KEEP));
     OK(g, 0, KEEP);
     json_t *v1 = game_view(&g->base, 1);
@@ -310,13 +328,11 @@ static void starter_may_keep(void **state)
     OK(g, 1, DOWN);
     assert_int_equal(deal_int(g, "values", 1), points_of("KD QC AH"));
     assert_int_equal(deal_int(g, "values", 0), points_of("2S 9H 5S"));
-    game_free(&g->base);
 }
 
 static void only_the_starter_swaps_then_only_the_other_picks(void **state)
 {
-    (void)state;
-    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = *state;
     refused(g, 1, DOWN, "not_your_turn");
     refused(g, 1, KEEP, "not_your_turn");
     refused(g, 0, UP, "wrong_step");
@@ -330,19 +346,16 @@ static void only_the_starter_swaps_then_only_the_other_picks(void **state)
     assert_int_equal(aspoint3_desc.waiting(&g->base), 2u);
     assert_true(legal_has(g, 1, DOWN));
     assert_true(legal_has(g, 1, UP));
-    game_free(&g->base);
 }
 
 static void legal_lists_keep_the_two_swaps_then_the_two_picks(void **state)
 {
-    (void)state;
-    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = *state;
     gt_json_is(game_legal(&g->base, 0), "[{\"type\":\"keep\"},{\"type\":\"swap\",\"card\":\"2S\"},"
                                         "{\"type\":\"swap\",\"card\":\"9H\"}]");
     OK(g, 0, KEEP);
     gt_json_same(game_legal(&g->base, 1),
                  json_pack("[o,o]", json_loads(DOWN, 0, NULL), json_loads(UP, 0, NULL)));
-    game_free(&g->base);
 }
 
 static void taking_the_face_down_card_both_score_their_three_cards(void **state)
@@ -388,20 +401,17 @@ static void tied_challenge_is_lost(void **state)
 
 static void starter_alternates_from_deal_to_deal(void **state)
 {
-    (void)state;
-    ap3_t *g = table(NULL);
+    ap3_t *g = *state;
     for (int d = 0; d < 6; d++) {
         assert_int_equal(g->starter, d % 2);
         OK(g, d % 2, KEEP);
         OK(g, 1 - d % 2, DOWN);
     }
-    game_free(&g->base);
 }
 
 static void reveal_is_public_after_each_deal(void **state)
 {
-    (void)state;
-    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = *state;
     OK(g, 0, "{\"type\":\"swap\",\"args\":[\"9H\"]}");
     OK(g, 1, UP);
     json_t *want = json_loads("{\"deal\":1,\"round\":1,\"starter\":0,\"picker\":1,\"swapped\":true,"
@@ -420,7 +430,6 @@ static void reveal_is_public_after_each_deal(void **state)
         json_decref(v);
     }
     json_decref(want);
-    game_free(&g->base);
 }
 
 /* ------------------------------------------------------------------ */
@@ -429,8 +438,7 @@ static void reveal_is_public_after_each_deal(void **state)
 
 static void first_total_over_the_target_wins_the_round_and_scores_the_difference(void **state)
 {
-    (void)state;
-    ap3_t *g = table(NULL);
+    ap3_t *g = *state;
     play_the_small_deal(g, 340, 250); /* seat 0: 16 -> 356; seat 1: 9 -> 259 */
     json_t *r = json_object_get(last_deal(g), "round_over");
     assert_non_null(r);
@@ -449,18 +457,15 @@ static void first_total_over_the_target_wins_the_round_and_scores_the_difference
     assert_int_equal(g->ndiscard, 0);
     assert_int_equal(json_array_size(gt_log(&g->history)), 1);
     assert_int_equal(g->starter, 1); /* the alternation goes on */
-    game_free(&g->base);
 }
 
 static void reaching_the_target_exactly_is_not_over_it(void **state)
 {
-    (void)state;
-    ap3_t *g = table(NULL);
+    ap3_t *g = *state;
     play_the_small_deal(g, 334, 250); /* seat 0: 16 -> 350 */
     assert_null(json_object_get(last_deal(g), "round_over"));
     assert_int_equal(g->score[0], 350);
     assert_int_equal(g->round, 1);
-    game_free(&g->base);
 }
 
 static void both_over_in_one_deal_the_higher_total_wins_the_round(void **state)
@@ -484,14 +489,13 @@ static void both_over_in_one_deal_the_higher_total_wins_the_round(void **state)
 
 static void game_of_three_rounds_the_larger_sum_wins(void **state)
 {
-    (void)state;
-    ap3_t *g = table(NULL);
+    ap3_t *g = *state;
     g->round = 3;
     g->total[0] = 40;
     g->total[1] = 100;
     play_the_small_deal(g, 345, 300); /* seat 0 wins the round by 361 - 309 = 52 */
     assert_true(aspoint3_desc.is_over(&g->base));
-    json_t *res = aspoint3_desc.result(&g->base);
+    json_t *res = game_result(&g->base);
     json_t *want = json_pack("[i]", 1);
     assert_true(json_equal(json_object_get(res, "winners"), want));
     assert_int_equal(json_integer_value(json_array_get(json_object_get(res, "scores"), 0)), 92);
@@ -501,7 +505,6 @@ static void game_of_three_rounds_the_larger_sum_wins(void **state)
     assert_int_equal(legal_count(g, 0), 0);
     refused(g, 0, KEEP, "game_over");
     audit_ok(g);
-    game_free(&g->base);
 }
 
 static void five_rounds_option_plays_on_after_the_third(void **state)
@@ -558,7 +561,7 @@ static void rounds_are_three_or_five_other_counts_an_option_beyond_the_text(void
             keep_and_take_down(g);
         }
         assert_true(aspoint3_desc.is_over(&g->base));
-        json_t *res = aspoint3_desc.result(&g->base);
+        json_t *res = game_result(&g->base);
         assert_int_equal(json_integer_value(json_object_get(res, "rounds")), counts[i]);
         assert_int_equal(json_array_size(json_object_get(res, "history")), counts[i]);
         json_decref(res);
@@ -575,32 +578,27 @@ static void rounds_are_three_or_five_other_counts_an_option_beyond_the_text(void
 
 static void first_to_210_gives_30_to_an_opponent_under_200(void **state)
 {
-    (void)state;
-    ap3_t *g = table(NULL);
+    ap3_t *g = *state;
     play_the_small_deal(g, 200, 150); /* 216 and 159 */
     assert_int_equal(g->score[0], 216);
     assert_int_equal(g->score[1], 159 + 30);
     json_t *b = json_object_get(last_deal(g), "bonus");
     assert_int_equal(json_integer_value(json_object_get(b, "to")), 1);
     assert_int_equal(json_integer_value(json_object_get(b, "points")), 30);
-    game_free(&g->base);
 }
 
 static void no_bonus_when_the_opponent_has_200(void **state)
 {
-    (void)state;
-    ap3_t *g = table(NULL);
+    ap3_t *g = *state;
     play_the_small_deal(g, 200, 191); /* 216 and 200: not under 200 */
     assert_int_equal(g->score[1], 200);
     assert_true(json_is_null(json_object_get(last_deal(g), "bonus")));
     assert_int_equal(g->bonus_by, 0); /* spent all the same */
-    game_free(&g->base);
 }
 
 static void bonus_rule_applies_once_per_round(void **state)
 {
-    (void)state;
-    ap3_t *g = table(NULL);
+    ap3_t *g = *state;
     play_the_small_deal(g, 200, 50); /* 216 and 59 + 30 */
     g->score[1] = 205;
     deal(g, "4D 2C", "2S 9H", "5S", "3H"); /* seat 1 reaches 221, seat 0 under 200? no: 225 */
@@ -613,18 +611,15 @@ static void bonus_rule_applies_once_per_round(void **state)
     play_the_small_deal(g, 345, g->score[1]);
     assert_int_equal(g->round, 2);
     assert_int_equal(g->bonus_by, -1);
-    game_free(&g->base);
 }
 
 static void both_reaching_210_in_one_deal_gives_no_bonus(void **state)
 {
-    (void)state;
-    ap3_t *g = table(NULL);
+    ap3_t *g = *state;
     play_the_small_deal(g, 200, 205);
     assert_int_equal(g->score[0], 216);
     assert_int_equal(g->score[1], 214);
     assert_true(json_is_null(json_object_get(last_deal(g), "bonus")));
-    game_free(&g->base);
 }
 
 /* ------------------------------------------------------------------ */
@@ -787,7 +782,7 @@ static void packs_by_manche_first_to_win_n_packs_wins_the_game(void **state)
     assert_true(aspoint3_desc.is_over(&g->base));
     assert_int_equal(g->round, 4);
     assert_int_equal(g->deal, 32);
-    json_t *res = aspoint3_desc.result(&g->base);
+    json_t *res = game_result(&g->base);
     json_t *want = json_loads("{\"winners\":[0],\"scores\":[3,0],\"mode\":\"packs\","
                               "\"pack_scoring\":\"manche\",\"rounds\":4,\"deals\":32}",
                               0, NULL);
@@ -850,7 +845,7 @@ static void packs_by_total_game_ends_when_the_last_pack_runs_out(void **state)
         assert_int_equal(deals, 8 * packs);
         assert_int_equal(json_array_size(gt_log(&g->history)), 0);
         audit_ok(g);
-        json_t *res = aspoint3_desc.result(&g->base);
+        json_t *res = game_result(&g->base);
         json_t *w = json_object_get(res, "winners");
         int sc0 = g->score[0], sc1 = g->score[1];
         assert_int_equal(json_array_size(w), sc0 == sc1 ? 2 : 1);
@@ -987,8 +982,7 @@ static void held_view_does_not_change_as_play_goes_on(void **state)
 
 static void inline_args_form_is_accepted(void **state)
 {
-    (void)state;
-    ap3_t *g = dealt(NULL, "2S 9H", "KD QC", "5S", "AH");
+    ap3_t *g = *state;
     refused(g, 0, "{\"type\":\"swap\",\"args\":[\"2S\",\"9H\"]}", "bad_action");
     refused(g, 0, "{\"type\":\"keep\",\"args\":[\"now\"]}", "bad_action");
     OK(g, 0, "{\"type\":\"swap\",\"args\":[\"2s\"]}");
@@ -996,7 +990,6 @@ static void inline_args_form_is_accepted(void **state)
     OK(g, 1, "{\"type\":\"pick\",\"args\":[\"up\"]}");
     assert_true(json_is_true(json_object_get(last_deal(g), "challenge")));
     OK(g, 1, "{\"type\":\"keep\",\"args\":[]}");
-    game_free(&g->base);
 }
 
 /* Malformed actions, one row per trouble, each a test named after it: refused
@@ -1032,15 +1025,13 @@ static void malformed_action_is_refused(void **state)
 
 static void timed_out_seat_keeps_or_takes_the_face_down_card(void **state)
 {
-    (void)state;
-    ap3_t *g = table(NULL);
+    ap3_t *g = *state;
     gt_json_is(aspoint3_desc.default_action(&g->base, 0), KEEP);
     assert_null(aspoint3_desc.default_action(&g->base, 1));
     OK(g, 0, KEEP);
     gt_json_is(aspoint3_desc.default_action(&g->base, 1), DOWN);
     assert_int_equal(game_next_deadline(&g->base), GAME_NO_DEADLINE);
     assert_false(game_tick(&g->base, 1000000));
-    game_free(&g->base);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1168,8 +1159,7 @@ static void greedy_bot_keeps_a_strong_hand_and_swaps_a_weak_card(void **state)
 
 static void random_bot_plays_a_legal_action(void **state)
 {
-    (void)state;
-    ap3_t *g = table(NULL);
+    ap3_t *g = *state;
     json_t *legal = game_legal(&g->base, 0);
     for (int i = 0; i < 20; i++) {
         rng_t r;
@@ -1182,7 +1172,6 @@ static void random_bot_plays_a_legal_action(void **state)
     rng_seed(&r, 1);
     assert_null(gt_bot_choice(&g->base, 1, "greedy", &r));
     json_decref(legal);
-    game_free(&g->base);
 }
 
 int main(void)
@@ -1194,29 +1183,42 @@ int main(void)
         cmocka_unit_test(aces_combine_only_with_aces_and_threes),
         cmocka_unit_test(ace_takes_the_whole_hand_even_where_other_cards_score_more),
         cmocka_unit_test(ace_reading_differs_from_best_combination_only_with_two_court_cards),
-        cmocka_unit_test(deal_gives_two_hidden_cards_each_and_two_centre_cards),
+        cmocka_unit_test_setup_teardown(deal_gives_two_hidden_cards_each_and_two_centre_cards,
+                                        default_table, free_table),
         cmocka_unit_test(options_out_of_range_are_refused),
-        cmocka_unit_test(starter_swaps_blind_with_the_face_down_card),
-        cmocka_unit_test(starter_may_keep),
-        cmocka_unit_test(only_the_starter_swaps_then_only_the_other_picks),
-        cmocka_unit_test(legal_lists_keep_the_two_swaps_then_the_two_picks),
+        cmocka_unit_test_setup_teardown(starter_swaps_blind_with_the_face_down_card, small_deal,
+                                        free_table),
+        cmocka_unit_test_setup_teardown(starter_may_keep, small_deal, free_table),
+        cmocka_unit_test_setup_teardown(only_the_starter_swaps_then_only_the_other_picks,
+                                        small_deal, free_table),
+        cmocka_unit_test_setup_teardown(legal_lists_keep_the_two_swaps_then_the_two_picks,
+                                        small_deal, free_table),
         cmocka_unit_test(taking_the_face_down_card_both_score_their_three_cards),
         cmocka_unit_test(challenge_won_scores_the_challenger_only),
         cmocka_unit_test(challenge_lost_gives_the_opponent_the_face_up_value_plus_five),
         cmocka_unit_test(tied_challenge_is_lost),
-        cmocka_unit_test(starter_alternates_from_deal_to_deal),
-        cmocka_unit_test(reveal_is_public_after_each_deal),
-        cmocka_unit_test(first_total_over_the_target_wins_the_round_and_scores_the_difference),
-        cmocka_unit_test(reaching_the_target_exactly_is_not_over_it),
+        cmocka_unit_test_setup_teardown(starter_alternates_from_deal_to_deal, default_table,
+                                        free_table),
+        cmocka_unit_test_setup_teardown(reveal_is_public_after_each_deal, small_deal, free_table),
+        cmocka_unit_test_setup_teardown(
+            first_total_over_the_target_wins_the_round_and_scores_the_difference, default_table,
+            free_table),
+        cmocka_unit_test_setup_teardown(reaching_the_target_exactly_is_not_over_it, default_table,
+                                        free_table),
         cmocka_unit_test(both_over_in_one_deal_the_higher_total_wins_the_round),
-        cmocka_unit_test(game_of_three_rounds_the_larger_sum_wins),
+        cmocka_unit_test_setup_teardown(game_of_three_rounds_the_larger_sum_wins, default_table,
+                                        free_table),
         cmocka_unit_test(five_rounds_option_plays_on_after_the_third),
         cmocka_unit_test(equal_sums_share_the_win),
         cmocka_unit_test(rounds_are_three_or_five_other_counts_an_option_beyond_the_text),
-        cmocka_unit_test(first_to_210_gives_30_to_an_opponent_under_200),
-        cmocka_unit_test(no_bonus_when_the_opponent_has_200),
-        cmocka_unit_test(bonus_rule_applies_once_per_round),
-        cmocka_unit_test(both_reaching_210_in_one_deal_gives_no_bonus),
+        cmocka_unit_test_setup_teardown(first_to_210_gives_30_to_an_opponent_under_200,
+                                        default_table, free_table),
+        cmocka_unit_test_setup_teardown(no_bonus_when_the_opponent_has_200, default_table,
+                                        free_table),
+        cmocka_unit_test_setup_teardown(bonus_rule_applies_once_per_round, default_table,
+                                        free_table),
+        cmocka_unit_test_setup_teardown(both_reaching_210_in_one_deal_gives_no_bonus, default_table,
+                                        free_table),
         cmocka_unit_test(deck_is_reshuffled_when_fewer_than_six_cards_remain),
         cmocka_unit_test(packs_variant_scores_a_point_per_deal_won),
         cmocka_unit_test(default_options_advertise_pack_scoring_by_manche),
@@ -1226,12 +1228,14 @@ int main(void)
         cmocka_unit_test(packs_by_total_game_ends_when_the_last_pack_runs_out),
         cmocka_unit_test(packs_by_manche_random_games_end_when_a_seat_has_won_n_packs),
         cmocka_unit_test(held_view_does_not_change_as_play_goes_on),
-        cmocka_unit_test(inline_args_form_is_accepted),
-        cmocka_unit_test(timed_out_seat_keeps_or_takes_the_face_down_card),
+        cmocka_unit_test_setup_teardown(inline_args_form_is_accepted, small_deal, free_table),
+        cmocka_unit_test_setup_teardown(timed_out_seat_keeps_or_takes_the_face_down_card,
+                                        default_table, free_table),
         cmocka_unit_test(hidden_cards_reach_nobody_before_the_reveal),
         cmocka_unit_test(greedy_bot_challenges_only_with_a_strong_hand),
         cmocka_unit_test(greedy_bot_keeps_a_strong_hand_and_swaps_a_weak_card),
-        cmocka_unit_test(random_bot_plays_a_legal_action)};
+        cmocka_unit_test_setup_teardown(random_bot_plays_a_legal_action, default_table,
+                                        free_table)};
     int failed = CASE_GROUP_RUN("malformed_actions", malformed_action_is_refused, malformed, what);
     return failed + cmocka_run_group_tests(tests, NULL, NULL);
 }

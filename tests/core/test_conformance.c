@@ -673,8 +673,8 @@ static void check_replay(playout_t *p, const char *when)
         json_decref(x);
         json_decref(y);
     }
-    x = p->d->result(p->g);
-    y = p->d->result(r);
+    x = game_result(p->g);
+    y = game_result(r);
     bool same_result = (!x && !y) || (x && y && json_equal(x, y));
     if (game_is_over(p->g) != game_is_over(r) || !same_result ||
         game_next_deadline(p->g) != game_next_deadline(r) || game_waiting(p->g) != game_waiting(r))
@@ -836,7 +836,7 @@ static json_t *choose_action(playout_t *p, int s, unsigned waiting, int mode)
 /* Once over: a result naming winners, no seat left to play or wait for. */
 static void check_over(playout_t *p)
 {
-    json_t *res = p->d->result(p->g);
+    json_t *res = game_result(p->g);
     json_t *winners = json_object_get(res, "winners");
     ran(p, CK_RESULT);
     bool ok = json_is_object(res) && json_is_array(winners);
@@ -941,7 +941,7 @@ static void playout(game_run_t *run, uint64_t seed, const rates_t *rt, bool trac
             hold_views(&p);
         if (p.stop || game_is_over(p.g)) break;
         ran(&p, CK_RESULT);
-        json_t *res = p.d->result(p.g);
+        json_t *res = game_result(p.g);
         if (res) finding(&p, CK_RESULT, "result() before the end: %s", cu_show(res));
         json_decref(res);
         free_legal(&p);
@@ -1019,7 +1019,9 @@ static long env_long(const char *name, long dflt)
 
 /*
  * Every row of the option table is well formed: a name, a known type, a
- * default the table itself accepts (within min..max, among the choices).
+ * default the table itself accepts (within min..max, among the choices),
+ * and where it lands (`at`), if anywhere, a field of its size inside the
+ * state, past its game_t.
  */
 static bool options_well_formed(const game_desc_t *d)
 {
@@ -1030,6 +1032,9 @@ static bool options_well_formed(const game_desc_t *d)
              (o->type == GAME_OPT_STRING && o->choices && o->def_string);
         ok = ok && o->help && (o->type != GAME_OPT_INT || o->min <= o->max);
         ok = ok && game_option_check(d, o->name, json_object_get(def, o->name), NULL) == 0;
+        ok = ok && (o->at == 0 ||
+                    (o->at >= sizeof(game_t) &&
+                     o->at + (o->type == GAME_OPT_BOOL ? sizeof(bool) : sizeof(int)) <= d->size));
     }
     json_decref(def);
     return ok;

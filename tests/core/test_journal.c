@@ -195,7 +195,7 @@ static void entries_in_order_replay_to_the_state_and_result_of_a_direct_run(void
         json_t *journal;
         game_t *g = direct_run(t, &journal);
         if (!game_is_over(g)) fail_msg("%s: the direct run did not end", t->game);
-        json_t *dump = game_dump(g), *result = g->desc->result(g);
+        json_t *dump = game_dump(g), *result = game_result(g);
         uint64_t changes = 0;
         int64_t last_at = 0;
         size_t i;
@@ -217,7 +217,7 @@ static void entries_in_order_replay_to_the_state_and_result_of_a_direct_run(void
             assert_int_equal(jr.changes, changes); /* the room's seq */
             assert_int_equal(jr.last_at, last_at);
             assert_true(game_is_over(jr.g));
-            json_t *rdump = game_dump(jr.g), *rresult = jr.g->desc->result(jr.g);
+            json_t *rdump = game_dump(jr.g), *rresult = game_result(jr.g);
             assert_same_json(rdump, dump, "the dump");
             assert_same_json(rresult, result, "the result");
             json_decref(rdump);

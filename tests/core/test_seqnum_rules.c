@@ -427,7 +427,7 @@ static void sequence_case(const int *held, int nheld, int last, bool wins)
     assert_int_equal(g->nseqs, wins ? 1 : 0);
     if (wins) {
         gt_winners(&g->base, "[0]");
-        json_t *r = seqnum_desc.result(&g->base);
+        json_t *r = game_result(&g->base);
         assert_string_equal(json_string_value(json_object_get(r, "reason")), "sequences");
         json_decref(r);
         assert_int_equal(seqnum_desc.waiting(&g->base), 0);
@@ -698,7 +698,7 @@ static void game_is_a_draw_after_max_turns(void **state)
     assert_false(g->over);
     play(g, 1, "plus", 45);
     assert_true(g->over);
-    json_t *r = seqnum_desc.result(&g->base);
+    json_t *r = game_result(&g->base);
     assert_int_equal(json_array_size(json_object_get(r, "winners")), 0);
     assert_string_equal(json_string_value(json_object_get(r, "reason")), "max_turns");
     json_decref(r);
@@ -777,7 +777,7 @@ static void greedy_bot_beats_random_play(void **state)
             int s = (wmask & 1u) && (wmask & 2u) ? (int)rng_below(&r, 2) : (wmask & 1u) ? 0 : 1;
             assert_true(gt_bot_plays(g, s, s == greedy ? "greedy" : "random", &r, 0));
         }
-        json_t *res = seqnum_desc.result(g);
+        json_t *res = game_result(g);
         json_t *w = json_array_get(json_object_get(res, "winners"), 0);
         wins += w && json_integer_value(w) == greedy;
         json_decref(res);

@@ -223,7 +223,7 @@ static void events_are(slap_t *g, const char *want)
 static void result_is(slap_t *g, const char *winners, const char *cards, int rounds)
 {
     assert_true(game_is_over(&g->base));
-    json_t *r = slap_desc.result(&g->base);
+    json_t *r = game_result(&g->base);
     json_t *want = json_pack("{s:o, s:o, s:i}", "winners", json_loads(winners, 0, NULL), "cards",
                              json_loads(cards, 0, NULL), "rounds", rounds);
     bool same = json_equal(r, want);
@@ -780,7 +780,7 @@ static void player_with_zero_or_one_card_at_round_end_wins(void **state)
     (void)state;
     slap_t *g = seat0_ends_the_round("G5");
     assert_true(game_is_over(&g->base));
-    json_t *r = slap_desc.result(&g->base);
+    json_t *r = game_result(&g->base);
     assert_int_equal(json_array_size(json_object_get(r, "winners")), 1);
     assert_int_equal(json_integer_value(json_array_get(json_object_get(r, "winners"), 0)), 0);
     assert_int_equal(json_integer_value(json_array_get(json_object_get(r, "cards"), 0)), 1);

@@ -197,7 +197,7 @@ static void check_views(table_t *t, bool print)
         }
         json_decref(v);
     }
-    json_t *res = t->d->result(t->g);
+    json_t *res = game_result(t->g);
     if (over) {
         CHECK(t, waiting == 0, "over, yet waiting() is %#x", waiting);
         json_t *winners = json_object_get(res, "winners");
