@@ -22,6 +22,7 @@
 #include "core/search.h"
 
 #include "tests/core/game_test.h"
+#include "tests/lib/test_main.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
@@ -146,11 +147,6 @@ static g233_t *position(const position_t *p)
         draws(g, 0, p->drawn, 0);
     }
     return g;
-}
-
-static void destroy(void **state)
-{
-    (void)state;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1455,71 +1451,64 @@ static void views_show_a_hand_only_to_its_owner(void **state)
     game_free(&g->base);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(deck_has_the_140_cards_of_the_seed),
-        cmocka_unit_test(deal_gives_eight_each_and_turns_up_one),
-        cmocka_unit_test(deal_is_from_all_140_cards),
-        cmocka_unit_test(dealt_plus_gift_is_laid_at_once_and_replaced),
-        cmocka_unit_test(dealt_minus_gift_waits_in_its_holders_hand),
-        cmocka_unit_test(dealt_minus_gift_is_given_before_the_dealers_first_draw),
-        cmocka_unit_test(dealt_minus_gifts_are_given_all_at_once),
-        cmocka_unit_test(dealt_minus_gift_defaults_to_the_leader),
-        cmocka_unit_test(dealt_minus_gift_is_shown_to_its_holder_only),
-        cmocka_unit_test(dealt_stop_is_its_holders_forced_first_discard),
-        cmocka_unit_test(table_sizes_outside_two_to_six_are_refused),
-        cmocka_unit_test(passed_over_gifts_and_stops_are_shuffled_back),
-        cmocka_unit_test(dealer_opens_by_drawing),
-        cmocka_unit_test(turn_is_draw_one_then_discard_one_clockwise),
-        cmocka_unit_test(inline_args_form_is_accepted),
-        cmocka_unit_test(own_turn_take_obeys_a_claims_conditions),
-        cmocka_unit_test(own_turn_take_is_a_plain_draw_with_option_take_draw),
-        cmocka_unit_test(states_drawn_from_a_view_keep_option_take),
-        cmocka_unit_test(own_discard_cannot_be_taken_back),
-        cmocka_unit_test(claim_lays_a_triple_discards_and_play_resumes_after_taker),
-        cmocka_unit_test(claim_with_two_melds_leaves_two_in_hand),
-        cmocka_unit_test(claim_of_a_square_is_laid_and_taker_plays_again),
-        cmocka_unit_test(a_discard_never_makes_a_double),
-        cmocka_unit_test(a_discard_may_complete_a_233_with_its_double),
-        cmocka_unit_test(sequences_are_claimed_only_with_the_option),
-        cmocka_unit_test(joker_claims_with_a_pair),
-        cmocka_unit_test(two_jokers_claim_any_discard_as_a_triple),
-        cmocka_unit_test(a_claim_that_leaves_nothing_to_discard_is_refused),
-        cmocka_unit_test(claim_closes_when_the_next_player_draws),
-        cmocka_unit_test(claims_outside_the_window_go_to_the_first),
-        cmocka_unit_test(claims_within_the_window_go_to_the_lowest_score),
-        cmocka_unit_test(dispute_tie_goes_to_the_earliest),
-        cmocka_unit_test(turn_players_take_races_with_claims),
-        cmocka_unit_test(reverse_flips_the_direction),
-        cmocka_unit_test(reverse_with_two_players_lets_the_discarder_play_again),
-        cmocka_unit_test(stop_skips_the_next_player),
-        cmocka_unit_test(plus_gift_scores_five_at_once_and_drawer_draws_again),
-        cmocka_unit_test(minus_gift_goes_to_a_named_player),
-        cmocka_unit_test(natural_square_must_be_laid_and_owner_plays_again),
-        cmocka_unit_test(declare_before_drawing_then_each_other_player_draws_once),
-        cmocka_unit_test(round_winner_deals_and_opens_the_next_round),
-        cmocka_unit_test(declare_without_a_combination_is_refused),
-        cmocka_unit_test(declare_after_drawing_and_discarding),
-        cmocka_unit_test(declare_option_is_must_by_default),
-        cmocka_unit_test(combination_at_the_end_of_a_turn_is_declared),
-        cmocka_unit_test(must_declare_allows_only_the_discards_that_keep_a_combination),
-        cmocka_unit_test(discards_checked_with_a_memo_get_the_same_answer),
-        cmocka_unit_test(reverse_and_stop_do_nothing_during_the_last_draws),
-        cmocka_unit_test(hand_dealt_winning_is_declared_when_its_turn_comes),
-        cmocka_unit_test(square_laid_that_completes_a_234_is_declared),
-        cmocka_unit_test(declarer_scores_the_combination_not_a_regrouping),
-        cmocka_unit_test(jokers_count_in_the_losers_groups),
-        cmocka_unit_test(rainbow_scores_100_even_when_not_first),
-        cmocka_unit_test(stop_drawn_last_completes_a_rainbow),
-        cmocka_unit_test(gift_kept_only_as_the_last_card_drawn),
-        cmocka_unit_test(draw_pile_is_rebuilt_from_the_discards_but_the_top),
-        cmocka_unit_test(round_ends_without_winner_after_max_rebuilds),
-        cmocka_unit_test(game_ends_when_a_total_passes_the_target),
-        cmocka_unit_test(game_does_not_end_at_exactly_the_target),
-        cmocka_unit_test(tie_at_the_top_plays_another_round),
-        cmocka_unit_test(views_show_a_hand_only_to_its_owner),
-    };
-    (void)destroy;
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(deck_has_the_140_cards_of_the_seed),
+          cmocka_unit_test(deal_gives_eight_each_and_turns_up_one),
+          cmocka_unit_test(deal_is_from_all_140_cards),
+          cmocka_unit_test(dealt_plus_gift_is_laid_at_once_and_replaced),
+          cmocka_unit_test(dealt_minus_gift_waits_in_its_holders_hand),
+          cmocka_unit_test(dealt_minus_gift_is_given_before_the_dealers_first_draw),
+          cmocka_unit_test(dealt_minus_gifts_are_given_all_at_once),
+          cmocka_unit_test(dealt_minus_gift_defaults_to_the_leader),
+          cmocka_unit_test(dealt_minus_gift_is_shown_to_its_holder_only),
+          cmocka_unit_test(dealt_stop_is_its_holders_forced_first_discard),
+          cmocka_unit_test(table_sizes_outside_two_to_six_are_refused),
+          cmocka_unit_test(passed_over_gifts_and_stops_are_shuffled_back),
+          cmocka_unit_test(dealer_opens_by_drawing),
+          cmocka_unit_test(turn_is_draw_one_then_discard_one_clockwise),
+          cmocka_unit_test(inline_args_form_is_accepted),
+          cmocka_unit_test(own_turn_take_obeys_a_claims_conditions),
+          cmocka_unit_test(own_turn_take_is_a_plain_draw_with_option_take_draw),
+          cmocka_unit_test(states_drawn_from_a_view_keep_option_take),
+          cmocka_unit_test(own_discard_cannot_be_taken_back),
+          cmocka_unit_test(claim_lays_a_triple_discards_and_play_resumes_after_taker),
+          cmocka_unit_test(claim_with_two_melds_leaves_two_in_hand),
+          cmocka_unit_test(claim_of_a_square_is_laid_and_taker_plays_again),
+          cmocka_unit_test(a_discard_never_makes_a_double),
+          cmocka_unit_test(a_discard_may_complete_a_233_with_its_double),
+          cmocka_unit_test(sequences_are_claimed_only_with_the_option),
+          cmocka_unit_test(joker_claims_with_a_pair),
+          cmocka_unit_test(two_jokers_claim_any_discard_as_a_triple),
+          cmocka_unit_test(a_claim_that_leaves_nothing_to_discard_is_refused),
+          cmocka_unit_test(claim_closes_when_the_next_player_draws),
+          cmocka_unit_test(claims_outside_the_window_go_to_the_first),
+          cmocka_unit_test(claims_within_the_window_go_to_the_lowest_score),
+          cmocka_unit_test(dispute_tie_goes_to_the_earliest),
+          cmocka_unit_test(turn_players_take_races_with_claims),
+          cmocka_unit_test(reverse_flips_the_direction),
+          cmocka_unit_test(reverse_with_two_players_lets_the_discarder_play_again),
+          cmocka_unit_test(stop_skips_the_next_player),
+          cmocka_unit_test(plus_gift_scores_five_at_once_and_drawer_draws_again),
+          cmocka_unit_test(minus_gift_goes_to_a_named_player),
+          cmocka_unit_test(natural_square_must_be_laid_and_owner_plays_again),
+          cmocka_unit_test(declare_before_drawing_then_each_other_player_draws_once),
+          cmocka_unit_test(round_winner_deals_and_opens_the_next_round),
+          cmocka_unit_test(declare_without_a_combination_is_refused),
+          cmocka_unit_test(declare_after_drawing_and_discarding),
+          cmocka_unit_test(declare_option_is_must_by_default),
+          cmocka_unit_test(combination_at_the_end_of_a_turn_is_declared),
+          cmocka_unit_test(must_declare_allows_only_the_discards_that_keep_a_combination),
+          cmocka_unit_test(discards_checked_with_a_memo_get_the_same_answer),
+          cmocka_unit_test(reverse_and_stop_do_nothing_during_the_last_draws),
+          cmocka_unit_test(hand_dealt_winning_is_declared_when_its_turn_comes),
+          cmocka_unit_test(square_laid_that_completes_a_234_is_declared),
+          cmocka_unit_test(declarer_scores_the_combination_not_a_regrouping),
+          cmocka_unit_test(jokers_count_in_the_losers_groups),
+          cmocka_unit_test(rainbow_scores_100_even_when_not_first),
+          cmocka_unit_test(stop_drawn_last_completes_a_rainbow),
+          cmocka_unit_test(gift_kept_only_as_the_last_card_drawn),
+          cmocka_unit_test(draw_pile_is_rebuilt_from_the_discards_but_the_top),
+          cmocka_unit_test(round_ends_without_winner_after_max_rebuilds),
+          cmocka_unit_test(game_ends_when_a_total_passes_the_target),
+          cmocka_unit_test(game_does_not_end_at_exactly_the_target),
+          cmocka_unit_test(tie_at_the_top_plays_another_round),
+          cmocka_unit_test(views_show_a_hand_only_to_its_owner))
