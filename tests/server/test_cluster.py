@@ -180,8 +180,16 @@ def cross_node_table(cl, seed, target=40, names=("ann", "bob")):
     ann.commit = ann.event(is_ev("room", room))["deal"]["commit"]
     ann.ok("seed", room=room, text=names[0] + "'s seed")
     bob = cl.nodes["a"].connect(names[1])
-    r = bob.ok("join", room=room)
-    assert r["room"] == room and r["seat"] == 1, r
+    # a knows the room's node from Redis, and may not have linked to it yet
+    # (after Redis came back empty, a meets b again at a beat): `unavailable`
+    # says try again, as a client is told to (PROTOCOL.md).
+    deadline = time.monotonic() + 10
+    while True:
+        r = bob.request("join", room=room)
+        if r.get("ok") or r["error"]["code"] != "unavailable" or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert r.get("ok") and r["room"] == room and r["seat"] == 1, r
     ann.ok("addbot", room=room)
     return room, [Player(ann, room), Player(bob, room)], random.Random(seed)
 
