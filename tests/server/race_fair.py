@@ -34,7 +34,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Server  # noqa: E402
 
 REACT_MS = (30, 130)  # every player's reaction time: uniform in this range
-GAME_OPTIONS = {"go_ms": 0, "stall_ms": 50, "max_rounds": 1000}
+# A game ends after 50 rounds at most (slap's server rule 2): a deal where
+# nobody takes the others' cards would otherwise play on for minutes, past
+# play_game()'s bound, and the run's length would be the deal's.
+GAME_OPTIONS = {"go_ms": 0, "stall_ms": 50, "max_rounds": 50}
 
 
 def nodelay(writer):
