@@ -278,18 +278,21 @@ game_t *game_new_dealt(const game_desc_t *d, int seats, const json_t *user, cons
    an int or a bool as it is, a string as the index of its choice. */
 static void options_store(game_t *g, const json_t *options)
 {
-    for (const game_option_t *o = g->desc->options; options && o && o->name; o++) {
+    if (!options) return;
+    for (const game_option_t *o = g->desc->options; o && o->name; o++) {
+        if (!o->at) continue;
         char *field = (char *)g + o->at;
-        if (o->at && o->type == GAME_OPT_INT) {
-            *(int *)field = game_option_int(options, o->name);
-        } else if (o->at && o->type == GAME_OPT_BOOL) {
-            *(bool *)field = game_option_bool(options, o->name);
-        } else if (o->at && o->type == GAME_OPT_STRING) {
+        switch (o->type) {
+        case GAME_OPT_INT: *(int *)field = game_option_int(options, o->name); break;
+        case GAME_OPT_BOOL: *(bool *)field = game_option_bool(options, o->name); break;
+        case GAME_OPT_STRING: {
             const char *v = game_option_string(options, o->name);
             int i = 0;
             while (o->choices[i] && strcmp(o->choices[i], v) != 0)
                 i++;
             *(int *)field = i;
+            break;
+        }
         }
     }
 }
