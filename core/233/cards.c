@@ -41,3 +41,13 @@ int g233_hand_size(const g233_hand_t *h)
         n += h->n[c];
     return n;
 }
+
+uint64_t g233_hand_kinds(const g233_hand_t *h)
+{
+    uint64_t m = 0;
+    for (int c = 0; c + 8 <= G233_KINDS; c += 8)
+        m |= (uint64_t)g233_bytes_bits(g233_word(h->n + c)) << c;
+    for (int c = G233_KINDS & ~7; c < G233_KINDS; c++)
+        m |= (uint64_t)(h->n[c] != 0) << c;
+    return m;
+}

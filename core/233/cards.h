@@ -75,5 +75,7 @@ const char *g233_card_name(g233_card_t c);
 int g233_card_parse(const char *name);
 
 int g233_hand_size(const g233_hand_t *h);
+/* The kinds h holds: bit c set when h->n[c] is not 0. */
+uint64_t g233_hand_kinds(const g233_hand_t *h);
 
 #endif

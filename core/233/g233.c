@@ -62,13 +62,6 @@ g233_combo_t g233_combo(const g233_t *g, int seat, const g233_hand_t *h)
     return g233_score_combo(h, p->melds, p->nmelds, p->last_drawn);
 }
 
-/* g233_combo() of h, which holds `size` cards. */
-static g233_combo_t combo_sized(const g233_t *g, int seat, const g233_hand_t *h, int size)
-{
-    const g233_player_t *p = &g->p[seat];
-    return g233_score_combo_sized(h, size, p->melds, p->nmelds, p->last_drawn);
-}
-
 /* Four identical number or symbol cards in hand must be laid. */
 static bool holds_natural_square(const g233_hand_t *h)
 {
@@ -87,19 +80,12 @@ static bool combo_after_discard(const g233_t *g, int seat, g233_card_t c, int la
 {
     const g233_player_t *p = &g->p[seat];
     g233_hand_t h = p->hand;
-    int size = g233_hand_size(&h); /* with c, less one card */
     h.n[c]++;
-    for (int x = 0; x < G233_KINDS; x++) {
-        if (!h.n[x] || x == c) continue;
-        h.n[x]--;
-        g233_combo_t k = g233_score_combo_sized(&h, size, p->melds, p->nmelds, last);
-        h.n[x]++;
-        if (rainbow ? k == G233_COMBO_RAINBOW : k != G233_COMBO_NONE) return true;
-    }
-    return false;
+    return g233_score_combo_discards(&h, g233_hand_size(&h), p->melds, p->nmelds, last,
+                                     ~((uint64_t)1 << c), rainbow) != 0;
 }
 
-/* Could `seat`, holding h plus card c, discard one card and hold a rainbow? */
+/* Could seat, holding h plus card c, discard one card and hold a rainbow? */
 static bool rainbow_with(const g233_t *g, int seat, g233_card_t c)
 {
     return combo_after_discard(g, seat, c, c, true);
@@ -110,28 +96,6 @@ static bool rainbow_with(const g233_t *g, int seat, g233_card_t c)
 static bool completes_combo(const g233_t *g, int seat, g233_card_t t)
 {
     return combo_after_discard(g, seat, t, -1, g->declarer >= 0);
-}
-
-/*
- * Would `seat`, discarding `card` from h, hold a combination a discard may
- * declare: any before a declaration, only a rainbow during the last draws?
- */
-static bool discard_wins(const g233_t *g, int seat, const g233_hand_t *h, int size, int card)
-{
-    g233_hand_t rest = *h;
-    rest.n[card]--;
-    g233_combo_t c = combo_sized(g, seat, &rest, size - 1);
-    return c != G233_COMBO_NONE && (g->declarer < 0 || c == G233_COMBO_RAINBOW);
-}
-
-/* Does some discard of seat's (a gift is never discarded) leave such a combination? */
-static bool some_discard_wins(const g233_t *g, int seat)
-{
-    const g233_hand_t *h = &g->p[seat].hand;
-    int size = g233_hand_size(h);
-    for (int c = 0; c < G233_KINDS; c++)
-        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, size, c)) return true;
-    return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -253,15 +217,16 @@ static int check_take(const g233_t *g, int seat, const g233_act_t *a, game_error
 
 _Static_assert(G233_KINDS <= 64, "a discard memo holds a bit per card kind");
 
-/* Bit c: discarding c (held, not a gift) leaves seat a combination a discard may declare. */
+/*
+ * Bit c: discarding c (held, not a gift) leaves seat a combination a discard
+ * may declare: any before a declaration, only a rainbow during the last draws.
+ */
 static uint64_t discards_that_win(const g233_t *g, int seat)
 {
-    const g233_hand_t *h = &g->p[seat].hand;
-    int size = g233_hand_size(h);
-    uint64_t m = 0;
-    for (int c = 0; c < G233_KINDS; c++)
-        if (h->n[c] && !is_gift(c) && discard_wins(g, seat, h, size, c)) m |= (uint64_t)1 << c;
-    return m;
+    const g233_player_t *p = &g->p[seat];
+    const uint64_t gifts = (uint64_t)1 << G233_CARD_GIFT_PLUS | (uint64_t)1 << G233_CARD_GIFT_MINUS;
+    return g233_score_combo_discards(&p->hand, g233_hand_size(&p->hand), p->melds, p->nmelds,
+                                     p->last_drawn, ~gifts, g->declarer >= 0);
 }
 
 static int check_discard(const g233_t *g, int seat, const g233_act_t *a, game_error_t *err,
@@ -283,17 +248,18 @@ static int check_discard(const g233_t *g, int seat, const g233_act_t *a, game_er
                          "you claimed the discard to win: discard and declare");
     if (holds_natural_square(h) && !g->must_win)
         return game_fail(err, "must_lay_square", "four identical cards must be laid first");
-    if (memo && !memo->known) {
+    g233_discard_memo_t mine = {0}; /* without the caller's: one for this check */
+    if (!memo) memo = &mine;
+    if (!memo->known) {
         memo->wins = discards_that_win(g, seat);
         memo->known = true;
     }
-    bool wins =
-        memo ? (memo->wins >> a->card & 1) : discard_wins(g, seat, h, g233_hand_size(h), a->card);
+    bool wins = memo->wins >> a->card & 1;
     /* declare=must: "le premier à obtenir une combinaison gagnante dévoile ses
        cartes": when a discard can leave one, only such a discard is played (and
        the game declares it); a stop drawn last may be a rainbow's special card. */
     bool must = g->declare_must && g->phase == G233_PH_DISCARD;
-    if (must && !wins && (memo ? memo->wins != 0 : some_discard_wins(g, seat)))
+    if (must && !wins && memo->wins != 0)
         return game_fail(err, "must_declare",
                          "another discard leaves you a winning combination: discard so as to keep "
                          "it, and it is declared");

@@ -412,6 +412,86 @@ g233_combo_t g233_score_combo_sized(const g233_hand_t *h, int size, const g233_g
 }
 
 /* ------------------------------------------------------------------------ */
+/* One discard less                                                          */
+/* ------------------------------------------------------------------------ */
+
+#define KIND(c) ((uint64_t)1 << (c))
+
+/*
+ * The kinds whose discard may leave the 9 cards of h a rainbow (is_rainbow()
+ * decides): after it, each slot (a symbol, a colour, the special card) holds
+ * at most one card, and no gift or stop but the last card drawn is held. So
+ * one card at most is beyond those, and the discard is that card's kind.
+ */
+static uint64_t rainbow_discards(const g233_hand_t *h, uint64_t held, int last_drawn)
+{
+    uint64_t may = held;
+    int beyond = 0; /* cards beyond one a slot */
+    for (int c = G233_CARD_SYMBOL; c < G233_CARD_REVERSE; c++)
+        if (h->n[c] > 1) beyond += h->n[c] - 1, may &= KIND(c);
+    for (int col = 0; col < G233_COLOURS; col++) {
+        int k = g233_bytes_sum(g233_word(h->n + 8 * col));
+        if (k > 1) beyond += k - 1, may &= (uint64_t)0xFF << 8 * col;
+    }
+    int special = h->n[G233_CARD_REVERSE], banned = 0;
+    for (int c = G233_CARD_GIFT_PLUS; c <= G233_CARD_STOP; c++) {
+        special += h->n[c];
+        if (h->n[c] && c != last_drawn) banned += h->n[c], may &= KIND(c);
+    }
+    if (special > 1)
+        beyond += special - 1, may &= KIND(G233_CARD_REVERSE) | KIND(G233_CARD_GIFT_PLUS) |
+                                      KIND(G233_CARD_GIFT_MINUS) | KIND(G233_CARD_STOP);
+    return beyond > 1 || banned > 1 ? 0 : may;
+}
+
+/*
+ * The kinds whose discard may leave h's cards all in groups (the 2-3-3s and
+ * the super sequence): no reverse, gift or stop is left, so h holds one at
+ * most, and that is the discard. And at most as many jokers as needed
+ * (jokers_needed()): a discard lowers the bound by 2 at most (a number held
+ * once, alone) and keeps or lowers the jokers held, so a bound over the
+ * jokers by more than 2 rules every discard out. Not with melds and 8 cards
+ * in all: a super sequence's melds may hold its jokers (is_super()).
+ */
+static uint64_t grouped_discards(const g233_hand_t *h, uint64_t held, bool super_melds)
+{
+    const uint64_t special = KIND(G233_CARD_REVERSE) | KIND(G233_CARD_GIFT_PLUS) |
+                             KIND(G233_CARD_GIFT_MINUS) | KIND(G233_CARD_STOP);
+    int specials = h->n[G233_CARD_REVERSE] + h->n[G233_CARD_GIFT_PLUS] +
+                   h->n[G233_CARD_GIFT_MINUS] + h->n[G233_CARD_STOP];
+    if (specials > 1) return 0;
+    if (!super_melds) {
+        uint8_t n[G233_WORDS_BYTES] = {0};
+        memcpy(n, h->n, GROUPABLE);
+        if (jokers_needed(n) > h->n[G233_CARD_JOKER] + 2) return 0;
+    }
+    return specials ? held & special : held;
+}
+
+uint64_t g233_score_combo_discards(const g233_hand_t *h, int size, const g233_group_t *melds,
+                                   int nmelds, int last_drawn, uint64_t kinds, bool rainbow_only)
+{
+    if (!h || nmelds < 0 || (nmelds > 0 && !melds)) return 0;
+    int total = size - 1;
+    for (int i = 0; i < nmelds; i++)
+        total += melds[i].n;
+    if (total < 8 || total > 10) return 0; /* as g233_score_combo_sized() */
+    uint64_t held = g233_hand_kinds(h) & kinds;
+    uint64_t may = nmelds == 0 && size - 1 == 8 ? rainbow_discards(h, held, last_drawn) : 0;
+    if (!rainbow_only) may |= grouped_discards(h, held, nmelds > 0 && total == 8);
+    uint64_t wins = 0;
+    g233_hand_t rest = *h;
+    for (; may; may &= may - 1) {
+        int x = __builtin_ctzll(may);
+        rest.n[x]--;
+        g233_combo_t c = g233_score_combo_sized(&rest, size - 1, melds, nmelds, last_drawn);
+        rest.n[x]++;
+        if (rainbow_only ? c == G233_COMBO_RAINBOW : c != G233_COMBO_NONE) wins |= KIND(x);
+    }
+    return wins;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Round points                                                              */
 /* ------------------------------------------------------------------------ */
 

@@ -88,6 +88,16 @@ g233_combo_t g233_score_combo_sized(const g233_hand_t *h, int size, const g233_g
                                     int nmelds, int last_drawn);
 
 /*
+ * The kinds among `kinds` (bit x: h holds an x) whose discard leaves a
+ * winning combination: bit x is set when g233_score_combo_sized(h less one x,
+ * size - 1, melds, nmelds, last_drawn) is not NONE, or is a rainbow when
+ * `rainbow_only`. `size` is h's. What a hand holds rules out most kinds at
+ * once (the discards of a legal list, a claim that completes a combination).
+ */
+uint64_t g233_score_combo_discards(const g233_hand_t *h, int size, const g233_group_t *melds,
+                                   int nmelds, int last_drawn, uint64_t kinds, bool rainbow_only);
+
+/*
  * Round points of a player holding h and melds: with combo != G233_COMBO_NONE (the
  * declared winner, or anyone holding a rainbow), exactly g233_combo_points(combo),
  * whatever else the same cards could be regrouped into (two jokers beside a

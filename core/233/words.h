@@ -43,6 +43,13 @@ static inline uint64_t g233_bytes_nonzero(uint64_t w)
     return ((((w & low7) + low7) | w) >> 7) & 0x0101010101010101ull;
 }
 
+/* A word's bytes as bits: bit i set when byte i is not 0. The multiplier
+   moves byte i's 0x01 to bit 56 + i, and no two products meet. */
+static inline unsigned g233_bytes_bits(uint64_t w)
+{
+    return (unsigned)((g233_bytes_nonzero(w) * 0x0102040810204080ull) >> 56);
+}
+
 /* The first kind from `from` on whose count is not 0 in n[0, G233_WORDS_BYTES),
    or G233_WORDS_BYTES. */
 static inline int g233_next_held(const uint8_t *n, int from)

@@ -919,6 +919,60 @@ static void combo_matches_brute_force_on_random_and_near_winning_hands(void **st
         assert_true(found[c] > 1000);
 }
 
+/*
+ * g233_score_combo_discards() rules most discards out by what the hand holds:
+ * over hands one card past winning (and random ones), its answer is each
+ * discard scored alone, for every set of kinds allowed and both modes.
+ */
+static void combo_discards_match_each_discard_scored_alone(void **state)
+{
+    (void)state;
+    rng_t r;
+    rng_seed(&r, 2025);
+    int wins = 0, rainbows = 0;
+    for (int t = 0; t < 60000; t++) {
+        deal_t d;
+        deal_init(&d, &r, NULL);
+        setup_t s = {.last_drawn = -1};
+        if (t % 4 == 0) {
+            for (int i = 0; i < 9; i++)
+                s.h.n[deal_any(&d)]++;
+        } else {
+            if (!deal_winning(&d, (g233_combo_t)(G233_COMBO_233 + rng_below(&r, 5)), &s)) continue;
+            perturb(&d, &s);
+            s.h.n[deal_any(&d)]++; /* one card to discard */
+        }
+        if (rng_below(&r, 2)) s.last_drawn = pick_held(&s.h, &r);
+        int size = g233_hand_size(&s.h);
+        uint64_t kinds = rng_below(&r, 2)
+                             ? ~(uint64_t)0
+                             : ((uint64_t)rng_below(&r, 1u << 31) << 2) ^ rng_below(&r, 4);
+        for (int only = 0; only <= 1; only++) {
+            uint64_t want = 0;
+            for (int x = 0; x < G233_KINDS; x++) {
+                if (!s.h.n[x] || !(kinds >> x & 1)) continue;
+                g233_hand_t rest = s.h;
+                rest.n[x]--;
+                g233_combo_t c =
+                    g233_score_combo_sized(&rest, size - 1, s.melds, s.nmelds, s.last_drawn);
+                if (only ? c == G233_COMBO_RAINBOW : c != G233_COMBO_NONE) want |= (uint64_t)1 << x;
+            }
+            uint64_t got =
+                g233_score_combo_discards(&s.h, size, s.melds, s.nmelds, s.last_drawn, kinds, only);
+            if (got != want)
+                fail_msg("hand %s(%d melds, last drawn %d, rainbow only %d): discards 0x%llx, one "
+                         "by one 0x%llx",
+                         hand_text(&s.h), s.nmelds, s.last_drawn, only, (unsigned long long)got,
+                         (unsigned long long)want);
+            wins += !only && want;
+            rainbows += only && want;
+        }
+    }
+    print_message("hands with a winning discard: %d, with a rainbow discard: %d\n", wins, rainbows);
+    assert_true(wins > 10000);
+    assert_true(rainbows > 1000);
+}
+
 TEST_MAIN(
     cmocka_unit_test(points_follow_the_seed_table),
     cmocka_unit_test(double_needs_symbols_not_numbers), cmocka_unit_test(two_jokers_form_a_double),
@@ -957,4 +1011,5 @@ TEST_MAIN(
     cmocka_unit_test(round_points_without_combination_are_the_best_grouping),
     cmocka_unit_test(best_grouping_matches_brute_force_on_100000_deck_hands),
     cmocka_unit_test(best_grouping_matches_brute_force_on_dense_hands),
-    cmocka_unit_test(combo_matches_brute_force_on_random_and_near_winning_hands))
+    cmocka_unit_test(combo_matches_brute_force_on_random_and_near_winning_hands),
+    cmocka_unit_test(combo_discards_match_each_discard_scored_alone))
