@@ -29,6 +29,11 @@ const char *g233_card_name(g233_card_t c)
 
 int g233_card_parse(const char *name)
 {
+    /* Most names are numbers ("Y3", or "y3": names are read case-insensitively),
+       read at once: no other name is a letter and a digit. */
+    if (name && name[0] && name[1] >= '1' && name[1] <= '8' && !name[2])
+        for (int col = 0; col < G233_COLOURS; col++)
+            if ((name[0] | 0x20) == "ybg"[col]) return g233_card_number(col, name[1] - '0');
     return game_name_index(name, names, G233_KINDS);
 }
 

@@ -169,6 +169,15 @@ static void deck_has_the_140_cards_of_the_seed(void **state)
     assert_int_equal(g233_card_copies(G233_CARD_STOP), 6);
     for (int c = 0; c < G233_KINDS; c++)
         assert_int_equal(g233_card_parse(g233_card_name((g233_card_t)c)), c);
+    /* Names are read case-insensitively; others are no card. */
+    assert_int_equal(g233_card_parse("y3"), g233_card_number(0, 3));
+    assert_int_equal(g233_card_parse("b8"), g233_card_number(1, 8));
+    assert_int_equal(g233_card_parse("G1"), g233_card_number(2, 1));
+    assert_int_equal(g233_card_parse("JOKER"), G233_CARD_JOKER);
+    static const char *const none[] = {"Y0", "Y9", "R1", "Y", "Y33", "y3 ", "", "Ÿ3"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        assert_int_equal(g233_card_parse(none[i]), -1);
+    assert_int_equal(g233_card_parse(NULL), -1);
 }
 
 static void deal_gives_eight_each_and_turns_up_one(void **state)
