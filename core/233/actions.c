@@ -286,6 +286,8 @@ void g233_legal(const game_t *base, int seat, jw_t *out)
         for (int d = 0; d <= 1; d++)
             for (int c = 0; c < G233_KINDS; c++) {
                 if (!h->n[c]) continue;
+                /* a declaring discard that wins nothing is refused (no_combination) */
+                if (d && memo.known && !(memo.wins >> c & 1)) continue;
                 a.card = c;
                 a.declare = d;
                 if (g233_check_with(g, seat, &a, NULL, &memo) == 0) act_write(out, &a);
