@@ -64,6 +64,10 @@ bool game_action_keys_ok(const json_t *action, const char *const *keys)
 
 bool game_action_bare(const json_t *action)
 {
+    /* Most actions are "type" alone: seen without a lookup. */
+    if (json_object_size(action) == 1 &&
+        strcmp(json_object_iter_key(json_object_iter((json_t *)action)), "type") == 0)
+        return true;
     return game_action_keys_ok(action, NULL) &&
            json_array_size(json_object_get(action, "args")) == 0;
 }
@@ -80,7 +84,9 @@ int game_action_open(const json_t *action, const char *const *names, int n, cons
 {
     *args = NULL;
     int t = game_action_type(action, names, n, title, err);
-    if (t < 0 || game_action_args(action, args, err)) return -1;
+    if (t < 0) return -1;
+    /* "type" alone (most actions): no "args" to look up */
+    if (json_object_size(action) > 1 && game_action_args(action, args, err)) return -1;
     return t;
 }
 

@@ -76,7 +76,9 @@ int g233_parse(const json_t *o, g233_act_t *a, game_error_t *err)
         if (!json_is_string(card)) return game_bad_action(err, "discard needs a \"card\"");
         a->card = g233_card_parse(json_string_value(card));
         if (a->card < 0) return game_fail(err, "unknown_card", "no such card in 233");
-        const json_t *d = json_object_get(o, "declare");
+        /* Its keys are known (type, and card, args or declare), and a card was
+           found: with two, there is no "declare" to look up. */
+        const json_t *d = json_object_size(o) > 2 ? json_object_get(o, "declare") : NULL;
         if (d && !json_is_true(d)) return game_bad_action(err, "\"declare\" is true, or left out");
         if (nargs > 2 || (nargs == 2 &&
                           strcmp(json_string_value(json_array_get(args, 1)) ?: "", "declare") != 0))
