@@ -447,14 +447,6 @@ void game_write_result(const game_t *g, jw_t *w)
     json_decref(result);
 }
 
-void game_write_seat(jw_t *w, const char *key, int seat)
-{
-    if (seat >= 0)
-        jw_int(w, key, seat);
-    else
-        jw_null(w, key);
-}
-
 void game_write_players(const game_t *g, jw_t *w, game_seat_write_fn *player)
 {
     jw_arr(w, "players");

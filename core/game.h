@@ -589,8 +589,15 @@ int game_no_memory(game_error_t *err);
 /* The end of a game's view_public(): the game's result() under "result",
    its last key, once the game is over. */
 void game_write_result(const game_t *g, jw_t *w);
-/* A seat, or null for a negative one (nobody). */
-void game_write_seat(jw_t *w, const char *key, int seat);
+/* A seat, or null for a negative one (nobody). Inline: a literal key's
+   length is folded (jw_int()), as a view writes two or three per change. */
+static inline void game_write_seat(jw_t *w, const char *key, int seat)
+{
+    if (seat >= 0)
+        jw_int(w, key, seat);
+    else
+        jw_null(w, key);
+}
 /* "players": for each seat an object {"seat": s, then the keys player(g, s, w)
    writes}: what every game's public view shows of each player. */
 void game_write_players(const game_t *g, jw_t *w, game_seat_write_fn *player);
