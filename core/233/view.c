@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "core/233/internal.h"
-#include "core/233/words.h"
 #include "include/tapis_alloc.h"
 
 static const char *const phase_names[] = {"draw", "gift", "discard", "over"};
@@ -48,14 +47,15 @@ static void write_hand(jw_t *w, const char *key, const g233_hand_t *h)
         char buf[HAND_TEXT_CARDS * (sizeof "\"reverse\"," - 1) + 2 + sizeof quoted[0].text];
         char *p = buf;
         *p++ = '[';
-        for (int c = g233_next_held(h->n, 0); c < G233_KINDS;
-             c = c + 1 < G233_WORDS_BYTES ? g233_next_held(h->n, c + 1) : c + 1)
+        for (uint64_t kinds = g233_hand_kinds(h); kinds; kinds &= kinds - 1) {
+            int c = __builtin_ctzll(kinds);
             for (int i = 0; i < h->n[c]; i++) {
                 *p = ',';
                 p += p > buf + 1;
                 memcpy(p, quoted[c].text, sizeof quoted[c].text);
                 p += quoted[c].n;
             }
+        }
         *p++ = ']';
         jw_json_text(w, key, NULL, buf, (size_t)(p - buf));
         return;
