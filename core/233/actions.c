@@ -275,8 +275,10 @@ void g233_legal(const game_t *base, int seat, jw_t *out)
     case G233_PH_DISCARD:
         a.to = -1;
         a.type = G233_ACT_LAY;
-        for (int c = 0; c < G233_CARD_REVERSE && g->phase == G233_PH_DISCARD; c++)
-            for (int j = 0; j <= h->n[G233_CARD_JOKER] && j <= 2; j++) {
+        const uint64_t held = g233_hand_kinds(h); /* the kinds to try, in order */
+        const uint64_t groupable = ((uint64_t)1 << G233_CARD_REVERSE) - 1;
+        for (uint64_t k = g->phase == G233_PH_DISCARD ? held & groupable : 0; k; k &= k - 1)
+            for (int j = 0, c = __builtin_ctzll(k); j <= h->n[G233_CARD_JOKER] && j <= 2; j++) {
                 if (h->n[c] < 4 - j) continue;
                 for (int i = 0; i < 4; i++)
                     a.cards[i] = (g233_card_t)(i < 4 - j ? c : G233_CARD_JOKER);
@@ -286,8 +288,8 @@ void g233_legal(const game_t *base, int seat, jw_t *out)
         a.type = G233_ACT_DISCARD;
         g233_discard_memo_t memo = {0}; /* which discards win, found once for the list */
         for (int d = 0; d <= 1; d++)
-            for (int c = 0; c < G233_KINDS; c++) {
-                if (!h->n[c]) continue;
+            for (uint64_t k = held; k; k &= k - 1) {
+                int c = __builtin_ctzll(k);
                 /* a declaring discard that wins nothing is refused (no_combination) */
                 if (d && memo.known && !(memo.wins >> c & 1)) continue;
                 a.card = c;
