@@ -26,14 +26,6 @@ static g233_card_t pop_plain(g233_t *g)
     return c;
 }
 
-unsigned g233_placing(const g233_t *g)
-{
-    unsigned mask = 0;
-    for (int s = 0; s < g->base.seats; s++)
-        if (g->p[s].to_place) mask |= 1u << s;
-    return mask;
-}
-
 /*
  * Deal the top card of the pile to seat s. Gifts are laid face up, not held
  * (seed 000: "Les cartes cadeaux doivent être déposées face visible"): a +5 at

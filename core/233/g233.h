@@ -113,7 +113,14 @@ int g233_stack_draw(g233_t *g, const char *name);
 /* Put the named card on top of the discard pile (taken from the draw pile). */
 int g233_stack_discard(g233_t *g, const char *name, int discarder);
 
-/* Bit mask of the seats holding a dealt -5 still to place (0 once all are placed). */
-unsigned g233_placing(const g233_t *g);
+/* Bit mask of the seats holding a dealt -5 still to place (0 once all are
+   placed). Inline: every check and view asks. */
+static inline unsigned g233_placing(const g233_t *g)
+{
+    unsigned mask = 0;
+    for (int s = 0; s < g->base.seats; s++)
+        if (g->p[s].to_place) mask |= 1u << s;
+    return mask;
+}
 
 #endif
