@@ -220,15 +220,16 @@ static void legal_melds(const g233_t *g, int seat, g233_act_type_t type, jw_t *o
     offer(g, seat, &a, out);
     a.final = false;
 
+    /* The kinds held that may join t (any groupable kind when t is a joker;
+       with claim_sequences, the numbers of its colour within 2), then jokers. */
+    const uint64_t groupable = ((uint64_t)1 << G233_CARD_REVERSE) - 1;
+    uint64_t useful = t == G233_CARD_JOKER ? groupable : ((uint64_t)1 << t) & groupable;
+    if (g->claim_sequences && g233_card_is_number((g233_card_t)t))
+        useful |=
+            ((uint64_t)0x1F << t >> 2) & ((uint64_t)0xFF << 8 * g233_card_colour((g233_card_t)t));
     int pool[G233_KINDS], npool = 0;
-    for (int c = 0; c < G233_CARD_REVERSE; c++) {
-        bool useful = c == t || t == G233_CARD_JOKER;
-        if (g->claim_sequences && g233_card_is_number((g233_card_t)c) &&
-            g233_card_is_number((g233_card_t)t) &&
-            g233_card_colour((g233_card_t)c) == g233_card_colour((g233_card_t)t) && abs(c - t) <= 2)
-            useful = true;
-        if (useful && g->p[seat].hand.n[c]) pool[npool++] = c;
-    }
+    for (uint64_t k = useful & g233_hand_kinds(&g->p[seat].hand); k; k &= k - 1)
+        pool[npool++] = __builtin_ctzll(k);
     if (g->p[seat].hand.n[G233_CARD_JOKER]) pool[npool++] = G233_CARD_JOKER;
     for (int size = 2; size <= 3; size++)
         claim_sets(g, seat, pool, npool, 0, &a, size, out);
