@@ -345,6 +345,26 @@ static bool is_super(const g233_hand_t *h, const g233_group_t *melds, int nmelds
     return true;
 }
 
+static const uint64_t ONES = 0x0101010101010101ull;
+
+/* Of a colour's word of counts w, 0x01 in each byte of a number held once,
+   alone; *twice gets those held twice, alone. */
+static uint64_t alone_once(uint64_t w, uint64_t *twice)
+{
+    uint64_t held = g233_bytes_nonzero(w);
+    uint64_t once = held & ~g233_bytes_nonzero(w & ~ONES);
+    uint64_t alone = held & ~(held << 8 | held << 16 | held >> 8 | held >> 16);
+    *twice = alone & ~g233_bytes_nonzero(w ^ (2 * ONES)) & ONES;
+    return alone & once;
+}
+
+/* Of n's symbol counts, 0x01 in each byte of a symbol held once. */
+static uint64_t symbols_once(const uint8_t *n)
+{
+    uint64_t symbols = g233_word(n + G233_CARD_SYMBOL) & 0xFFFFFFFFull; /* red..orange */
+    return g233_bytes_nonzero(symbols) & ~g233_bytes_nonzero(symbols & ~ONES);
+}
+
 /*
  * A lower bound of the jokers that grouping every card of n (numbers and
  * symbols) needs. A number with no card of its colour held within two of
@@ -357,19 +377,28 @@ static bool is_super(const g233_hand_t *h, const g233_group_t *melds, int nmelds
  */
 static int jokers_needed(const uint8_t *n)
 {
-    const uint64_t ones = 0x0101010101010101ull;
     uint64_t need = 0; /* per byte: 0..3 jokers for that kind */
     for (int col = 0; col < G233_COLOURS; col++) {
-        uint64_t w = g233_word(n + 8 * col);
-        uint64_t held = g233_bytes_nonzero(w);
-        uint64_t once = held & ~g233_bytes_nonzero(w & ~ones);
-        uint64_t twice = ~g233_bytes_nonzero(w ^ (2 * ones)) & ones;
-        uint64_t alone = held & ~(held << 8 | held << 16 | held >> 8 | held >> 16);
-        need += 2 * (alone & once) + (alone & twice);
+        uint64_t twice, once = alone_once(g233_word(n + 8 * col), &twice);
+        need += 2 * once + twice;
     }
-    uint64_t symbols = g233_word(n + G233_CARD_SYMBOL) & 0xFFFFFFFFull; /* red..orange */
-    need += g233_bytes_nonzero(symbols) & ~g233_bytes_nonzero(symbols & ~ones);
-    return g233_bytes_sum(need);
+    return g233_bytes_sum(need + symbols_once(n));
+}
+
+/*
+ * The discards that lower jokers_needed() by `by` (1 or 2) or more: one of a
+ * number held once, alone, lowers it by 2; one of a symbol held once by 1.
+ * No other lowers it (a count of 2 or 3 left alone needs more, a neighbour
+ * gone leaves others alone).
+ */
+static uint64_t lowering_discards(const uint8_t *n, int by)
+{
+    uint64_t kinds = by == 1 ? (uint64_t)g233_bytes_bits(symbols_once(n)) << G233_CARD_SYMBOL : 0;
+    for (int col = 0; col < G233_COLOURS; col++) {
+        uint64_t twice;
+        kinds |= (uint64_t)g233_bytes_bits(alone_once(g233_word(n + 8 * col), &twice)) << 8 * col;
+    }
+    return kinds;
 }
 
 g233_combo_t g233_score_combo(const g233_hand_t *h, const g233_group_t *melds, int nmelds,
@@ -448,10 +477,10 @@ static uint64_t rainbow_discards(const g233_hand_t *h, uint64_t held, int last_d
  * The kinds whose discard may leave h's cards all in groups (the 2-3-3s and
  * the super sequence): no reverse, gift or stop is left, so h holds one at
  * most, and that is the discard. And at most as many jokers as needed
- * (jokers_needed()): a discard lowers the bound by 2 at most (a number held
- * once, alone) and keeps or lowers the jokers held, so a bound over the
- * jokers by more than 2 rules every discard out. Not with melds and 8 cards
- * in all: a super sequence's melds may hold its jokers (is_super()).
+ * (jokers_needed()): a discard keeps or lowers the jokers held, so when the
+ * bound is over them, only the discards that lower it enough may do (2 at
+ * most). Not with melds and 8 cards in all: a super sequence's melds may
+ * hold its jokers (is_super()).
  */
 static uint64_t grouped_discards(const g233_hand_t *h, uint64_t held, bool super_melds)
 {
@@ -460,12 +489,15 @@ static uint64_t grouped_discards(const g233_hand_t *h, uint64_t held, bool super
     int specials = h->n[G233_CARD_REVERSE] + h->n[G233_CARD_GIFT_PLUS] +
                    h->n[G233_CARD_GIFT_MINUS] + h->n[G233_CARD_STOP];
     if (specials > 1) return 0;
+    if (specials) held &= special;
     if (!super_melds) {
         uint8_t n[G233_WORDS_BYTES] = {0};
         memcpy(n, h->n, GROUPABLE);
-        if (jokers_needed(n) > h->n[G233_CARD_JOKER] + 2) return 0;
+        int over = jokers_needed(n) - h->n[G233_CARD_JOKER];
+        if (over > 2) return 0;
+        if (over > 0) held &= lowering_discards(n, over);
     }
-    return specials ? held & special : held;
+    return held;
 }
 
 uint64_t g233_score_combo_discards(const g233_hand_t *h, int size, const g233_group_t *melds,
