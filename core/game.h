@@ -500,7 +500,7 @@ static inline bool game_has_bot(const game_desc_t *d)
     return d->search || d->bot;
 }
 
-/* --- results and logs (game.c) --- */
+/* --- results (game.c) and logs (game_log.c) --- */
 
 /* The seats of a bit mask as a JSON array, lowest first: the "winners" of a result. */
 json_t *game_winners_json(unsigned mask, int seats);
@@ -518,7 +518,7 @@ json_t *game_winners_json(unsigned mask, int seats);
  * turn; the text is appended to while the new entry is fresh, and only the
  * tree end of a writer (bots, tests) parses it.
  */
-typedef struct game_text game_text_t; /* reference-counted bytes (game.c) */
+typedef struct game_text game_text_t; /* reference-counted bytes (game_log.c) */
 typedef struct game_log {
     game_text_t *text; /* NULL: "[]" */
     size_t n, cap;     /* entries, and the most kept */

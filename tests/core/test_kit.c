@@ -313,6 +313,51 @@ static void a_logs_text_is_its_entries_encoded(void **state)
     }
 }
 
+/* A seat's event is the text jw writes for it, byte for byte: plain names
+   (up to 16 bytes) take a direct path, the others jw's. */
+static void seat_event_text_is_what_jw_writes(void **state)
+{
+    (void)state;
+    static const char *const strings[] = {"draw",
+                                          "",
+                                          "gift+5",
+                                          "sixteen_bytes_ok",
+                                          "seventeen_bytes_x",
+                                          "a\"b",
+                                          "back\\slash",
+                                          "tab\there",
+                                          "caf\xc3\xa9",
+                                          "\x7f"};
+    static const int seats[] = {0, 7, 10, 42, 99, 100, 999, 1000, -1, 123456};
+    enum { N = sizeof strings / sizeof strings[0] };
+    for (size_t s = 0; s < sizeof seats / sizeof seats[0]; s++)
+        for (int i = 0; i < N; i++)
+            for (int k = -1; k < N; k++) {
+                const char *key = k < 0 ? NULL : strings[k], *value = strings[(i + k + N) % N];
+                char want[512], got[512];
+                jw_t w;
+                jw_text(&w, want, sizeof want);
+                jw_arr(&w, NULL);
+                jw_obj(&w, NULL);
+                jw_int(&w, "seat", seats[s]);
+                jw_str(&w, "did", strings[i]);
+                if (key) jw_str_n(&w, key, strlen(key), value);
+                jw_end(&w);
+                jw_end(&w);
+                assert_true(jw_ok(&w));
+                size_t nwant = jw_len(&w);
+                game_log_t log;
+                game_log_init(&log, 4);
+                game_log_seat_event(&log, seats[s], strings[i], key, value);
+                jw_text(&w, got, sizeof got);
+                game_write_log(&w, NULL, &log);
+                assert_true(jw_ok(&w));
+                assert_int_equal(jw_len(&w), nwant);
+                assert_memory_equal(got, want, nwant);
+                game_log_free(&log);
+            }
+}
+
 /* Names are found whatever the case of their letters, and only whole. */
 static void names_are_found_in_any_case(void **state)
 {
@@ -345,4 +390,5 @@ TEST_MAIN(cmocka_unit_test(default_options_are_those_of_before_the_table),
           cmocka_unit_test(winners_json_lists_the_seats_of_the_mask),
           cmocka_unit_test(a_held_log_never_sees_later_entries),
           cmocka_unit_test(a_logs_text_is_its_entries_encoded),
+          cmocka_unit_test(seat_event_text_is_what_jw_writes),
           cmocka_unit_test(names_are_found_in_any_case))
