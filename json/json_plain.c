@@ -44,8 +44,8 @@ static bool plain_string(reader_t *r, const char **s, size_t *n)
     return true;
 }
 
-/* An integer of 1 to 18 digits (no real, no leading zero), at r->p. */
-static json_t *plain_integer(reader_t *r)
+/* An integer of 1 to 18 digits (no real, no leading zero), at r->p, into *out. */
+static bool plain_digits(reader_t *r, int64_t *out)
 {
     bool minus = r->p < r->end && *r->p == '-';
     const char *q = r->p + minus, *digits = q;
@@ -53,12 +53,19 @@ static json_t *plain_integer(reader_t *r)
     while (q < r->end && *q >= '0' && *q <= '9' && q - digits < 18)
         v = v * 10 + (*q++ - '0'); /* 18 digits at most: no overflow */
     size_t n = (size_t)(q - digits);
-    if (n == 0 || (digits[0] == '0' && n > 1)) return NULL;
+    if (n == 0 || (digits[0] == '0' && n > 1)) return false;
     /* a 19th digit, a fraction or an exponent: jansson's to parse */
     if (q < r->end && (*q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9')))
-        return NULL;
+        return false;
     r->p = q;
-    return json_integer(minus ? -v : v);
+    *out = minus ? -v : v;
+    return true;
+}
+
+static json_t *plain_integer(reader_t *r)
+{
+    int64_t v;
+    return plain_digits(r, &v) ? json_integer(v) : NULL;
 }
 
 static json_t *plain_word(reader_t *r, const char *word, size_t n, json_t *(*make)(void))
@@ -147,4 +154,91 @@ json_t *json_plain_parse(const char *s, size_t n, int max_depth)
         return NULL;
     }
     return v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Members, unbuilt                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* A container's text from its opening bracket: where it ends, by its
+   brackets outside its strings (plain strings: no escape to follow). */
+static bool container_end(reader_t *r)
+{
+    int depth = 0;
+    for (const char *q = r->p; q < r->end; q++) {
+        char c = *q;
+        if (c == '"') {
+            q = memchr(q + 1, '"', (size_t)(r->end - q - 1));
+            if (!q) return false;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+            r->p = q + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool member_value(reader_t *r, json_plain_member_t *m)
+{
+    skip_space(r);
+    if (r->p >= r->end) return false;
+    char c = *r->p;
+    m->kind = c;
+    m->value = r->p;
+    if (c == '{' || c == '[') {
+        if (!container_end(r)) return false;
+        m->vlen = (size_t)(r->p - m->value);
+        return true;
+    }
+    if (c == '"') {
+        r->p++;
+        m->kind = 's';
+        return plain_string(r, &m->value, &m->vlen);
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        int64_t v;
+        m->kind = 'i';
+        if (!plain_digits(r, &v)) return false;
+        m->integer = v;
+        m->vlen = (size_t)(r->p - m->value);
+        return true;
+    }
+    static const char *const words[] = {"true", "false", "null"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        size_t n = strlen(words[i]);
+        if (c == words[i][0] && (size_t)(r->end - r->p) >= n && memcmp(r->p, words[i], n) == 0) {
+            r->p += n;
+            m->vlen = n;
+            return true;
+        }
+    }
+    return false;
+}
+
+int json_plain_members(const char *s, size_t n, json_plain_member_t *m, int max)
+{
+    reader_t r = {s, s + n, 0, 0};
+    int count = 0;
+    skip_space(&r);
+    if (!take(&r, '{')) return -1;
+    skip_space(&r);
+    if (!take(&r, '}')) {
+        do {
+            if (count == max) return -1;
+            json_plain_member_t *x = &m[count];
+            skip_space(&r);
+            if (!take(&r, '"') || !plain_string(&r, &x->key, &x->klen)) return -1;
+            for (int i = 0; i < count; i++)
+                if (m[i].klen == x->klen && memcmp(m[i].key, x->key, x->klen) == 0) return -1;
+            skip_space(&r);
+            if (!take(&r, ':') || !member_value(&r, x)) return -1;
+            count++;
+            skip_space(&r);
+        } while (take(&r, ','));
+        if (!take(&r, '}')) return -1;
+    }
+    skip_space(&r);
+    return r.p == r.end ? count : -1;
 }

@@ -24,4 +24,27 @@
 
 json_t *json_plain_parse(const char *s, size_t n, int max_depth);
 
+/*
+ * The members of a plain object, read without building anything: for a
+ * request whose few arguments are all its handler reads (protocol/
+ * envelope.c), the object, its keys and its strings would be made and
+ * freed for nothing.
+ *
+ * kind: 's' a string (value: its bytes, without the quotes), 'i' an
+ * integer (integer), 't' true, 'f' false, 'n' null, '{' or '[' a
+ * container (value: its whole text, checked only for where it ends:
+ * json_plain_parse() it to use it, which checks the rest).
+ */
+typedef struct json_plain_member {
+    const char *key, *value;
+    size_t klen, vlen;
+    long long integer;
+    char kind;
+} json_plain_member_t;
+
+/* The members of the plain object s[0, n) into m[0, max), in order: their
+   count, or -1 when s is not a plain object as far as this reads (not an
+   object, a member not plain, a key twice, more than max members). */
+int json_plain_members(const char *s, size_t n, json_plain_member_t *m, int max);
+
 #endif

@@ -149,7 +149,7 @@ static const command_t commands[CMD__COUNT] = {
     {
         .name = "act",
         .id = CMD_ACT,
-        .flags = CMD_F_ROOM,
+        .flags = CMD_F_ROOM | CMD_F_ARGS,
         .usage = "act TYPE [key=value...] [word...] [seq=N]",
         .summary = "play an action; `act` may be left out: draw, discard card=Y3",
         .args = {ROOM_ARG(0, 0),
@@ -334,9 +334,16 @@ static int check_length(const command_t *c, const arg_spec_t *a, size_t n, tapis
     return 0;
 }
 
-static int check_arg(const command_t *c, const arg_spec_t *a, json_t *msg, json_t *v,
-                     tapis_error_t *err)
+int command_check_arg(const command_t *c, const arg_spec_t *a, const json_t *v, json_t **room,
+                      tapis_error_t *err)
 {
+    *room = NULL;
+    if (!v) {
+        if (a->flags & ARG_REQUIRED)
+            return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: required (usage: %s)", c->name,
+                              a->name, c->usage);
+        return 0;
+    }
     switch (a->type) {
     case ARG_STRING:
         if (!json_is_string(v))
@@ -365,7 +372,8 @@ static int check_arg(const command_t *c, const arg_spec_t *a, json_t *msg, json_
         if (json_is_integer(v) && json_integer_value(v) >= 0) {
             char buf[24];
             snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
-            if (json_object_set_new(msg, a->name, json_string(buf)) < 0)
+            *room = json_string(buf);
+            if (!*room)
                 return proto_fail(err, TAPIS_E_INTERNAL, "%s: %s: out of memory", c->name, a->name);
             return 0;
         }
@@ -389,24 +397,32 @@ static int check_arg(const command_t *c, const arg_spec_t *a, json_t *msg, json_
     return 0;
 }
 
-int command_validate(const command_t *c, json_t *msg, tapis_error_t *err)
+int command_validate(const command_t *c, json_t *msg, json_t **args, tapis_error_t *err)
 {
-    for (const arg_spec_t *a = c->args; a < c->args + CMD_MAX_ARGS && a->name; a++) {
-        json_t *v = json_object_get(msg, a->name);
+    for (int i = 0; i < CMD_MAX_ARGS && c->args[i].name; i++) {
+        const arg_spec_t *a = &c->args[i];
+        json_t *v = json_object_get(msg, a->name), *room;
         if (json_is_null(v) && !(a->flags & ARG_REQUIRED)) {
             /* An optional argument sent as null is absent: handlers see one case. */
             json_object_del(msg, a->name);
             v = NULL;
         }
-        if (!v) {
-            if (a->flags & ARG_REQUIRED)
-                return proto_fail(err, TAPIS_E_BAD_REQUEST, "%s: %s: required (usage: %s)", c->name,
-                                  a->name, c->usage);
-            continue;
+        if (command_check_arg(c, a, v, &room, err) < 0) return PROTO_ERROR;
+        if (room) {
+            if (json_object_set_new(msg, a->name, room) < 0)
+                return proto_fail(err, TAPIS_E_INTERNAL, "%s: %s: out of memory", c->name, a->name);
+            v = room;
         }
-        if (check_arg(c, a, msg, v, err) < 0) return PROTO_ERROR;
+        if (args) args[i] = v;
     }
     return 0;
+}
+
+json_t *command_arg_value(const command_t *c, json_t *const *args, const char *name)
+{
+    for (int i = 0; i < CMD_MAX_ARGS && c->args[i].name; i++)
+        if (strcmp(c->args[i].name, name) == 0) return args[i];
+    return NULL;
 }
 
 /* ------------------------------------------------------------------ help --- */

@@ -90,7 +90,11 @@ typedef struct arg_spec {
 #define CMD_F_ROOM 0x2         /* takes an optional "room" the server defaults */
 #define CMD_F_ADMIN 0x4        /* only after `admin TOKEN` (else forbidden); not in help's list */
 
-#define CMD_MAX_ARGS 5
+/* Its handler reads only its arguments (proto_request_t's args), never the
+   request object: sent as plain JSON, none is built (envelope.c). */
+#define CMD_F_ARGS 0x8
+
+#define CMD_MAX_ARGS PROTO_MAX_ARGS
 
 typedef struct command {
     const char *name;
@@ -114,11 +118,25 @@ const command_t *command_get(cmd_id_t id);
 const arg_spec_t *command_arg(const command_t *c, const char *name);
 
 /*
- * Check msg's arguments against c (see the top of this file). May normalise
- * msg in place (room integers become strings). Returns 0, or PROTO_ERROR
- * with err filled (bad_request; internal when memory runs out).
+ * Check msg's arguments against c (see the top of this file), and put
+ * each one's value (in msg; NULL: absent) in args[] if not NULL. May
+ * normalise msg in place (room integers become strings, optional nulls are
+ * removed). Returns 0, or PROTO_ERROR with err filled (bad_request;
+ * internal when memory runs out).
  */
-int command_validate(const command_t *c, json_t *msg, tapis_error_t *err);
+int command_validate(const command_t *c, json_t *msg, json_t **args, tapis_error_t *err);
+
+/*
+ * Check the value v of c's argument a (NULL: absent; an optional null must
+ * be made absent first). 0, with *room a new string when a room was given
+ * as an integer (the value to use instead; NULL otherwise), or PROTO_ERROR
+ * with err filled.
+ */
+int command_check_arg(const command_t *c, const arg_spec_t *a, const json_t *v, json_t **room,
+                      tapis_error_t *err);
+
+/* The value of c's argument `name` in args (command_validate()'s), or NULL. */
+json_t *command_arg_value(const command_t *c, json_t *const *args, const char *name);
 
 /*
  * Help text, several "\n"-separated lines without a final "\n": for

@@ -173,7 +173,101 @@ static int inline_recover_re(proto_request_t *req, const char *s, size_t len)
     return 0;
 }
 
-int proto_request_parse(proto_request_t *req, const char *line, size_t len, tapis_error_t *err)
+/* The most members a request read unbuilt may have (more: built as a tree). */
+#define FLAT_MEMBERS 8
+enum { FLAT_NO = 2 }; /* not for the unbuilt path: build the tree */
+
+static bool key_is(const json_plain_member_t *m, const char *key)
+{
+    size_t k = strlen(key);
+    return m->klen == k && memcmp(m->key, key, k) == 0;
+}
+
+static const json_plain_member_t *member(const json_plain_member_t *m, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (key_is(&m[i], key)) return &m[i];
+    return NULL;
+}
+
+/* A member's value as jansson's, or NULL (not plain enough, or no memory:
+   the tree's path says which). */
+static json_t *member_json(const json_plain_member_t *m)
+{
+    switch (m->kind) {
+    case 's': return json_stringn_nocheck(m->value, m->vlen);
+    case 'i': return json_integer(m->integer);
+    case 't': return json_true();
+    case 'f': return json_false();
+    case 'n': return json_null();
+    default: return json_plain_parse(m->value, m->vlen, PROTO_MAX_DEPTH - 1);
+    }
+}
+
+static int flat_not_made(unsigned long failures, tapis_error_t *err)
+{
+    if (tapis_alloc_failures() == failures) return FLAT_NO;
+    return proto_fail(err, TAPIS_E_INTERNAL, "out of memory");
+}
+
+/*
+ * A plain JSON request of a command whose handler reads only its arguments
+ * (CMD_F_ARGS): its arguments and id made from the members, and no object.
+ * PROTO_OK or PROTO_ERROR as proto_request_parse() (the same answers, by
+ * the same checks); FLAT_NO, with nothing kept, for any other line, or
+ * when in doubt: the tree's path then parses it and says what it is.
+ */
+static int parse_flat(proto_request_t *req, const char *s, size_t n, tapis_error_t *err)
+{
+    json_plain_member_t m[FLAT_MEMBERS];
+    int count = json_plain_members(s, n, m, FLAT_MEMBERS);
+    if (count < 0) return FLAT_NO;
+    const json_plain_member_t *cmd = member(m, count, "cmd"), *id = member(m, count, "id");
+    char name[32];
+    if (!cmd || cmd->kind != 's' || cmd->vlen >= sizeof name) return FLAT_NO;
+    memcpy(name, cmd->value, cmd->vlen);
+    name[cmd->vlen] = '\0';
+    const command_t *c = command_lookup(name);
+    if (!c || !(c->flags & CMD_F_ARGS)) return FLAT_NO;
+    /* Containers are made only for arguments: another is left to the tree's
+       path, which checks all of it. */
+    for (int i = 0; i < count; i++) {
+        if ((m[i].kind != '{' && m[i].kind != '[') || &m[i] == id) continue;
+        bool arg = false;
+        for (int k = 0; k < CMD_MAX_ARGS && c->args[k].name; k++)
+            arg = arg || key_is(&m[i], c->args[k].name);
+        if (!arg) return FLAT_NO;
+    }
+    req->owned = true;
+    /* A value not made: not plain (the tree's path says what it is), or no
+       memory (said here, as there: the count tells). An id not made leaves
+       the reply without it, and so without "re", as the tree's path has it:
+       a reply names its request by both. */
+    unsigned long failures = tapis_alloc_failures();
+    if (id && !(req->id = member_json(id))) return flat_not_made(failures, err);
+    req->re = c->name;
+    for (int i = 0; i < CMD_MAX_ARGS && c->args[i].name; i++) {
+        const arg_spec_t *a = &c->args[i];
+        const json_plain_member_t *x = member(m, count, a->name);
+        json_t *v = x ? member_json(x) : NULL, *room;
+        if (x && !v) return flat_not_made(failures, err);
+        req->args[i] = v;
+        if (json_is_null(v) && !(a->flags & ARG_REQUIRED)) {
+            json_decref(v); /* an optional null is absent, as command_validate() has it */
+            req->args[i] = v = NULL;
+        }
+        if (command_check_arg(c, a, v, &room, err) < 0) return PROTO_ERROR;
+        if (room) {
+            json_decref(v);
+            req->args[i] = room;
+        }
+    }
+    req->command = c;
+    return PROTO_OK;
+}
+
+static int request_parse(proto_request_t *req, const char *line, size_t len, bool flat,
+                         tapis_error_t *err)
 {
     memset(req, 0, sizeof(*req));
     size_t i = 0;
@@ -183,6 +277,11 @@ int proto_request_parse(proto_request_t *req, const char *line, size_t len, tapi
     const char *s = line + i;
     size_t n = len - i;
 
+    if (s[0] == '{' && flat) {
+        int rc = parse_flat(req, s, n, err);
+        if (rc != FLAT_NO) return rc;
+        proto_request_free(req); /* what it made, if anything */
+    }
     if (s[0] == '{' || s[0] == '[') {
         req->msg = proto_json_parse(s, n, err);
         if (!req->msg) return PROTO_ERROR;
@@ -208,14 +307,29 @@ int proto_request_parse(proto_request_t *req, const char *line, size_t len, tapi
     if (!c)
         return proto_fail(err, TAPIS_E_UNKNOWN_COMMAND, "unknown command '%.40s' (try: help)",
                           req->re);
-    if (command_validate(c, req->msg, err) < 0) return PROTO_ERROR;
+    if (command_validate(c, req->msg, req->args, err) < 0) return PROTO_ERROR;
     req->command = c;
     return PROTO_OK;
+}
+
+int proto_request_parse(proto_request_t *req, const char *line, size_t len, tapis_error_t *err)
+{
+    return request_parse(req, line, len, true, err);
+}
+
+int proto_request_parse_tree(proto_request_t *req, const char *line, size_t len, tapis_error_t *err)
+{
+    return request_parse(req, line, len, false, err);
 }
 
 void proto_request_free(proto_request_t *req)
 {
     json_decref(req->msg);
+    if (req->owned) {
+        json_decref(req->id);
+        for (int i = 0; i < PROTO_MAX_ARGS; i++)
+            json_decref(req->args[i]);
+    }
     memset(req, 0, sizeof(*req));
 }
 

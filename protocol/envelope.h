@@ -63,26 +63,42 @@ typedef tapis_error_t proto_error_t;
 #define PROTO_EMPTY 1 /* blank line: ignore, send nothing */
 #define PROTO_ERROR -1
 
+/* The most arguments a command has (commands.h). */
+#define PROTO_MAX_ARGS 5
+
 struct command;
 
 typedef struct proto_request {
-    json_t *msg;                   /* the request object {"cmd":..., ...}; owned */
+    json_t *msg;                   /* the request object {"cmd":..., ...}; owned, or NULL (below) */
     const struct command *command; /* the table entry; NULL unless PROTO_OK */
-    const char *re;                /* "re" to reply with (inside msg), or NULL */
-    json_t *id;                    /* "id" (inside msg), or NULL when absent */
-    bool inline_form;              /* the line was the inline form */
+    const char *re;                /* "re" to reply with, or NULL */
+    json_t *id;                    /* "id", or NULL when absent */
+    /* PROTO_OK: the value of each of the command's arguments, in its table's
+       order (NULL: absent). In msg, or, for a command flagged CMD_F_ARGS
+       sent as plain JSON, the request's own (`owned`), msg NULL: its
+       handler reads nothing else, so no object is built. */
+    json_t *args[PROTO_MAX_ARGS];
+    bool owned;       /* args and id are the request's references, not msg's */
+    bool inline_form; /* the line was the inline form */
 } proto_request_t;
 
 /*
  * Parse and validate one line (`len` bytes; NUL bytes inside are an error).
  * Always initialises *req; call proto_request_free() whatever the result.
- *  PROTO_OK:    req->msg is the normalised request and req->command its entry.
+ *  PROTO_OK:    req->command is its entry, req->args its arguments, and
+ *               req->msg the normalised request (NULL: see args above).
  *  PROTO_EMPTY: blank line; nothing to answer.
  *  PROTO_ERROR: *err says why; answer with
  *               proto_reply_error(req->re, req->id, err->code, err->message)
  *               (req->re and req->id are set when they could be read).
  */
 int proto_request_parse(proto_request_t *req, const char *line, size_t len, tapis_error_t *err);
+
+/* proto_request_parse() with the request object always built (msg set, no
+   argument owned): the same answer for every line (tests check that the
+   two paths agree). */
+int proto_request_parse_tree(proto_request_t *req, const char *line, size_t len,
+                             tapis_error_t *err);
 
 void proto_request_free(proto_request_t *req);
 

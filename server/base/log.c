@@ -11,14 +11,14 @@
 #include "json/json_text.h"
 #include "server/base/log.h"
 
-static log_level_t min_level = LOG_INFO;
+log_level_t log_min_level = LOG_INFO;
 static bool json_lines;
 static const char *const names[] = {"DEBUG", "INFO ", "WARN ", "ERROR", "NOTE "};
 static const char *const json_names[] = {"debug", "info", "warn", "error", "notice"};
 
 void log_set_level(log_level_t level)
 {
-    min_level = level;
+    log_min_level = level;
 }
 
 void log_set_json(bool on)
@@ -76,7 +76,7 @@ int log_parse_level(const char *name)
 
 void log_msg(log_level_t level, const char *fmt, ...)
 {
-    if (level < min_level) return;
+    if (level < log_min_level) return;
     char line[1024];
     struct timespec ts;
     struct tm tm;

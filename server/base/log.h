@@ -26,7 +26,14 @@ void log_set_json(bool on);
 int log_parse_level(const char *name);
 void log_msg(log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+/* The level set (log_set_level()): below it, log_debug() evaluates nothing
+   of its arguments (some look up JSON on every act). */
+extern log_level_t log_min_level;
+
+#define log_debug(...)                                                                             \
+    do {                                                                                           \
+        if (log_min_level <= LOG_DEBUG) log_msg(LOG_DEBUG, __VA_ARGS__);                           \
+    } while (0)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
 #define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)

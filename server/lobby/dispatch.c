@@ -255,7 +255,7 @@ static void on_act(request_t *req)
         return;
     }
     /* The state it answers: the one it names, else the latest written to it before it came. */
-    const json_t *seq = json_object_get(req->msg, "seq");
+    const json_t *seq = req_arg(req, "seq");
     uint64_t written = 0;
     if (seq && (uint64_t)json_integer_value(seq) > r->seq) {
         json_decref(reply);
@@ -276,7 +276,7 @@ static void on_act(request_t *req)
         .seq = seq ? (int64_t)json_integer_value(seq) : -1,
     };
     tapis_error_t err = {0};
-    if (room_apply(r, seat, json_object_get(req->msg, "action"), req->stamp, &settle, &err) < 0) {
+    if (room_apply(r, seat, req_arg(req, "action"), req->stamp, &settle, &err) < 0) {
         json_decref(reply);
         req_fail(req, err.code ? err.code : TAPIS_E_ILLEGAL_ACTION, "%s", err.message);
         return;
@@ -354,7 +354,7 @@ static bool route_remote(request_t *req, const command_t *cmd, const char *line,
         if (srv->draining || req->session->nrooms >= SESSION_MAX_ROOMS) return false;
         node = cluster_place_room(srv);
     } else if (command_arg(cmd, "room")) {
-        const char *id = json_string_value(json_object_get(req->msg, "room"));
+        const char *id = json_string_value(req_arg(req, "room"));
         if (id && room_find(srv, id)) return false;
         if (id)
             node = cluster_room_node(srv, id);
@@ -370,7 +370,7 @@ static bool route_remote(request_t *req, const command_t *cmd, const char *line,
 /* Resolve the request's room: the one it names, or the only one the session is in. */
 static int resolve_room(request_t *req)
 {
-    const char *id = json_string_value(json_object_get(req->msg, "room"));
+    const char *id = json_string_value(req_arg(req, "room"));
     if (id) {
         req->room = room_find(req->conn->srv, id);
         if (!req->room) {
@@ -461,6 +461,8 @@ void dispatch_line(conn_t *c, const char *line, size_t len, uint64_t stamp, bool
         .conn = c,
         .session = c->session,
         .msg = preq.msg,
+        .args = preq.args,
+        .command = preq.command,
         .re = preq.re,
         .id = preq.id,
         .stamp = stamp,

@@ -11,12 +11,15 @@
 #ifndef TAPIS_SERVER_DISPATCH_H
 #define TAPIS_SERVER_DISPATCH_H
 
+#include "protocol/commands.h"
 #include "server/server.h"
 
 typedef struct request {
     conn_t *conn;
-    session_t *session; /* NULL before hello */
-    json_t *msg;        /* validated request object (borrowed) */
+    session_t *session;  /* NULL before hello */
+    json_t *msg;         /* validated request object (borrowed), NULL for CMD_F_ARGS (below) */
+    json_t *const *args; /* its arguments' values (proto_request_t's; req_arg()) */
+    const command_t *command;
     const char *re;
     const json_t *id;
     uint64_t stamp; /* µs, when the line was read */
@@ -59,6 +62,13 @@ void req_ok_bare(request_t *req);
 /* Reply with an error. */
 void req_fail(request_t *req, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The value of the request's argument `name` (NULL: absent): what a
+   handler of a CMD_F_ARGS command reads, msg being NULL. */
+static inline json_t *req_arg(const request_t *req, const char *name)
+{
+    return command_arg_value(req->command, req->args, name);
+}
 
 /* A name a session may bear (protocol/text.h's rules, not a bot's): true, or
    false after answering bad_name. */

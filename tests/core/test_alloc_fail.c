@@ -284,6 +284,21 @@ static bool step_frame(script_t *s)
     return script_outcome(s, out, oom);
 }
 
+/* What a parsed request holds: msg, or for one read without it (CMD_F_ARGS)
+   its arguments by name; NULL when memory ran out. */
+static json_t *request_echo(const proto_request_t *req)
+{
+    if (req->msg) return json_deep_copy(req->msg);
+    json_t *o = json_object();
+    for (int i = 0; o && i < CMD_MAX_ARGS && req->command->args[i].name; i++)
+        if (req->args[i] &&
+            json_object_set_new(o, req->command->args[i].name, json_deep_copy(req->args[i])) < 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    return o;
+}
+
 /* The reply to a parsed request, encoded. Returns: retry. */
 static bool step_reply(script_t *s, const proto_request_t *req, const tapis_error_t *err, int r)
 {
@@ -292,7 +307,7 @@ static bool step_reply(script_t *s, const proto_request_t *req, const tapis_erro
         reply = proto_event("empty");
     } else if (r == PROTO_OK) {
         reply = proto_reply(req->re, req->id);
-        if (reply && json_object_set_new(reply, "echo", json_deep_copy(req->msg)) < 0) {
+        if (reply && json_object_set_new(reply, "echo", request_echo(req)) < 0) {
             json_decref(reply);
             reply = NULL;
         }
@@ -319,7 +334,11 @@ static void protocol_part(script_t *s)
             script_begin_step(s);
             r = proto_request_parse(&req, l, strlen(l), &err);
             char msg[300];
-            text_of(req.msg, msg, sizeof msg);
+            alloc_fail_pause();
+            json_t *echo = r == PROTO_OK ? request_echo(&req) : json_incref(req.msg);
+            alloc_fail_resume();
+            text_of(echo, msg, sizeof msg);
+            json_decref(echo);
             snprintf(out, sizeof out, "parse %d %s re=%s msg=%s", r,
                      r == PROTO_ERROR ? err.code : "-", req.re ? req.re : "(null)", msg);
             retry = script_outcome(s, out, r == PROTO_ERROR && is_oom_code(err.code));

@@ -9,10 +9,15 @@
  * Checked:
  *  - PROTO_EMPTY exactly for blank lines (spaces and tabs), with no request;
  *  - inline_form unless the first non-blank byte is '{' or '[' (JSON);
+ *  - the request read without an object (a plain JSON line of a command
+ *    flagged CMD_F_ARGS) is the one read as a tree (proto_request_parse_tree):
+ *    the same result, error, re, id, command and arguments; the checks below
+ *    are made on the tree;
  *  - PROTO_OK: msg is an object with a string "cmd", command is its table
  *    entry and re its name, every argument present has the type and range
- *    its command declares (commands.h), id is msg's "id" and an inline line
- *    has none; the request validates again unchanged; an act's action renders
+ *    its command declares (commands.h) and is args' entry, id is msg's "id"
+ *    and an inline line has none; the request validates again unchanged
+ *    (and to the same args); an act's action renders
  *    as words (inline_render_action) that inline_parse() turns back into the
  *    same action; help's text exists for a command name;
  *  - PROTO_ERROR: a code of this layer, a NUL-terminated valid UTF-8 message,
@@ -121,12 +126,18 @@ static void check_ok(const proto_request_t *req, bool json_form)
     FZ_CHECK(req->id == json_object_get(req->msg, "id"), "id is not msg's \"id\"");
     FZ_CHECK(json_form || !req->id, "an inline request with an id");
     check_arguments(req->command, req->msg);
+    for (int i = 0; i < CMD_MAX_ARGS && req->command->args[i].name; i++)
+        FZ_CHECK(req->args[i] == json_object_get(req->msg, req->command->args[i].name),
+                 "args[%d] is not msg's %s", i, req->command->args[i].name);
 
-    json_t *copy = json_deep_copy(req->msg);
+    json_t *copy = json_deep_copy(req->msg), *args[CMD_MAX_ARGS] = {0};
     proto_error_t err = {0};
-    FZ_CHECK(command_validate(req->command, copy, &err) == 0, "valid once, not twice: %s",
+    FZ_CHECK(command_validate(req->command, copy, args, &err) == 0, "valid once, not twice: %s",
              err.message);
     FZ_CHECK(json_equal(copy, req->msg), "validating again changed the request");
+    for (int i = 0; i < CMD_MAX_ARGS && req->command->args[i].name; i++)
+        FZ_CHECK(args[i] == json_object_get(copy, req->command->args[i].name),
+                 "validate's args[%d]", i);
     json_decref(copy);
 
     if (req->command->id == CMD_ACT) check_render(json_object_get(req->msg, "action"));
@@ -179,6 +190,31 @@ static void check_error(const proto_request_t *req, const proto_error_t *err, bo
     json_decref(reply);
 }
 
+static bool same_json(const json_t *a, const json_t *b)
+{
+    return a == b || (a && b && json_equal(a, b));
+}
+
+/* The request read without an object (flat) is the one read as a tree. */
+static void check_same(int rc, const proto_request_t *flat, const proto_error_t *ferr, int tree_rc,
+                       const proto_request_t *tree, const proto_error_t *terr)
+{
+    FZ_CHECK(rc == tree_rc, "%d read as is, %d as a tree", rc, tree_rc);
+    FZ_CHECK(!flat->owned || !flat->msg, "owned arguments with msg");
+    FZ_CHECK(!flat->owned || !flat->command || (flat->command->flags & CMD_F_ARGS),
+             "%s read without an object", flat->command->name);
+    FZ_CHECK(flat->command == tree->command, "another command");
+    FZ_CHECK(!flat->re == !tree->re && (!flat->re || strcmp(flat->re, tree->re) == 0), "re");
+    FZ_CHECK(same_json(flat->id, tree->id), "id");
+    if (rc == PROTO_ERROR)
+        FZ_CHECK(strcmp(ferr->code, terr->code) == 0 && strcmp(ferr->message, terr->message) == 0,
+                 "%s: %s read as is, %s: %s as a tree", ferr->code, ferr->message, terr->code,
+                 terr->message);
+    if (rc == PROTO_OK)
+        for (int i = 0; i < CMD_MAX_ARGS; i++)
+            FZ_CHECK(same_json(flat->args[i], tree->args[i]), "args[%d]", i);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *line = malloc(size ? size : 1);
@@ -193,9 +229,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         i++;
     bool json_form = i < size && (line[i] == '{' || line[i] == '[');
 
-    proto_request_t req;
-    proto_error_t err = {0};
-    int rc = proto_request_parse(&req, line, size, &err);
+    proto_request_t flat, req;
+    proto_error_t ferr = {0}, err = {0};
+    int frc = proto_request_parse(&flat, line, size, &ferr);
+    int rc = proto_request_parse_tree(&req, line, size, &err);
+    check_same(frc, &flat, &ferr, rc, &req, &err);
+    proto_request_free(&flat);
     switch (rc) {
     case PROTO_EMPTY:
         FZ_CHECK(i == size, "PROTO_EMPTY for a line that is not blank");

@@ -16,23 +16,37 @@
 #include "tests/lib/xorshift.h"
 #include "tests/lib/test_main.h"
 
-/* Parse a line; on PROTO_OK return the request object (new ref), else NULL with *code. */
+/*
+ * Parse a line; on PROTO_OK return the request object (new ref), else NULL
+ * with *code. The line is read as a tree (msg always built), and as the
+ * server reads it (an act without an object): both must agree, arguments
+ * and errors alike.
+ */
 static json_t *request(const char *line, const char **code, char *message, size_t msize)
 {
-    proto_request_t req;
-    tapis_error_t err = {0};
-    int r = proto_request_parse(&req, line, strlen(line), &err);
+    proto_request_t req, flat;
+    tapis_error_t err = {0}, ferr = {0};
+    int r = proto_request_parse_tree(&req, line, strlen(line), &err);
+    int fr = proto_request_parse(&flat, line, strlen(line), &ferr);
+    assert_int_equal(r, fr);
     json_t *msg = NULL;
     *code = NULL;
     if (r == PROTO_OK) {
         assert_non_null(req.command);
+        assert_ptr_equal(req.command, flat.command);
         assert_string_equal(req.command->name, json_string_value(json_object_get(req.msg, "cmd")));
+        for (int i = 0; i < CMD_MAX_ARGS; i++)
+            assert_true(req.args[i] == flat.args[i] ||
+                        (req.args[i] && flat.args[i] && json_equal(req.args[i], flat.args[i])));
         msg = json_incref(req.msg);
     } else if (r == PROTO_ERROR) {
+        assert_string_equal(err.code, ferr.code);
+        assert_string_equal(err.message, ferr.message);
         *code = err.code;
         if (message) snprintf(message, msize, "%s", err.message);
     }
     proto_request_free(&req);
+    proto_request_free(&flat);
     return msg;
 }
 

@@ -135,6 +135,99 @@ static void trouble_case(void **state)
     free(reply);
 }
 
+/* ------------------------------------------------- read without a tree --- */
+
+/*
+ * An act sent as plain JSON is read without a request object (its handler
+ * reads only its arguments: CMD_F_ARGS); any other line is read as a tree.
+ * Both must give the same answer: each row is read both ways and compared,
+ * and `flat` says which way proto_request_parse() took.
+ */
+typedef struct flat_case {
+    const char *what;
+    const char *line;
+    const char *code; /* NULL: accepted */
+    bool flat;
+} flat_case_t;
+
+#define ACT "{\"cmd\":\"act\","
+#define DRAW "\"action\":{\"type\":\"draw\"}"
+static const flat_case_t flat_cases[] = {
+    {"an act", ACT "\"room\":\"r1\"," DRAW "}", NULL, true},
+    {"spaces around", "  " ACT " \"room\" : \"r1\" , " DRAW " }  ", NULL, true},
+    {"a room by number", ACT "\"room\":7," DRAW "}", NULL, true},
+    {"a negative room", ACT "\"room\":-3," DRAW "}", TAPIS_E_BAD_REQUEST, true},
+    {"seq null is absent", ACT "\"room\":\"r1\"," DRAW ",\"seq\":null}", NULL, true},
+    {"a seq", ACT DRAW ",\"seq\":12}", NULL, true},
+    {"a seq below 0", ACT DRAW ",\"seq\":-1}", TAPIS_E_BAD_REQUEST, true},
+    {"a real seq", ACT DRAW ",\"seq\":1.5}", TAPIS_E_BAD_REQUEST, false},
+    {"a seq of 20 digits", ACT DRAW ",\"seq\":12345678901234567890}", TAPIS_E_BAD_JSON, false},
+    {"an id object", ACT DRAW ",\"id\":{\"a\":[1,{}]}}", NULL, true},
+    {"an id null", ACT DRAW ",\"id\":null}", NULL, true},
+    {"an id string", "{\"id\":\"x\",\"cmd\":\"act\"," DRAW "}", NULL, true},
+    {"an unknown scalar", ACT DRAW ",\"x\":true}", NULL, true},
+    {"an unknown object", ACT DRAW ",\"x\":{\"y\":1}}", NULL, false},
+    {"an unknown object with a key twice", ACT DRAW ",\"x\":{\"y\":1,\"y\":2}}", TAPIS_E_BAD_JSON,
+     false},
+    {"a key twice", ACT "\"room\":\"r1\"," DRAW ",\"room\":\"r2\"}", TAPIS_E_BAD_JSON, false},
+    {"a key twice in the action", ACT "\"action\":{\"type\":\"draw\",\"type\":\"x\"}}",
+     TAPIS_E_BAD_JSON, false},
+    {"an escape in the room", ACT "\"room\":\"r\\u0031\"," DRAW "}", NULL, false},
+    {"an escaped quote in the action", ACT "\"action\":{\"type\":\"d\\\"}\"}}", NULL, false},
+    {"no action", ACT "\"room\":\"r1\"}", TAPIS_E_BAD_REQUEST, true},
+    {"an action string", ACT "\"action\":\"draw\"}", TAPIS_E_BAD_REQUEST, true},
+    {"an action array", ACT "\"action\":[1,2]}", TAPIS_E_BAD_REQUEST, true},
+    {"an empty type", ACT "\"action\":{\"type\":\"\"}}", TAPIS_E_BAD_REQUEST, true},
+    {"an action too deep",
+     ACT "\"action\":{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}}",
+     TAPIS_E_BAD_JSON, false},
+    {"an action just deep enough",
+     ACT "\"action\":{\"type\":\"t\",\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]"
+         "]]]]]}}",
+     NULL, true},
+    {"nine members", ACT DRAW ",\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7}", NULL,
+     false},
+    {"truncated", ACT "\"room\":\"r1\"," DRAW, TAPIS_E_BAD_JSON, false},
+    {"bytes after", ACT DRAW "}x", TAPIS_E_BAD_JSON, false},
+    {"a cmd number", "{\"cmd\":5}", TAPIS_E_BAD_REQUEST, false},
+    {"another command", "{\"cmd\":\"state\",\"room\":\"r1\"}", NULL, false},
+    {"inline", "act draw", NULL, false},
+};
+#undef ACT
+#undef DRAW
+
+static void assert_same_json(const json_t *a, const json_t *b)
+{
+    assert_true(a == b || (a && b && json_equal(a, b)));
+}
+
+static void flat_case(void **state)
+{
+    const flat_case_t *t = *state;
+    proto_request_t flat, tree;
+    tapis_error_t ferr = {0}, terr = {0};
+    size_t len = strlen(t->line);
+    int rc = proto_request_parse(&flat, t->line, len, &ferr);
+    int tree_rc = proto_request_parse_tree(&tree, t->line, len, &terr);
+    assert_int_equal(rc, t->code ? PROTO_ERROR : PROTO_OK);
+    if (t->code) assert_string_equal(ferr.code, t->code);
+    assert_int_equal(flat.owned, t->flat);
+    assert_true(!flat.owned || !flat.msg);
+    assert_int_equal(rc, tree_rc);
+    assert_ptr_equal(flat.command, tree.command);
+    assert_true(!flat.re == !tree.re);
+    if (flat.re) assert_string_equal(flat.re, tree.re);
+    assert_same_json(flat.id, tree.id);
+    if (rc == PROTO_ERROR) {
+        assert_string_equal(ferr.code, terr.code);
+        assert_string_equal(ferr.message, terr.message);
+    }
+    for (int i = 0; i < PROTO_MAX_ARGS && rc == PROTO_OK; i++) /* (an error's: none) */
+        assert_same_json(flat.args[i], tree.args[i]);
+    proto_request_free(&flat);
+    proto_request_free(&tree);
+}
+
 /* -------------------------------------------------------- specific cases --- */
 
 static void blank_lines_are_ignored(void **state)
@@ -492,5 +585,6 @@ int main(void)
         cmocka_unit_test(random_lines_always_get_one_line_reply),
     };
     int failed = CASE_GROUP_RUN("malformed_input_catalogue", trouble_case, catalogue, what);
+    failed += CASE_GROUP_RUN("read_without_a_tree", flat_case, flat_cases, what);
     return failed + cmocka_run_group_tests(tests, NULL, NULL);
 }
