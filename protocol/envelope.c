@@ -246,12 +246,16 @@ static int parse_flat(proto_request_t *req, const char *s, size_t n, tapis_error
     unsigned long failures = tapis_alloc_failures();
     if (id && !(req->id = member_json(id))) return flat_not_made(failures, err);
     req->re = c->name;
+    /* Every argument is made before any is checked: the line is then known
+       to be JSON whole (its containers are the arguments'), and a line that
+       is not gets bad_json from the tree's path, whatever its arguments. */
+    for (int i = 0; i < CMD_MAX_ARGS && c->args[i].name; i++) {
+        const json_plain_member_t *x = member(m, count, c->args[i].name);
+        if (x && !(req->args[i] = member_json(x))) return flat_not_made(failures, err);
+    }
     for (int i = 0; i < CMD_MAX_ARGS && c->args[i].name; i++) {
         const arg_spec_t *a = &c->args[i];
-        const json_plain_member_t *x = member(m, count, a->name);
-        json_t *v = x ? member_json(x) : NULL, *room;
-        if (x && !v) return flat_not_made(failures, err);
-        req->args[i] = v;
+        json_t *v = req->args[i], *room;
         if (json_is_null(v) && !(a->flags & ARG_REQUIRED)) {
             json_decref(v); /* an optional null is absent, as command_validate() has it */
             req->args[i] = v = NULL;

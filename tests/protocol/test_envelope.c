@@ -169,6 +169,8 @@ static const flat_case_t flat_cases[] = {
     {"an unknown object", ACT DRAW ",\"x\":{\"y\":1}}", NULL, false},
     {"an unknown object with a key twice", ACT DRAW ",\"x\":{\"y\":1,\"y\":2}}", TAPIS_E_BAD_JSON,
      false},
+    {"a refused room before an action that is not JSON",
+     ACT "\"room\":true,\"action\":{\"type\":\"d\"x\"\"}}", TAPIS_E_BAD_JSON, false},
     {"a key twice", ACT "\"room\":\"r1\"," DRAW ",\"room\":\"r2\"}", TAPIS_E_BAD_JSON, false},
     {"a key twice in the action", ACT "\"action\":{\"type\":\"draw\",\"type\":\"x\"}}",
      TAPIS_E_BAD_JSON, false},
