@@ -192,8 +192,8 @@ static void hostile_strings_come_out_terminal_safe(void **state)
         "\a\a\a",
         "\u202eevil",
         "\x1b[31mred\x1b[0m",
-        "\xc2\x9b"
-        "31m",
+        ("\xc2\x9b"
+         "31m"), /* split: the hex escape ends before "31m" */
         "\xe2\x80\xae\xff\x1b\x7f\xc2\x85",
     };
     for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++) {

@@ -191,8 +191,8 @@ static unsigned long run_all(script_t *s, void (*part)(script_t *))
 
 static const char *const lines[] = {
     "{\"cmd\":\"hello\",\"name\":\"alice\",\"id\":1}",
-    "{\"cmd\":\"create\",\"game\":\"233\",\"players\":4,\"options\":{\"rounds\":2},\"id\":"
-    "{\"k\":[1,2,\"x\"]}}",
+    ("{\"cmd\":\"create\",\"game\":\"233\",\"players\":4,\"options\":{\"rounds\":2},\"id\":"
+     "{\"k\":[1,2,\"x\"]}}"), /* one line, wrapped */
     "{\"cmd\":\"join\",\"room\":12}",
     "{\"cmd\":\"act\",\"room\":\"3\",\"action\":{\"type\":\"discard\",\"card\":\"Y3\"}}",
     "{\"cmd\":\"say\",\"text\":\"h\\u00e9llo \\ud83d\\ude00\",\"room\":null}",

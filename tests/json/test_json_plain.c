@@ -195,8 +195,8 @@ static void test_the_requests_of_play(void **state)
     (void)state;
     static const char *const lines[] = {
         "{\"cmd\":\"act\",\"room\":\"12\",\"action\":{\"type\":\"gift\",\"to\":0}}",
-        "{\"cmd\":\"act\",\"room\":\"7\",\"action\":{\"type\":\"meld\",\"cards\":[\"Y4\",\"Y5\","
-        "\"Y6\"]}}",
+        ("{\"cmd\":\"act\",\"room\":\"7\",\"action\":{\"type\":\"meld\",\"cards\":[\"Y4\",\"Y5\","
+         "\"Y6\"]}}"), /* one line, wrapped (parenthesised for clang's -Wstring-concatenation) */
         "{\"cmd\":\"hello\",\"name\":\"A\"}",
         "{\"cmd\":\"create\",\"game\":\"233\",\"players\":2}",
         " { \"cmd\" : \"ping\" , \"id\" : -17 } \r\n",
