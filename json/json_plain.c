@@ -68,11 +68,15 @@ static json_t *plain_integer(reader_t *r)
     return plain_digits(r, &v) ? json_integer(v) : NULL;
 }
 
-static json_t *plain_word(reader_t *r, const char *word, size_t n, json_t *(*make)(void))
+/* The word of true, false or null at r->p, whose first letter is c: stepped
+   over, and its length; 0 if it is not there. */
+static size_t take_word(reader_t *r, char c)
 {
-    if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0) return NULL;
+    const char *word = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
+    size_t n = word ? strlen(word) : 0;
+    if (!word || (size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0) return 0;
     r->p += n;
-    return make();
+    return n;
 }
 
 static json_t *plain_value(reader_t *r);
@@ -136,10 +140,8 @@ static json_t *plain_value(reader_t *r)
         return plain_string(r, &s, &n) ? json_stringn_nocheck(s, n) : NULL;
     }
     if (c == '-' || (c >= '0' && c <= '9')) return plain_integer(r);
-    if (c == 't') return plain_word(r, "true", 4, json_true);
-    if (c == 'f') return plain_word(r, "false", 5, json_false);
-    if (c == 'n') return plain_word(r, "null", 4, json_null);
-    return NULL;
+    if (!take_word(r, c)) return NULL;
+    return c == 't' ? json_true() : c == 'f' ? json_false() : json_null();
 }
 
 json_t *json_plain_parse(const char *s, size_t n, int max_depth)
@@ -205,16 +207,8 @@ static bool member_value(reader_t *r, json_plain_member_t *m)
         m->vlen = (size_t)(r->p - m->value);
         return true;
     }
-    static const char *const words[] = {"true", "false", "null"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        size_t n = strlen(words[i]);
-        if (c == words[i][0] && (size_t)(r->end - r->p) >= n && memcmp(r->p, words[i], n) == 0) {
-            r->p += n;
-            m->vlen = n;
-            return true;
-        }
-    }
-    return false;
+    m->vlen = take_word(r, c);
+    return m->vlen > 0;
 }
 
 int json_plain_members(const char *s, size_t n, json_plain_member_t *m, int max)
