@@ -38,6 +38,9 @@ REACT_MS = (30, 130)  # every player's reaction time: uniform in this range
 # nobody takes the others' cards would otherwise play on for minutes, past
 # play_game()'s bound, and the run's length would be the deal's.
 GAME_OPTIONS = {"go_ms": 0, "stall_ms": 50, "max_rounds": 50}
+# The races a game of three brings, about (37-82 were seen): fewer than most
+# games bring, so that the tables seldom stop short of the races asked.
+RACES_A_GAME = 40
 
 
 def nodelay(writer):
@@ -73,16 +76,19 @@ class DelayProxy:
         q = asyncio.Queue()
 
         async def send():
-            while True:
-                due, data = await q.get()
-                wait = due - loop.time()
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                if not data:
-                    w.close()
-                    return
-                w.write(data)
-                await w.drain()
+            try:
+                while True:
+                    due, data = await q.get()
+                    wait = due - loop.time()
+                    if wait > 0:
+                        await asyncio.sleep(wait)
+                    if not data:
+                        break
+                    w.write(data)
+                    await w.drain()
+            except ConnectionError:  # the other side is gone: so is this one
+                pass
+            w.close()
 
         sender = asyncio.create_task(send())
         try:
@@ -91,10 +97,10 @@ class DelayProxy:
                 q.put_nowait((loop.time() + self.one_way, data))
                 if not data:
                     break
+            await sender  # the end goes through as late as the bytes did
         except (ConnectionError, asyncio.CancelledError):
-            pass
-        finally:
             sender.cancel()
+            w.close()
 
     def close(self):
         self.server.close()
@@ -274,15 +280,22 @@ async def play_table(t, srv, rtts, races_wanted, rule, liar, seed, tally, log):
         for p in players:
             await p.connect()
         await settle_lags(players, [int(r) if i != liar else 0 for i, r in enumerate(rtts)])
-        while tally["counted"] < races_wanted:
-            room = await play_game(players, rule)
-            record = await game_record(players[0], room)
-            seat_to_player = {p.seat: i for i, p in enumerate(players)}
-            for seat in races_of(record, players):
-                tally["wins"][seat_to_player[seat]] += 1
-                tally["counted"] += 1
-            for seat, cs in credits_of(record).items():
-                tally["credits"][seat_to_player[seat]].extend(cs)
+        # A table starts another game only while the races counted, and those
+        # the games still playing are likely to bring, fall short: the last
+        # table to stop still plays on until enough are counted.
+        while tally["counted"] + RACES_A_GAME * tally["playing"] < races_wanted:
+            tally["playing"] += 1
+            try:
+                room = await play_game(players, rule)
+                record = await game_record(players[0], room)
+                seat_to_player = {p.seat: i for i, p in enumerate(players)}
+                for seat in races_of(record, players):
+                    tally["wins"][seat_to_player[seat]] += 1
+                    tally["counted"] += 1
+                for seat, cs in credits_of(record).items():
+                    tally["credits"][seat_to_player[seat]].extend(cs)
+            finally:
+                tally["playing"] -= 1
             log("  table %d, game %s: %d races so far" % (t, room, tally["counted"]))
         return [p.lag_ms for p in players]
     finally:
@@ -301,7 +314,8 @@ async def run_async(exe, rtts, races_wanted, rule, liar, seed, cap_ms, tables, l
     srv = Server(exe, "--db", db.name, "--ping-interval", "100", "--race-cap", str(cap_ms),
                  "--turn-timer", "0", "--error-rate", "0", "--line-rate", "0",
                  "--conn-rate", "0")
-    tally = {"wins": [0] * len(rtts), "counted": 0, "credits": {i: [] for i in range(len(rtts))}}
+    tally = {"wins": [0] * len(rtts), "counted": 0, "playing": 0,
+             "credits": {i: [] for i in range(len(rtts))}}
     try:
         lags = await asyncio.gather(*(play_table(t, srv, rtts, races_wanted, rule, liar, seed,
                                                  tally, log) for t in range(tables)))

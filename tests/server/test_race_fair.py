@@ -23,7 +23,7 @@ def log(line):
 
 @test
 def races_by_reaction_time_are_fair_across_round_trips(exe):
-    shares, counted, credits, lags = race_fair.run(exe, RTTS, 450, "reaction", seed=1, tables=4,
+    shares, counted, credits, lags = race_fair.run(exe, RTTS, 450, "reaction", seed=1, tables=12,
                                                    log=log)
     race_fair.report(RTTS, shares, counted, credits, lags, "reaction", None, out=log)
     assert counted >= 450, counted
@@ -35,7 +35,8 @@ def races_by_reaction_time_are_fair_across_round_trips(exe):
 
 @test
 def races_by_arrival_go_to_the_nearest(exe):
-    shares, counted, credits, lags = race_fair.run(exe, RTTS, 60, "arrival", seed=2, log=log)
+    shares, counted, credits, lags = race_fair.run(exe, RTTS, 60, "arrival", seed=2, tables=2,
+                                                   log=log)
     race_fair.report(RTTS, shares, counted, credits, lags, "arrival", None, out=log)
     assert shares[0] >= 0.6 and shares[2] <= 0.1, shares
     assert all(c == 0 for cs in credits.values() for c in cs), "arrival credits nothing"
