@@ -7,11 +7,13 @@ plays at once. Each connects through a TCP proxy that holds every chunk a
 fixed time each way (half its round trip), answers the server's pings at
 once (or late: a liar), and answers each state it receives after a
 reaction time drawn from one distribution for all, naming the state's
-`seq` (a newer state before that replaces it). A race is a state that every player received with something to play; its
-winner is the player whose answer to it made the next state. That is read
-from the finished game's record (`replay`): the journal's entries that make
-states (start, act, tick) count the states, and each act that names a seq
-follows a race entry saying which (races_of()).
+`seq` (a newer state before that replaces it). A race is a state that
+every player received with something to play; its winner is the player
+whose answer to it made the next state. That is read from the finished
+game's record (`replay`): the journal's entries that make states (start,
+act, tick) count the states, and each act that names a seq follows a race
+entry saying which (races_of()). Races around which the script's own loop
+ran late are left out (Punctuality, LATE_MS).
 
 Used by test_race_fair.py (suite soak) and by the benchmark race-shares:
 
@@ -41,6 +43,29 @@ GAME_OPTIONS = {"go_ms": 0, "stall_ms": 50, "max_rounds": 50}
 # The races a game of three brings, about (37-82 were seen): fewer than most
 # games bring, so that the tables seldom stop short of the races asked.
 RACES_A_GAME = 40
+# The harness is one event loop for every player and proxy: when the machine
+# starves it, its delays and pongs come late, and the round trips the server
+# measures are not the proxies'. So it times itself (Punctuality): a timer
+# every 10 ms, a spell of lateness wherever one ran over LATE_MS late (spells
+# under MERGE_S apart are one). A race counts only if no spell touched its
+# answers (from ANSWER_BEFORE before its state came to ANSWER_AFTER after:
+# reactions up to 130 ms, round trips up to 150 ms), and no spell of
+# SUSTAINED_S or more came in the LATE_BEFORE before it. A long spell makes
+# every pong of the server's estimate late (the least of the last five, 100
+# ms apart), and then a player's prompt answers look quicker than its round
+# trip, which costs an honest player its race quota (server/room/room_race.c)
+# for the seconds of races that refill it. Starved 3 s in every 11 (SIGSTOP
+# and SIGCONT), a run counting every race gave the nearest player 42.8 % of
+# them; counting these, 34.7 %. And no table starts a game while the loop was
+# late in the last CALM_S, unless none is playing.
+LATE_MS = 10
+MERGE_S = 0.1
+ANSWER_BEFORE, ANSWER_AFTER = 0.2, 0.4
+SUSTAINED_S, LATE_BEFORE = 0.3, 5.0
+CALM_S = 1.0
+# A machine that starves the harness for good ends the run with too few
+# races counted (the caller's assertion says how many were late), not a hang.
+DEADLINE_S = 900
 
 
 def nodelay(writer):
@@ -106,6 +131,41 @@ class DelayProxy:
         self.server.close()
 
 
+class Punctuality:
+    """How late the harness's loop runs: a timer every 10 ms, and the spells
+    (start, end, in loop time) when it ran more than LATE_MS late."""
+
+    def __init__(self):
+        self.spells = []
+
+    async def watch(self):
+        loop = asyncio.get_running_loop()
+        while True:
+            t = loop.time()
+            await asyncio.sleep(0.01)
+            now = loop.time()
+            if now - t - 0.01 <= LATE_MS / 1000:
+                continue
+            if self.spells and t - self.spells[-1][1] < MERGE_S:
+                self.spells[-1] = (self.spells[-1][0], now)
+            else:
+                self.spells.append((t, now))
+
+    def punctual(self, start, end, longer_than=0.0):
+        """No spell (of at least `longer_than` seconds) overlaps [start, end]."""
+        for s, e in reversed(self.spells):
+            if e < start:
+                return True
+            if s <= end and e - s >= longer_than:
+                return False
+        return True
+
+    def counts(self, at):
+        """Whether a race whose state came at `at` counts (LATE_MS above)."""
+        return (self.punctual(at - ANSWER_BEFORE, at + ANSWER_AFTER)
+                and self.punctual(at - LATE_BEFORE, at, SUSTAINED_S))
+
+
 class Player:
     """One player: its own connection through its proxy, its own reactions.
     It answers every state that leaves it something to play, a reaction time
@@ -119,7 +179,7 @@ class Player:
         self.seat = None
         self.replies = asyncio.Queue()  # replies to anything but act and pong
         self.timer = None  # the pending reaction
-        self.scheduled = set()  # the seqs it received with something to play, and reacted to
+        self.scheduled = {}  # seq -> when (loop time): the states it received with something to play
         self.over = asyncio.Event()
         self.lag_ms = None
 
@@ -142,7 +202,7 @@ class Player:
 
     def new_game(self, room, seat):
         self.room, self.seat = room, seat
-        self.scheduled = set()
+        self.scheduled = {}
         self.over = asyncio.Event()
 
     def on_state(self, seq, view):
@@ -154,7 +214,7 @@ class Player:
             return
         action = self.rng.choice(legal)
         wait = self.rng.uniform(*REACT_MS) / 1000
-        self.scheduled.add(seq)
+        self.scheduled[seq] = asyncio.get_running_loop().time()
 
         def act():
             self.timer = None
@@ -230,7 +290,8 @@ async def game_record(player, room):
 
 
 def races_of(record, players):
-    """The winner's seat of each race. A race is a state k that every player
+    """The winner's seat of each race, and when its state came (the first
+    player's receipt, loop time). A race is a state k that every player
     received with something to play (each drew its reaction to it), and that
     an answer to k ended: the journal's entry that made state k + 1 is an act
     whose race entry names seq k. A player whose reaction was cut short by
@@ -241,7 +302,7 @@ def races_of(record, players):
     for i, e in enumerate(entries):
         if e["kind"] in ("start", "act", "tick"):
             made[len(made) + 1] = i
-    everyone = set.intersection(*(p.scheduled for p in players))
+    everyone = set.intersection(*(set(p.scheduled) for p in players))
     wins = []
     for k in sorted(everyone):
         i = made.get(k + 1)
@@ -249,7 +310,7 @@ def races_of(record, players):
             continue
         race = entries[i - 1]
         if race["kind"] == "race" and race["data"].get("seq") == k:
-            wins.append(entries[i]["seat"])
+            wins.append((entries[i]["seat"], min(p.scheduled[k] for p in players)))
     return wins
 
 
@@ -262,10 +323,10 @@ def credits_of(record):
     return out
 
 
-async def play_table(t, srv, rtts, races_wanted, rule, liar, seed, tally, log):
+async def play_table(t, srv, rtts, races_wanted, rule, liar, seed, tally, punct, log):
     """Table t's players, each behind its proxy, play games until the tables
-    together have counted races_wanted races; their wins and credits go to
-    tally, by player index."""
+    together have counted races_wanted races (those the harness was punctual
+    for); their wins and credits go to tally, by player index."""
     proxies, players = [], []
     try:
         for i, rtt in enumerate(rtts):
@@ -283,13 +344,21 @@ async def play_table(t, srv, rtts, races_wanted, rule, liar, seed, tally, log):
         # A table starts another game only while the races counted, and those
         # the games still playing are likely to bring, fall short: the last
         # table to stop still plays on until enough are counted.
-        while tally["counted"] + RACES_A_GAME * tally["playing"] < races_wanted:
+        loop = asyncio.get_running_loop()
+        while (tally["counted"] + RACES_A_GAME * tally["playing"] < races_wanted
+               and loop.time() < tally["deadline"]):
+            if tally["playing"] and not punct.punctual(loop.time() - CALM_S, loop.time()):
+                await asyncio.sleep(0.1)  # fewer tables at once while the harness is late
+                continue
             tally["playing"] += 1
             try:
                 room = await play_game(players, rule)
                 record = await game_record(players[0], room)
                 seat_to_player = {p.seat: i for i, p in enumerate(players)}
-                for seat in races_of(record, players):
+                for seat, at in races_of(record, players):
+                    if not punct.counts(at):
+                        tally["late"] += 1
+                        continue
                     tally["wins"][seat_to_player[seat]] += 1
                     tally["counted"] += 1
                 for seat, cs in credits_of(record).items():
@@ -314,15 +383,22 @@ async def run_async(exe, rtts, races_wanted, rule, liar, seed, cap_ms, tables, l
     srv = Server(exe, "--db", db.name, "--ping-interval", "100", "--race-cap", str(cap_ms),
                  "--turn-timer", "0", "--error-rate", "0", "--line-rate", "0",
                  "--conn-rate", "0")
-    tally = {"wins": [0] * len(rtts), "counted": 0, "playing": 0,
+    tally = {"wins": [0] * len(rtts), "counted": 0, "playing": 0, "late": 0,
              "credits": {i: [] for i in range(len(rtts))}}
+    tally["deadline"] = asyncio.get_running_loop().time() + DEADLINE_S
+    punct = Punctuality()
+    watch = asyncio.create_task(punct.watch())
     try:
         lags = await asyncio.gather(*(play_table(t, srv, rtts, races_wanted, rule, liar, seed,
-                                                 tally, log) for t in range(tables)))
+                                                 tally, punct, log) for t in range(tables)))
+        if tally["late"]:
+            log("  %d races not counted: the harness ran late (%d spells over %d ms)"
+                % (tally["late"], len(punct.spells), LATE_MS))
         # each player's lag: the lowest its tables measured (a liar's: the highest)
         lag = [(max if i == liar else min)(ls[i] for ls in lags) for i in range(len(rtts))]
         return tally["wins"], tally["counted"], tally["credits"], lag
     finally:
+        watch.cancel()
         srv.finish()
         os.unlink(db.name)
 
@@ -332,7 +408,7 @@ def run(exe, rtts, races=300, rule="reaction", liar=None, seed=1, cap_ms=200, ta
     """Play until `races` races are counted; returns (shares, counted, credits, lags)."""
     wins, counted, credits, lags = asyncio.run(
         run_async(exe, rtts, races, rule, liar, seed, cap_ms, tables, log))
-    shares = [w / counted for w in wins]
+    shares = [w / max(counted, 1) for w in wins]
     return shares, counted, credits, lags
 
 

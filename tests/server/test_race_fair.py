@@ -5,7 +5,8 @@ players reacting with one distribution. By reaction time (the default) each
 one's share of the races is within 7 points of equal; by arrival the
 nearest takes most of them; a player 5 ms away that delays its pongs to look
 150 ms away is never credited more than the cap and loses its credit to the
-quota. Each test prints the shares. Usage: test_race_fair.py PATH/TO/tapisd"""
+quota. Each test prints the shares; races during which the harness itself
+ran late are not counted (race_fair.Punctuality). Usage: test_race_fair.py PATH/TO/tapisd"""
 import os
 import sys
 
@@ -26,7 +27,7 @@ def races_by_reaction_time_are_fair_across_round_trips(exe):
     shares, counted, credits, lags = race_fair.run(exe, RTTS, 450, "reaction", seed=1, tables=12,
                                                    log=log)
     race_fair.report(RTTS, shares, counted, credits, lags, "reaction", None, out=log)
-    assert counted >= 450, counted
+    assert counted >= 450, "%d races counted: the harness ran late for the others" % counted
     for i, share in enumerate(shares):
         assert abs(share - 1 / 3) <= 0.07, "player %d (%d ms): %.1f%%" % (i, RTTS[i], 100 * share)
     for i, cs in credits.items():  # each credited about its round trip, never past the cap
