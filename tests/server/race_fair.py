@@ -173,10 +173,12 @@ class Punctuality:
                 return False
         return True
 
-    def counts(self, at):
-        """Whether a race whose state came at `at` counts (LATE_MS above)."""
+    def counts(self, at, off):
+        """Whether a race whose state came at `at` counts (LATE_MS and
+        EST_SLACK_MS above), `off` being when its players' estimates were off."""
         return (self.punctual(at - ANSWER_BEFORE, at + ANSWER_AFTER)
-                and self.punctual(at - LATE_BEFORE, at, SUSTAINED_S))
+                and self.punctual(at - LATE_BEFORE, at, SUSTAINED_S)
+                and not any(at - LATE_BEFORE <= t <= at + ANSWER_AFTER for t in off))
 
 
 class Player:
@@ -374,10 +376,9 @@ async def play_table(t, srv, rtts, races_wanted, rule, liar, seed, tally, punct,
                 room = await play_game(players, rule)
                 record = await game_record(players[0], room)
                 seat_to_player = {p.seat: i for i, p in enumerate(players)}
+                off = [t for p in players for t in p.off]
                 for seat, at in races_of(record, players):
-                    if not punct.counts(at) or any(
-                            at - LATE_BEFORE <= t <= at + ANSWER_AFTER for p in players
-                            for t in p.off):
+                    if not punct.counts(at, off):
                         tally["late"] += 1
                         continue
                     tally["wins"][seat_to_player[seat]] += 1
