@@ -236,3 +236,52 @@ int json_plain_members(const char *s, size_t n, json_plain_member_t *m, int max)
     skip_space(&r);
     return r.p == r.end ? count : -1;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Shared trees                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Direct-mapped by the text's hash: a text displaces the one in its slot. */
+enum { SHARED_SLOTS = 256 };
+typedef struct shared {
+    json_t *tree; /* NULL: the slot is empty */
+    uint32_t hash;
+    int depth;
+    size_t n;
+    char text[JSON_PLAIN_SHARED_TEXT];
+} shared_t;
+static shared_t shared[SHARED_SLOTS];
+
+static uint32_t text_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+json_t *json_plain_shared(const char *s, size_t n, int max_depth)
+{
+    if (n > JSON_PLAIN_SHARED_TEXT) return json_plain_parse(s, n, max_depth);
+    uint32_t h = text_hash(s, n);
+    shared_t *e = &shared[h % SHARED_SLOTS];
+    if (e->tree && e->hash == h && e->n == n && e->depth == max_depth && memcmp(e->text, s, n) == 0)
+        return json_incref(e->tree);
+    json_t *v = json_plain_parse(s, n, max_depth);
+    if (!v) return NULL;
+    json_decref(e->tree);
+    e->tree = json_incref(v);
+    e->hash = h;
+    e->depth = max_depth;
+    e->n = n;
+    memcpy(e->text, s, n);
+    return v;
+}
+
+void json_plain_shared_clear(void)
+{
+    for (int i = 0; i < SHARED_SLOTS; i++) {
+        json_decref(shared[i].tree);
+        shared[i].tree = NULL;
+    }
+}

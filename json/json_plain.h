@@ -25,6 +25,22 @@
 json_t *json_plain_parse(const char *s, size_t n, int max_depth);
 
 /*
+ * json_plain_parse()'s tree of s[0, n), shared: the tree of a text seen
+ * lately is given again (a new reference) instead of being built anew. A
+ * game's actions are a few texts sent again and again (the server's
+ * requests: protocol/envelope.c), and building and freeing their trees was
+ * a tenth of an act's instructions. The trees are kept in a small table of
+ * fixed size (texts of at most JSON_PLAIN_SHARED_TEXT bytes; a longer one
+ * is built as json_plain_parse() builds it) and a cache hit allocates
+ * nothing. The caller must not change the tree: others hold it. One thread
+ * only. NULL when json_plain_parse() would give NULL.
+ */
+#define JSON_PLAIN_SHARED_TEXT 96
+json_t *json_plain_shared(const char *s, size_t n, int max_depth);
+/* Drop the table's references (at exit, or to start afresh). */
+void json_plain_shared_clear(void);
+
+/*
  * The members of a plain object, read without building anything: for a
  * request whose few arguments are all its handler reads (protocol/
  * envelope.c), the object, its keys and its strings would be made and

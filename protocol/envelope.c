@@ -191,7 +191,8 @@ static const json_plain_member_t *member(const json_plain_member_t *m, int n, co
 }
 
 /* A member's value as jansson's, or NULL (not plain enough, or no memory:
-   the tree's path says which). */
+   the tree's path says which). A container is shared (json_plain_shared():
+   an action sent again is not built again): nothing here changes it. */
 static json_t *member_json(const json_plain_member_t *m)
 {
     switch (m->kind) {
@@ -200,7 +201,7 @@ static json_t *member_json(const json_plain_member_t *m)
     case 't': return json_true();
     case 'f': return json_false();
     case 'n': return json_null();
-    default: return json_plain_parse(m->value, m->vlen, PROTO_MAX_DEPTH - 1);
+    default: return json_plain_shared(m->value, m->vlen, PROTO_MAX_DEPTH - 1);
     }
 }
 

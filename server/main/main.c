@@ -21,6 +21,7 @@
 #include "server/cluster/cluster.h"
 #include "server/net/conn.h"
 #include "server/net/rtt.h"
+#include "json/json_plain.h"
 #include "protocol/envelope.h"
 #include "server/metrics/http.h"
 #include "server/base/log.h"
@@ -512,6 +513,7 @@ int main(int argc, char **argv)
     cluster_free(&srv);
     accounts_free(&srv);
     conn_free_peers(&srv);
+    json_plain_shared_clear(); /* the requests' shared actions (protocol/envelope.c) */
     int closed = uv_loop_close(&loop);
     if (closed != 0) {
         log_error("event loop not closed cleanly: %s", uv_strerror(closed));

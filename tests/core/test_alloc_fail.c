@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "core/game.h"
+#include "json/json_plain.h"
 #include "json/json_text.h"
 #include "protocol/protocol.h"
 #include "include/tapis_alloc.h"
@@ -418,6 +419,9 @@ static void protocol_part(script_t *s)
         json_decref(a);
         alloc_fail_resume();
     }
+    /* The actions the requests shared (json_plain_shared()): every run starts
+       with none, and ends with no block alive. */
+    json_plain_shared_clear();
 }
 
 static void alloc_fail_protocol(void **state)

@@ -3,7 +3,7 @@
  * random texts, plain and not, whole and damaged, every tree it returns is
  * json_loadb()'s (equal, keys in the same order); it answers every plain
  * text; it frees what it built when an allocation fails; and it stops at
- * its depth.
+ * its depth. json_plain_shared() answers as it does, sharing what it may.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -241,6 +241,78 @@ static void test_depth(void **state)
     assert_null(json_plain_parse(s, 64, 31));
 }
 
+/*
+ * json_plain_shared() gives json_plain_parse()'s tree for every text, plain
+ * or not, long or short, at any depth: a text seen again gets the very tree
+ * it got before while it keeps its slot, and a text that displaced another
+ * (more texts than slots) is the new text's own tree, never the old one's.
+ */
+static void test_shared_trees_are_the_parse(void **state)
+{
+    (void)state;
+    int hits = 0, long_texts = 0;
+    for (int i = 0; i < 50000; i++) {
+        text_t t;
+        text(&t, i % 4 != 0); /* plain texts mostly: those are kept */
+        json_t *p = json_plain_parse(t.b, t.n, 32);
+        json_t *a = json_plain_shared(t.b, t.n, 32), *b = json_plain_shared(t.b, t.n, 32);
+        if (!p) {
+            assert_null(a);
+            assert_null(b);
+            continue;
+        }
+        assert_non_null(a);
+        assert_same(a, p);
+        assert_same(b, p);
+        if (t.n <= JSON_PLAIN_SHARED_TEXT) {
+            assert_ptr_equal(a, b); /* the second asked for it just after the first */
+            hits++;
+        } else {
+            assert_ptr_not_equal(a, b); /* too long to keep: built each time */
+            long_texts++;
+        }
+        json_decref(p);
+        json_decref(a);
+        json_decref(b);
+    }
+    assert_true(hits > 1000);
+    assert_true(long_texts > 1000);
+    json_plain_shared_clear();
+}
+
+static void test_shared_trees_by_depth_and_after_clear(void **state)
+{
+    (void)state;
+    /* Kept at depth 2, asked at depth 1: refused, as json_plain_parse() refuses it. */
+    const char *deep = "[[1]]";
+    json_t *v = json_plain_shared(deep, strlen(deep), 2);
+    assert_non_null(v);
+    assert_null(json_plain_shared(deep, strlen(deep), 1));
+    json_t *again = json_plain_shared(deep, strlen(deep), 2);
+    assert_ptr_equal(again, v);
+    json_decref(again);
+    /* The table held a reference: cleared, the caller's is the last. */
+    assert_int_equal(v->refcount, 2);
+    json_plain_shared_clear();
+    assert_int_equal(v->refcount, 1);
+    json_t *fresh = json_plain_shared(deep, strlen(deep), 2);
+    assert_ptr_not_equal(fresh, v);
+    assert_same(fresh, v);
+    json_decref(fresh);
+    json_decref(v);
+    /* Many texts for few slots: each answer is its own text's. */
+    char buf[64];
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 4096; i++) {
+            int n = snprintf(buf, sizeof buf, "{\"type\":\"discard\",\"n\":%d}", i);
+            json_t *x = json_plain_shared(buf, (size_t)n, 32);
+            assert_non_null(x);
+            assert_int_equal(json_integer_value(json_object_get(x, "n")), i);
+            json_decref(x);
+        }
+    json_plain_shared_clear();
+}
+
 /* An allocator that fails the nth allocation from now. */
 static long fail_at = -1;
 static void *failing_malloc(size_t n)
@@ -279,4 +351,6 @@ static void test_a_failed_allocation_gives_null(void **state)
 TEST_MAIN(cmocka_unit_test(test_every_answer_is_janssons),
           cmocka_unit_test(test_every_plain_text_is_answered),
           cmocka_unit_test(test_the_requests_of_play), cmocka_unit_test(test_depth),
-          cmocka_unit_test(test_a_failed_allocation_gives_null))
+          cmocka_unit_test(test_a_failed_allocation_gives_null),
+          cmocka_unit_test(test_shared_trees_are_the_parse),
+          cmocka_unit_test(test_shared_trees_by_depth_and_after_clear))
