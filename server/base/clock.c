@@ -15,7 +15,14 @@ void clock_start(server_clock_t *c)
 void clock_set(server_clock_t *c, uint64_t us)
 {
     c->set = true;
-    c->set_us = us;
+    c->set_us = c->polled_us = us;
+}
+
+void clock_stall(server_clock_t *c, uint64_t us)
+{
+    uint64_t polled = c->set ? c->polled_us : clock_now_us(c);
+    clock_advance(c, us);
+    c->polled_us = polled;
 }
 
 void clock_advance(server_clock_t *c, uint64_t us)
@@ -27,6 +34,13 @@ uint64_t clock_now_us(const server_clock_t *c)
 {
     if (c->set) return c->set_us;
     return (uv_hrtime() - c->start_ns) / 1000;
+}
+
+uint64_t clock_polled_us(const server_clock_t *c, uint64_t loop_ms)
+{
+    if (c->set) return c->polled_us;
+    uint64_t ns = loop_ms * 1000000;
+    return ns > c->start_ns ? (ns - c->start_ns) / 1000 : 0;
 }
 
 uint64_t clock_us_at_realtime(const server_clock_t *c, int64_t real_ns)

@@ -26,6 +26,7 @@ typedef struct server_clock {
     uint64_t start_ns; /* uv_hrtime() at clock_start() */
     bool set;          /* a test set it: it reads set_us */
     uint64_t set_us;
+    uint64_t polled_us; /* a set clock: what clock_polled_us() reads */
 } server_clock_t;
 
 /* Run on real time from now (µs since this call). */
@@ -34,8 +35,16 @@ void clock_start(server_clock_t *c);
 void clock_set(server_clock_t *c, uint64_t us);
 /* Move a set clock forward by `us` (a running one: set it first). */
 void clock_advance(server_clock_t *c, uint64_t us);
+/* Move a set clock forward by `us` as a stall after a poll does (the
+   process off its core): clock_polled_us() still reads the time before. */
+void clock_stall(server_clock_t *c, uint64_t us);
 /* µs since start, or the value set. */
 uint64_t clock_now_us(const server_clock_t *c);
+/* The clock's reading when the loop's last poll returned, from libuv's
+   loop time (uv_now(), `loop_ms`: libuv takes it as its poll returns, in
+   ms, from a clock that may lag uv_hrtime() by a ms). A set clock: its
+   value, less what clock_stall() added since it was set. */
+uint64_t clock_polled_us(const server_clock_t *c, uint64_t loop_ms);
 /* The same clock's reading at a CLOCK_REALTIME instant of the past
    (`real_ns`, a kernel's receive stamp): now less the instant's age, the age
    at least 0 and at most the time since start. A set clock reads its value. */

@@ -334,6 +334,9 @@ static void collect(const metrics_t *m, const struct server *srv, writer_t *w)
     counter(w, "tapis_race_caught_total",
             "Actions that came sooner than their sender's round trip allows: its quota shrank.",
             m->race_caught);
+    counter(w, "tapis_turns_after_stall_total",
+            "Turns that began over 2 ms after their poll returned: work due since waited a poll.",
+            m->turns_after_stall);
     counter(w, "tapis_bot_searches_total",
             "Bots' decisions made on the thread pool, off the event loop (level hard).",
             m->bot_searches);

@@ -96,6 +96,7 @@ typedef struct metrics {
     histogram_t rtt;            /* each connection's round-trip estimate, at each pong */
     histogram_t race_credit;    /* the round trip credited to a settled action (reaction) */
     uint64_t race_caught;       /* actions faster than their sender's round trip: quota taken */
+    uint64_t turns_after_stall; /* turns that found the process off its core since its poll */
     int64_t relay_links;        /* links open to other nodes (relay.c) */
     uint64_t relayed;           /* requests sent over a link */
     uint64_t taken_over;        /* rooms of dead nodes rebuilt here */

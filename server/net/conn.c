@@ -23,6 +23,9 @@
  * scheduler has already taken (srv->done_us): bytes that reached the kernel
  * while the loop was between its poll and its turn, read only at the next
  * poll, would otherwise carry a stamp older than lines the game has seen.
+ * (A turn takes work due at most SCHED_POLL_SLACK_US after its poll
+ * returned, so this raises a stamp by that much at most, however long the
+ * process was off its core in between: scheduler.c.)
  *
  * Order: a connection with a complete line sits in srv->ready keyed by that
  * line's stamp plus its hold (the hooks' line_delay: a race settled by

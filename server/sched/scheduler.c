@@ -36,8 +36,19 @@ void sched_turn(server_t *srv)
     close_doomed(srv);
     srv->turn++;
     /* What is due is asked of the server clock (a test sets it); the turn's
-       work budget is real time spent, so it stays on uv_hrtime(). */
+       work budget is real time spent, so it stays on uv_hrtime(). Bytes
+       that reached the kernel after the poll returned are read only at the
+       next poll: work due later than the poll (a held line, a deadline, a
+       line read after a stall) waits for it, or it would pass them (their
+       stamps are then raised to the work done: conn.c). So a stall between
+       the poll and the turn, the process off its core, defers that work by
+       one poll instead. */
     uint64_t now = server_now_us(srv);
+    uint64_t polled = clock_polled_us(&srv->clock, uv_now(srv->loop)) + SCHED_POLL_SLACK_US;
+    if (polled < now) {
+        now = polled;
+        srv->metrics.turns_after_stall++;
+    }
     uint64_t until = uv_hrtime() + SCHED_TURN_NS;
     for (int budget = SCHED_TURN_BUDGET; budget > 0;) {
         /* Long turns make everyone wait for their replies: they go out at the end. */

@@ -15,7 +15,10 @@
  *    timers and reads sockets before the next turn goes on.
  * Strict stamp order is what settles races fairly; a backlog cannot overtake
  * anyone, because a connection is not read while its backlog waits, and its
- * later bytes are stamped when they are read.
+ * later bytes are stamped when they are read. Nor can a stall: what is due
+ * is what was due when the poll returned (and SCHED_POLL_SLACK_US more), so
+ * work that fell due while the process was off its core waits for the next
+ * poll to read the bytes that reached the kernel meanwhile.
  * Then the loop polls again: the idle handle keeps poll from blocking while
  * work waits, and one timer (`wake`) wakes the loop for the earliest room
  * deadline. Nothing here ever arms a timer for 0 ms, and no timer callback
@@ -29,6 +32,10 @@
 #define SCHED_TURN_BUDGET 1024
 #define SCHED_CONN_LINES 32
 #define SCHED_TURN_NS 1000000 /* 1 ms */
+/* A turn takes work due up to the poll's return and this much after it
+   (libuv's loop time, which says when the poll returned, is in ms and may
+   lag a ms): a longer stall since is the process's, and waits a poll. */
+#define SCHED_POLL_SLACK_US 2000
 
 /* Initialise the handles (idle, check, prepare, wake) on srv->loop and start them. */
 void sched_init(server_t *srv);

@@ -555,6 +555,42 @@ static void no_read_is_stamped_before_work_already_taken(void **state)
     assert_events(1, "b1", 500, "a2", 500, NULL);
 }
 
+/*
+ * The process stalls between its poll and its turn (off its core for 20
+ * ms): A's held line, due at 15,100, and a deadline at 12,000 fell due
+ * meanwhile, but B's bytes reached the kernel during the stall, at 10,000,
+ * and are read only at the next poll. The turn after the stall takes
+ * neither (they are due after the poll plus its slack): B's line is read
+ * next, with its kernel stamp (here the set clock goes back to it), and
+ * goes first. Without the wait, A's line and the deadline would have gone
+ * first, and B's stamp been raised to theirs (the test above).
+ */
+static void a_stall_after_the_poll_does_not_let_due_work_pass_unread_bytes(void **state)
+{
+    (void)state;
+    held_conn = A.conn;
+    held_us = 15000;
+    send_at(&A, "a1\n", 100);
+    add_deadline(0, 12000);
+    clock_set(&srv.clock, 1000); /* the poll returns at 1,000 */
+    clock_stall(&srv.clock, 20000);
+    sched_turn(&srv);
+    assert_int_equal(nevents, 0);
+    assert_int_equal(srv.metrics.turns_after_stall, 1);
+    send_at(&B, "b1\n", 10000); /* the next poll reads it */
+    clock_set(&srv.clock, 21000);
+    sched_turn(&srv);
+    assert_events(0, "b1", 10000, "room 0", 12000, "a1", 100, NULL);
+    assert_int_equal(srv.metrics.turns_after_stall, 1);
+    /* Within the slack, a turn after its poll takes what is due by then. */
+    add_deadline(1, 30000);
+    clock_set(&srv.clock, 30000 - SCHED_POLL_SLACK_US);
+    clock_stall(&srv.clock, SCHED_POLL_SLACK_US);
+    sched_turn(&srv);
+    assert_events(3, "room 1", 30000, NULL);
+    assert_int_equal(srv.metrics.turns_after_stall, 1);
+}
+
 #define WITH_SERVER(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
 
 TEST_MAIN(WITH_SERVER(lines_and_deadlines_go_in_time_order),
@@ -565,5 +601,6 @@ TEST_MAIN(WITH_SERVER(lines_and_deadlines_go_in_time_order),
           WITH_SERVER(the_commit_comes_before_any_output),
           WITH_SERVER(a_held_line_is_taken_at_its_key_in_order),
           WITH_SERVER(no_read_is_stamped_before_work_already_taken),
+          WITH_SERVER(a_stall_after_the_poll_does_not_let_due_work_pass_unread_bytes),
           WITH_SERVER(a_ping_rides_the_connections_output),
           WITH_SERVER(a_tick_pings_at_most_its_share))
