@@ -399,8 +399,11 @@ static void on_pong(request_t *req)
     server_t *srv = req->conn->srv;
     uint64_t n = (uint64_t)json_integer_value(json_object_get(req->msg, "n"));
     relay_pong(req->conn, n); /* a ping of a node hosting one of its rooms, passed on */
-    if (rtt_pong(req->conn, n, req->stamp))
+    uint64_t sample = rtt_pong(req->conn, n, req->stamp);
+    if (sample) {
         histogram_observe(&srv->metrics.rtt, (double)rtt_estimate(req->conn) / 1e6);
+        room_race_pong(req->session, req->stamp - sample, sample); /* a doubt of its quota */
+    }
     uint64_t est = rtt_estimate(req->conn);
     if (!est) {
         req_ok_bare(req); /* a pong of no ping awaited (a late one): nothing learnt */

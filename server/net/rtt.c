@@ -4,23 +4,24 @@
 #include "protocol/envelope.h"
 #include "server/net/conn.h"
 
-void rtt_ping(conn_t *c, uint64_t now_us, uint64_t interval_us)
+uint64_t rtt_ping(conn_t *c, uint64_t now_us, uint64_t interval_us)
 {
     rtt_t *t = &c->rtt;
     /* A node's link is pinged too: the node at its other end passes the ping
        on to its client and the pong back (relay.h). */
-    if (c->state != CONN_OPEN || !c->session) return;
-    if (t->nsamples == 0 && t->unanswered >= RTT_GIVE_UP) return; /* it never answers */
-    if (t->last_ping_us && now_us - t->last_ping_us < interval_us) return;
+    if (c->state != CONN_OPEN || !c->session) return 0;
+    if (t->nsamples == 0 && t->unanswered >= RTT_GIVE_UP) return 0; /* it never answers */
+    if (t->last_ping_us && now_us - t->last_ping_us < interval_us) return 0;
     json_t *ev = proto_event("ping");
     uint64_t n = ++t->next_n;
     json_object_set_new(ev, "n", json_integer((json_int_t)n));
-    if (conn_send_new(c, ev) < 0) return;
+    if (conn_send_new(c, ev) < 0) return 0;
     int k = (int)(n % RTT_PINGS);
     t->sent_n[k] = n;
     t->sent_us[k] = now_us;
     t->last_ping_us = now_us;
     t->unanswered++;
+    return n;
 }
 
 /* Whether c stopped being pinged: it answered none of its first pings. */

@@ -57,8 +57,9 @@ typedef struct rtt {
 struct conn;
 struct server;
 
-/* Ping c now if it is due (every `interval_us`; not after RTT_GIVE_UP unanswered). */
-void rtt_ping(struct conn *c, uint64_t now_us, uint64_t interval_us);
+/* Ping c now if it is due (every `interval_us`; not after RTT_GIVE_UP unanswered):
+   the ping's number, or 0 when none was sent. */
+uint64_t rtt_ping(struct conn *c, uint64_t now_us, uint64_t interval_us);
 /* rtt_ping() the connections whose ping was due `late_us` ago or more, at most `most` of
    them, in srv->pinging's order (main.c: every RTT_TICK_MS, RTT_TICK_PINGS, 100 ms late). */
 void rtt_ping_all(struct server *srv, uint64_t late_us, int most);

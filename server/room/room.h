@@ -218,6 +218,9 @@ void room_member_reconnected(room_t *r, session_t *s);
  */
 uint64_t room_hold_us(const room_t *r);
 uint64_t room_credit_us(const room_t *r, const session_t *s);
+/* s's pong came for a ping sent at sent_us, a round trip of sample_us: it
+   settles a doubt of its race quota (room_race.c), if it has one. */
+void room_race_pong(session_t *s, uint64_t sent_us, uint64_t sample_us);
 /* "reaction" or "arrival": 0 and *out, or -1. */
 int room_race_parse(const char *word, room_race_t *out);
 const char *room_race_name(room_race_t race);

@@ -47,10 +47,22 @@
  * an eighth of the cap, up to twice the cap. An
  * honest player never loses any; a liar who reacts as fast as the others
  * loses its credit within a few races and keeps it near nothing.
+ *
+ * Unless the estimate is old: it is the least of the last pongs, and after
+ * a congested spell of the network all of them may be slow, so a player's
+ * quick line right after it looks like a liar's until the next pong. So a
+ * line too quick for the estimate raises a doubt and a ping at once, and
+ * its pong decides: back within the line's response (plus the tolerance),
+ * the round trip did shrink, the estimate now says so, and nothing is
+ * taken; slower, or no pong within RACE_DOUBT_US, the lie is proven and the
+ * quota pays for the doubt's largest shortfall. A liar that answers that
+ * ping at once is let off, but its estimate then drops to its true round
+ * trip, and only RTT_SAMPLES slow pongs raise it again.
  */
 #define RACE_TOLERANCE_US 10000
 #define RACE_PENALTY 4
 #define RACE_REFILL_DIV 8
+#define RACE_DOUBT_US 1000000 /* a doubt's pong later than this: the lie proven */
 
 int room_race_parse(const char *word, room_race_t *out)
 {
@@ -94,31 +106,73 @@ uint64_t room_hold_us(const room_t *r)
     return hold;
 }
 
+/* The lie proven: the quota pays 4 times the shortfall. */
+static void race_caught(session_t *s, uint64_t response_us, uint64_t shortfall_us, const char *why)
+{
+    uint64_t take = RACE_PENALTY * shortfall_us;
+    s->race_quota_us = take >= s->race_quota_us ? 0 : s->race_quota_us - take;
+    s->srv->metrics.race_caught++;
+    log_info("session %llu: a line answered %llu ms after its state, %llu ms sooner than the "
+             "sender's round trip allows (%s): quota %llu ms",
+             (unsigned long long)s->id, (unsigned long long)(response_us / 1000),
+             (unsigned long long)(shortfall_us / 1000), why,
+             (unsigned long long)(s->race_quota_us / 1000));
+}
+
+static void doubt_proven(session_t *s, const char *why)
+{
+    race_caught(s, s->race_doubt.response_us, s->race_doubt.shortfall_us, why);
+    memset(&s->race_doubt, 0, sizeof s->race_doubt);
+}
+
+void room_race_pong(session_t *s, uint64_t sent_us, uint64_t sample_us)
+{
+    /* (any ping sent since the doubt: after a reconnection, the new connection's) */
+    if (!s || !s->race_doubt.open || sent_us < s->race_doubt.since_us) return;
+    uint64_t response = s->race_doubt.response_us;
+    if (sample_us <= response + RACE_TOLERANCE_US + response / 10) {
+        memset(&s->race_doubt, 0, sizeof s->race_doubt); /* the round trip did shrink */
+        log_info("session %llu: its round trip shrank to %llu ms: no race quota taken",
+                 (unsigned long long)s->id, (unsigned long long)(sample_us / 1000));
+        return;
+    }
+    doubt_proven(s, "its next pong was as slow");
+}
+
 /* What the line says of its sender's round trip: the quota (above). */
 void room__race_evidence(room_t *r, session_t *s, uint64_t stamp_us, const room_settle_t *st)
 {
     uint64_t cap = r->srv->opts.race_cap * 1000, full = SESSION_RACE_QUOTA_CAPS * cap;
     if (!st->rtt_us || !s->conn) return;
-    uint64_t tolerance = RACE_TOLERANCE_US + st->rtt_us / 10, response = st->response_us;
+    if (s->race_doubt.open && stamp_us - s->race_doubt.since_us > RACE_DOUBT_US)
+        doubt_proven(s, "no pong came");
+    uint64_t tolerance = RACE_TOLERANCE_US + st->rtt_us / 10;
     /* Naming a state older than one it had seen when it sent the line (one
        written a round trip before it came) says as much as answering at once:
-       it would dodge the check below. */
+       it would dodge the check below. That is no old estimate's doing. */
     if (st->written_us && stamp_us > st->rtt_us + tolerance &&
-        rtt_latest_state(s->conn, r->rid, stamp_us - st->rtt_us - tolerance) > st->written_us)
-        response = 0;
-    if (response < st->rtt_us && response + tolerance < st->rtt_us) {
-        uint64_t take = RACE_PENALTY * (st->rtt_us - response);
-        s->race_quota_us = take >= s->race_quota_us ? 0 : s->race_quota_us - take;
-        r->srv->metrics.race_caught++;
-        log_info("room %s: a line answered %llu ms after its state, sooner than the sender's "
-                 "round trip of %llu ms: quota %llu ms",
-                 r->id, (unsigned long long)(response / 1000),
-                 (unsigned long long)(st->rtt_us / 1000),
-                 (unsigned long long)(s->race_quota_us / 1000));
-    } else {
-        s->race_quota_us += cap / RACE_REFILL_DIV;
-        if (s->race_quota_us > full) s->race_quota_us = full;
+        rtt_latest_state(s->conn, r->rid, stamp_us - st->rtt_us - tolerance) > st->written_us) {
+        race_caught(s, 0, st->rtt_us, "it named a state older than one it had seen");
+        return;
     }
+    uint64_t response = st->response_us;
+    if (response < st->rtt_us && response + tolerance < st->rtt_us) {
+        uint64_t shortfall = st->rtt_us - response;
+        if (!s->race_doubt.open) { /* ask at once */
+            if (!rtt_ping(s->conn, server_now_us(r->srv), 0)) {
+                race_caught(s, response, shortfall, "it cannot be pinged");
+                return;
+            }
+            s->race_doubt.open = true;
+            s->race_doubt.since_us = stamp_us;
+            s->race_doubt.response_us = response;
+        }
+        if (shortfall > s->race_doubt.shortfall_us) s->race_doubt.shortfall_us = shortfall;
+        if (response < s->race_doubt.response_us) s->race_doubt.response_us = response;
+        return;
+    }
+    s->race_quota_us += cap / RACE_REFILL_DIV;
+    if (s->race_quota_us > full) s->race_quota_us = full;
 }
 
 /* The journal says how the action that follows was settled, so that a reader sees why. */

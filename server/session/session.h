@@ -42,6 +42,12 @@ struct session {
     int nrooms, caprooms; /* or allocated once they are more */
     struct room *rooms_here[SESSION_ROOMS_HERE];
     uint64_t race_quota_us;    /* round trip its races may still be credited (room_play.c) */
+    struct {                   /* a line came sooner than its round trip allows (room_race.c): */
+        bool open;             /* a ping sent since will say why */
+        uint64_t since_us;     /* the line's arrival */
+        uint64_t shortfall_us; /* the round trip less the line's response (the most of them) */
+        uint64_t response_us;  /* the line's response (the least of them) */
+    } race_doubt;
     bool hold_open;            /* hold handle initialised and not yet closed */
     bool gone;                 /* session_close() ran, or is under way */
     bool admin;                /* said `admin TOKEN` (admin.c) */

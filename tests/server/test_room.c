@@ -721,7 +721,9 @@ static void the_dispute_rule_holds_among_near_reactions(void **state)
  * A client that delays its pongs to look 150 ms far (its real round trip
  * is 5) but answers states 25 ms after they are written: the first such
  * answer takes its quota, and its credit is gone; an honest player's
- * quota stays full, and nobody is ever credited more than the cap.
+ * quota stays full, and nobody is ever credited more than the cap. (These
+ * connections cannot be pinged, so the lie is proven at once; a real one
+ * is pinged and its pong decides: test_rtt.py.)
  */
 static void a_client_faking_its_round_trip_loses_its_credit(void **state)
 {

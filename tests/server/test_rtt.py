@@ -3,7 +3,8 @@
 after hello and pongs answered with the estimate; `lag_ms` beside a seat and
 the room's `race` rule in room events; the room option race=; a
 connection that never answers is left alone after three pings; `seq` of
-an act checked; the journal's race entries. The races' fairness across
+an act checked; the journal's race entries; a line quicker than its
+sender's estimate settled by the pong of a ping sent at once. The races' fairness across
 round trips is test_race_fair.py (suite soak), the rule with the clock
 set is test_room.c. Usage: test_rtt.py PATH/TO/tapisd"""
 import os
@@ -95,6 +96,71 @@ def an_act_may_name_the_state_it_answers(srv):
     legal = st["view"]["legal"]
     r = a.request("act", room=room, action=legal[0], seq=st["seq"])
     assert r["ok"] is True, r
+
+
+def slow_pongs(c, n, delay):
+    """Answer c's next n pings `delay` s late each: its estimate is a congested spell's."""
+    r = None
+    for _ in range(n):
+        ping = c.event(is_ev("ping"))
+        time.sleep(delay)
+        r = c.ok("pong", n=ping["n"])
+    return r
+
+
+def a_quick_act_after_slow_pongs(srv):
+    """ann's pongs all came 150 ms late (5 of them: her estimate), then her
+    table starts and she acts the moment its state comes: too quick for that
+    estimate. Returns ann, her room and the action's reply."""
+    a = srv.connect("ann")
+    r = slow_pongs(a, 5, 0.15)
+    assert r["lag_ms"] >= 150, r
+    room = a.ok("create", game="233", players=2)["room"]
+    b = srv.connect("bob")  # answers no ping: credited nothing
+    b.ok("join", room=room)
+    st = a.event(lambda e: e.get("ev") == "state" and e["view"].get("legal"))
+    assert st["view"]["turn"] == st["view"]["seat"] == 0, st["view"]  # (--seed: ann's turn)
+    r = a.request("act", room=room, action=st["view"]["legal"][0], seq=st["seq"])
+    assert r["ok"] is True, r
+    return a, room
+
+
+QUICK = ("--ping-interval", "300", "--seed", "3")
+
+
+@served(*QUICK)
+def an_honest_player_keeps_its_quota_when_its_round_trip_shrinks(srv):
+    """The network got faster: the ping sent at once upon the quick act comes
+    back as fast as the act did, the estimate was only old, and nothing is
+    taken from the quota."""
+    a, room = a_quick_act_after_slow_pongs(srv)
+    ping = a.event(is_ev("ping"))  # the one asked at once, ahead of the schedule
+    r = a.ok("pong", n=ping["n"])
+    assert r["lag_ms"] <= 20, r
+    srv.wait_log(r"round trip shrank to \d+ ms: no race quota taken")
+    assert not srv.log_has("sooner than the sender"), "an honest player's quota was taken"
+
+
+@served(*QUICK)
+def a_liar_whose_next_pong_is_as_slow_loses_its_quota(srv):
+    """The pongs were held back on purpose: the one asked at once is held too,
+    and the lie is proven."""
+    a, room = a_quick_act_after_slow_pongs(srv)
+    ping = a.event(is_ev("ping"))
+    time.sleep(0.15)
+    a.ok("pong", n=ping["n"])
+    srv.wait_log(r"sooner than the sender's round trip allows \(its next pong was as slow\)")
+    assert not srv.log_has("no race quota taken")
+
+
+@served(*QUICK)
+def a_liar_that_never_answers_loses_its_quota_at_its_next_line(srv):
+    """No pong within a second of the doubt: the next line proves the lie."""
+    a, room = a_quick_act_after_slow_pongs(srv)
+    time.sleep(1.1)
+    st = a.event(lambda e: e.get("ev") == "state" and e["view"].get("legal"))
+    a.request("act", room=room, action=st["view"]["legal"][0])
+    srv.wait_log(r"sooner than the sender's round trip allows \(no pong came\)")
 
 
 def journal_of(srv, a, room):
