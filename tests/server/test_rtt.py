@@ -17,12 +17,14 @@ from harness import is_ev, run_tests  # noqa: E402
 from util import served  # noqa: E402
 
 
-def answer_pings(c, n):
-    """Answer the next n pings of c at once; returns the last pong's reply."""
+def answer_pings(c, n, delay=0):
+    """Answer the next n pings of c, each `delay` s late (0: at once, the default;
+    later, its estimate is a congested spell's); returns the last pong's reply."""
     r = None
     for _ in range(n):
         ping = c.event(is_ev("ping"))
         assert set(ping) == {"ev", "n"} and ping["n"] >= 1, ping
+        time.sleep(delay)
         r = c.ok("pong", n=ping["n"])
     return r
 
@@ -98,22 +100,12 @@ def an_act_may_name_the_state_it_answers(srv):
     assert r["ok"] is True, r
 
 
-def slow_pongs(c, n, delay):
-    """Answer c's next n pings `delay` s late each: its estimate is a congested spell's."""
-    r = None
-    for _ in range(n):
-        ping = c.event(is_ev("ping"))
-        time.sleep(delay)
-        r = c.ok("pong", n=ping["n"])
-    return r
-
-
 def a_quick_act_after_slow_pongs(srv):
     """ann's pongs all came 150 ms late (5 of them: her estimate), then her
     table starts and she acts the moment its state comes: too quick for that
     estimate. Returns ann, her room and the action's reply."""
     a = srv.connect("ann")
-    r = slow_pongs(a, 5, 0.15)
+    r = answer_pings(a, 5, delay=0.15)
     assert r["lag_ms"] >= 150, r
     room = a.ok("create", game="233", players=2)["room"]
     b = srv.connect("bob")  # answers no ping: credited nothing
