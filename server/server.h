@@ -99,6 +99,7 @@ struct server {
                             it (conn.c, "Stamps") */
     queue_t doomed;      /* conn_t.doom_node: to close at the next turn (see conn_doom) */
     queue_t flushing;    /* conn_t.flush_node: output to flush, oldest first */
+    buf_t out_turn;      /* the output of connections with none of their own waiting (conn.c) */
     peer_count_t *peers; /* connections per client address */
 
     queue_t sessions; /* session_t.node, newest first */

@@ -512,7 +512,7 @@ int main(int argc, char **argv)
     store_close(&srv);
     cluster_free(&srv);
     accounts_free(&srv);
-    conn_free_peers(&srv);
+    conn_free_all(&srv);
     json_plain_shared_clear(); /* the requests' shared actions (protocol/envelope.c) */
     int closed = uv_loop_close(&loop);
     if (closed != 0) {

@@ -59,7 +59,7 @@ void conn__uncount(conn_t *c)
     c->peer_count = NULL;
 }
 
-void conn_free_peers(server_t *srv)
+void conn__free_peers(server_t *srv)
 {
     peer_count_t *p, *tmp;
     HASH_ITER(hh, srv->peers, p, tmp)

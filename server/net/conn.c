@@ -42,6 +42,7 @@
  * conn_take_line() and conn_note_error().
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -57,6 +58,8 @@
 #define FLUSH_TIMEOUT_MS 5000
 #define HTTP_FLUSH_TIMEOUT_MS 30000 /* a file of the page, to a slow phone */
 #define OUT_KEEP (16 * 1024)        /* a larger output buffer is freed once written */
+#define OUT_TURN_KEEP (1024 * 1024) /* the same for the turn's shared buffer */
+#define SEND_GUESS 1024             /* room for most messages, encoded once */
 
 static char read_buf[READ_BUF_SIZE];
 
@@ -75,6 +78,7 @@ static size_t read_pause_bytes(const conn_t *c)
 
 static void flush_push(conn_t *c);
 static void flush_remove(conn_t *c);
+static void out_drop(conn_t *c);
 
 /* ------------------------------------------------------------------------ */
 /* Stamps and the ready heap                                                */
@@ -183,7 +187,7 @@ void conn_close(conn_t *c, const char *why)
     ready_remove(c);
     conn__uncount(c);
     flush_remove(c);
-    buf_reset(&c->out);
+    out_drop(c);
     c->state = CONN_CLOSING;
     if (c->kind == CONN_WS) srv->metrics.websockets--;
     srv->conn_hooks->on_close(c);
@@ -207,7 +211,7 @@ static void conn_doom(conn_t *c, const char *why)
     if (c->state == CONN_CLOSING || c->state == CONN_DOOMED) return;
     ready_remove(c);
     flush_remove(c);
-    buf_reset(&c->out);
+    out_drop(c);
     if (c->reading) uv_read_stop((uv_stream_t *)&c->tcp);
     c->reading = false;
     c->state = CONN_DOOMED;
@@ -263,6 +267,99 @@ static void flush_remove(conn_t *c)
     queue_remove(&c->flush_node);
 }
 
+/*
+ * Output. A connection with nothing of its own waiting writes into the
+ * turn's buffer, srv->out_turn, which every connection shares, and notes
+ * where its pieces are (c->pieces): that buffer is reused turn after turn,
+ * so it stays in the cache, where 4,000 connections' own buffers would not
+ * (writing each state event into a cold buffer was a third of the cache
+ * misses of an act at 2,000 tables). The flush hands the pieces to the
+ * kernel in one write; what it does not take is copied into c->out, and so
+ * is everything once c has more than CONN_OUT_PIECES pieces or a message
+ * larger than OUT_KEEP: from then on c's output goes to c->out, in order.
+ * The buffer is emptied once everything is flushed.
+ */
+
+/* Bytes of the pieces from `skip` on into c->out (empty before): 0, or -1 out of memory. */
+static int out_pieces_to_own(conn_t *c, size_t skip)
+{
+    const buf_t *t = &c->srv->out_turn;
+    int r = 0;
+    for (int i = 0; i < c->npieces && r == 0; i++) {
+        size_t off = c->pieces[i].off, len = c->pieces[i].len;
+        if (skip >= len) {
+            skip -= len;
+            continue;
+        }
+        r = buf_append(&c->out, t->data + off + skip, len - skip);
+        skip = 0;
+    }
+    c->npieces = 0;
+    return r;
+}
+
+static void out_drop(conn_t *c)
+{
+    buf_reset(&c->out);
+    c->npieces = 0;
+}
+
+size_t conn_out_waiting(const conn_t *c)
+{
+    size_t n = c->out.len;
+    for (int i = 0; i < c->npieces; i++)
+        n += c->pieces[i].len;
+    return n;
+}
+
+/* Room for n more bytes of c's output: the buffer they go to (the turn's or
+   c's own), or NULL when memory ran out. out_commit() counts them. */
+static buf_t *out_reserve(conn_t *c, size_t n)
+{
+    buf_t *t = &c->srv->out_turn;
+    const int last = c->npieces - 1;
+    if (c->out.len == 0 && n <= OUT_KEEP &&
+        (last < CONN_OUT_PIECES - 1 || c->pieces[last].off + c->pieces[last].len == t->len)) {
+        if (buf_reserve(t, n) == 0) return t;
+        t->failed = false; /* c alone goes without: the others' output is not c's */
+    }
+    if (c->npieces && out_pieces_to_own(c, 0) < 0) return NULL;
+    return buf_reserve(&c->out, n) == 0 ? &c->out : NULL;
+}
+
+/* n bytes of c's output were written at buf_end(b) (b from out_reserve()): they
+   are flushed with the others once the turn is committed, never before
+   (write-ahead). Output past --out-cap waits too: the kernel may take it
+   then, and if it does not, the slow-reader rule applies. */
+static void out_commit(conn_t *c, buf_t *b, size_t n)
+{
+    if (b != &c->out) {
+        int last = c->npieces - 1;
+        if (last >= 0 && c->pieces[last].off + c->pieces[last].len == b->len) {
+            c->pieces[last].len += n; /* it wrote the bytes before: one piece */
+        } else {
+            c->pieces[last + 1].off = b->len;
+            c->pieces[last + 1].len = n;
+            c->npieces++;
+        }
+    }
+    buf_commit(b, n);
+    flush_push(c);
+}
+
+/* Append n bytes to c's output: 0, or -1 when c was doomed (no memory). */
+static int out_append(conn_t *c, const void *data, size_t n)
+{
+    buf_t *b = out_reserve(c, n);
+    if (!b) {
+        conn_doom(c, "out of memory");
+        return -1;
+    }
+    memcpy(buf_end(b), data, n);
+    out_commit(c, b, n);
+    return 0;
+}
+
 /* The output was written: keep a small buffer for the next messages. */
 static void out_reset(conn_t *c)
 {
@@ -291,9 +388,37 @@ static void on_write(uv_write_t *req, int status)
  */
 static int write_out(conn_t *c)
 {
+    bool tried = false;
+    if (c->npieces) { /* in the turn's buffer: written from there when the kernel takes it all */
+        const buf_t *t = &c->srv->out_turn;
+        uv_buf_t b[CONN_OUT_PIECES];
+        size_t all = 0;
+        for (int i = 0; i < c->npieces; i++) {
+            b[i] = uv_buf_init(t->data + c->pieces[i].off, (unsigned)c->pieces[i].len);
+            all += c->pieces[i].len;
+        }
+        int n = c->tcp.write_queue_size
+                    ? UV_EAGAIN
+                    : uv_try_write((uv_stream_t *)&c->tcp, b, (unsigned)c->npieces);
+        tried = c->tcp.write_queue_size == 0;
+        if (n > 0) c->srv->metrics.bytes_sent += (uint64_t)n;
+        if (n == (int)all) {
+            c->npieces = 0;
+            return 0;
+        }
+        if (n < 0 && n != UV_EAGAIN) {
+            c->npieces = 0;
+            conn_doom(c, uv_strerror(n));
+            return -1;
+        }
+        if (out_pieces_to_own(c, n > 0 ? (size_t)n : 0) < 0) {
+            conn_doom(c, "out of memory");
+            return -1;
+        }
+    }
     if (c->out.len == 0) return 0;
     size_t off = 0;
-    if (c->tcp.write_queue_size == 0) {
+    if (c->tcp.write_queue_size == 0 && !tried) {
         uv_buf_t b = uv_buf_init(c->out.data, (unsigned)c->out.len);
         int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
         if (n > 0) c->srv->metrics.bytes_sent += (uint64_t)n;
@@ -346,7 +471,7 @@ static int conn_flush(conn_t *c, uint64_t now_us)
         rtt_ping_due(c, now_us);
     flush_remove(c);
     if (c->state != CONN_OPEN && c->state != CONN_FLUSHING) {
-        buf_reset(&c->out);
+        out_drop(c);
         return -1;
     }
     if (write_out(c) < 0) return -1;
@@ -363,20 +488,21 @@ static int conn_flush(conn_t *c, uint64_t now_us)
 
 void conn_flush_all(server_t *srv)
 {
-    uint64_t now = queue_empty(&srv->flushing) ? 0 : server_now_us(srv);
+    if (queue_empty(&srv->flushing)) return;
+    uint64_t now = server_now_us(srv);
     while (!queue_empty(&srv->flushing))
         conn_flush(queue_data(queue_head(&srv->flushing), conn_t, flush_node), now);
+    /* Nobody has a piece of it any more ("Output"). */
+    if (srv->out_turn.cap > OUT_TURN_KEEP)
+        buf_free(&srv->out_turn);
+    else
+        buf_reset(&srv->out_turn);
 }
 
-/*
- * Bytes were appended: flush with the others once the turn is committed,
- * never before (write-ahead). A buffer past --out-cap waits too: the kernel
- * may take it then, and if it does not, the slow-reader rule applies.
- */
-static int out_queued(conn_t *c)
+void conn_free_all(server_t *srv)
 {
-    flush_push(c);
-    return 0;
+    conn__free_peers(srv);
+    buf_free(&srv->out_turn);
 }
 
 /* A WebSocket's line: one text message. */
@@ -417,18 +543,17 @@ int conn_send(conn_t *c, const json_t *msg)
     /* The encoding of proto_encode() (compact JSON, then the newline), written
        straight into the output buffer; a message longer than the room left
        is encoded again once the buffer has grown. */
-    size_t room = buf_room(&c->out);
-    size_t n = json_text(msg, buf_end(&c->out), room);
-    if (n + 1 > room) {
-        if (buf_reserve(&c->out, n + 1) < 0) {
-            conn_doom(c, "out of memory");
-            return -1;
-        }
-        json_text(msg, buf_end(&c->out), n);
+    buf_t *b = out_reserve(c, SEND_GUESS);
+    size_t room = b ? buf_room(b) : 0;
+    size_t n = b ? json_text(msg, buf_end(b), room) : 0;
+    if (b && n + 1 > room && (b = out_reserve(c, n + 1)) != NULL) json_text(msg, buf_end(b), n);
+    if (!b) {
+        conn_doom(c, "out of memory");
+        return -1;
     }
-    buf_end(&c->out)[n] = '\n';
-    buf_commit(&c->out, n + 1);
-    return out_queued(c);
+    buf_end(b)[n] = '\n';
+    out_commit(c, b, n + 1);
+    return 0;
 }
 
 int conn_send_new(conn_t *c, json_t *msg)
@@ -442,32 +567,28 @@ int conn_send_encoded(conn_t *c, const char *line, size_t len)
 {
     if (!c || c->state != CONN_OPEN) return -1;
     if (c->ws) return ws_line(c, line, len && line[len - 1] == '\n' ? len - 1 : len);
-    if (buf_append(&c->out, line, len) < 0) {
-        conn_doom(c, "out of memory");
-        return -1;
-    }
-    return out_queued(c);
+    return out_append(c, line, len);
 }
 
 int conn_send_line(conn_t *c, const char *line, size_t len)
 {
     if (!c || c->state != CONN_OPEN) return -1;
     if (c->ws) return ws_line(c, line, len);
-    if (buf_append(&c->out, line, len) < 0 || buf_append(&c->out, "\n", 1) < 0) {
+    buf_t *b = len < SIZE_MAX ? out_reserve(c, len + 1) : NULL;
+    if (!b) {
         conn_doom(c, "out of memory");
         return -1;
     }
-    return out_queued(c);
+    memcpy(buf_end(b), line, len);
+    buf_end(b)[len] = '\n';
+    out_commit(c, b, len + 1);
+    return 0;
 }
 
 int conn__write_raw(conn_t *c, const void *data, size_t n)
 {
     if (c->state != CONN_OPEN) return -1;
-    if (buf_append(&c->out, data, n) < 0) {
-        conn_doom(c, "out of memory");
-        return -1;
-    }
-    return out_queued(c);
+    return out_append(c, data, n);
 }
 
 /* ------------------------------------------------------------------------ */

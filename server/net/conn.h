@@ -7,7 +7,8 @@
  * the lines in stamp order from a uv_check handle. See "Stamps" in conn.c.
  *
  * Writing: every message is one line, appended to the connection's output
- * buffer; the buffers are flushed by conn_flush_all() alone, which the
+ * (the turn's shared buffer while it has none of its own waiting: conn.c,
+ * "Output"); it is flushed by conn_flush_all() alone, which the
  * scheduler calls once per turn (and from its uv_prepare handle for what
  * timers sent) right after the turn's durable commit, each with one write:
  * no output, not even a closing connection's last words, goes out before
@@ -21,7 +22,8 @@
 #include "server/server.h"
 #include "server/net/rtt.h"
 
-#define CONN_STAMPS 16 /* reads remembered per connection to stamp its lines */
+#define CONN_STAMPS 16    /* reads remembered per connection to stamp its lines */
+#define CONN_OUT_PIECES 4 /* its pieces of the turn's buffer, at most (conn.c, "Output") */
 
 /* ------------------------------------------------------------------------ */
 /* Connection                                                               */
@@ -67,9 +69,13 @@ struct conn {
     heap_node_t ready; /* in srv->ready, keyed by its next line's stamp (and delay) */
     uint64_t last_line_ms; /* for the idle timeout */
     budget_t line_budget, error_budget;
-    buf_t out;          /* output not yet handed to the kernel or libuv (see conn.c) */
+    buf_t out; /* output not yet handed to the kernel or libuv (see conn.c) */
+    struct {
+        size_t off, len;       /* in srv->out_turn */
+    } pieces[CONN_OUT_PIECES]; /* its output there, in order, while `out` is empty */
+    int npieces;
     size_t out_pending; /* bytes handed to libuv and not yet written */
-    queue_t flush_node; /* in srv->flushing while `out` waits (else unlinked) */
+    queue_t flush_node; /* in srv->flushing while output waits (else unlinked) */
     /* When its ping may be due (0: in srv->unpinged; rtt.c): read at each flush, so beside `out`.
      */
     uint64_t ping_check_us;
@@ -154,6 +160,8 @@ void conn_update_ready(conn_t *c);
 void conn_note_error(conn_t *c, const char *code);
 /* Write the output every connection has waiting (the scheduler, after its commit). */
 void conn_flush_all(server_t *srv);
+/* The bytes of c's output waiting for the next flush. */
+size_t conn_out_waiting(const conn_t *c);
 /* For web.c and ws.c only: append bytes to c's output as they are (an HTTP
    answer, a WebSocket frame), and feed bytes to c's line splitter. 0 or -1
    (c is doomed, or memory ran out). */
@@ -170,8 +178,11 @@ void conn__refuse(conn_t *c, const char *code);
    again to send it, or it is closed. */
 void conn__wait_request(conn_t *c);
 
-/* Free the counts of connections per address (at exit, once every connection is closed). */
-void conn_free_peers(server_t *srv);
+/* Free what the connections keep for the server: the counts per address, the turn's
+   output buffer (at exit, once every connection is closed). */
+void conn_free_all(server_t *srv);
+/* accept.c's part of it. */
+void conn__free_peers(server_t *srv);
 
 /* Between conn.c and accept.c: send an error event then close once it is
    written; read c again (unless it is paused, closing or at its end); take c

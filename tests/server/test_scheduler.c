@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -52,6 +53,8 @@ static int nevents;
 static int commits;
 static int reply_fd = -1; /* the client whose reply must not come before the commit */
 static bool reply_each_line;
+/* A line "big<c>" is answered with a line of big_bytes bytes <c> instead. */
+static size_t big_bytes;
 
 static void note(const char *what, size_t len, uint64_t at)
 {
@@ -80,7 +83,15 @@ static void on_line(conn_t *c, const char *line, size_t len, uint64_t stamp, boo
     (void)limited;
     assert_int_equal(srv.work_us, stamp + (c == held_conn ? held_us : 0)); /* taken at its key */
     note(line, len, stamp);
-    if (reply_each_line) conn_send_line(c, line, len);
+    if (reply_each_line && len == 4 && memcmp(line, "big", 3) == 0) {
+        char *big = malloc(big_bytes);
+        assert_non_null(big);
+        memset(big, line[3], big_bytes);
+        conn_send_line(c, big, big_bytes);
+        free(big);
+    } else if (reply_each_line) {
+        conn_send_line(c, line, len);
+    }
 }
 
 static void on_close(conn_t *c)
@@ -126,7 +137,7 @@ static int on_commit(void *ctx)
         assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
         int queued = 0;
         for (queue_t *q = queue_head(&srv.conns); q != &srv.conns; q = queue_next(q))
-            queued += queue_data(q, conn_t, node)->out.len > 0;
+            queued += conn_out_waiting(queue_data(q, conn_t, node)) > 0;
         assert_true(queued > 0);
     }
     return 0;
@@ -207,6 +218,7 @@ static int setup(void **state)
     nevents = commits = 0;
     reply_fd = -1;
     reply_each_line = false;
+    big_bytes = 20000;
     held_conn = NULL;
     log_set_level(LOG_ERROR);
     char *argv[] = {"tapisd", "--line-rate", "0", "--conn-rate", "0", NULL};
@@ -243,7 +255,7 @@ static int teardown(void **state)
     uv_close((uv_handle_t *)&srv.listener, NULL);
     sched_close(&srv);
     uv_run(srv.loop, UV_RUN_DEFAULT);
-    conn_free_peers(&srv);
+    conn_free_all(&srv);
     assert_int_equal(uv_loop_close(srv.loop), 0);
     return 0;
 }
@@ -401,13 +413,13 @@ static void assert_nothing_for(const client_t *cl)
     assert_int_equal(recv(cl->fd, &b, 1, MSG_DONTWAIT), -1);
 }
 
-/* The client reads exactly `want` (the loop runs meanwhile: the writes may be queued). */
-static void assert_received(const client_t *cl, const char *want)
+/* The client reads exactly want[0, len) (the loop runs meanwhile: the writes may be queued). */
+static void assert_received_n(const client_t *cl, const char *want, size_t len)
 {
-    char got[256];
-    size_t n = 0, len = strlen(want);
-    assert_true(len <= sizeof got);
-    uint64_t give_up = uv_hrtime() + 10ull * 1000000000;
+    char *got = malloc(len + 1);
+    assert_non_null(got);
+    size_t n = 0;
+    uint64_t give_up = uv_hrtime() + 30ull * 1000000000;
     while (n < len) {
         assert_true(uv_hrtime() < give_up);
         uv_run(srv.loop, UV_RUN_NOWAIT);
@@ -415,7 +427,13 @@ static void assert_received(const client_t *cl, const char *want)
         if (k > 0) n += (size_t)k;
     }
     assert_memory_equal(got, want, len);
+    free(got);
     assert_nothing_for(cl);
+}
+
+static void assert_received(const client_t *cl, const char *want)
+{
+    assert_received_n(cl, want, strlen(want));
 }
 
 static void the_commit_comes_before_any_output(void **state)
@@ -591,6 +609,96 @@ static void a_stall_after_the_poll_does_not_let_due_work_pass_unread_bytes(void 
     assert_int_equal(srv.metrics.turns_after_stall, 1);
 }
 
+/* Turns until no line waits (the clock stays: every line read is due). */
+static void turns_until_no_line(void)
+{
+    while (heap_min_key(&srv.ready) != UINT64_MAX)
+        sched_turn(&srv);
+}
+
+/* want (of cap bytes) with s appended, then a line of n bytes c if n > 0. */
+static size_t expect(char *want, size_t at, size_t cap, const char *s, size_t n, char c)
+{
+    size_t k = strlen(s);
+    assert_true(at + k + n + 1 <= cap);
+    memcpy(want + at, s, k);
+    at += k;
+    if (n) {
+        memset(want + at, c, n);
+        want[at + n] = '\n';
+        at += n + 1;
+    }
+    return at;
+}
+
+/*
+ * The replies to A and B interleave in one turn, so A's output lies in the
+ * turn's shared buffer in more pieces than a connection keeps (conn.c,
+ * "Output"), and one of its replies is larger than a piece may be: each
+ * connection still gets exactly its own bytes, in order.
+ */
+static void interleaved_output_reaches_each_connection_whole_and_in_order(void **state)
+{
+    (void)state;
+    reply_each_line = true;
+    enum { CAP = 64 * 1024 };
+    static char want_a[CAP], want_b[CAP];
+    size_t na = 0, nb = 0;
+    char line[16];
+    for (int i = 0; i < 10; i++) {
+        snprintf(line, sizeof line, "a%d\n", i);
+        send_at(&A, line, 100 + 2 * (uint64_t)i);
+        na = expect(want_a, na, CAP, line, 0, 0);
+        snprintf(line, sizeof line, "b%d\n", i);
+        send_at(&B, line, 101 + 2 * (uint64_t)i);
+        nb = expect(want_b, nb, CAP, line, 0, 0);
+        if (i == 6) {
+            send_at(&A, "bigQ\n", 101 + 2 * (uint64_t)i);
+            na = expect(want_a, na, CAP, "", big_bytes, 'Q');
+        }
+    }
+    turns_until_no_line();
+    assert_received_n(&A, want_a, na);
+    assert_received_n(&B, want_b, nb);
+}
+
+/*
+ * A stops reading while the server answers it with megabytes: the kernel
+ * takes part of a write, the rest waits in A's own buffer, and what follows
+ * queues behind it. Once A reads again it gets every byte, in order, while
+ * B, answered in the same turns, gets its own at once.
+ */
+static void output_the_kernel_does_not_take_follows_in_order(void **state)
+{
+    (void)state;
+    reply_each_line = true;
+    big_bytes = 8000; /* in the turn's buffer (a piece: up to 16 KiB) */
+    srv.opts.out_cap = 64 << 20; /* no slow-reader drop here */
+    int sndbuf = 32 * 1024;       /* the kernel takes a part of each write */
+    assert_int_equal(uv_send_buffer_size((uv_handle_t *)&A.conn->tcp, &sndbuf), 0);
+    enum { LINES = 400, CAP = LINES * 8001 + 64 };
+    char *want_a = malloc(CAP);
+    assert_non_null(want_a);
+    size_t na = 0;
+    char line[16];
+    uint64_t at = 100;
+    for (int i = 0; i < LINES; i++) {
+        snprintf(line, sizeof line, "big%c", 'A' + i % 26);
+        na = expect(want_a, na, CAP, "", big_bytes, line[3]);
+        strcat(line, "\n");
+        send_at(&A, line, at++);
+        if (i % 20 == 19) { /* B too, between A's lines */
+            send_at(&B, "b\n", at++);
+            turns_until_no_line();
+            assert_received(&B, "b\n");
+        }
+    }
+    turns_until_no_line();
+    assert_true(A.conn->out_pending > 0 || A.conn->out.len > 0); /* the kernel took only part */
+    assert_received_n(&A, want_a, na);
+    free(want_a);
+}
+
 #define WITH_SERVER(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
 
 TEST_MAIN(WITH_SERVER(lines_and_deadlines_go_in_time_order),
@@ -599,6 +707,8 @@ TEST_MAIN(WITH_SERVER(lines_and_deadlines_go_in_time_order),
           WITH_SERVER(a_backlog_cannot_overtake_an_earlier_line),
           WITH_SERVER(a_turn_does_at_most_its_budget),
           WITH_SERVER(the_commit_comes_before_any_output),
+          WITH_SERVER(interleaved_output_reaches_each_connection_whole_and_in_order),
+          WITH_SERVER(output_the_kernel_does_not_take_follows_in_order),
           WITH_SERVER(a_held_line_is_taken_at_its_key_in_order),
           WITH_SERVER(no_read_is_stamped_before_work_already_taken),
           WITH_SERVER(a_stall_after_the_poll_does_not_let_due_work_pass_unread_bytes),
