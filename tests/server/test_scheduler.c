@@ -672,9 +672,9 @@ static void output_the_kernel_does_not_take_follows_in_order(void **state)
 {
     (void)state;
     reply_each_line = true;
-    big_bytes = 8000; /* in the turn's buffer (a piece: up to 16 KiB) */
+    big_bytes = 8000;            /* in the turn's buffer (a piece: up to 16 KiB) */
     srv.opts.out_cap = 64 << 20; /* no slow-reader drop here */
-    int sndbuf = 32 * 1024;       /* the kernel takes a part of each write */
+    int sndbuf = 32 * 1024;      /* the kernel takes a part of each write */
     assert_int_equal(uv_send_buffer_size((uv_handle_t *)&A.conn->tcp, &sndbuf), 0);
     enum { LINES = 400, CAP = LINES * 8001 + 64 };
     char *want_a = malloc(CAP);
