@@ -207,18 +207,23 @@ def metrics_after_a_bot_game(exe):
         c = srv.connect("cat")
         r2 = c.ok("create", game="233", players=2)["room"]
         c.ok("addbot", room=r2)
-        c.request("act", room=r2, action={"type": "nonsense"})
-        for _ in range(10):  # a legal action (one the bot's last move may not outdate)
+        want = {"unknown_action": 1}
+        x = c.request("act", room=r2, action={"type": "nonsense"})
+        assert x["error"]["code"] == "unknown_action", x
+        for _ in range(10):  # a legal action; the bot's move may outdate it, and is counted
             st = c.event(lambda m: m.get("ev") == "state" and m["room"] == r2 and
                          m["view"].get("legal"), timeout=30)
-            if c.request("act", room=r2, action=st["view"]["legal"][0])["ok"]:
+            x = c.request("act", room=r2, action=st["view"]["legal"][0])
+            if x["ok"]:
                 break
+            code = x["error"]["code"]
+            want[code] = want.get(code, 0) + 1
         else:
             raise AssertionError("no legal action went through")
         m2 = scrape(port)
         refused = m2["tapis_actions_refused_total"]
-        assert refused == {("tapis_actions_refused_total", ("code", "unknown_action"),
-                            ("game", "233")): 1.0}, refused
+        assert refused == {("tapis_actions_refused_total", ("code", k), ("game", "233")): float(n)
+                           for k, n in want.items()}, (refused, want)
         lat = "tapis_action_latency_seconds"
         assert m2[lat][(lat + "_count",)] >= 1, m2[lat]
         assert 0 < m2[lat][(lat + "_sum",)] < 1, m2[lat]
