@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "server/base/log.h"
+#include "server/base/stamped_read.h"
 #include "server/net/conn.h"
 
 /*
@@ -101,9 +102,7 @@ static void on_idle_timeout(uv_timer_t *t)
 static void stamp_in_kernel(conn_t *c)
 {
     uv_os_fd_t fd;
-    int on = 1;
-    if (uv_fileno((const uv_handle_t *)&c->tcp, &fd) == 0)
-        (void)setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+    if (uv_fileno((const uv_handle_t *)&c->tcp, &fd) == 0) (void)stamped_read_enable(fd);
 }
 
 static void peer_name(conn_t *c)

@@ -45,12 +45,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "server/net/conn.h"
 #include "server/net/web.h"
 #include "server/net/ws.h"
 #include "protocol/envelope.h"
+#include "server/base/stamped_read.h"
 #include "json/json_text.h"
 #include "server/base/log.h"
 
@@ -634,26 +634,9 @@ static bool read_stamped(conn_t *c)
 {
     uv_os_fd_t fd;
     if (uv_fileno((const uv_handle_t *)&c->tcp, &fd) != 0) return false;
-    union {
-        char buf[CMSG_SPACE(sizeof(struct timespec))];
-        struct cmsghdr align;
-    } ctl;
-    struct iovec iov = {read_buf, sizeof read_buf};
-    struct msghdr m = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
-    ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT);
-    if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return false;
-        c->read_here = uv_translate_sys_error(errno);
-        return true;
-    }
-    c->read_here = n > 0 ? n : UV_EOF;
-    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); n > 0 && cm; cm = CMSG_NXTHDR(&m, cm)) {
-        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS) continue;
-        struct timespec ts;
-        memcpy(&ts, CMSG_DATA(cm), sizeof ts);
-        c->rx_real_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    }
+    ssize_t n = stamped_read(fd, read_buf, sizeof read_buf, &c->rx_real_ns);
+    if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR) return false;
+    c->read_here = n > 0 ? n : n == 0 ? UV_EOF : uv_translate_sys_error((int)-n);
     return true;
 }
 

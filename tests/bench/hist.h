@@ -45,6 +45,16 @@ static inline void hist_add(hist_t *h, uint64_t v)
     if (v > h->max) h->max = v;
 }
 
+/* Add the counts of `from` to `to`. */
+static inline void hist_merge(hist_t *to, const hist_t *from)
+{
+    for (int i = 0; i < HIST_SIZE; i++)
+        to->n[i] += from->n[i];
+    to->count += from->count;
+    to->sum += from->sum;
+    if (from->max > to->max) to->max = from->max;
+}
+
 /* The p-th percentile (0 < p <= 100) in µs; 0 when empty. */
 static inline double hist_pct_us(const hist_t *h, double p)
 {
