@@ -1,8 +1,10 @@
 #!/bin/sh
 # run_ratio.sh TAPISD BASELINE LOADGEN MODE [loadgen options...]
 #
-# tapisd against a baseline under the same load in one run: tapisd, then the
-# baseline, RATIO_PAIRS times (default 3: A B A B A B), each server started
+# tapisd against a baseline under the same load in one run: RATIO_PAIRS pairs
+# (default 3), tapisd first in odd pairs and the baseline first in even ones
+# (A B B A A B: a drift of the machine over the set, or a run that slows the
+# one after it, falls on both sides alike), each server started
 # afresh on a free port, pinned as in run_bench.sh, under the same LOADGEN
 # MODE command. Prints each run's loadgen line and its server figures, then
 # for each side the medians with their spread (min-max), and the ratios
@@ -212,8 +214,13 @@ if [ "$base" = floor ]; then record_script "$@"; fi
 failed=0
 i=1
 while [ $i -le "$pairs" ]; do
-    run_one tapisd $i "$@" || failed=1
-    run_one $base $i "$@" || failed=1
+    if [ $((i % 2)) = 1 ]; then
+        run_one tapisd $i "$@" || failed=1
+        run_one $base $i "$@" || failed=1
+    else
+        run_one $base $i "$@" || failed=1
+        run_one tapisd $i "$@" || failed=1
+    fi
     i=$((i + 1))
 done
 
