@@ -35,6 +35,9 @@
 #
 # Environment: RATIO_PAIRS, FLOOR_GAMES, FLOOR_ACTS, TAPISD_ARGS (extra
 # tapisd options), BENCH_SERVER_CPU and BENCH_CLIENT_CPU (run_bench.sh).
+# RATIO_SELF=1 runs the floor in tapisd's place too (MODE tables; tapisd only
+# records the script): the ratios of two identical servers, what the machine
+# alone spreads a pair's ratio by.
 # Exit status: 0 when every run completed (aims met or not), 77 when the
 # baseline is missing, 1 otherwise.
 set -u
@@ -132,13 +135,14 @@ run_one() {
     who=$1
     n=$2
     shift 2
-    case $who in
-    tapisd)
+    case $who:${RATIO_SELF:-0} in
+    tapisd:1) start_floor "$tmp/script" ;;
+    tapisd:*)
         # shellcheck disable=SC2086
         start_tapisd run_ratio "$tapisd" $budgets --db none ${TAPISD_ARGS:-}
         ;;
-    floor) start_floor "$tmp/script" ;;
-    redis) start_redis ;;
+    floor:*) start_floor "$tmp/script" ;;
+    redis:*) start_redis ;;
     esac
     load=$(cut -d' ' -f1 /proc/loadavg)
     k0=$(steal_ticks "$score")
@@ -165,7 +169,7 @@ run_one() {
     stop_server "$server"
     wait "$server" 2>/dev/null
     server=""
-    if [ "$who" = floor ]; then
+    if [ "$who" = floor ] || [ "${RATIO_SELF:-0}" = 1 ]; then
         desyncs=$(sed -n 's/^floor: .* desyncs=\([0-9]*\).*/\1/p' "$log")
         [ "${desyncs:-1}" = 0 ] || {
             echo "run_ratio: the floor could not replay ${desyncs:-?} requests (more acts" \
@@ -210,6 +214,10 @@ run_one() {
     return $status
 }
 
+if [ "${RATIO_SELF:-0}" = 1 ] && [ "$base" != floor ]; then
+    echo "run_ratio: RATIO_SELF=1 is for the floor (MODE tables)" >&2
+    exit 2
+fi
 if [ "$base" = floor ]; then record_script "$@"; fi
 failed=0
 i=1
