@@ -548,6 +548,10 @@ def run_tests(argv):
         sys.exit(2)
     exe = argv[1]
     only = set(argv[2:])
+    unknown = only - {fn.__name__ for fn in _tests}
+    if unknown:  # a misspelt or renamed name must not pass by running nothing
+        print("no such test: %s" % ", ".join(sorted(unknown)), flush=True)
+        sys.exit(2)
     passed = failed = 0
     for fn in _tests:
         if only and fn.__name__ not in only:
