@@ -13,6 +13,9 @@
 # pin_cores: sets $server_pin and $client_pin, the taskset prefixes that pin
 #   the server to core BENCH_SERVER_CPU (default 1) and the client to core
 #   BENCH_CLIENT_CPU (default 0); empty without taskset or a second core.
+#   The script itself moves to the client's core, and so does all it starts
+#   unpinned (its samplers, awk, sleep): nothing of the harness runs on the
+#   measured server's core.
 # stop_server PID: SIGTERM, then SIGKILL if PID still runs 5 s later.
 # make_tmp WHO: $tmp, a new temporary directory, removed at exit after the
 #   server $server (if set) is stopped; INT and TERM exit with 130.
@@ -71,6 +74,7 @@ pin_cores() {
     if command -v taskset >/dev/null 2>&1 && [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ]; then
         server_pin="taskset -c ${BENCH_SERVER_CPU:-1}"
         client_pin="taskset -c ${BENCH_CLIENT_CPU:-0}"
+        taskset -p -c "${BENCH_CLIENT_CPU:-0}" $$ >/dev/null 2>&1 || :
     fi
 }
 
