@@ -14,8 +14,7 @@ set -u
 . "$(dirname "$0")/bench.sh"
 take_args "TAPISD FLOOR" tapisd floor -- "$@"
 make_tmp check-floor
-pin_cores
-server_pin="" # no pinning: a test, not a measure
+server_pin="" # no pinning (nor pin_cores, which moves the script): a test, not a measure
 
 # check NAME [floor record options...]
 check() {
