@@ -233,7 +233,8 @@ while [ $i -le "$pairs" ]; do
 done
 
 # Medians (min-max) per side, then tapisd/baseline: the ratio of the medians,
-# the range of the ratios pair by pair, and the issue's aims.
+# the range of the ratios pair by pair, the median of those ratios with its
+# 95 % interval, and the issue's aims.
 [ -s "$tmp/results" ] || exit 1
 pipeline=$(echo " $* " | sed -n 's/.* --pipeline \([0-9][0-9]*\) .*/\1/p')
 awk -v base="$base" -v mode="$mode" -v pipelined="$([ "${pipeline:-1}" -gt 1 ] && echo 1)" '
@@ -272,6 +273,31 @@ awk -v base="$base" -v mode="$mode" -v pipelined="$([ "${pipeline:-1}" -gt 1 ] &
                 }
             ratio[j] = m[base, j] > 0 ? m["tapisd", j] / m[base, j] : 0
             printf " %s %.2fx (pairs %.2f-%.2f)", names[j], ratio[j], rlo, rhi
+        }
+        printf "\n"
+        # The median of the ratios of the pairs, and the 95 % interval of that median from the
+        # order statistics: (r_k, r_(n-k+1)) for the least k with P(Bin(n, 1/2) <= k) > 0.025
+        # (six pairs at least). A p99 moves so much from run to run that this says more
+        # than the ratio of the medians alone.
+        printf "run_ratio: tapisd/%s, median of the pairs\047 ratios (95%% interval):", base
+        for (j = 1; j <= 3; j++) {
+            n = 0
+            split("", rr)
+            for (p in pairs)
+                if (v[base, p, ks[j]] > 0 && (("tapisd", p, ks[j]) in v))
+                    rr[++n] = v["tapisd", p, ks[j]] / v[base, p, ks[j]]
+            for (x = 2; x <= n; x++)
+                for (y = x; y > 1 && rr[y - 1] > rr[y]; y--) { t = rr[y]; rr[y] = rr[y - 1]; rr[y - 1] = t }
+            if (n == 0) continue
+            c = 0; pk = 0.5 ^ n; k = 0
+            for (x = 0; x <= n; x++) {
+                c += pk
+                if (c > 0.025) { k = x; break }
+                pk = pk * (n - x) / (x + 1)
+            }
+            printf " %s %.2fx", names[j], n % 2 ? rr[(n + 1) / 2] : (rr[n / 2] + rr[n / 2 + 1]) / 2
+            if (k >= 1) printf " (%.2f-%.2f)", rr[k], rr[n - k + 1]
+            else printf " (no interval under 6 pairs)"
         }
         printf "\n"
         if (mode == "tables")
