@@ -239,14 +239,19 @@ done
 pipeline=$(echo " $* " | sed -n 's/.* --pipeline \([0-9][0-9]*\) .*/\1/p')
 awk -v base="$base" -v mode="$mode" -v pipelined="$([ "${pipeline:-1}" -gt 1 ] && echo 1)" '
     function fmt(x) { return x >= 1000 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x) }
-    # The median of figure k of side who; its spread into lo[] and hi[].
-    function med(who, k,   a, n, i, j, t) {
-        n = 0
-        for (i in v) { split(i, key, SUBSEP); if (key[1] == who && key[3] == k) a[++n] = v[i] }
+    # a[1..n] in increasing order; its median.
+    function sorted_median(a, n,   i, j, t) {
         for (i = 2; i <= n; i++)
             for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-        lo[who, k] = a[1]; hi[who, k] = a[n]; cnt[who] = n
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    # The median of figure k of side who; its spread into lo[] and hi[].
+    function med(who, k,   a, n, i, r) {
+        n = 0
+        for (i in v) { split(i, key, SUBSEP); if (key[1] == who && key[3] == k) a[++n] = v[i] }
+        r = sorted_median(a, n)
+        lo[who, k] = a[1]; hi[who, k] = a[n]; cnt[who] = n
+        return r
     }
     { for (k = 3; k <= 8; k++) v[$1, $2, k] = $k; pairs[$2] = 1 }
     END {
@@ -262,44 +267,34 @@ awk -v base="$base" -v mode="$mode" -v pipelined="$([ "${pipeline:-1}" -gt 1 ] &
             }
             printf "run_ratio: %s, medians of %d (min-max):%s\n", who, cnt[who], line
         }
+        # The ratios of the pairs, in order: their range, and their median with the 95 % interval
+        # of that median from the order statistics, (r_k, r_(n-k+1)) for the least k with
+        # P(Bin(n, 1/2) <= k) > 0.025 (six pairs at least). A p99 moves so much from run to
+        # run that this says more than the ratio of the medians alone.
         printf "run_ratio: tapisd/%s:", base
-        for (j = 1; j <= 3; j++) {
-            rlo = ""; rhi = ""
-            for (p in pairs)
-                if (v[base, p, ks[j]] > 0 && (("tapisd", p, ks[j]) in v)) {
-                    r = v["tapisd", p, ks[j]] / v[base, p, ks[j]]
-                    if (rlo == "" || r < rlo) rlo = r
-                    if (rhi == "" || r > rhi) rhi = r
-                }
-            ratio[j] = m[base, j] > 0 ? m["tapisd", j] / m[base, j] : 0
-            printf " %s %.2fx (pairs %.2f-%.2f)", names[j], ratio[j], rlo, rhi
-        }
-        printf "\n"
-        # The median of the ratios of the pairs, and the 95 % interval of that median from the
-        # order statistics: (r_k, r_(n-k+1)) for the least k with P(Bin(n, 1/2) <= k) > 0.025
-        # (six pairs at least). A p99 moves so much from run to run that this says more
-        # than the ratio of the medians alone.
-        printf "run_ratio: tapisd/%s, median of the pairs\047 ratios (95%% interval):", base
+        line = ""
         for (j = 1; j <= 3; j++) {
             n = 0
             split("", rr)
             for (p in pairs)
                 if (v[base, p, ks[j]] > 0 && (("tapisd", p, ks[j]) in v))
                     rr[++n] = v["tapisd", p, ks[j]] / v[base, p, ks[j]]
-            for (x = 2; x <= n; x++)
-                for (y = x; y > 1 && rr[y - 1] > rr[y]; y--) { t = rr[y]; rr[y] = rr[y - 1]; rr[y - 1] = t }
             if (n == 0) continue
+            mr = sorted_median(rr, n)
+            ratio[j] = m[base, j] > 0 ? m["tapisd", j] / m[base, j] : 0
+            printf " %s %.2fx (pairs %.2f-%.2f)", names[j], ratio[j], rr[1], rr[n]
             c = 0; pk = 0.5 ^ n; k = 0
             for (x = 0; x <= n; x++) {
                 c += pk
                 if (c > 0.025) { k = x; break }
                 pk = pk * (n - x) / (x + 1)
             }
-            printf " %s %.2fx", names[j], n % 2 ? rr[(n + 1) / 2] : (rr[n / 2] + rr[n / 2 + 1]) / 2
-            if (k >= 1) printf " (%.2f-%.2f)", rr[k], rr[n - k + 1]
-            else printf " (no interval under 6 pairs)"
+            line = line sprintf(" %s %.2fx", names[j], mr)
+            if (k >= 1) line = line sprintf(" (%.2f-%.2f)", rr[k], rr[n - k + 1])
         }
         printf "\n"
+        printf "run_ratio: tapisd/%s, median of the pairs\047 ratios (95%% interval%s):%s\n", base,
+            (k >= 1 ? "" : ": none under 6 pairs"), line
         if (mode == "tables")
             printf "run_ratio: aim cpu/act <= 1.5x: %s; aim p99 <= 1.5x: %s\n",
                 (ratio[1] <= 1.5 ? "met" : "not met"), (ratio[3] <= 1.5 ? "met" : "not met")
