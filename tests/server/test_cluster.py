@@ -39,7 +39,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (Client, Player, Server, free_port, is_ev, play, pump,  # noqa: E402
+from harness import (HELD, Client, Player, Server, free_port, is_ev, play, pump,  # noqa: E402
                      quiesce, run_tests, test, wait_for)
 
 TTL = "2s"
@@ -168,15 +168,17 @@ def clustered(*extra):
     return register
 
 
-def cross_node_table(cl, seed, target=40, names=("ann", "bob")):
+def cross_node_table(cl, seed, target=40, names=("ann", "bob"), held=False):
     """ann, on node b, opens a table of 233 (race=arrival: the nodes' --race is
     reaction, a node taking it over must keep it), gives it a seed
     (docs/FAIRNESS.md; ann.commit is the commitment its room event showed),
     bob, on node a, joins (through a link to b) and a bot fills. Returns
-    (room, [ann, bob] as Players, rng)."""
+    (room, [ann, bob] as Players, rng). With held, the table declares only
+    when a player says so (HELD) and ann and bob never do (Player's
+    declares=False): no round ends until they are set to declare again."""
     ann = cl.nodes["b"].connect(names[0])
-    room = ann.ok("create", game="233", players=3,
-                  options={"target": target, "race": "arrival"})["room"]
+    options = dict(HELD if held else {}, target=target, race="arrival")
+    room = ann.ok("create", game="233", players=3, options=options)["room"]
     ann.commit = ann.event(is_ev("room", room))["deal"]["commit"]
     ann.ok("seed", room=room, text=names[0] + "'s seed")
     bob = cl.nodes["a"].connect(names[1])
@@ -191,7 +193,8 @@ def cross_node_table(cl, seed, target=40, names=("ann", "bob")):
         time.sleep(0.1)
     assert r.get("ok") and r["room"] == room and r["seat"] == 1, r
     ann.ok("addbot", room=room)
-    return room, [Player(ann, room), Player(bob, room)], random.Random(seed)
+    return room, [Player(ann, room, declares=not held), Player(bob, room, declares=not held)], \
+        random.Random(seed)
 
 
 def metrics(node):
@@ -354,8 +357,7 @@ def new_rooms_go_to_the_least_loaded_node(cl):
 def back_with_the_same_views(node, ann, bob, room, before):
     """ann says hello with her token on `node`; bob stayed where he was. Both
     get the room's state again, with the seq and view they had `before`.
-    Returns (ann's new client, her state event, bob's). (Their names are
-    those table_still_on() gave: ann1, bob1... after a quick game.)"""
+    Returns (ann's new client, her state event, bob's)."""
     ann2 = node.connect()
     r = ann2.hello(ann.name, token=ann.token)
     assert r["resumed"] and room in r["rooms"], r
@@ -367,25 +369,21 @@ def back_with_the_same_views(node, ann, bob, room, before):
 
 
 def play_until(players, seq, rng):
-    play(players, rng, until=lambda ps: min(p.seq for p in ps) >= seq, timeout=60)
+    """Play until every player has seen `seq`, or until a player holds back
+    (held table: then nothing more happens)."""
+    play(players, rng, timeout=60,
+         until=lambda ps: min(p.seq for p in ps) >= seq or any(p.holds_back() for p in ps))
 
 
-def table_still_on(cl, seed, seq, target=40, first=0):
-    """cross_node_table() played to `seq` changes, its game still on. A game
-    to `target` outlasts that but for a quick round on a lucky deal (the
-    deal is the server's, at random, and the bot's pace is real time): then
-    the players close and a new table opens, with new names, up to five
-    times, so that what follows holds for every deal (names from the
-    `first`th try on: a closed session keeps its name a while)."""
-    for attempt in range(first, first + 5):
-        names = ("ann", "bob") if attempt == 0 else ("ann%d" % attempt, "bob%d" % attempt)
-        room, players, rng = cross_node_table(cl, seed + attempt, target, names)
-        play_until(players, seq, rng)
-        if not any(p.over for p in players):
-            return room, players, rng
-        for p in players:
-            p.c.close()
-    raise AssertionError("five games to %d in a row ended within %d changes" % (target, seq))
+def table_still_on(cl, seed, seq):
+    """cross_node_table(), held, played to `seq` changes (or until the bot has
+    declared and the people hold back): its game is still on, and stays on
+    until the people are set to declare (go_on_from, or declares = True),
+    whatever the deal and however long the test takes before that."""
+    room, players, rng = cross_node_table(cl, seed, held=True)
+    play_until(players, seq, rng)
+    assert not any(p.over for p in players), "a held game ended"
+    return room, players, rng
 
 
 def go_on_from(client, st, room):
@@ -659,23 +657,12 @@ def written_again(cl, room=None, seq=0):
 
 @clustered()
 def redis_restarting_mid_game_loses_no_table(cl):
-    for attempt in range(5):  # (table_still_on(): until a game outlasts the 14 changes)
-        room, players, rng = table_still_on(cl, 11, 8, first=5 * attempt)
-        # b, unless a table of a try before still holds a room there (the node
-        # with the fewest rooms hosts a new one: docs/CLUSTER.md)
-        host = [r[1] for r in rooms_on(None, players[0].c) if r[0] == room][0]
-        cl.redis.kill()
-        play_until(players, players[0].seq + 6, rng)  # the table plays on without Redis
-        cl.redis.start()  # empty
-        if not any(p.over for p in players):
-            break
-        for p in players:
-            p.c.close()
-        # A table made before the nodes wrote themselves back would be unknown
-        # to the other nodes, which read an empty Redis: wait for them.
-        written_again(cl)
-    else:
-        raise AssertionError("five games ended within 14 changes")
+    room, players, rng = table_still_on(cl, 11, 8)
+    host = [r[1] for r in rooms_on(None, players[0].c) if r[0] == room][0]
+    cl.redis.kill()
+    play_until(players, players[0].seq + 6, rng)  # the table plays on without Redis
+    cl.redis.start()  # empty
+    assert not any(p.over for p in players), "a held game ended"
     # what Redis lost is written again by the nodes: themselves, the journal, the room
     written_again(cl, room, players[0].seq)
     look = lookers(cl)
@@ -683,6 +670,8 @@ def redis_restarting_mid_game_loses_no_table(cl):
                           timeout=15)
     r = cl.nodes["c"].connect().request("hello", name=players[1].c.name.capitalize())
     assert r["error"]["code"] == "name_taken", r
+    for p in players:
+        p.declares = True
     play(players, rng, timeout=90)
     assert players[0].over["result"] == players[1].over["result"]
 
