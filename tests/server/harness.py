@@ -544,17 +544,19 @@ def test(fn):
 
 def run_tests(argv):
     if len(argv) < 2:
-        print("usage: %s PATH/TO/tapisd [test-name...]" % argv[0])
+        print("usage: %s PATH/TO/tapisd [test-name...] [-test-name...]" % argv[0])
         sys.exit(2)
     exe = argv[1]
-    only = set(argv[2:])
-    unknown = only - {fn.__name__ for fn in _tests}
+    # NAME runs that test; -NAME leaves it out of the others (all by default)
+    only = {a for a in argv[2:] if not a.startswith("-")}
+    but = {a[1:] for a in argv[2:] if a.startswith("-")}
+    unknown = (only | but) - {fn.__name__ for fn in _tests}
     if unknown:  # a misspelt or renamed name must not pass by running nothing
         print("no such test: %s" % ", ".join(sorted(unknown)), flush=True)
         sys.exit(2)
     passed = failed = 0
     for fn in _tests:
-        if only and fn.__name__ not in only:
+        if (only and fn.__name__ not in only) or fn.__name__ in but:
             continue
         t0 = time.monotonic()
         try:

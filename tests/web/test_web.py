@@ -5,7 +5,7 @@ by tapisd itself (--web-root pointing at the source web/ folder).
 
 Usage: /usr/bin/python3 tests/web/test_web.py build/server/tapisd [test-name...]
 (TAPIS_WEB_SCREENS=DIR keeps the screenshots there; meson sets
-build/tests/web/screens). Exits 77 (skipped) only when chromium,
+build/tests/web/screens/TEST). Exits 77 (skipped) only when chromium,
 chromedriver or selenium is not installed: deploy/dev installs them.
 
 Length: over 800 lines on purpose: every test drives the one Page (the
