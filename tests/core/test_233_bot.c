@@ -17,6 +17,7 @@
 
 #include "tests/core/game_test.h"
 #include "tests/lib/test_main.h"
+#include "tests/lib/sanitized.h"
 
 /* A table with a plain deal (the first such seed from 7 up): hands start clean. */
 static g233_t *table(int seats)
@@ -146,7 +147,7 @@ static void bot_picks_only_legal_actions_over_random_games(void **state)
     (void)state;
     const char *strategies[] = {"greedy", "random"};
     for (int k = 0; k < 2; k++)
-        for (uint64_t seed = 1; seed <= 20; seed++) {
+        for (uint64_t seed = 1; seed <= SANITIZED_GAMES(20); seed++) {
             /* Odd seeds with declare=may, which the conformance suite (strings
              * at their default) does not draw. */
             game_error_t err;

@@ -22,6 +22,7 @@
 
 #include "core/aspoint3/aspoint3.h"
 #include "tests/lib/case_group.h"
+#include "tests/lib/sanitized.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
@@ -1087,7 +1088,7 @@ static void hidden_cards_reach_nobody_before_the_reveal(void **state)
     rng_t rng;
     rng_seed(&rng, 2);
     long steps = 0, differs = 0;
-    for (uint64_t seed = 1; seed <= 300; seed++) {
+    for (uint64_t seed = 1; seed <= SANITIZED_GAMES(300); seed++) {
         game_error_t err;
         json_t *o = json_pack("{s:i, s:i, s:s}", "packs", (int)(seed % 3), "target", 200,
                               "pack_scoring", seed / 3 % 2 ? "total" : "manche");

@@ -25,6 +25,7 @@
 #include "tests/core/conformance_util.h"
 #include "tests/lib/playout.h"
 #include "tests/lib/test_main.h"
+#include "tests/lib/sanitized.h"
 
 typedef struct {
     const game_desc_t *d; /* its search: the kit's levels, its from_view */
@@ -120,7 +121,7 @@ static void levels_choose_legal_actions_from_the_view_alone(void **state)
 {
     (void)state;
     for (int k = 0; k < GAME_COUNT(cases); k++)
-        over_games(&cases[k], 6, 8, levels_check);
+        over_games(&cases[k], SANITIZED_GAMES(6), 8, levels_check);
 }
 
 /* ------------------------------------------------------------------ */
@@ -179,7 +180,7 @@ static void from_view_gives_the_view_back(void **state)
     (void)state;
     for (int k = 0; k < GAME_COUNT(cases); k++) {
         drawn = unreadable = 0;
-        over_games(&cases[k], 20, 3, from_view_check);
+        over_games(&cases[k], SANITIZED_GAMES(20), 3, from_view_check);
         print_message("%s: %d states drawn from views, %d views not read\n", cases[k].d->id, drawn,
                       unreadable);
         /* 233 refuses only a table with claims pending (their melds are private). */

@@ -23,6 +23,7 @@
 
 #include "core/seqnum/seqnum.h"
 #include "tests/lib/test_main.h"
+#include "tests/lib/sanitized.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
@@ -729,7 +730,7 @@ static void hands_stay_hidden_over_random_games(void **state)
 {
     (void)state;
     static const int seats[] = {2, 3, 4, 6};
-    for (uint64_t seed = 1; seed <= 60; seed++) {
+    for (uint64_t seed = 1; seed <= SANITIZED_GAMES(60); seed++) {
         int n = seats[seed % 4];
         game_t *g = gt_table(&seqnum_desc, n, NULL, seed);
         rng_t r;

@@ -28,6 +28,7 @@
 
 #include "core/slap/slap.h"
 #include "tests/lib/test_main.h"
+#include "tests/lib/sanitized.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
@@ -908,7 +909,7 @@ static void only_face_up_cards_named(slap_t *g, const json_t *view)
 static void face_down_cards_never_reach_anyone_over_random_games(void **state)
 {
     (void)state;
-    for (uint64_t seed = 1; seed <= 60; seed++) {
+    for (uint64_t seed = 1; seed <= SANITIZED_GAMES(60); seed++) {
         int seats = 2 + (int)(seed % 5);
         game_t *g = gt_table(&slap_desc, seats, NULL, seed);
         rng_t r;
