@@ -193,8 +193,7 @@ def cross_node_table(cl, seed, target=40, names=("ann", "bob"), held=False):
         time.sleep(0.1)
     assert r.get("ok") and r["room"] == room and r["seat"] == 1, r
     ann.ok("addbot", room=room)
-    return room, [Player(ann, room, declares=not held), Player(bob, room, declares=not held)], \
-        random.Random(seed)
+    return room, [Player(c, room, declares=not held) for c in (ann, bob)], random.Random(seed)
 
 
 def metrics(node):

@@ -217,10 +217,10 @@ def in_step(players, room):
 @test
 def claims_pending_in_a_233_dispute_window_survive_a_kill(exe):
     # The people play in lock step, one act at a time (the first seat that
-    # may act), each seeing every view before the next: a discard someone can claim is always seen (in free play
-    # the next player's draw may cover it first), and the game is the same at
-    # every run. Nobody declares (HELD), so the round goes on until a claim
-    # comes, whatever the deal.
+    # may act), each seeing every view before the next: a discard someone can
+    # claim is always seen (in free play the next player's draw may cover it
+    # first), and the game is the same at every run. Nobody declares (HELD),
+    # so the round goes on until a claim comes, whatever the deal.
     with temp_db() as db:
         srv = Server(exe, "--db", db, "--seed", CLAIM_SEED)
         try:
@@ -264,7 +264,7 @@ def claims_pending_in_a_233_dispute_window_survive_a_kill(exe):
             left = 3.0 - (t_kill - t_claim)
             assert waited >= left, "the dispute window closed %.2fs after the restart, " \
                 "with %.2fs left at the kill" % (waited, left)
-            print("  claim by %s after %d acts, settled %.2fs after the restart (%.2fs left "
+            print("  claim by %s at seq %d, settled %.2fs after the restart (%.2fs left "
                   "at the kill)" % (claimed.c.name, players[0].seq, waited, left))
             play(players, rng, timeout=120)
             assert all(p.over for p in players)
